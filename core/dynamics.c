@@ -1,0 +1,363 @@
+/* dynamics.c — rigid-body dynamics of the kinematic tree: kinematics, recursive Newton-Euler
+ * inverse dynamics (and its reverse-mode twin), composite-rigid-body mass matrix, Cholesky.
+ * Featherstone, "Rigid Body Dynamics Algorithms" (2008), ch. 5-6, in body coordinates.
+ * Gravity enters as a fictitious base acceleration a0 = (0, -g). */
+#include "workspace.h"
+
+#include <string.h>
+
+sid_workspace *sid_workspace_create(const sid_model *m)
+{
+    sid_workspace *ws = sid_alloc(sizeof *ws);
+    if (!ws) return NULL;
+    const size_t nb = (size_t)m->nbody, nv = (size_t)(m->nv > 0 ? m->nv : 1);
+    ws->nbody = m->nbody;
+    ws->nv = m->nv;
+    ws->X = sid_alloc(nb * sizeof *ws->X);
+    ws->RT = sid_alloc(nb * sizeof *ws->RT);
+    ws->Q = sid_alloc(nb * sizeof *ws->Q);
+    ws->I = sid_alloc(nb * sizeof *ws->I);
+    ws->vJ = sid_alloc(nb * sizeof *ws->vJ);
+    ws->v = sid_alloc(nb * sizeof *ws->v);
+    ws->a = sid_alloc(nb * sizeof *ws->a);
+    ws->h = sid_alloc(nb * sizeof *ws->h);
+    ws->f = sid_alloc(nb * sizeof *ws->f);
+    ws->cm = sid_alloc(nb * sizeof *ws->cm);
+    ws->ch = sid_alloc(nb * sizeof *ws->ch);
+    ws->cI = sid_alloc(nb * sizeof *ws->cI);
+    ws->vbar = sid_alloc(nb * sizeof *ws->vbar);
+    ws->abar = sid_alloc(nb * sizeof *ws->abar);
+    ws->fbar = sid_alloc(nb * sizeof *ws->fbar);
+    ws->Ebar = sid_alloc(nb * sizeof *ws->Ebar);
+    ws->rbar = sid_alloc(nb * sizeof *ws->rbar);
+    ws->Ibar = sid_alloc(nb * sizeof *ws->Ibar);
+    ws->M = sid_alloc(nv * nv * sizeof *ws->M);
+    ws->c = sid_alloc(nv * sizeof *ws->c);
+    ws->F = sid_alloc(nv * sizeof *ws->F);
+    ws->rhs = sid_alloc(nv * sizeof *ws->rhs);
+    ws->tmp = sid_alloc(nv * sizeof *ws->tmp);
+    ws->w = sid_alloc(nv * sizeof *ws->w);
+    ws->rk = sid_alloc(10 * nv * sizeof *ws->rk);
+    ws->rkbar = sid_alloc(8 * nv * sizeof *ws->rkbar);
+    if (!ws->X || !ws->RT || !ws->Q || !ws->I || !ws->vJ || !ws->v || !ws->a || !ws->h || !ws->f || !ws->cm ||
+        !ws->ch || !ws->cI || !ws->vbar || !ws->abar || !ws->fbar || !ws->Ebar || !ws->rbar || !ws->Ibar || !ws->M ||
+        !ws->c || !ws->F || !ws->rhs || !ws->tmp || !ws->w || !ws->rk || !ws->rkbar) {
+        sid_workspace_free(ws);
+        return NULL;
+    }
+    return ws;
+}
+
+void sid_workspace_free(sid_workspace *ws)
+{
+    if (!ws) return;
+    void *p[] = {ws->X, ws->RT, ws->Q, ws->I, ws->vJ, ws->v, ws->a, ws->h, ws->f, ws->cm, ws->ch, ws->cI,
+                 ws->vbar, ws->abar, ws->fbar, ws->Ebar, ws->rbar, ws->Ibar, ws->M, ws->c, ws->F, ws->rhs,
+                 ws->tmp, ws->w, ws->rk, ws->rkbar};
+    for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) sid_free(p[i]);
+    sid_free(ws);
+}
+
+/* R = Rz(yaw) Ry(pitch) Rx(roll) (URDF fixed-axis rpy); dR[k] = dR/drpy[k] when dR != NULL. */
+static sid_m3 rpy_matrix(const double *rpy, sid_m3 *dR)
+{
+    const double cr = cos(rpy[0]), sr = sin(rpy[0]), cp = cos(rpy[1]), sp = sin(rpy[1]);
+    const double cy = cos(rpy[2]), sy = sin(rpy[2]);
+    const sid_m3 Rx = {{{1, 0, 0}, {0, cr, -sr}, {0, sr, cr}}};
+    const sid_m3 Ry = {{{cp, 0, sp}, {0, 1, 0}, {-sp, 0, cp}}};
+    const sid_m3 Rz = {{{cy, -sy, 0}, {sy, cy, 0}, {0, 0, 1}}};
+    const sid_m3 RzRy = sid_m3_mul(&Rz, &Ry);
+    if (dR) {
+        const sid_m3 dRx = {{{0, 0, 0}, {0, -sr, -cr}, {0, cr, -sr}}};
+        const sid_m3 dRy = {{{-sp, 0, cp}, {0, 0, 0}, {-cp, 0, -sp}}};
+        const sid_m3 dRz = {{{-sy, -cy, 0}, {cy, -sy, 0}, {0, 0, 0}}};
+        const sid_m3 RyRx = sid_m3_mul(&Ry, &Rx), dRyRx = sid_m3_mul(&dRy, &Rx);
+        dR[0] = sid_m3_mul(&RzRy, &dRx);
+        dR[1] = sid_m3_mul(&Rz, &dRyRx);
+        dR[2] = sid_m3_mul(&dRz, &RyRx);
+    }
+    return sid_m3_mul(&RzRy, &Rx);
+}
+
+static sid_inertia body_inertia(const sid_body *bd, const double *theta)
+{
+    sid_inertia I = {0, {0, 0, 0}, {{{0}}}};
+    if (bd->p_inertial < 0) return I;
+    const double *p = theta + bd->p_inertial;
+    const double *J = p + P_INERTIA;
+    const sid_m3 Ic = {{{J[0], J[3], J[4]}, {J[3], J[1], J[5]}, {J[4], J[5], J[2]}}};
+    I.m = p[P_MASS];
+    I.c = sid_v3_load(p + P_COM);
+    I.Ic = Ic;
+    return I;
+}
+
+/* Motion subspace of a one-dof joint, in the body frame. */
+static sid_sv joint_axis(const sid_body *bd)
+{
+    const sid_v3 ax = sid_v3_load(bd->axis), z = {0, 0, 0};
+    return bd->type == SID_JOINT_PRISMATIC ? sid_sv_make(z, ax) : sid_sv_make(ax, z);
+}
+
+void sid_kinematics(const sid_model *m, const double *theta, sid_workspace *ws, const double *q)
+{
+    for (int b = 1; b < m->nbody; b++) {
+        const sid_body *bd = &m->body[b];
+        const double *o = theta + bd->p_origin;
+        const sid_m3 RT = rpy_matrix(o + P_RPY, NULL);
+        sid_v3 r = sid_v3_load(o + P_XYZ);
+        sid_m3 Q = sid_m3_identity();
+        if (bd->type == SID_JOINT_REVOLUTE) Q = sid_m3_axis_angle(sid_v3_load(bd->axis), q[bd->qadr]);
+        if (bd->type == SID_JOINT_PRISMATIC)
+            r = sid_v3_add(r, sid_m3_mul_v3(&RT, sid_v3_scale(q[bd->qadr], sid_v3_load(bd->axis))));
+        /* child -> parent rotation is RT Q, so E = (RT Q)^T */
+        const sid_m3 RQ = sid_m3_mul(&RT, &Q);
+        ws->X[b].E = sid_m3_transpose(&RQ);
+        ws->X[b].r = r;
+        ws->RT[b] = RT;
+        ws->Q[b] = Q;
+        ws->I[b] = body_inertia(bd, theta);
+    }
+}
+
+/* v_b = X_b v_p + S qd;  a_b = X_b a_p + S qdd + v_b x S qd;  f_b = I a_b + v_b x* I v_b;
+ * then, leaves to root, tau_b = S^T f_b and f_p += X_b^T f_b. */
+void sid_rnea(const sid_model *m, const double *theta, sid_workspace *ws, const double *v, const double *a,
+              double *tau)
+{
+    const double *g = theta + m->p_gravity;
+    ws->v[0] = sid_sv_zero();
+    ws->a[0] = sid_sv_make(sid_v3_make(0, 0, 0), sid_v3_make(-g[0], -g[1], -g[2]));
+    ws->f[0] = sid_sv_zero();
+    for (int b = 1; b < m->nbody; b++) {
+        const sid_body *bd = &m->body[b];
+        const int p = bd->parent;
+        sid_sv vJ = sid_sv_zero(), aJ = sid_sv_zero();
+        if (bd->vadr >= 0) {
+            const sid_sv S = joint_axis(bd);
+            vJ = sid_sv_scale(v ? v[bd->vadr] : 0, S);
+            aJ = sid_sv_scale(a ? a[bd->vadr] : 0, S);
+        }
+        ws->vJ[b] = vJ;
+        ws->v[b] = sid_sv_add(sid_xform_motion(&ws->X[b], ws->v[p]), vJ);
+        ws->a[b] = sid_sv_add(sid_sv_add(sid_xform_motion(&ws->X[b], ws->a[p]), aJ), sid_sv_crossm(ws->v[b], vJ));
+        ws->h[b] = sid_inertia_mul(&ws->I[b], ws->v[b]);
+        ws->f[b] = sid_sv_add(sid_inertia_mul(&ws->I[b], ws->a[b]), sid_sv_crossf(ws->v[b], ws->h[b]));
+    }
+    for (int b = m->nbody - 1; b >= 1; b--) {
+        const sid_body *bd = &m->body[b];
+        if (bd->vadr >= 0) tau[bd->vadr] = sid_sv_dot(joint_axis(bd), ws->f[b]);
+        sid_sv_acc(&ws->f[bd->parent], sid_xform_force_inv(&ws->X[b], ws->f[b]));
+    }
+}
+
+/* Adjoint of the body transform X_b(q, xyz, rpy) from (Ebar, rbar):
+ * E = Q^T RT^T with dQ/dq = [axis]x Q;  r = xyz (+ RT axis q for a prismatic joint). */
+static void xform_vjp(const sid_model *m, const double *theta, const sid_workspace *ws, int b, const double *q,
+                      sid_m3 Ebar, sid_v3 rbar, double *qbar, double *thetabar)
+{
+    const sid_body *bd = &m->body[b];
+    const double *o = theta + bd->p_origin;
+    sid_m3 dR[3];
+    rpy_matrix(o + P_RPY, dR);
+    const sid_v3 ax = sid_v3_load(bd->axis);
+    const sid_m3 Qt = sid_m3_transpose(&ws->Q[b]);
+    if (qbar && bd->type == SID_JOINT_REVOLUTE) {
+        /* dE/dq = -Q^T [axis]x RT^T */
+        const sid_m3 K = sid_m3_skew(ax), RTt = sid_m3_transpose(&ws->RT[b]);
+        const sid_m3 KR = sid_m3_mul(&K, &RTt), dE = sid_m3_mul(&Qt, &KR);
+        qbar[bd->qadr] -= sid_m3_inner(&Ebar, &dE);
+    }
+    if (qbar && bd->type == SID_JOINT_PRISMATIC)
+        qbar[bd->qadr] += sid_v3_dot(rbar, sid_m3_mul_v3(&ws->RT[b], ax));
+    if (!thetabar) return;
+    double *tb = thetabar + bd->p_origin;
+    tb[P_XYZ + 0] += rbar.x;
+    tb[P_XYZ + 1] += rbar.y;
+    tb[P_XYZ + 2] += rbar.z;
+    for (int k = 0; k < 3; k++) {
+        const sid_m3 dRt = sid_m3_transpose(&dR[k]), dE = sid_m3_mul(&Qt, &dRt);
+        tb[P_RPY + k] += sid_m3_inner(&Ebar, &dE);
+        if (bd->type == SID_JOINT_PRISMATIC)
+            tb[P_RPY + k] += q[bd->qadr] * sid_v3_dot(rbar, sid_m3_mul_v3(&dR[k], ax));
+    }
+}
+
+void sid_rnea_vjp(const sid_model *m, const double *theta, sid_workspace *ws, const double *q,
+                  const double *taubar, double *qbar, double *vbar, double *thetabar)
+{
+    const int nb = m->nbody;
+    for (int b = 0; b < nb; b++) {
+        ws->vbar[b] = ws->abar[b] = ws->fbar[b] = sid_sv_zero();
+        ws->Ebar[b] = sid_m3_zero();
+        ws->rbar[b] = sid_v3_make(0, 0, 0);
+        memset(&ws->Ibar[b], 0, sizeof ws->Ibar[b]);
+    }
+    /* Reverse of the leaves-to-root force pass, root to leaves: fbar_b = S taubar_b + X_b fbar_p. */
+    for (int b = 1; b < nb; b++) {
+        const sid_body *bd = &m->body[b];
+        if (bd->vadr >= 0) sid_sv_acc(&ws->fbar[b], sid_sv_scale(taubar[bd->vadr], joint_axis(bd)));
+        sid_xform_force_inv_vjp(&ws->X[b], ws->f[b], ws->fbar[bd->parent], &ws->fbar[b], &ws->Ebar[b], &ws->rbar[b]);
+    }
+    /* Reverse of the root-to-leaves pass, leaves to root. */
+    for (int b = nb - 1; b >= 1; b--) {
+        const sid_body *bd = &m->body[b];
+        const int p = bd->parent;
+        sid_sv hbar = sid_sv_zero(), vJbar = sid_sv_zero();
+        sid_inertia_mul_vjp(&ws->I[b], ws->a[b], ws->fbar[b], &ws->abar[b], &ws->Ibar[b]);
+        sid_sv_crossf_vjp(ws->v[b], ws->h[b], ws->fbar[b], &ws->vbar[b], &hbar);
+        sid_inertia_mul_vjp(&ws->I[b], ws->v[b], hbar, &ws->vbar[b], &ws->Ibar[b]);
+        sid_xform_motion_vjp(&ws->X[b], ws->a[p], ws->abar[b], &ws->abar[p], &ws->Ebar[b], &ws->rbar[b]);
+        sid_sv_crossm_vjp(ws->v[b], ws->vJ[b], ws->abar[b], &ws->vbar[b], &vJbar);
+        sid_xform_motion_vjp(&ws->X[b], ws->v[p], ws->vbar[b], &ws->vbar[p], &ws->Ebar[b], &ws->rbar[b]);
+        sid_sv_acc(&vJbar, ws->vbar[b]);
+        if (bd->vadr >= 0 && vbar) vbar[bd->vadr] += sid_sv_dot(joint_axis(bd), vJbar);
+        xform_vjp(m, theta, ws, b, q, ws->Ebar[b], ws->rbar[b], qbar, thetabar);
+        if (thetabar && bd->p_inertial >= 0) {
+            double *tb = thetabar + bd->p_inertial;
+            const sid_inertia *Ib = &ws->Ibar[b];
+            tb[P_MASS] += Ib->m;
+            tb[P_COM + 0] += Ib->c.x;
+            tb[P_COM + 1] += Ib->c.y;
+            tb[P_COM + 2] += Ib->c.z;
+            tb[P_INERTIA + 0] += Ib->Ic.m[0][0];
+            tb[P_INERTIA + 1] += Ib->Ic.m[1][1];
+            tb[P_INERTIA + 2] += Ib->Ic.m[2][2];
+            tb[P_INERTIA + 3] += Ib->Ic.m[0][1] + Ib->Ic.m[1][0];
+            tb[P_INERTIA + 4] += Ib->Ic.m[0][2] + Ib->Ic.m[2][0];
+            tb[P_INERTIA + 5] += Ib->Ic.m[1][2] + Ib->Ic.m[2][1];
+        }
+    }
+    /* a0 = (0, -g) */
+    if (thetabar) {
+        thetabar[m->p_gravity + 0] -= ws->abar[0].l.x;
+        thetabar[m->p_gravity + 1] -= ws->abar[0].l.y;
+        thetabar[m->p_gravity + 2] -= ws->abar[0].l.z;
+    }
+}
+
+/* Composite rigid-body algorithm with each composite kept as (mass, first moment h, inertia
+ * about the body origin), which add directly: moving a composite to the parent rotates h and
+ * the inertia and shifts them by r (parallel-axis theorem with first moment). */
+void sid_crba(const sid_model *m, sid_workspace *ws, double *M)
+{
+    const int nb = m->nbody, nv = m->nv;
+    for (int b = 0; b < nb; b++) {
+        const sid_inertia *I = &ws->I[b];
+        const double cc = sid_v3_dot(I->c, I->c);
+        ws->cm[b] = I->m;
+        ws->ch[b] = sid_v3_scale(I->m, I->c);
+        ws->cI[b] = I->Ic;   /* Io = Ic + m ((c.c) 1 - c c^T) */
+        sid_m3_acc_outer(&ws->cI[b], sid_v3_scale(-I->m, I->c), I->c);
+        for (int k = 0; k < 3; k++) ws->cI[b].m[k][k] += I->m * cc;
+    }
+    for (int b = nb - 1; b >= 1; b--) {
+        const int p = m->body[b].parent;
+        const sid_xform *X = &ws->X[b];
+        const double mb = ws->cm[b];
+        const sid_v3 h = sid_m3_tmul_v3(&X->E, ws->ch[b]), r = X->r;
+        const sid_m3 Et = sid_m3_transpose(&X->E), IE = sid_m3_mul(&ws->cI[b], &X->E);
+        sid_m3 Io = sid_m3_mul(&Et, &IE);
+        /* I_p = I_b + (2 r.h + m r.r) 1 - (r h^T + h r^T) - m r r^T */
+        const double s = 2 * sid_v3_dot(r, h) + mb * sid_v3_dot(r, r);
+        for (int k = 0; k < 3; k++) Io.m[k][k] += s;
+        sid_m3_acc_outer(&Io, sid_v3_neg(r), h);
+        sid_m3_acc_outer(&Io, sid_v3_neg(h), r);
+        sid_m3_acc_outer(&Io, sid_v3_scale(-mb, r), r);
+        ws->cm[p] += mb;
+        sid_v3_acc(&ws->ch[p], sid_v3_add(h, sid_v3_scale(mb, r)));
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++) ws->cI[p].m[i][j] += Io.m[i][j];
+    }
+    memset(M, 0, sizeof(double) * (size_t)nv * (size_t)nv);
+    for (int b = 1; b < nb; b++) {
+        const sid_body *bd = &m->body[b];
+        if (bd->vadr < 0) continue;
+        const sid_sv S = joint_axis(bd);
+        /* F = Ic S = (Io w + h x l, m l - h x w) */
+        sid_sv F = sid_sv_make(sid_v3_add(sid_m3_mul_v3(&ws->cI[b], S.w), sid_v3_cross(ws->ch[b], S.l)),
+                               sid_v3_sub(sid_v3_scale(ws->cm[b], S.l), sid_v3_cross(ws->ch[b], S.w)));
+        const int i = bd->vadr;
+        M[i * nv + i] = sid_sv_dot(S, F);
+        for (int j = b; m->body[j].parent > 0;) {
+            F = sid_xform_force_inv(&ws->X[j], F);
+            j = m->body[j].parent;
+            if (m->body[j].vadr >= 0) {
+                const int k = m->body[j].vadr;
+                M[i * nv + k] = M[k * nv + i] = sid_sv_dot(joint_axis(&m->body[j]), F);
+            }
+        }
+    }
+}
+
+int sid_cholesky(double *A, int n)
+{
+    for (int j = 0; j < n; j++) {
+        double d = A[j * n + j];
+        for (int k = 0; k < j; k++) d -= A[j * n + k] * A[j * n + k];
+        if (!(d > 0)) return -1;
+        const double l = sqrt(d);
+        A[j * n + j] = l;
+        for (int i = j + 1; i < n; i++) {
+            double s = A[i * n + j];
+            for (int k = 0; k < j; k++) s -= A[i * n + k] * A[j * n + k];
+            A[i * n + j] = s / l;
+        }
+    }
+    return 0;
+}
+
+void sid_cholesky_solve(const double *L, double *b, int n)
+{
+    for (int i = 0; i < n; i++) {
+        double s = b[i];
+        for (int k = 0; k < i; k++) s -= L[i * n + k] * b[k];
+        b[i] = s / L[i * n + i];
+    }
+    for (int i = n - 1; i >= 0; i--) {
+        double s = b[i];
+        for (int k = i + 1; k < n; k++) s -= L[k * n + i] * b[k];
+        b[i] = s / L[i * n + i];
+    }
+}
+
+void sid_inverse_dynamics(const sid_model *m, const double *theta, sid_workspace *ws, const double *q,
+                          const double *v, const double *a, double *tau)
+{
+    sid_kinematics(m, theta, ws, q);
+    sid_rnea(m, theta, ws, v, a, tau);
+}
+
+void sid_mass_matrix(const sid_model *m, const double *theta, sid_workspace *ws, const double *q, double *M)
+{
+    sid_kinematics(m, theta, ws, q);
+    sid_crba(m, ws, M);
+}
+
+double sid_energy(const sid_model *m, const double *theta, sid_workspace *ws, const double *q, const double *v)
+{
+    const int nv = m->nv;
+    sid_kinematics(m, theta, ws, q);
+    sid_crba(m, ws, ws->M);
+    double T = 0;
+    for (int i = 0; i < nv; i++)
+        for (int j = 0; j < nv; j++) T += 0.5 * v[i] * ws->M[i * nv + j] * v[j];
+    for (int b = 1; b < m->nbody; b++)
+        if (m->body[b].p_dof >= 0) T += 0.5 * theta[m->body[b].p_dof + P_ARMATURE] * v[m->body[b].vadr] * v[m->body[b].vadr];
+    /* V = -sum m g . p_com, with world poses composed root to leaves (body 0 is the world). */
+    const sid_v3 g = sid_v3_load(theta + m->p_gravity);
+    double V = 0;
+    sid_m3 *Rw = (sid_m3 *)ws->cI;   /* borrow scratch: world rotation (body -> world) */
+    sid_v3 *pw = ws->ch;             /* world position of the body origin */
+    Rw[0] = sid_m3_identity();
+    pw[0] = sid_v3_make(0, 0, 0);
+    for (int b = 1; b < m->nbody; b++) {
+        const int p = m->body[b].parent;
+        const sid_m3 Et = sid_m3_transpose(&ws->X[b].E);
+        Rw[b] = sid_m3_mul(&Rw[p], &Et);
+        pw[b] = sid_v3_add(pw[p], sid_m3_mul_v3(&Rw[p], ws->X[b].r));
+        const sid_v3 com = sid_v3_add(pw[b], sid_m3_mul_v3(&Rw[b], ws->I[b].c));
+        V -= ws->I[b].m * sid_v3_dot(g, com);
+    }
+    return T + V;
+}

@@ -1,0 +1,165 @@
+/* integrator.c — one simulation step x[k+1] = f(x[k], u[k], theta) and its adjoint.
+ *  euler: MuJoCo's semi-implicit Euler with implicit joint damping (ADJOINT.md):
+ *         (M + B + h D) a = F - c - D v;  v1 = v + h a;  q1 = q + h v1
+ *  rk4:   classic Runge-Kutta on (q, v) with the plain forward dynamics (hd = 0).
+ * The adjoint of the forward dynamics uses the implicit function theorem on the residual
+ * R(a; q, v, theta) = F - D v - ID(q, v, a) - B a - hd D a = 0: with w = A^-1 abar, every
+ * input z gets zbar += (dR/dz)^T w, so no derivative of M or of the Cholesky factor is needed. */
+#include "workspace.h"
+
+#include <string.h>
+
+/* Fill ws->M with the factor of A = M + B + hd D and return a; keeps kinematics at q. */
+static sid_status fd(const sid_model *m, const double *theta, sid_workspace *ws, const double *q,
+                     const double *v, const double *u, double hd, double *a, sid_error *err)
+{
+    const int nv = m->nv;
+    sid_kinematics(m, theta, ws, q);
+    sid_rnea(m, theta, ws, v, NULL, ws->c);
+    sid_crba(m, ws, ws->M);
+    sid_joint_force(m, theta, v, u, ws->F);
+    for (int b = 1; b < m->nbody; b++) {
+        const sid_body *bd = &m->body[b];
+        if (bd->vadr < 0) continue;
+        const int i = bd->vadr;
+        const double *pd = theta + bd->p_dof;
+        ws->M[i * nv + i] += pd[P_ARMATURE] + hd * pd[P_VISCOUS];
+        a[i] = ws->F[i] - ws->c[i] - pd[P_VISCOUS] * v[i];
+    }
+    if (sid_cholesky(ws->M, nv))
+        return sid_error_set(err, SID_ERR_SINGULAR,
+                             "mass matrix is not positive definite (a massless link at the end of a chain?)");
+    sid_cholesky_solve(ws->M, a, nv);
+    return SID_OK;
+}
+
+sid_status sid_forward_dynamics(const sid_model *m, const double *theta, sid_workspace *ws, const double *q,
+                                const double *v, const double *u, double hd, double *a, sid_error *err)
+{
+    return fd(m, theta, ws, q, v, u, hd, a, err);
+}
+
+/* Adjoint of a = fd(q, v, u, hd): given abar, accumulate qbar, vbar, thetabar. */
+static sid_status fd_vjp(const sid_model *m, const double *theta, sid_workspace *ws, const double *q,
+                         const double *v, const double *u, double hd, const double *abar, double *qbar,
+                         double *vbar, double *thetabar, sid_error *err)
+{
+    const int nv = m->nv;
+    double *a = ws->tmp, *w = ws->w;
+    sid_status s = fd(m, theta, ws, q, v, u, hd, a, err);
+    if (s) return s;
+    memcpy(w, abar, sizeof(double) * (size_t)nv);
+    sid_cholesky_solve(ws->M, w, nv);
+    sid_joint_force_vjp(m, theta, v, u, w, vbar, thetabar);
+    for (int b = 1; b < m->nbody; b++) {
+        const sid_body *bd = &m->body[b];
+        if (bd->vadr < 0) continue;
+        const int i = bd->vadr;
+        const double *pd = theta + bd->p_dof;
+        double *td = thetabar + bd->p_dof;
+        vbar[i] -= pd[P_VISCOUS] * w[i];
+        td[P_VISCOUS] -= (v[i] + hd * a[i]) * w[i];
+        td[P_ARMATURE] -= a[i] * w[i];
+        ws->rhs[i] = -w[i];
+    }
+    sid_rnea(m, theta, ws, v, a, ws->c);
+    sid_rnea_vjp(m, theta, ws, q, ws->rhs, qbar, vbar, thetabar);
+    return SID_OK;
+}
+
+static sid_status check_finite(const double *x, int n, const char *what, sid_error *err)
+{
+    for (int i = 0; i < n; i++)
+        if (!isfinite(x[i]))
+            return sid_error_set(err, SID_ERR_NONFINITE, "simulation diverged: %s[%d] is not finite", what, i);
+    return SID_OK;
+}
+
+sid_status sid_step(const sid_model *m, const double *theta, sid_workspace *ws, sid_integrator integ, double h,
+                    const double *q, const double *v, const double *u, double *q1, double *v1, sid_error *err)
+{
+    const int nv = m->nv;
+    sid_status s;
+    if (integ == SID_EULER) {
+        double *a = ws->rk;
+        if ((s = fd(m, theta, ws, q, v, u, h, a, err))) return s;
+        for (int i = 0; i < nv; i++) {
+            v1[i] = v[i] + h * a[i];
+            q1[i] = q[i] + h * v1[i];
+        }
+    } else {
+        double *q2 = ws->rk, *v2 = q2 + nv, *q3 = v2 + nv, *v3 = q3 + nv, *q4 = v3 + nv, *v4 = q4 + nv;
+        double *a1 = v4 + nv, *a2 = a1 + nv, *a3 = a2 + nv, *a4 = a3 + nv;
+        if ((s = fd(m, theta, ws, q, v, u, 0, a1, err))) return s;
+        for (int i = 0; i < nv; i++) q2[i] = q[i] + 0.5 * h * v[i], v2[i] = v[i] + 0.5 * h * a1[i];
+        if ((s = fd(m, theta, ws, q2, v2, u, 0, a2, err))) return s;
+        for (int i = 0; i < nv; i++) q3[i] = q[i] + 0.5 * h * v2[i], v3[i] = v[i] + 0.5 * h * a2[i];
+        if ((s = fd(m, theta, ws, q3, v3, u, 0, a3, err))) return s;
+        for (int i = 0; i < nv; i++) q4[i] = q[i] + h * v3[i], v4[i] = v[i] + h * a3[i];
+        if ((s = fd(m, theta, ws, q4, v4, u, 0, a4, err))) return s;
+        for (int i = 0; i < nv; i++) {
+            q1[i] = q[i] + h / 6 * (v[i] + 2 * v2[i] + 2 * v3[i] + v4[i]);
+            v1[i] = v[i] + h / 6 * (a1[i] + 2 * a2[i] + 2 * a3[i] + a4[i]);
+        }
+    }
+    if ((s = check_finite(q1, m->nq, "q", err)) || (s = check_finite(v1, nv, "v", err))) return s;
+    return SID_OK;
+}
+
+sid_status sid_step_vjp(const sid_model *m, const double *theta, sid_workspace *ws, sid_integrator integ,
+                        double h, const double *q, const double *v, const double *u, const double *q1bar,
+                        const double *v1bar, double *qbar, double *vbar, double *thetabar, sid_error *err)
+{
+    const int nv = m->nv;
+    sid_status s;
+    if (integ == SID_EULER) {
+        double *abar = ws->rkbar;
+        /* q1 = q + h v1, v1 = v + h a */
+        for (int i = 0; i < nv; i++) {
+            const double vb = v1bar[i] + h * q1bar[i];
+            qbar[i] += q1bar[i];
+            vbar[i] += vb;
+            abar[i] = h * vb;
+        }
+        return fd_vjp(m, theta, ws, q, v, u, h, abar, qbar, vbar, thetabar, err);
+    }
+    /* Recompute the stages, then reverse them (last stage first). */
+    double *q2 = ws->rk, *v2 = q2 + nv, *q3 = v2 + nv, *v3 = q3 + nv, *q4 = v3 + nv, *v4 = q4 + nv;
+    double *a1 = v4 + nv, *a2 = a1 + nv, *a3 = a2 + nv;
+    double *ab1 = ws->rkbar, *ab2 = ab1 + nv, *ab3 = ab2 + nv, *ab4 = ab3 + nv;
+    double *qs = ab4 + nv, *vs = qs + nv, *vb2 = vs + nv, *vb3 = vb2 + nv;
+    if ((s = fd(m, theta, ws, q, v, u, 0, a1, err))) return s;
+    for (int i = 0; i < nv; i++) q2[i] = q[i] + 0.5 * h * v[i], v2[i] = v[i] + 0.5 * h * a1[i];
+    if ((s = fd(m, theta, ws, q2, v2, u, 0, a2, err))) return s;
+    for (int i = 0; i < nv; i++) q3[i] = q[i] + 0.5 * h * v2[i], v3[i] = v[i] + 0.5 * h * a2[i];
+    if ((s = fd(m, theta, ws, q3, v3, u, 0, a3, err))) return s;
+    for (int i = 0; i < nv; i++) q4[i] = q[i] + h * v3[i], v4[i] = v[i] + h * a3[i];
+    /* q1 = q + h/6 (v + 2 v2 + 2 v3 + v4);  v1 = v + h/6 (a1 + 2 a2 + 2 a3 + a4) */
+    for (int i = 0; i < nv; i++) {
+        qbar[i] += q1bar[i];
+        vbar[i] += v1bar[i] + h / 6 * q1bar[i];
+        vb2[i] = h / 3 * q1bar[i];
+        vb3[i] = h / 3 * q1bar[i];
+        ab1[i] = h / 6 * v1bar[i];
+        ab2[i] = h / 3 * v1bar[i];
+        ab3[i] = h / 3 * v1bar[i];
+        ab4[i] = h / 6 * v1bar[i];
+    }
+    /* stage 4 at (q4, v4) = (q + h v3, v + h a3) */
+    memset(qs, 0, sizeof(double) * 2 * (size_t)nv);
+    for (int i = 0; i < nv; i++) vs[i] = h / 6 * q1bar[i];
+    if ((s = fd_vjp(m, theta, ws, q4, v4, u, 0, ab4, qs, vs, thetabar, err))) return s;
+    for (int i = 0; i < nv; i++) qbar[i] += qs[i], vb3[i] += h * qs[i], vbar[i] += vs[i], ab3[i] += h * vs[i];
+    /* stage 3 at (q + h/2 v2, v + h/2 a2) */
+    memset(qs, 0, sizeof(double) * 2 * (size_t)nv);
+    for (int i = 0; i < nv; i++) vs[i] = vb3[i];
+    if ((s = fd_vjp(m, theta, ws, q3, v3, u, 0, ab3, qs, vs, thetabar, err))) return s;
+    for (int i = 0; i < nv; i++) qbar[i] += qs[i], vb2[i] += 0.5 * h * qs[i], vbar[i] += vs[i], ab2[i] += 0.5 * h * vs[i];
+    /* stage 2 at (q + h/2 v, v + h/2 a1) */
+    memset(qs, 0, sizeof(double) * 2 * (size_t)nv);
+    for (int i = 0; i < nv; i++) vs[i] = vb2[i];
+    if ((s = fd_vjp(m, theta, ws, q2, v2, u, 0, ab2, qs, vs, thetabar, err))) return s;
+    for (int i = 0; i < nv; i++) qbar[i] += qs[i], vbar[i] += 0.5 * h * qs[i] + vs[i], ab1[i] += 0.5 * h * vs[i];
+    /* stage 1 at (q, v) */
+    return fd_vjp(m, theta, ws, q, v, u, 0, ab1, qbar, vbar, thetabar, err);
+}

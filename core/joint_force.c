@@ -1,0 +1,74 @@
+/* joint_force.c — generalised forces of motors and joint friction (everything at a joint
+ * except viscous damping, which the integrator treats implicitly), and their adjoint.
+ *   motor, torque or current input: tau_m = gear kt u
+ *   motor, voltage input:           tau_m = gear kt (u - ke gear v) / R
+ *   friction: tau_f = (coulomb + s(v)) tanh(v / smoothing),  s(v) = st exp(-(v / sv)^2)
+ *   F = tau_m - tau_f                                                     (FORMATS.md) */
+#include "workspace.h"
+
+void sid_joint_force(const sid_model *m, const double *theta, const double *v, const double *u, double *F)
+{
+    for (int b = 1; b < m->nbody; b++) {
+        const sid_body *bd = &m->body[b];
+        if (bd->vadr < 0) continue;
+        const int i = bd->vadr;
+        const double *pd = theta + bd->p_dof;
+        double tau = 0;
+        if (bd->p_motor >= 0) {
+            const double *pm = theta + bd->p_motor;
+            tau = bd->motor == SID_MOTOR_VOLTAGE
+                      ? pm[P_GEAR] * pm[P_KT] * (u[i] - pm[P_KE] * pm[P_GEAR] * v[i]) / pm[P_RESISTANCE]
+                      : pm[P_GEAR] * pm[P_KT] * u[i];
+        }
+        double amp = pd[P_COULOMB];
+        if (bd->p_stribeck >= 0) {
+            const double *ps = theta + bd->p_stribeck, x = v[i] / ps[P_STRIBECK_VELOCITY];
+            amp += ps[P_STRIBECK_TORQUE] * exp(-x * x);
+        }
+        F[i] = tau - amp * tanh(v[i] / pd[P_SMOOTHING]);
+    }
+}
+
+void sid_joint_force_vjp(const sid_model *m, const double *theta, const double *v, const double *u,
+                         const double *Fbar, double *vbar, double *thetabar)
+{
+    for (int b = 1; b < m->nbody; b++) {
+        const sid_body *bd = &m->body[b];
+        if (bd->vadr < 0) continue;
+        const int i = bd->vadr;
+        const double w = Fbar[i];
+        const double *pd = theta + bd->p_dof;
+        double *td = thetabar + bd->p_dof;
+        if (bd->p_motor >= 0) {
+            const double *pm = theta + bd->p_motor;
+            double *tm = thetabar + bd->p_motor;
+            const double G = pm[P_GEAR], kt = pm[P_KT];
+            if (bd->motor == SID_MOTOR_VOLTAGE) {
+                const double ke = pm[P_KE], R = pm[P_RESISTANCE], e = u[i] - ke * G * v[i];
+                tm[P_GEAR] += w * (kt * e - G * kt * ke * v[i]) / R;
+                tm[P_KT] += w * G * e / R;
+                tm[P_KE] -= w * G * G * kt * v[i] / R;
+                tm[P_RESISTANCE] -= w * G * kt * e / (R * R);
+                if (vbar) vbar[i] -= w * G * G * kt * ke / R;
+            } else {
+                tm[P_GEAR] += w * kt * u[i];
+                tm[P_KT] += w * G * u[i];
+            }
+        }
+        /* F -= amp tanh(v / sigma) */
+        const double sigma = pd[P_SMOOTHING], th = tanh(v[i] / sigma), sech2 = 1 - th * th;
+        double amp = pd[P_COULOMB], damp_dv = 0;
+        if (bd->p_stribeck >= 0) {
+            const double *ps = theta + bd->p_stribeck;
+            double *ts = thetabar + bd->p_stribeck;
+            const double sv = ps[P_STRIBECK_VELOCITY], x = v[i] / sv, e = exp(-x * x);
+            amp += ps[P_STRIBECK_TORQUE] * e;
+            damp_dv = ps[P_STRIBECK_TORQUE] * e * (-2 * x / sv);
+            ts[P_STRIBECK_TORQUE] -= w * e * th;
+            ts[P_STRIBECK_VELOCITY] -= w * ps[P_STRIBECK_TORQUE] * e * (2 * x * x / sv) * th;
+        }
+        td[P_COULOMB] -= w * th;
+        td[P_SMOOTHING] -= w * amp * sech2 * (-v[i] / (sigma * sigma));
+        if (vbar) vbar[i] -= w * (damp_dv * th + amp * sech2 / sigma);
+    }
+}

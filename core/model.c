@@ -1,0 +1,354 @@
+/* model.c — sid_model: validate a robot description, order its bodies topologically and lay
+ * out the parameter vector theta (every number of robot.json, named by its JSON path).
+ * Errors name the description's JSON path, e.g. "joints[2].axis: ...". */
+#include "model.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <fnmatch.h>
+
+static const char *inertia_key[6] = {"ixx", "iyy", "izz", "ixy", "ixz", "iyz"};
+
+void sid_joint_desc_defaults(sid_joint_desc *j)
+{
+    memset(j, 0, sizeof *j);
+    j->type = SID_JOINT_REVOLUTE;
+    j->parent = j->child = -1;
+    j->smoothing = 0.01;
+    j->gear = 1.0;
+    j->kt = 1.0;
+    j->resistance = 1.0;
+}
+
+/* Append one parameter; returns its index. */
+static int add_param(sid_model *m, double *theta, double value, sid_param_kind kind, int owner,
+                     int comp, const char *unit, const char *fmt, const char *a, const char *b)
+{
+    const int i = m->nparam++;
+    sid_param_info *p = &m->param[i];
+    snprintf(p->name, sizeof p->name, fmt, a, b);
+    p->unit = unit;
+    p->kind = kind;
+    p->owner = owner;
+    p->comp = comp;
+    theta[i] = value;
+    return i;
+}
+
+static sid_status check_desc(const sid_robot_desc *d, int *child_of, sid_error *err)
+{
+    if (d->nlink < 1) return sid_error_set(err, SID_ERR_INPUT, "links: expected at least one link");
+    for (int i = 0; i < d->nlink; i++) {
+        if (!d->link[i].name[0]) return sid_error_set(err, SID_ERR_INPUT, "links[%d].name: expected a non-empty name", i);
+        for (int k = 0; k < i; k++)
+            if (!strcmp(d->link[i].name, d->link[k].name))
+                return sid_error_set(err, SID_ERR_INPUT, "links[%d].name: duplicate link name '%s' (also links[%d])",
+                                     i, d->link[i].name, k);
+        child_of[i] = -1;
+    }
+    for (int j = 0; j < d->njoint; j++) {
+        const sid_joint_desc *jd = &d->joint[j];
+        if (!jd->name[0]) return sid_error_set(err, SID_ERR_INPUT, "joints[%d].name: expected a non-empty name", j);
+        for (int k = 0; k < j; k++)
+            if (!strcmp(jd->name, d->joint[k].name))
+                return sid_error_set(err, SID_ERR_INPUT, "joints[%d].name: duplicate joint name '%s' (also joints[%d])",
+                                     j, jd->name, k);
+        if (jd->parent < 0 || jd->parent >= d->nlink)
+            return sid_error_set(err, SID_ERR_INPUT, "joints[%d].parent: expected the name of a link", j);
+        if (jd->child < 0 || jd->child >= d->nlink)
+            return sid_error_set(err, SID_ERR_INPUT, "joints[%d].child: expected the name of a link", j);
+        if (jd->parent == jd->child)
+            return sid_error_set(err, SID_ERR_INPUT, "joints[%d]: link '%s' cannot be its own parent (cycle)", j,
+                                 d->link[jd->child].name);
+        if (child_of[jd->child] >= 0)
+            return sid_error_set(err, SID_ERR_INPUT,
+                                 "joints[%d].child: link '%s' already has a parent joint (joints[%d]); a link has at most one",
+                                 j, d->link[jd->child].name, child_of[jd->child]);
+        child_of[jd->child] = j;
+        if (jd->type != SID_JOINT_FIXED) {
+            const double n = sqrt(jd->axis[0] * jd->axis[0] + jd->axis[1] * jd->axis[1] + jd->axis[2] * jd->axis[2]);
+            if (!(n > 1e-12) || !isfinite(n))
+                return sid_error_set(err, SID_ERR_INPUT, "joints[%d].axis: expected a non-zero finite vector", j);
+        }
+    }
+    int root = -1;
+    for (int i = 0; i < d->nlink; i++) {
+        if (child_of[i] >= 0) continue;
+        if (root >= 0)
+            return sid_error_set(err, SID_ERR_INPUT,
+                                 "links: two roots, '%s' (links[%d]) and '%s' (links[%d]); every link but one must be a joint's child",
+                                 d->link[root].name, root, d->link[i].name, i);
+        root = i;
+    }
+    if (root < 0)
+        return sid_error_set(err, SID_ERR_INPUT, "joints: the links form a cycle; expected a tree with one root link");
+    return SID_OK;
+}
+
+sid_status sid_model_create(sid_model **out, double **theta_out, const sid_robot_desc *d, sid_error *err)
+{
+    *out = NULL;
+    *theta_out = NULL;
+    int *cof = sid_alloc(sizeof(int) * (size_t)(d->nlink > 0 ? d->nlink : 1));
+    int *order = sid_alloc(sizeof(int) * (size_t)(d->nlink > 0 ? d->nlink : 1));
+    int *body_of_link = sid_alloc(sizeof(int) * (size_t)(d->nlink > 0 ? d->nlink : 1));
+    sid_model *m = sid_alloc(sizeof *m);
+    const int maxparam = 3 + 10 * d->nlink + 17 * d->njoint;
+    double *theta = sid_alloc(sizeof(double) * (size_t)maxparam);
+    sid_status s = SID_OK;
+    if (!cof || !order || !body_of_link || !m || !theta) { s = sid_error_set(err, SID_ERR_NOMEM, "out of memory"); goto fail; }
+    if ((s = check_desc(d, cof, err))) goto fail;
+
+    /* Breadth-first order from the root, children in description order: parent < child. */
+    int n = 0;
+    for (int i = 0; i < d->nlink; i++)
+        if (cof[i] < 0) order[n++] = i;
+    for (int head = 0; head < n; head++)
+        for (int j = 0; j < d->njoint; j++)
+            if (d->joint[j].parent == order[head]) order[n++] = d->joint[j].child;
+    if (n < d->nlink) {
+        for (int i = 0; i < d->nlink; i++) {
+            int seen = 0;
+            for (int k = 0; k < n; k++) seen |= order[k] == i;
+            if (!seen) {
+                s = sid_error_set(err, SID_ERR_INPUT, "joints[%d]: link '%s' is part of a cycle, not reachable from the root link",
+                                  cof[i], d->link[i].name);
+                goto fail;
+            }
+        }
+    }
+
+    m->nbody = n;
+    m->body = sid_alloc(sizeof(sid_body) * (size_t)n);
+    m->param = sid_alloc(sizeof(sid_param_info) * (size_t)maxparam);
+    m->dof_body = sid_alloc(sizeof(int) * (size_t)n);
+    m->dof_name = sid_alloc(sizeof(*m->dof_name) * (size_t)n);
+    if (!m->body || !m->param || !m->dof_body || !m->dof_name) { s = sid_error_set(err, SID_ERR_NOMEM, "out of memory"); goto fail; }
+    for (int b = 0; b < n; b++) body_of_link[order[b]] = b;
+
+    for (int b = 0; b < n; b++) {
+        sid_body *bd = &m->body[b];
+        bd->link = order[b];
+        bd->joint = cof[order[b]];
+        bd->parent = bd->joint >= 0 ? body_of_link[d->joint[bd->joint].parent] : -1;
+        bd->type = bd->joint >= 0 ? d->joint[bd->joint].type : SID_JOINT_FIXED;
+        bd->qadr = bd->vadr = -1;
+        bd->p_inertial = bd->p_origin = bd->p_dof = bd->p_stribeck = bd->p_motor = -1;
+        if (bd->type != SID_JOINT_FIXED) {
+            if (m->ndofj >= SID_MAX_JOINTS) {
+                s = sid_error_set(err, SID_ERR_INPUT, "joints: more than %d moving joints", SID_MAX_JOINTS);
+                goto fail;
+            }
+            const double *ax = d->joint[bd->joint].axis;
+            const double nrm = sqrt(ax[0] * ax[0] + ax[1] * ax[1] + ax[2] * ax[2]);
+            for (int k = 0; k < 3; k++) bd->axis[k] = ax[k] / nrm;
+            bd->qadr = m->nq++;
+            bd->vadr = m->nv++;
+            m->dof_body[m->ndofj] = b;
+            snprintf(m->dof_name[m->ndofj], SID_MAX_NAME, "%s", d->joint[bd->joint].name);
+            m->ndofj++;
+        }
+    }
+
+    /* Parameters: gravity, then links and joints in description order. */
+    static const char *xyz[3] = {"[0]", "[1]", "[2]"};
+    m->p_gravity = 0;
+    for (int k = 0; k < 3; k++)
+        add_param(m, theta, d->gravity[k], SID_P_GRAVITY, -1, k, "m/s^2", "gravity%s%s", xyz[k], "");
+    for (int i = 0; i < d->nlink; i++) {
+        const sid_link_desc *l = &d->link[i];
+        if (!l->has_mass) continue;
+        sid_body *bd = &m->body[body_of_link[i]];
+        bd->p_inertial = add_param(m, theta, l->mass, SID_P_MASS, i, 0, "kg", "links.%s.mass%s", l->name, "");
+        for (int k = 0; k < 3; k++)
+            add_param(m, theta, l->com[k], SID_P_COM, i, k, "m", "links.%s.com%s", l->name, xyz[k]);
+        for (int k = 0; k < 6; k++)
+            add_param(m, theta, l->inertia[k], SID_P_INERTIA, i, k, "kg*m^2", "links.%s.inertia.%s", l->name, inertia_key[k]);
+    }
+    for (int j = 0; j < d->njoint; j++) {
+        const sid_joint_desc *jd = &d->joint[j];
+        sid_body *bd = &m->body[body_of_link[jd->child]];
+        const int prism = jd->type == SID_JOINT_PRISMATIC;
+        bd->p_origin = m->nparam;
+        for (int k = 0; k < 3; k++)
+            add_param(m, theta, jd->xyz[k], SID_P_XYZ, j, k, "m", "joints.%s.origin.xyz%s", jd->name, xyz[k]);
+        for (int k = 0; k < 3; k++)
+            add_param(m, theta, jd->rpy[k], SID_P_RPY, j, k, "rad", "joints.%s.origin.rpy%s", jd->name, xyz[k]);
+        if (jd->type == SID_JOINT_FIXED) continue;
+        bd->p_dof = add_param(m, theta, jd->armature, SID_P_ARMATURE, j, 0, prism ? "kg" : "kg*m^2",
+                              "joints.%s.armature%s", jd->name, "");
+        add_param(m, theta, jd->viscous, SID_P_VISCOUS, j, 0, prism ? "N*s/m" : "N*m*s/rad",
+                  "joints.%s.friction.viscous%s", jd->name, "");
+        add_param(m, theta, jd->coulomb, SID_P_COULOMB, j, 0, prism ? "N" : "N*m", "joints.%s.friction.coulomb%s", jd->name, "");
+        add_param(m, theta, jd->smoothing, SID_P_SMOOTHING, j, 0, prism ? "m/s" : "rad/s",
+                  "joints.%s.friction.smoothing%s", jd->name, "");
+        add_param(m, theta, jd->offset, SID_P_OFFSET, j, 0, prism ? "m" : "rad", "joints.%s.offset%s", jd->name, "");
+        if (jd->has_stribeck) {
+            bd->p_stribeck = add_param(m, theta, jd->stribeck_torque, SID_P_STRIBECK_TORQUE, j, 0, prism ? "N" : "N*m",
+                                       "joints.%s.friction.stribeck.torque%s", jd->name, "");
+            add_param(m, theta, jd->stribeck_velocity, SID_P_STRIBECK_VELOCITY, j, 0, prism ? "m/s" : "rad/s",
+                      "joints.%s.friction.stribeck.velocity%s", jd->name, "");
+        }
+        bd->motor = jd->motor;
+        if (jd->motor != SID_MOTOR_NONE) {
+            bd->p_motor = add_param(m, theta, jd->gear, SID_P_GEAR, j, 0, "1", "joints.%s.motor.gear%s", jd->name, "");
+            add_param(m, theta, jd->kt, SID_P_KT, j, 0,
+                      jd->motor == SID_MOTOR_TORQUE ? "1" : (prism ? "N/A" : "N*m/A"), "joints.%s.motor.kt%s", jd->name, "");
+            if (jd->motor == SID_MOTOR_VOLTAGE) {
+                add_param(m, theta, jd->ke, SID_P_KE, j, 0, "V*s/rad", "joints.%s.motor.ke%s", jd->name, "");
+                add_param(m, theta, jd->resistance, SID_P_RESISTANCE, j, 0, "ohm", "joints.%s.motor.resistance%s", jd->name, "");
+            }
+        }
+    }
+    if ((s = sid_model_check_theta(m, theta, err))) goto fail;
+    sid_free(cof);
+    sid_free(order);
+    sid_free(body_of_link);
+    *out = m;
+    *theta_out = theta;
+    return SID_OK;
+fail:
+    sid_free(cof);
+    sid_free(order);
+    sid_free(body_of_link);
+    sid_model_free(m);
+    sid_free(theta);
+    return s;
+}
+
+void sid_model_free(sid_model *m)
+{
+    if (!m) return;
+    sid_free(m->body);
+    sid_free(m->param);
+    sid_free(m->dof_body);
+    sid_free(m->dof_name);
+    sid_free(m);
+}
+
+int sid_model_nq(const sid_model *m) { return m->nq; }
+int sid_model_nv(const sid_model *m) { return m->nv; }
+int sid_model_nparam(const sid_model *m) { return m->nparam; }
+const sid_param_info *sid_model_param(const sid_model *m, int i) { return &m->param[i]; }
+int sid_model_ndof_joints(const sid_model *m) { return m->ndofj; }
+const char *sid_model_dof_joint_name(const sid_model *m, int k) { return m->dof_name[k]; }
+int sid_model_dof_joint_desc(const sid_model *m, int k) { return m->body[m->dof_body[k]].joint; }
+int sid_model_dof_joint_has_motor(const sid_model *m, int k) { return m->body[m->dof_body[k]].motor != SID_MOTOR_NONE; }
+int sid_model_dof_joint_is_prismatic(const sid_model *m, int k) { return m->body[m->dof_body[k]].type == SID_JOINT_PRISMATIC; }
+
+int sid_model_param_find(const sid_model *m, const char *name)
+{
+    for (int i = 0; i < m->nparam; i++)
+        if (!strcmp(m->param[i].name, name)) return i;
+    return -1;
+}
+
+int sid_model_param_match(const sid_model *m, const char *glob, int *mask)
+{
+    int n = 0;
+    for (int i = 0; i < m->nparam; i++)
+        if (fnmatch(glob, m->param[i].name, 0) == 0) {
+            if (mask) mask[i] = 1;
+            n++;
+        }
+    return n;
+}
+
+/* The JSON path of parameter i in robot.json, for error messages: "links[2].inertia.ixx". */
+void sid_model_param_path(const sid_model *m, int i, char *buf, size_t len)
+{
+    static const char *key[] = {
+        [SID_P_ARMATURE] = "armature", [SID_P_VISCOUS] = "friction.viscous", [SID_P_COULOMB] = "friction.coulomb",
+        [SID_P_SMOOTHING] = "friction.smoothing", [SID_P_STRIBECK_TORQUE] = "friction.stribeck.torque",
+        [SID_P_STRIBECK_VELOCITY] = "friction.stribeck.velocity", [SID_P_GEAR] = "motor.gear", [SID_P_KT] = "motor.kt",
+        [SID_P_KE] = "motor.ke", [SID_P_RESISTANCE] = "motor.resistance", [SID_P_OFFSET] = "offset"};
+    const sid_param_info *p = &m->param[i];
+    switch (p->kind) {
+    case SID_P_GRAVITY: snprintf(buf, len, "gravity[%d]", p->comp); break;
+    case SID_P_MASS: snprintf(buf, len, "links[%d].mass", p->owner); break;
+    case SID_P_COM: snprintf(buf, len, "links[%d].com[%d]", p->owner, p->comp); break;
+    case SID_P_INERTIA: snprintf(buf, len, "links[%d].inertia.%s", p->owner, inertia_key[p->comp]); break;
+    case SID_P_XYZ: snprintf(buf, len, "joints[%d].origin.xyz[%d]", p->owner, p->comp); break;
+    case SID_P_RPY: snprintf(buf, len, "joints[%d].origin.rpy[%d]", p->owner, p->comp); break;
+    default: snprintf(buf, len, "joints[%d].%s", p->owner, key[p->kind]); break;
+    }
+}
+
+/* Principal moments of a symmetric 3x3 matrix (closed form, Smith 1961), ascending. */
+static void sym3_eigenvalues(const double A[3][3], double ev[3])
+{
+    const double p1 = A[0][1] * A[0][1] + A[0][2] * A[0][2] + A[1][2] * A[1][2];
+    const double q = (A[0][0] + A[1][1] + A[2][2]) / 3;
+    const double p2 = (A[0][0] - q) * (A[0][0] - q) + (A[1][1] - q) * (A[1][1] - q) + (A[2][2] - q) * (A[2][2] - q) + 2 * p1;
+    const double p = sqrt(p2 / 6);
+    if (p < 1e-300) { ev[0] = ev[1] = ev[2] = q; return; }
+    double B[3][3];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) B[i][j] = (A[i][j] - (i == j ? q : 0)) / p;
+    double r = (B[0][0] * (B[1][1] * B[2][2] - B[1][2] * B[2][1]) - B[0][1] * (B[1][0] * B[2][2] - B[1][2] * B[2][0]) +
+                B[0][2] * (B[1][0] * B[2][1] - B[1][1] * B[2][0])) / 2;
+    r = r < -1 ? -1 : r > 1 ? 1 : r;
+    const double phi = acos(r) / 3;
+    ev[2] = q + 2 * p * cos(phi);
+    ev[0] = q + 2 * p * cos(phi + 2.0943951023931954923);
+    ev[1] = 3 * q - ev[0] - ev[2];
+}
+
+sid_status sid_model_check_theta(const sid_model *m, const double *theta, sid_error *err)
+{
+    char path[160];
+    for (int i = 0; i < m->nparam; i++)
+        if (!isfinite(theta[i])) {
+            sid_model_param_path(m, i, path, sizeof path);
+            return sid_error_set(err, SID_ERR_INPUT, "%s: expected a finite number, got %g", path, theta[i]);
+        }
+    for (int b = 0; b < m->nbody; b++) {
+        const sid_body *bd = &m->body[b];
+        if (bd->p_inertial >= 0) {
+            const double *p = theta + bd->p_inertial;
+            if (!(p[P_MASS] > 0)) {
+                sid_model_param_path(m, bd->p_inertial, path, sizeof path);
+                return sid_error_set(err, SID_ERR_INPUT, "%s: expected a positive number, got %g", path, p[P_MASS]);
+            }
+            const double *I = p + P_INERTIA;
+            const double A[3][3] = {{I[0], I[3], I[4]}, {I[3], I[1], I[5]}, {I[4], I[5], I[2]}};
+            double ev[3];
+            sym3_eigenvalues(A, ev);
+            sid_model_param_path(m, bd->p_inertial + P_INERTIA, path, sizeof path);
+            path[strlen(path) - 4] = 0;   /* "links[i].inertia" */
+            if (!(ev[0] > 0))
+                return sid_error_set(err, SID_ERR_INPUT,
+                                     "%s: expected a positive definite inertia tensor, got principal moments %g, %g, %g",
+                                     path, ev[0], ev[1], ev[2]);
+            if (ev[0] + ev[1] < ev[2] * (1 - 1e-9))
+                return sid_error_set(err, SID_ERR_INPUT,
+                                     "%s: principal moments %g, %g, %g break the triangle inequality (a + b >= c)",
+                                     path, ev[0], ev[1], ev[2]);
+        }
+        if (bd->p_dof >= 0) {
+            const double *p = theta + bd->p_dof;
+            const struct { int off; const char *what; int strict; } req[] = {
+                {P_ARMATURE, "a non-negative number", 0}, {P_VISCOUS, "a non-negative number", 0},
+                {P_COULOMB, "a non-negative number", 0}, {P_SMOOTHING, "a positive number", 1}};
+            for (size_t k = 0; k < sizeof req / sizeof req[0]; k++) {
+                const double x = p[req[k].off];
+                if (req[k].strict ? !(x > 0) : !(x >= 0)) {
+                    sid_model_param_path(m, bd->p_dof + req[k].off, path, sizeof path);
+                    return sid_error_set(err, SID_ERR_INPUT, "%s: expected %s, got %g", path, req[k].what, x);
+                }
+            }
+        }
+        if (bd->p_stribeck >= 0 && !(theta[bd->p_stribeck + P_STRIBECK_VELOCITY] > 0)) {
+            sid_model_param_path(m, bd->p_stribeck + P_STRIBECK_VELOCITY, path, sizeof path);
+            return sid_error_set(err, SID_ERR_INPUT, "%s: expected a positive number, got %g", path,
+                                 theta[bd->p_stribeck + P_STRIBECK_VELOCITY]);
+        }
+        if (bd->motor == SID_MOTOR_VOLTAGE && !(theta[bd->p_motor + P_RESISTANCE] > 0)) {
+            sid_model_param_path(m, bd->p_motor + P_RESISTANCE, path, sizeof path);
+            return sid_error_set(err, SID_ERR_INPUT, "%s: expected a positive number, got %g", path,
+                                 theta[bd->p_motor + P_RESISTANCE]);
+        }
+    }
+    return SID_OK;
+}

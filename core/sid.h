@@ -1,0 +1,213 @@
+/* sid.h — public interface of libsysid, the differentiable rigid-body core of sysid.
+ *
+ * Conventions, fixed once here:
+ *  - Units are SI: m, kg, kg·m², s, rad, N, N·m, A, V, Ω.
+ *  - Spatial vectors are [angular; linear] (Featherstone), expressed in body frames.
+ *  - A robot is a tree of bodies; body 0 is the root, welded to the world. Every other
+ *    body b has exactly one joint connecting it to parent[b] < b (topological order).
+ *  - Every number of robot.json is an entry of the parameter vector theta (see
+ *    sid_param_info); the model holds only structure (topology, joint types, axes) and
+ *    the indices at which each body's and joint's numbers live in theta.
+ *  - Positions q (nq) and velocities v (nv) are separate vectors; their sizes may differ.
+ *  - Commands u have one entry per velocity coordinate (0 where a joint has no motor).
+ *
+ * Nothing here reads files, prints or exits. Functions that can fail return sid_status and
+ * fill the sid_error passed last (which may be NULL).
+ */
+#ifndef SID_H
+#define SID_H
+
+#include <stddef.h>
+
+#define SID_VERSION "0.1.0"
+#define SID_MAX_NAME 64
+#define SID_MAX_JOINTS 64
+
+/* ---- status and errors ---------------------------------------------------------------- */
+
+typedef enum {
+    SID_OK = 0,
+    SID_ERR_INPUT,     /* invalid model, log or option: the caller's input is wrong */
+    SID_ERR_NONFINITE, /* a simulation produced NaN or Inf */
+    SID_ERR_SINGULAR,  /* a mass matrix was not positive definite */
+    SID_ERR_NOMEM,     /* an allocation failed */
+    SID_ERR_NUMERIC    /* an optimizer or solver failed to produce a usable point */
+} sid_status;
+
+typedef struct {
+    sid_status status;
+    char msg[512];
+} sid_error;
+
+/* Record status s and a printf-style message in err (if not NULL); returns s. */
+sid_status sid_error_set(sid_error *err, sid_status s, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Prefix err->msg with a context string ("prefix: old message"). */
+void sid_error_prefix(sid_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+const char *sid_status_str(sid_status s);
+
+/* ---- counted allocation (so tests can prove the step loop does not allocate) ---------- */
+
+void *sid_alloc(size_t n);            /* zero-filled; NULL on failure */
+void sid_free(void *p);
+long sid_alloc_count(void);           /* number of sid_alloc calls so far */
+
+/* ---- robot description: what cli/ fills from robot.json ----------------------------- */
+
+typedef enum { SID_JOINT_FIXED, SID_JOINT_REVOLUTE, SID_JOINT_PRISMATIC } sid_joint_type;
+typedef enum { SID_MOTOR_NONE, SID_MOTOR_TORQUE, SID_MOTOR_CURRENT, SID_MOTOR_VOLTAGE } sid_motor_input;
+
+typedef struct {
+    char name[SID_MAX_NAME];
+    int has_mass;             /* 0: massless link (mass, com, inertia absent) */
+    double mass;              /* [kg] */
+    double com[3];            /* [m] in the link frame */
+    double inertia[6];        /* [kg·m²] about the COM: ixx iyy izz ixy ixz iyz */
+} sid_link_desc;
+
+typedef struct {
+    char name[SID_MAX_NAME];
+    sid_joint_type type;
+    int parent, child;        /* indices into sid_robot_desc.link; -1 if unresolved */
+    double xyz[3], rpy[3];    /* origin of the joint frame in the parent link frame [m, rad] */
+    double axis[3];           /* in the joint frame; need not be unit (normalised on create) */
+    double armature;          /* [kg·m² or kg] */
+    double viscous, coulomb, smoothing;   /* [N·m·s/rad], [N·m], [rad/s] */
+    int has_stribeck;
+    double stribeck_torque, stribeck_velocity;   /* [N·m], [rad/s] */
+    sid_motor_input motor;
+    double gear, kt, ke, resistance;      /* [-], [N·m/A], [V·s/rad], [Ω] */
+    double offset;            /* encoder offset: measured q = q + offset [rad or m] */
+} sid_joint_desc;
+
+typedef struct {
+    char name[SID_MAX_NAME];
+    double gravity[3];        /* [m/s²] in the world (root) frame */
+    int nlink, njoint;
+    sid_link_desc *link;      /* in robot.json order */
+    sid_joint_desc *joint;    /* in robot.json order */
+} sid_robot_desc;
+
+/* Defaults of the optional joint fields (FORMATS.md): all zero, smoothing 0.01, gear 1, kt 1. */
+void sid_joint_desc_defaults(sid_joint_desc *j);
+
+/* ---- parameters ---------------------------------------------------------------------- */
+
+typedef enum {
+    SID_P_GRAVITY,            /* comp 0..2 */
+    SID_P_MASS, SID_P_COM, SID_P_INERTIA,       /* owner = link index; comp: com 0..2, inertia 0..5 */
+    SID_P_XYZ, SID_P_RPY,                       /* owner = joint index; comp 0..2 */
+    SID_P_ARMATURE, SID_P_VISCOUS, SID_P_COULOMB, SID_P_SMOOTHING,
+    SID_P_STRIBECK_TORQUE, SID_P_STRIBECK_VELOCITY,
+    SID_P_GEAR, SID_P_KT, SID_P_KE, SID_P_RESISTANCE,
+    SID_P_OFFSET
+} sid_param_kind;
+
+typedef struct {
+    char name[2 * SID_MAX_NAME + 32];   /* e.g. "links.upper.inertia.ixx", "gravity[2]" */
+    const char *unit;                   /* e.g. "kg*m^2" */
+    sid_param_kind kind;
+    int owner;                          /* link or joint index in the description; -1 for gravity */
+    int comp;                           /* component within a vector field, else 0 */
+} sid_param_info;
+
+/* ---- model --------------------------------------------------------------------------- */
+
+typedef struct sid_model sid_model;
+
+/* Validate d and build the model; *theta0 receives a new array (sid_alloc) of the nominal
+ * parameter values. Errors name the JSON path ("joints[2].parent: ...").  */
+sid_status sid_model_create(sid_model **m, double **theta0, const sid_robot_desc *d, sid_error *err);
+void sid_model_free(sid_model *m);
+
+int sid_model_nq(const sid_model *m);
+int sid_model_nv(const sid_model *m);
+int sid_model_nparam(const sid_model *m);
+const sid_param_info *sid_model_param(const sid_model *m, int i);
+int sid_model_param_find(const sid_model *m, const char *name);   /* -1 if absent */
+/* Set mask[i] = 1 for every parameter whose name matches the shell glob ('*' crosses dots);
+ * mask may be NULL. Returns the number matched. */
+int sid_model_param_match(const sid_model *m, const char *glob, int *mask);
+/* robot.json path of parameter i for messages, e.g. "links[2].inertia.ixx". */
+void sid_model_param_path(const sid_model *m, int i, char *buf, size_t len);
+/* Moving (non-fixed) joints in q order: count, name, description index, q and v address. */
+int sid_model_ndof_joints(const sid_model *m);
+const char *sid_model_dof_joint_name(const sid_model *m, int k);
+int sid_model_dof_joint_desc(const sid_model *m, int k);
+int sid_model_dof_joint_has_motor(const sid_model *m, int k);
+int sid_model_dof_joint_is_prismatic(const sid_model *m, int k);
+/* Check theta is physically valid (positive masses, inertia triangle inequality, ...). */
+sid_status sid_model_check_theta(const sid_model *m, const double *theta, sid_error *err);
+
+/* ---- dynamics (core of the simulator; exposed for tests) ----------------------------- */
+
+typedef struct sid_workspace sid_workspace;
+
+/* Workspace for steps of model m; all scratch of the step loop lives here. */
+sid_workspace *sid_workspace_create(const sid_model *m);
+void sid_workspace_free(sid_workspace *ws);
+
+/* Inverse dynamics (RNEA, no friction, no motor, no armature): tau = M(q) a + c(q, v). */
+void sid_inverse_dynamics(const sid_model *m, const double *theta, sid_workspace *ws,
+                          const double *q, const double *v, const double *a, double *tau);
+/* Joint-space mass matrix (CRBA), nv x nv row-major, without armature. */
+void sid_mass_matrix(const sid_model *m, const double *theta, sid_workspace *ws,
+                     const double *q, double *M);
+/* Generalised force from motors and friction (everything except viscous damping):
+ * F = tau_motor(u, v) - (coulomb + s(v)) tanh(v / smoothing). */
+void sid_joint_force(const sid_model *m, const double *theta, const double *v, const double *u,
+                     double *F);
+/* Forward dynamics: solve (M + B + hd D) a = F - c - D v for a. hd = 0 gives the plain
+ * forward dynamics; hd = h gives MuJoCo's Euler step with implicit damping. */
+sid_status sid_forward_dynamics(const sid_model *m, const double *theta, sid_workspace *ws,
+                                const double *q, const double *v, const double *u, double hd,
+                                double *a, sid_error *err);
+/* Kinetic + potential energy (for tests). */
+double sid_energy(const sid_model *m, const double *theta, sid_workspace *ws, const double *q,
+                  const double *v);
+
+/* ---- integration ---------------------------------------------------------------------- */
+
+typedef enum { SID_EULER, SID_RK4 } sid_integrator;
+
+typedef struct {
+    sid_integrator integrator;
+    int substeps;     /* simulation steps per log interval (>= 1) */
+    double max_dt;    /* if > 0: also split any interval longer than this [s] */
+} sid_sim_opts;
+
+void sid_sim_opts_defaults(sid_sim_opts *o);   /* euler, 1 substep, no max_dt */
+
+/* One step of length h from (q, v) with command u held; writes (q1, v1). */
+sid_status sid_step(const sid_model *m, const double *theta, sid_workspace *ws,
+                    sid_integrator integ, double h, const double *q, const double *v,
+                    const double *u, double *q1, double *v1, sid_error *err);
+
+/* Adjoint of sid_step: given the adjoints q1bar, v1bar of its outputs, accumulate
+ * qbar += (dq1/dq)^T q1bar + (dv1/dq)^T v1bar, likewise vbar and thetabar (nparam). */
+sid_status sid_step_vjp(const sid_model *m, const double *theta, sid_workspace *ws, sid_integrator integ,
+                        double h, const double *q, const double *v, const double *u, const double *q1bar,
+                        const double *v1bar, double *qbar, double *vbar, double *thetabar, sid_error *err);
+
+/* ---- trajectories --------------------------------------------------------------------- */
+
+typedef struct {
+    int n, nq, nv;        /* samples, position and velocity sizes */
+    double *t;            /* (n) [s], strictly increasing */
+    double *q;            /* (n x nq) measured positions (encoder offset included) */
+    double *qd;           /* (n x nv) measured velocities, or NULL when the log has none */
+    double *u;            /* (n x nv) motor commands, 0 where a joint has no motor */
+} sid_traj;
+
+sid_traj *sid_traj_create(int n, int nq, int nv, int has_qd);
+void sid_traj_free(sid_traj *tr);
+
+/* Velocity at sample k: logged qd, or a smoothed central difference of q when absent. */
+void sid_traj_velocity(const sid_traj *tr, int k, double *v);
+
+/* Replay tr's commands from its first logged state; q_out (n x nq, measured convention)
+ * and v_out (n x nv) receive the simulated trajectory at the log's sample times. */
+sid_status sid_simulate(const sid_model *m, const double *theta, const sid_traj *tr,
+                        const sid_sim_opts *o, double *q_out, double *v_out, sid_error *err);
+
+#endif

@@ -1,0 +1,76 @@
+/* simulate.c — replay a log's commands from its first logged state (sysid simulate).
+ * Each log interval is simulated with its own length, split into equal substeps; the command
+ * of the interval's first sample is held over it. */
+#include "workspace.h"
+
+#include <string.h>
+
+void sid_sim_opts_defaults(sid_sim_opts *o)
+{
+    o->integrator = SID_EULER;
+    o->substeps = 1;
+    o->max_dt = 0;
+}
+
+int sid_substeps(const sid_sim_opts *o, double dt)
+{
+    int n = o->substeps > 0 ? o->substeps : 1;
+    if (o->max_dt > 0) {
+        const double k = ceil(dt / o->max_dt - 1e-9);
+        if (k > n) n = (int)k;
+    }
+    return n;
+}
+
+/* Logged (measured) q at sample k minus the encoder offsets: the simulator's q. */
+void sid_traj_state_q(const sid_model *m, const double *theta, const sid_traj *tr, int k, double *q)
+{
+    memcpy(q, tr->q + (size_t)k * (size_t)m->nq, sizeof(double) * (size_t)m->nq);
+    for (int b = 1; b < m->nbody; b++)
+        if (m->body[b].qadr >= 0) q[m->body[b].qadr] -= theta[m->body[b].p_dof + P_OFFSET];
+}
+
+sid_status sid_simulate(const sid_model *m, const double *theta, const sid_traj *tr, const sid_sim_opts *o,
+                        double *q_out, double *v_out, sid_error *err)
+{
+    const int nq = m->nq, nv = m->nv;
+    if (tr->nq != nq || tr->nv != nv)
+        return sid_error_set(err, SID_ERR_INPUT, "log has %d positions and %d velocities, the robot %d and %d",
+                             tr->nq, tr->nv, nq, nv);
+    if (tr->n < 1) return sid_error_set(err, SID_ERR_INPUT, "log has no samples");
+    sid_workspace *ws = sid_workspace_create(m);
+    double *buf = sid_alloc(sizeof(double) * (size_t)(2 * nq + 2 * nv + 1));
+    sid_status s = SID_OK;
+    if (!ws || !buf) {
+        s = sid_error_set(err, SID_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    double *q = buf, *v = q + nq, *q1 = v + nv, *v1 = q1 + nq;
+    sid_traj_state_q(m, theta, tr, 0, q);
+    sid_traj_velocity(tr, 0, v);
+    for (int k = 0;; k++) {
+        for (int b = 1; b < m->nbody; b++)
+            if (m->body[b].qadr >= 0) {
+                const int i = m->body[b].qadr;
+                q_out[(size_t)k * (size_t)nq + (size_t)i] = q[i] + theta[m->body[b].p_dof + P_OFFSET];
+            }
+        memcpy(v_out + (size_t)k * (size_t)nv, v, sizeof(double) * (size_t)nv);
+        if (k == tr->n - 1) break;
+        const double dt = tr->t[k + 1] - tr->t[k];
+        const int nsub = sid_substeps(o, dt);
+        const double h = dt / nsub;
+        const double *u = tr->u + (size_t)k * (size_t)nv;
+        for (int j = 0; j < nsub; j++) {
+            if ((s = sid_step(m, theta, ws, o->integrator, h, q, v, u, q1, v1, err))) {
+                sid_error_prefix(err, "t = %g s (sample %d)", tr->t[k], k);
+                goto done;
+            }
+            memcpy(q, q1, sizeof(double) * (size_t)nq);
+            memcpy(v, v1, sizeof(double) * (size_t)nv);
+        }
+    }
+done:
+    sid_free(buf);
+    sid_workspace_free(ws);
+    return s;
+}

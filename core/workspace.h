@@ -1,0 +1,59 @@
+/* workspace.h — the mutable scratch of one simulation thread (internal to core/).
+ * Sized once by sid_workspace_create, so the step loop never allocates. Per-body arrays are
+ * indexed by body; joint-space arrays have nv entries, matrices nv x nv row-major. */
+#ifndef SID_WORKSPACE_H
+#define SID_WORKSPACE_H
+
+#include "model.h"
+#include "spatial.h"
+
+struct sid_workspace {
+    int nbody, nv;
+    /* forward kinematics and RNEA at the last (q, v, a) */
+    sid_xform *X;         /* (nbody) parent -> body transform */
+    sid_m3 *RT;           /* (nbody) fixed origin rotation R(rpy), child -> parent */
+    sid_m3 *Q;            /* (nbody) joint rotation Rot(axis, q) */
+    sid_inertia *I;       /* (nbody) body inertia from theta */
+    sid_sv *vJ, *v, *a, *h, *f;   /* (nbody) joint velocity, velocity, acceleration, I v, net force */
+    /* composite inertias for the mass matrix: mass, first moment, inertia about the origin */
+    double *cm;           /* (nbody) */
+    sid_v3 *ch;           /* (nbody) */
+    sid_m3 *cI;           /* (nbody) */
+    /* reverse-mode adjoints of the RNEA quantities */
+    sid_sv *vbar, *abar, *fbar;
+    sid_m3 *Ebar;
+    sid_v3 *rbar;
+    sid_inertia *Ibar;
+    /* joint space */
+    double *M;            /* (nv x nv) mass matrix with armature and implicit damping; then its Cholesky factor */
+    double *c, *F, *rhs, *tmp;   /* (nv) */
+    double *w;            /* (nv) adjoint solve w = A^-1 abar */
+    double *rk;           /* (10 nv) RK4 stage states and accelerations */
+    double *rkbar;        /* (8 nv) their adjoints */
+};
+
+/* Compute every body's transform and inertia at q (fills ws->X, RT, Q, I). */
+void sid_kinematics(const sid_model *m, const double *theta, sid_workspace *ws, const double *q);
+/* RNEA on the kinematics in ws: tau = M a + c (v, a may be NULL for zero). */
+void sid_rnea(const sid_model *m, const double *theta, sid_workspace *ws, const double *v, const double *a,
+              double *tau);
+/* Reverse sweep of sid_rnea (call right after it): with output adjoint taubar, accumulate
+ * qbar += (dtau/dq)^T taubar, vbar += (dtau/dv)^T taubar, thetabar += (dtau/dtheta)^T taubar. */
+void sid_rnea_vjp(const sid_model *m, const double *theta, sid_workspace *ws, const double *q,
+                  const double *taubar, double *qbar, double *vbar, double *thetabar);
+/* Mass matrix of the kinematics in ws (no armature), into M (nv x nv). */
+void sid_crba(const sid_model *m, sid_workspace *ws, double *M);
+/* Adjoint of sid_joint_force: with output adjoint Fbar, accumulate vbar (may be NULL) and thetabar. */
+void sid_joint_force_vjp(const sid_model *m, const double *theta, const double *v, const double *u,
+                         const double *Fbar, double *vbar, double *thetabar);
+/* In-place Cholesky factor L (lower) of the symmetric positive definite A; -1 if not PD. */
+int sid_cholesky(double *A, int n);
+/* Solve L L^T x = b in place (x overwrites b). */
+void sid_cholesky_solve(const double *L, double *b, int n);
+
+/* Number of equal substeps for a log interval of length dt under options o. */
+int sid_substeps(const sid_sim_opts *o, double dt);
+/* The simulator's q at log sample k: logged q minus the encoder offsets. */
+void sid_traj_state_q(const sid_model *m, const double *theta, const sid_traj *tr, int k, double *q);
+
+#endif
