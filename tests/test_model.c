@@ -1,0 +1,106 @@
+/* test_model.c — model validation, parameter layout and names. */
+#include <check.h>
+#include <string.h>
+
+#include "test_util.h"
+
+Suite *model_suite(void);
+
+static sid_status create(sid_robot_desc *d, sid_error *err)
+{
+    sid_model *m;
+    double *theta;
+    const sid_status s = sid_model_create(&m, &theta, d, err);
+    if (s == SID_OK) {
+        sid_model_free(m);
+        sid_free(theta);
+    }
+    return s;
+}
+
+static void expect_error(sid_robot_desc *d, const char *needle)
+{
+    sid_error err = {0};
+    ck_assert_int_eq(create(d, &err), SID_ERR_INPUT);
+    ck_assert_msg(strstr(err.msg, needle), "message '%s' lacks '%s'", err.msg, needle);
+}
+
+START_TEST(rejects_bad_trees)
+{
+    sid_robot_desc *d = tu_random_robot(1, 4, 0);
+    sid_error err = {0};
+    ck_assert_int_eq(create(d, &err), SID_OK);
+    d->joint[2].parent = 3;            /* link3 <- joint2 <- link3: a cycle */
+    expect_error(d, "cycle");
+    d->joint[2].parent = 4;            /* link4 -> link3 -> link4 -> ...: unreachable cycle */
+    d->joint[3].parent = 3;
+    expect_error(d, "cycle");
+    tu_desc_free(d);
+
+    d = tu_random_robot(1, 4, 0);
+    d->njoint = 3;                      /* link4 is then a second root */
+    expect_error(d, "two roots");
+    d->njoint = 4;
+    strcpy(d->link[2].name, d->link[1].name);
+    expect_error(d, "links[2].name: duplicate");
+    strcpy(d->link[2].name, "x");
+    strcpy(d->joint[3].name, d->joint[0].name);
+    expect_error(d, "joints[3].name: duplicate");
+    strcpy(d->joint[3].name, "y");
+    d->joint[1].axis[0] = d->joint[1].axis[1] = d->joint[1].axis[2] = 0;
+    expect_error(d, "joints[1].axis");
+    tu_desc_free(d);
+}
+END_TEST
+
+START_TEST(rejects_unphysical_inertia)
+{
+    sid_robot_desc *d = tu_random_robot(2, 3, 0);
+    d->link[2].mass = -1;
+    expect_error(d, "links[2].mass: expected a positive number");
+    d->link[2].mass = 1;
+    const double notpd[6] = {0.01, 0.01, -0.01, 0, 0, 0};
+    memcpy(d->link[1].inertia, notpd, sizeof notpd);
+    expect_error(d, "links[1].inertia: expected a positive definite");
+    const double triangle[6] = {0.01, 0.01, 0.05, 0, 0, 0};
+    memcpy(d->link[1].inertia, triangle, sizeof triangle);
+    expect_error(d, "triangle inequality");
+    tu_desc_free(d);
+}
+END_TEST
+
+START_TEST(parameter_names_and_globs)
+{
+    sid_robot_desc *d = tu_random_robot(3, 6, TU_ALL);
+    sid_model *m;
+    double *theta;
+    sid_error err = {0};
+    ck_assert_int_eq(sid_model_create(&m, &theta, d, &err), SID_OK);
+    const int i = sid_model_param_find(m, "links.link2.inertia.ixy");
+    ck_assert_int_ge(i, 0);
+    ck_assert_double_eq(theta[i], d->link[2].inertia[3]);
+    ck_assert_int_ge(sid_model_param_find(m, "joints.joint0.friction.stribeck.velocity"), 0);
+    ck_assert_int_ge(sid_model_param_find(m, "gravity[2]"), 0);
+    ck_assert_int_ge(sid_model_param_find(m, "joints.joint2.motor.resistance"), 0);  /* joint2 has a voltage motor */
+    ck_assert_int_eq(sid_model_param_find(m, "joints.joint0.motor.resistance"), -1); /* torque motor: no R */
+    ck_assert_int_eq(sid_model_param_match(m, "links.*.mass", NULL), 7);   /* link1..link7: 6 moving joints and a fixed one */
+    ck_assert_int_eq(sid_model_param_match(m, "*", NULL), sid_model_nparam(m));
+    char path[128];
+    sid_model_param_path(m, i, path, sizeof path);
+    ck_assert_str_eq(path, "links[2].inertia.ixy");
+    sid_model_free(m);
+    sid_free(theta);
+    tu_desc_free(d);
+}
+END_TEST
+
+Suite *model_suite(void)
+{
+    Suite *s = suite_create("model");
+    TCase *tc = tcase_create("validation");
+    tcase_add_test(tc, rejects_bad_trees);
+    tcase_add_test(tc, rejects_unphysical_inertia);
+    tcase_add_test(tc, parameter_names_and_globs);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,113 @@
+/* test_util.c — random robots for the test suites. */
+#include "test_util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+double tu_uniform(unsigned *state, double lo, double hi)
+{
+    *state = *state * 1664525u + 1013904223u;
+    return lo + (hi - lo) * ((*state >> 8) / 16777216.0);
+}
+
+static void random_rotation(unsigned *s, double R[3][3])
+{
+    /* R = Rz Ry Rx of random angles: any rotation will do for a test. */
+    const double a = tu_uniform(s, -3, 3), b = tu_uniform(s, -1.5, 1.5), c = tu_uniform(s, -3, 3);
+    const double ca = cos(a), sa = sin(a), cb = cos(b), sb = sin(b), cc = cos(c), sc = sin(c);
+    const double M[3][3] = {{cc * cb, cc * sb * sa - sc * ca, cc * sb * ca + sc * sa},
+                            {sc * cb, sc * sb * sa + cc * ca, sc * sb * ca - cc * sa},
+                            {-sb, cb * sa, cb * ca}};
+    memcpy(R, M, sizeof M);
+}
+
+static void random_link(unsigned *s, sid_link_desc *l, int i)
+{
+    snprintf(l->name, sizeof l->name, "link%d", i);
+    l->has_mass = 1;
+    l->mass = tu_uniform(s, 0.5, 2.0);
+    for (int k = 0; k < 3; k++) l->com[k] = tu_uniform(s, -0.1, 0.1);
+    /* second moments x, y, z > 0 give principal moments (y+z, x+z, x+y): always physical */
+    const double x = tu_uniform(s, 0.002, 0.02), y = tu_uniform(s, 0.002, 0.02), z = tu_uniform(s, 0.002, 0.02);
+    const double D[3] = {y + z, x + z, x + y};
+    double R[3][3], I[3][3];
+    random_rotation(s, R);
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++) {
+            I[r][c] = 0;
+            for (int k = 0; k < 3; k++) I[r][c] += R[r][k] * D[k] * R[c][k];
+        }
+    const double v[6] = {I[0][0], I[1][1], I[2][2], I[0][1], I[0][2], I[1][2]};
+    memcpy(l->inertia, v, sizeof v);
+}
+
+sid_robot_desc *tu_random_robot(unsigned seed, int njoint, int features)
+{
+    unsigned s = seed * 2654435761u + 12345u;
+    const int nfixed = (features & TU_FIXED) ? 1 : 0, nj = njoint + nfixed;
+    sid_robot_desc *d = calloc(1, sizeof *d);
+    d->nlink = nj + 1;
+    d->njoint = nj;
+    d->link = calloc((size_t)d->nlink, sizeof *d->link);
+    d->joint = calloc((size_t)nj, sizeof *d->joint);
+    snprintf(d->name, sizeof d->name, "random%u", seed);
+    d->gravity[0] = 0.3;
+    d->gravity[1] = -0.2;
+    d->gravity[2] = -9.81;
+    snprintf(d->link[0].name, sizeof d->link[0].name, "base");
+    for (int i = 1; i <= nj; i++) random_link(&s, &d->link[i], i);
+    const int fixed_at = nj / 2;
+    for (int j = 0; j < nj; j++) {
+        sid_joint_desc *jd = &d->joint[j];
+        sid_joint_desc_defaults(jd);
+        snprintf(jd->name, sizeof jd->name, "joint%d", j);
+        jd->child = j + 1;
+        /* branched: attach to a random earlier link, else to the previous one */
+        jd->parent = (features & TU_BRANCHED) && j > 1 ? (int)tu_uniform(&s, 0, (double)j + 0.999) : j;
+        jd->type = SID_JOINT_REVOLUTE;
+        if ((features & TU_PRISMATIC) && j % 3 == 2) jd->type = SID_JOINT_PRISMATIC;
+        if (nfixed && j == fixed_at) jd->type = SID_JOINT_FIXED;
+        for (int k = 0; k < 3; k++) {
+            jd->xyz[k] = tu_uniform(&s, -0.3, 0.3);
+            jd->rpy[k] = tu_uniform(&s, -1.0, 1.0);
+            jd->axis[k] = tu_uniform(&s, -1, 1);
+        }
+        jd->axis[j % 3] += 2;   /* keep it well away from zero */
+        if (features & TU_FRICTION) {
+            jd->armature = tu_uniform(&s, 0.001, 0.05);
+            jd->viscous = tu_uniform(&s, 0.01, 0.3);
+            jd->coulomb = tu_uniform(&s, 0.01, 0.2);
+            jd->smoothing = tu_uniform(&s, 0.05, 0.5);
+            if (j % 2 == 0) {
+                jd->has_stribeck = 1;
+                jd->stribeck_torque = tu_uniform(&s, 0.01, 0.1);
+                jd->stribeck_velocity = tu_uniform(&s, 0.1, 1.0);
+            }
+        }
+        if (features & TU_MOTORS) {
+            jd->motor = (sid_motor_input)(1 + j % 3);
+            jd->gear = tu_uniform(&s, 1, 10);
+            jd->kt = tu_uniform(&s, 0.05, 0.3);
+            jd->ke = tu_uniform(&s, 0.01, 0.1);
+            jd->resistance = tu_uniform(&s, 0.5, 3);
+        }
+        if (features & TU_OFFSETS) jd->offset = tu_uniform(&s, -0.1, 0.1);
+    }
+    return d;
+}
+
+void tu_desc_free(sid_robot_desc *d)
+{
+    if (!d) return;
+    free(d->link);
+    free(d->joint);
+    free(d);
+}
+
+double tu_rel_err(double a, double b, double atol)
+{
+    const double e = fabs(a - b) - atol;
+    return e > 0 ? e / (fabs(a) + fabs(b) + atol) : 0;
+}

@@ -1,0 +1,29 @@
+/* test_util.h — random robots and gradient-check helpers shared by the Check suites. */
+#ifndef TEST_UTIL_H
+#define TEST_UTIL_H
+
+#include "sid.h"
+
+/* Features of a generated robot. */
+enum {
+    TU_BRANCHED = 1,      /* a tree, not a chain */
+    TU_PRISMATIC = 2,     /* some prismatic joints */
+    TU_FIXED = 4,         /* a fixed joint in the middle */
+    TU_FRICTION = 8,      /* viscous, Coulomb and Stribeck friction, armature */
+    TU_MOTORS = 16,       /* torque, current and voltage motors */
+    TU_OFFSETS = 32,      /* encoder offsets */
+    TU_ALL = 63
+};
+
+/* A random robot with njoint moving joints (plus a fixed one with TU_FIXED): random axes,
+ * origins, rpy, masses, COMs and full inertia tensors. Free with tu_desc_free. */
+sid_robot_desc *tu_random_robot(unsigned seed, int njoint, int features);
+void tu_desc_free(sid_robot_desc *d);
+/* Uniform in [lo, hi) from a small deterministic generator. */
+double tu_uniform(unsigned *state, double lo, double hi);
+
+/* MuJoCo-style relative error of analytic a against finite difference b:
+ * max(0, |a - b| - atol) / (|a| + |b| + atol). */
+double tu_rel_err(double a, double b, double atol);
+
+#endif
