@@ -1,0 +1,124 @@
+/* atomic.c — temporary file + fsync + rename, and cleanup on SIGINT/SIGTERM. */
+#include "atomic.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The temporary file a signal handler must remove. One at a time is all sysid needs. */
+static char pending[4096];
+static volatile sig_atomic_t have_pending = 0;
+
+static void on_signal(int sig)
+{
+    /* unlink, signal and raise are async-signal-safe; re-raising with the default action
+     * gives the shell the usual "killed by SIGINT" status (130). */
+    if (have_pending)
+        unlink(pending);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void track(const char *tmp)
+{
+    if (tmp && strlen(tmp) < sizeof pending) {
+        have_pending = 0;
+        strcpy(pending, tmp);
+        have_pending = 1;
+        signal(SIGINT, on_signal);
+        signal(SIGTERM, on_signal);
+    } else {
+        have_pending = 0;
+    }
+}
+
+static char *dup_str(const char *s)
+{
+    char *d = malloc(strlen(s) + 1);
+    return d ? strcpy(d, s) : NULL;
+}
+
+sid_status atomic_open(atomic_file *af, const char *path, sid_error *err)
+{
+    memset(af, 0, sizeof *af);
+    const char *slash = strrchr(path, '/');
+    size_t dirlen = slash ? (size_t)(slash - path + 1) : 0;
+    const char *base = slash ? slash + 1 : path;
+    if (!*base)
+        return sid_error_set(err, SID_ERR_INPUT, "%s: expected a file name, got a directory", path);
+    af->path = dup_str(path);
+    af->tmp = malloc(dirlen + strlen(base) + 16);
+    if (!af->path || !af->tmp) {
+        atomic_abort(af);
+        return sid_error_set(err, SID_ERR_NOMEM, "%s: out of memory", path);
+    }
+    /* ".name.XXXXXX" in the same directory: hidden, and on the target's file system. */
+    memcpy(af->tmp, path, dirlen);
+    sprintf(af->tmp + dirlen, ".%s.XXXXXX", base);
+    int fd = mkstemp(af->tmp);
+    if (fd < 0) {
+        int e = errno;
+        free(af->tmp);
+        af->tmp = NULL;
+        atomic_abort(af);
+        return sid_error_set(err, SID_ERR_INPUT, "%s: cannot create a file there: %s", path,
+                             strerror(e));
+    }
+    track(af->tmp);
+    /* mkstemp makes 0600; a result file should get the usual 0666 & ~umask. */
+    mode_t mask = umask(0);
+    umask(mask);
+    fchmod(fd, 0666 & ~mask);
+    af->f = fdopen(fd, "w");
+    if (!af->f) {
+        close(fd);
+        atomic_abort(af);
+        return sid_error_set(err, SID_ERR_NOMEM, "%s: cannot open: %s", path, strerror(errno));
+    }
+    return SID_OK;
+}
+
+sid_status atomic_commit(atomic_file *af, sid_error *err)
+{
+    int failed = fflush(af->f) != 0 || ferror(af->f) || fsync(fileno(af->f)) != 0;
+    int e = errno;
+    if (fclose(af->f) != 0 && !failed) {
+        failed = 1;
+        e = errno;
+    }
+    af->f = NULL;
+    if (!failed && rename(af->tmp, af->path) != 0) {
+        failed = 1;
+        e = errno;
+    }
+    if (failed) {
+        sid_error_set(err, SID_ERR_INPUT, "%s: cannot write: %s", af->path, strerror(e));
+        atomic_abort(af);
+        return SID_ERR_INPUT;
+    }
+    have_pending = 0;
+    free(af->tmp);
+    af->tmp = NULL;
+    atomic_abort(af);
+    return SID_OK;
+}
+
+void atomic_abort(atomic_file *af)
+{
+    if (af->f) {
+        fclose(af->f);
+        af->f = NULL;
+    }
+    if (af->tmp) {
+        have_pending = 0;
+        unlink(af->tmp);
+        free(af->tmp);
+        af->tmp = NULL;
+    }
+    free(af->path);
+    af->path = NULL;
+}

@@ -1,0 +1,28 @@
+/* atomic.h — write a file so that readers see the old file or the whole new one.
+ *
+ * The data go to a temporary file in the target's directory (a rename is atomic only
+ * within one file system), which is flushed, fsync'ed and renamed over the target. If
+ * anything fails, or the user presses Ctrl-C, the temporary file is removed and the target
+ * is untouched: "nothing written" is what exit code 2 and 3 promise.
+ */
+#ifndef CLI_ATOMIC_H
+#define CLI_ATOMIC_H
+
+#include <stdio.h>
+
+#include "sid.h"
+
+typedef struct {
+    FILE *f;            /* write the contents here */
+    char *path;         /* target */
+    char *tmp;          /* temporary file next to it */
+} atomic_file;
+
+/* Create the temporary file for path; af->f is open for writing. */
+sid_status atomic_open(atomic_file *af, const char *path, sid_error *err);
+/* Flush, fsync and rename over the target; on failure the target is untouched. */
+sid_status atomic_commit(atomic_file *af, sid_error *err);
+/* Drop the temporary file (safe to call after a commit or a failed open). */
+void atomic_abort(atomic_file *af);
+
+#endif

@@ -1,0 +1,592 @@
+/* fitspec.c — reading fit specs, applying flags over them, selecting free parameters. */
+#include "fitspec.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "jsonfile.h"
+
+void fitspec_init(fitspec *s)
+{
+    memset(s, 0, sizeof *s);
+    s->window = 0.5;
+    sid_sim_opts_defaults(&s->sim);
+    s->w_q = 1.0;
+    s->w_qd = 0.1;
+    s->max_iter = 200;
+    s->ftol_rel = 1e-10;
+    s->time_limit = 300;
+    traj_colmap_init(&s->columns);
+}
+
+void fitspec_free(fitspec *s)
+{
+    for (int i = 0; i < s->nfree; i++)
+        free(s->free[i].glob);
+    for (int i = 0; i < s->nbound; i++)
+        free(s->bound[i].glob);
+    free(s->free);
+    free(s->bound);
+    traj_colmap_free(&s->columns);
+    memset(s, 0, sizeof *s);
+}
+
+static char *dup_str(const char *s)
+{
+    char *d = malloc(strlen(s) + 1);
+    return d ? strcpy(d, s) : NULL;
+}
+
+static void set_origin(char *out, const char *fmt, const char *a, const char *b)
+{
+    if (snprintf(out, FITSPEC_ORIGIN, fmt, a, b) >= FITSPEC_ORIGIN)
+        strcpy(out + FITSPEC_ORIGIN - 4, "...");
+}
+
+static int nomem(sid_error *err)
+{
+    sid_error_set(err, SID_ERR_NOMEM, "out of memory");
+    return -1;
+}
+
+static int add_free(fitspec *s, const char *glob, const char *origin, sid_error *err)
+{
+    fitspec_glob *g = realloc(s->free, (size_t)(s->nfree + 1) * sizeof *g);
+    if (!g)
+        return nomem(err);
+    s->free = g;
+    g += s->nfree;
+    if (!(g->glob = dup_str(glob)))
+        return nomem(err);
+    set_origin(g->origin, "%s%s", origin, "");
+    s->nfree++;
+    return 0;
+}
+
+/* Insert a bound at position `at` (flags go before the file's entries). */
+static int add_bound(fitspec *s, int at, const fitspec_bound *b, sid_error *err)
+{
+    fitspec_bound *nb = realloc(s->bound, (size_t)(s->nbound + 1) * sizeof *nb);
+    if (!nb)
+        return nomem(err);
+    s->bound = nb;
+    memmove(nb + at + 1, nb + at, (size_t)(s->nbound - at) * sizeof *nb);
+    nb[at] = *b;
+    if (!(nb[at].glob = dup_str(b->glob))) {
+        memmove(nb + at, nb + at + 1, (size_t)(s->nbound - at) * sizeof *nb);
+        return nomem(err);
+    }
+    s->nbound++;
+    return 0;
+}
+
+/* ---- JSON values ------------------------------------------------------------------------ */
+
+typedef struct {
+    const char *file;
+    sid_error *err;
+} ctx;
+
+static int expected(ctx *c, const char *path, const char *what, const cJSON *v)
+{
+    return jsonfile_expected(c->err, c->file, path, what, v);
+}
+
+/* A finite number; lo_ok: the least value allowed (-HUGE_VAL: any), strict: > not >=. */
+static int number(ctx *c, const cJSON *v, const char *path, double lo, int strict,
+                  const char *what, double *out)
+{
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) ||
+        (strict ? !(v->valuedouble > lo) : !(v->valuedouble >= lo)))
+        return expected(c, path, what, v);
+    *out = v->valuedouble;
+    return 0;
+}
+
+static int integer(ctx *c, const cJSON *v, const char *path, int lo, const char *what, int *out)
+{
+    double x = 0;
+    if (number(c, v, path, lo, 0, what, &x) || x != floor(x) || x > 1e9)
+        return expected(c, path, what, v);
+    *out = (int)x;
+    return 0;
+}
+
+static void warn_keys(ctx *c, const cJSON *obj, const char *where, const char *const *known)
+{
+    for (const cJSON *k = obj->child; k; k = k->next) {
+        int ok = k->string[0] == '_';
+        for (int i = 0; known[i] && !ok; i++)
+            ok = strcmp(k->string, known[i]) == 0;
+        if (!ok)
+            cli_warn("%s: %s%s%s: unknown key (ignored)", c->file, where, *where ? "." : "",
+                     k->string);
+    }
+}
+
+/* [lo, hi] or {"scale": [a, b]} */
+static int read_bound(ctx *c, const cJSON *v, const char *path, fitspec_bound *b)
+{
+    static const char *const what = "[lo, hi] or {\"scale\": [a, b]} with lo <= hi";
+    const cJSON *pair = v;
+    b->relative = 0;
+    if (cJSON_IsObject(v)) {
+        pair = cJSON_GetObjectItemCaseSensitive(v, "scale");
+        if (!pair || cJSON_GetArraySize(v) != 1)
+            return expected(c, path, what, v);
+        b->relative = 1;
+    }
+    if (!cJSON_IsArray(pair) || cJSON_GetArraySize(pair) != 2)
+        return expected(c, path, what, v);
+    const cJSON *lo = cJSON_GetArrayItem(pair, 0), *hi = cJSON_GetArrayItem(pair, 1);
+    /* Infinite absolute bounds are fine as "no bound"; JSON has no Inf, so use +-1e308. */
+    if (!cJSON_IsNumber(lo) || !cJSON_IsNumber(hi) || !(lo->valuedouble <= hi->valuedouble))
+        return expected(c, path, what, v);
+    if (b->relative && !(lo->valuedouble >= 0))
+        return expected(c, path, "scale factors 0 <= a <= b", v);
+    b->lo = lo->valuedouble;
+    b->hi = hi->valuedouble;
+    return 0;
+}
+
+/* "bounds": { GLOB: bound, ... }, inserted from position `at` on. */
+static int read_bounds(ctx *c, fitspec *s, const cJSON *obj, const char *path, int at)
+{
+    if (!cJSON_IsObject(obj))
+        return expected(c, path, "an object { \"GLOB\": [lo, hi], ... }", obj);
+    for (const cJSON *k = obj->child; k; k = k->next) {
+        fitspec_bound b;
+        set_origin(b.origin, "%s[\"%s\"]", path, k->string);
+        if (read_bound(c, k, b.origin, &b))
+            return -1;
+        char full[FITSPEC_ORIGIN];
+        set_origin(full, "%s: %s", c->file, b.origin);
+        strcpy(b.origin, full);
+        b.glob = k->string;
+        if (add_bound(s, at++, &b, c->err))
+            return -1;
+    }
+    return 0;
+}
+
+/* "columns": { LOGICAL: "HEADER" } or "scale": { LOGICAL: x } into s->columns. */
+static int read_columns(ctx *c, fitspec *s, const cJSON *obj, const char *path, int is_scale)
+{
+    if (!cJSON_IsObject(obj))
+        return expected(c, path, is_scale ? "an object { \"q.JOINT\": factor, ... }"
+                                          : "an object { \"q.JOINT\": \"header\", ... }", obj);
+    for (const cJSON *k = obj->child; k; k = k->next) {
+        char p[FITSPEC_ORIGIN];
+        set_origin(p, "%s[\"%s\"]", path, k->string);
+        traj_column *col = traj_colmap_get(&s->columns, k->string);
+        if (!col)
+            return expected(c, p, "a column name of at most 70 characters", NULL);
+        if (is_scale) {
+            if (!cJSON_IsNumber(k) || !isfinite(k->valuedouble) || k->valuedouble == 0)
+                return expected(c, p, "a non-zero number", k);
+            col->scale = k->valuedouble;
+        } else {
+            if (!cJSON_IsString(k) || !k->valuestring[0] ||
+                strlen(k->valuestring) >= sizeof col->source)
+                return expected(c, p, "a column header (a non-empty string)", k);
+            strcpy(col->source, k->valuestring);
+        }
+        char o[FITSPEC_ORIGIN];
+        set_origin(o, "%s: %s", c->file, p);
+        strcpy(col->origin, o);
+    }
+    return 0;
+}
+
+static int read_integrator(ctx *c, const cJSON *v, const char *path, sid_integrator *out)
+{
+    if (cJSON_IsString(v) && strcmp(v->valuestring, "euler") == 0)
+        *out = SID_EULER;
+    else if (cJSON_IsString(v) && strcmp(v->valuestring, "rk4") == 0)
+        *out = SID_RK4;
+    else
+        return expected(c, path, "\"euler\" or \"rk4\"", v);
+    return 0;
+}
+
+static int read_spec(ctx *c, fitspec *s, const cJSON *root)
+{
+    static const char *const keys[] = { "free", "bounds", "window", "substeps", "max_dt",
+                                        "integrator", "weights", "optimizer", "columns",
+                                        "scale", "description", NULL };
+    static const char *const wkeys[] = { "q", "qd", NULL };
+    static const char *const okeys[] = { "max_iter", "ftol_rel", "time_limit", NULL };
+    const cJSON *v;
+    if (!cJSON_IsObject(root))
+        return expected(c, "top level", "an object", root);
+    warn_keys(c, root, "", keys);
+    if ((v = cJSON_GetObjectItemCaseSensitive(root, "free"))) {
+        if (!cJSON_IsArray(v))
+            return expected(c, "free", "an array of parameter names or globs", v);
+        int i = 0;
+        for (const cJSON *g = v->child; g; g = g->next, i++) {
+            char p[32], o[FITSPEC_ORIGIN];
+            snprintf(p, sizeof p, "free[%d]", i);
+            if (!cJSON_IsString(g) || !g->valuestring[0])
+                return expected(c, p, "a parameter name or glob", g);
+            set_origin(o, "%s: %s", c->file, p);
+            if (add_free(s, g->valuestring, o, c->err))
+                return -1;
+        }
+    }
+    if ((v = cJSON_GetObjectItemCaseSensitive(root, "bounds")) &&
+        read_bounds(c, s, v, "bounds", s->nbound))
+        return -1;
+    if ((v = cJSON_GetObjectItemCaseSensitive(root, "window")) &&
+        number(c, v, "window", 0, 0, "a non-negative number of seconds", &s->window))
+        return -1;
+    if ((v = cJSON_GetObjectItemCaseSensitive(root, "substeps")) &&
+        integer(c, v, "substeps", 1, "a whole number >= 1", &s->sim.substeps))
+        return -1;
+    if ((v = cJSON_GetObjectItemCaseSensitive(root, "max_dt")) &&
+        number(c, v, "max_dt", 0, 1, "a positive number of seconds", &s->sim.max_dt))
+        return -1;
+    if ((v = cJSON_GetObjectItemCaseSensitive(root, "integrator")) &&
+        read_integrator(c, v, "integrator", &s->sim.integrator))
+        return -1;
+    if ((v = cJSON_GetObjectItemCaseSensitive(root, "weights"))) {
+        if (!cJSON_IsObject(v))
+            return expected(c, "weights", "an object { \"q\": w, \"qd\": w }", v);
+        warn_keys(c, v, "weights", wkeys);
+        const cJSON *w;
+        if ((w = cJSON_GetObjectItemCaseSensitive(v, "q")) &&
+            number(c, w, "weights.q", 0, 0, "a non-negative number", &s->w_q))
+            return -1;
+        if ((w = cJSON_GetObjectItemCaseSensitive(v, "qd")) &&
+            number(c, w, "weights.qd", 0, 0, "a non-negative number", &s->w_qd))
+            return -1;
+    }
+    if ((v = cJSON_GetObjectItemCaseSensitive(root, "optimizer"))) {
+        if (!cJSON_IsObject(v))
+            return expected(c, "optimizer", "an object", v);
+        warn_keys(c, v, "optimizer", okeys);
+        const cJSON *o;
+        if ((o = cJSON_GetObjectItemCaseSensitive(v, "max_iter")) &&
+            integer(c, o, "optimizer.max_iter", 1, "a whole number >= 1", &s->max_iter))
+            return -1;
+        if ((o = cJSON_GetObjectItemCaseSensitive(v, "ftol_rel")) &&
+            number(c, o, "optimizer.ftol_rel", 0, 0, "a non-negative number", &s->ftol_rel))
+            return -1;
+        if ((o = cJSON_GetObjectItemCaseSensitive(v, "time_limit")) &&
+            number(c, o, "optimizer.time_limit", 0, 0, "a non-negative number of seconds",
+                   &s->time_limit))
+            return -1;
+    }
+    if ((v = cJSON_GetObjectItemCaseSensitive(root, "columns")) &&
+        read_columns(c, s, v, "columns", 0))
+        return -1;
+    if ((v = cJSON_GetObjectItemCaseSensitive(root, "scale")) && read_columns(c, s, v, "scale", 1))
+        return -1;
+    return 0;
+}
+
+int fitspec_load(fitspec *s, const char *path, sid_error *err)
+{
+    ctx c = { path, err };
+    cJSON *root = jsonfile_load(path, err);
+    if (!root)
+        return -1;
+    int rc = read_spec(&c, s, root);
+    cJSON_Delete(root);
+    return rc;
+}
+
+/* ---- flags ------------------------------------------------------------------------------ */
+
+static const char *const flags[] = { "--free", "--bounds", "--window", "--integrator",
+                                     "--substeps", "--max-dt", "--columns", "--scale",
+                                     "--max-iter", "--ftol-rel", "--time-limit", NULL };
+
+int fitspec_is_flag(const char *flag)
+{
+    for (int i = 0; flags[i]; i++)
+        if (strcmp(flag, flags[i]) == 0)
+            return 1;
+    return 0;
+}
+
+static int bad_flag(sid_error *err, const char *flag, const char *what, const char *value)
+{
+    sid_error_set(err, SID_ERR_INPUT, "%s: expected %s, got '%s'", flag, what, value);
+    return -1;
+}
+
+static int parse_double(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    *out = strtod(s, &end);
+    return end == s || *end || errno == ERANGE || !isfinite(*out) ? -1 : 0;
+}
+
+/* "k=v,k=v" into a JSON object of strings (columns) or numbers (scale), so that the flag
+ * and the file share one reader. */
+static cJSON *pairs_to_json(const char *value, int numbers)
+{
+    cJSON *obj = cJSON_CreateObject();
+    char *copy = dup_str(value), *save = NULL;
+    if (!obj || !copy) {
+        free(copy);
+        cJSON_Delete(obj);
+        return NULL;
+    }
+    for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(tok, '=');
+        double x;
+        if (!eq || eq == tok || !eq[1] || (numbers && parse_double(eq + 1, &x))) {
+            cJSON_Delete(obj);
+            obj = NULL;
+            break;
+        }
+        *eq = '\0';
+        if (numbers)
+            cJSON_AddNumberToObject(obj, tok, x);
+        else
+            cJSON_AddStringToObject(obj, tok, eq + 1);
+    }
+    free(copy);
+    return obj;
+}
+
+static int flag_columns(fitspec *s, const char *flag, const char *value, int is_scale,
+                        sid_error *err)
+{
+    ctx c = { flag, err };
+    cJSON *obj;
+    if (value[0] == '{') {
+        if (!(obj = jsonfile_parse(flag, value, strlen(value), err)))
+            return -1;
+    } else if (!(obj = pairs_to_json(value, is_scale)))
+        return bad_flag(err, flag,
+                        is_scale ? "a JSON object or NAME=FACTOR,..." : "a JSON object or NAME=HEADER,...",
+                        value);
+    /* Flags replace what the file said for the same column; merge keeps the rest. */
+    fitspec tmp;
+    fitspec_init(&tmp);
+    int rc = read_columns(&c, &tmp, obj, is_scale ? "scale" : "columns", is_scale);
+    for (int i = 0; rc == 0 && i < tmp.columns.n; i++)
+        snprintf(tmp.columns.col[i].origin, sizeof tmp.columns.col[i].origin, "%s", flag);
+    if (rc == 0 && traj_colmap_merge(&s->columns, &tmp.columns))
+        rc = nomem(err);
+    fitspec_free(&tmp);
+    cJSON_Delete(obj);
+    return rc;
+}
+
+/* GLOB=LO:HI, GLOB=scale:A:B, or a JSON object as in the file. */
+static int flag_bounds(fitspec *s, const char *value, sid_error *err)
+{
+    static const char *const what = "GLOB=LO:HI, GLOB=scale:A:B or a JSON object";
+    if (value[0] == '{') {
+        ctx c = { "--bounds", err };
+        cJSON *obj = jsonfile_parse("--bounds", value, strlen(value), err);
+        if (!obj)
+            return -1;
+        int before = s->nbound;
+        int rc = read_bounds(&c, s, obj, "bounds", s->nbound_flagged);
+        s->nbound_flagged += s->nbound - before;
+        cJSON_Delete(obj);
+        return rc;
+    }
+    const char *eq = strrchr(value, '=');
+    if (!eq || eq == value)
+        return bad_flag(err, "--bounds", what, value);
+    fitspec_bound b;
+    const char *range = eq + 1;
+    b.relative = strncmp(range, "scale:", 6) == 0;
+    if (b.relative)
+        range += 6;
+    char lo[64], hi[64];
+    const char *colon = strchr(range, ':');
+    if (!colon || (size_t)(colon - range) >= sizeof lo || strlen(colon + 1) >= sizeof hi)
+        return bad_flag(err, "--bounds", what, value);
+    memcpy(lo, range, (size_t)(colon - range));
+    lo[colon - range] = '\0';
+    strcpy(hi, colon + 1);
+    if (parse_double(lo, &b.lo) || parse_double(hi, &b.hi) || !(b.lo <= b.hi) ||
+        (b.relative && b.lo < 0))
+        return bad_flag(err, "--bounds", what, value);
+    char *glob = malloc((size_t)(eq - value) + 1);
+    if (!glob)
+        return nomem(err);
+    memcpy(glob, value, (size_t)(eq - value));
+    glob[eq - value] = '\0';
+    b.glob = glob;
+    set_origin(b.origin, "--bounds %s", value, "");
+    int rc = add_bound(s, s->nbound_flagged, &b, err);
+    s->nbound_flagged += rc == 0;
+    free(glob);
+    return rc;
+}
+
+int fitspec_apply_flag(fitspec *s, const char *flag, const char *value, sid_error *err)
+{
+    double x;
+    if (strcmp(flag, "--free") == 0) {
+        if (!value[0])
+            return bad_flag(err, flag, "a parameter name or glob", value);
+        if (!s->free_flagged) {
+            /* The first --free replaces the file's list: the command line says it all. */
+            for (int i = 0; i < s->nfree; i++)
+                free(s->free[i].glob);
+            s->nfree = 0;
+            s->free_flagged = 1;
+        }
+        return add_free(s, value, "--free", err);
+    }
+    if (strcmp(flag, "--bounds") == 0)
+        return flag_bounds(s, value, err);
+    if (strcmp(flag, "--window") == 0) {
+        if (parse_double(value, &x) || x < 0)
+            return bad_flag(err, flag, "a non-negative number of seconds", value);
+        s->window = x;
+        return 0;
+    }
+    if (strcmp(flag, "--integrator") == 0) {
+        if (strcmp(value, "euler") == 0)
+            s->sim.integrator = SID_EULER;
+        else if (strcmp(value, "rk4") == 0)
+            s->sim.integrator = SID_RK4;
+        else
+            return bad_flag(err, flag, "euler or rk4", value);
+        return 0;
+    }
+    if (strcmp(flag, "--substeps") == 0 || strcmp(flag, "--max-iter") == 0) {
+        if (parse_double(value, &x) || x < 1 || x != floor(x) || x > 1e9)
+            return bad_flag(err, flag, "a whole number >= 1", value);
+        *(flag[2] == 's' ? &s->sim.substeps : &s->max_iter) = (int)x;
+        return 0;
+    }
+    if (strcmp(flag, "--max-dt") == 0) {
+        if (parse_double(value, &x) || !(x > 0))
+            return bad_flag(err, flag, "a positive number of seconds", value);
+        s->sim.max_dt = x;
+        return 0;
+    }
+    if (strcmp(flag, "--ftol-rel") == 0 || strcmp(flag, "--time-limit") == 0) {
+        if (parse_double(value, &x) || x < 0)
+            return bad_flag(err, flag, "a non-negative number", value);
+        *(flag[2] == 'f' ? &s->ftol_rel : &s->time_limit) = x;
+        return 0;
+    }
+    if (strcmp(flag, "--columns") == 0 || strcmp(flag, "--scale") == 0)
+        return flag_columns(s, flag, value, flag[3] == 's', err);
+    sid_error_set(err, SID_ERR_INPUT, "%s: not a fit-spec option", flag);
+    return -1;
+}
+
+/* ---- selection -------------------------------------------------------------------------- */
+
+int fitspec_glob_match(const char *pattern, const char *name)
+{
+    /* Shell patterns, but names hold literal brackets ("com[2]"): try the pattern with its
+     * brackets as written (classes) and escaped (literal); names never need both. */
+    if (fnmatch(pattern, name, 0) == 0)
+        return 1;
+    if (!strpbrk(pattern, "[]"))
+        return 0;
+    size_t n = strlen(pattern);
+    char *lit = malloc(2 * n + 1), *o = lit;
+    if (!lit)
+        return 0;
+    for (const char *p = pattern; *p; p++) {
+        if (*p == '[' || *p == ']')
+            *o++ = '\\';
+        *o++ = *p;
+    }
+    *o = '\0';
+    int hit = fnmatch(lit, name, 0) == 0;
+    free(lit);
+    return hit;
+}
+
+void fitspec_selection_free(fitspec_selection *sel)
+{
+    free(sel->idx);
+    free(sel->lo);
+    free(sel->hi);
+    memset(sel, 0, sizeof *sel);
+}
+
+static const fitspec_bound *bound_of(const fitspec *s, const char *name)
+{
+    for (int b = 0; b < s->nbound; b++)
+        if (fitspec_glob_match(s->bound[b].glob, name))
+            return &s->bound[b];
+    return NULL;
+}
+
+int fitspec_select(const fitspec *s, const sid_model *m, const double *theta0,
+                   fitspec_selection *sel, sid_error *err)
+{
+    int np = sid_model_nparam(m);
+    memset(sel, 0, sizeof *sel);
+    for (int g = 0; g < s->nfree; g++) {
+        int hit = 0;
+        for (int i = 0; i < np && !hit; i++)
+            hit = fitspec_glob_match(s->free[g].glob, sid_model_param(m, i)->name);
+        if (!hit) {
+            sid_error_set(err, SID_ERR_INPUT, "%s: '%s' matches no parameter of the robot "
+                          "(see 'sysid params ROBOT.json')", s->free[g].origin, s->free[g].glob);
+            return -1;
+        }
+    }
+    sel->idx = malloc((size_t)(np ? np : 1) * sizeof *sel->idx);
+    sel->lo = malloc((size_t)(np ? np : 1) * sizeof *sel->lo);
+    sel->hi = malloc((size_t)(np ? np : 1) * sizeof *sel->hi);
+    if (!sel->idx || !sel->lo || !sel->hi) {
+        fitspec_selection_free(sel);
+        return nomem(err);
+    }
+    for (int i = 0; i < np; i++) {
+        const char *name = sid_model_param(m, i)->name;
+        int is_free = 0;
+        for (int g = 0; g < s->nfree && !is_free; g++)
+            is_free = fitspec_glob_match(s->free[g].glob, name);
+        if (!is_free)
+            continue;
+        double lo = -HUGE_VAL, hi = HUGE_VAL, x0 = theta0[i];
+        const fitspec_bound *b = bound_of(s, name);
+        if (b && b->relative) {
+            if (x0 == 0) {
+                sid_error_set(err, SID_ERR_INPUT, "%s: a scale bound needs a non-zero "
+                              "nominal value, and %s is 0; give [lo, hi]", b->origin, name);
+                fitspec_selection_free(sel);
+                return -1;
+            }
+            /* a*x0 .. b*x0, in increasing order also for a negative nominal value */
+            lo = fmin(b->lo * x0, b->hi * x0);
+            hi = fmax(b->lo * x0, b->hi * x0);
+        } else if (b) {
+            lo = b->lo;
+            hi = b->hi;
+        }
+        if (!(x0 >= lo && x0 <= hi)) {
+            sid_error_set(err, SID_ERR_INPUT, "%s: %s has nominal value %.17g, outside its "
+                          "bounds [%.17g, %.17g]", b ? b->origin : "bounds", name, x0, lo, hi);
+            fitspec_selection_free(sel);
+            return -1;
+        }
+        sel->idx[sel->n] = i;
+        sel->lo[sel->n] = lo;
+        sel->hi[sel->n] = hi;
+        sel->n++;
+    }
+    if (sel->n == 0) {
+        fitspec_selection_free(sel);
+        sid_error_set(err, SID_ERR_INPUT, "no free parameters: give \"free\" in the fit spec "
+                      "or --free GLOB");
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,89 @@
+/* fitspec.h — fit specifications (FORMATS.md "Fit specification") and the flags that
+ * override them.
+ *
+ *   { "free": ["links.*.mass", "joints.*.friction.*"],
+ *     "bounds": { "links.*.mass": { "scale": [0.2, 5] }, "joints.*.friction.*": [0, 10] },
+ *     "window": 0.5, "substeps": 1, "max_dt": 0.001, "integrator": "euler",
+ *     "weights": { "q": 1, "qd": 0.1 },
+ *     "optimizer": { "max_iter": 200, "ftol_rel": 1e-10, "time_limit": 300 },
+ *     "columns": { "t": "time", "q.shoulder": "pos_meas1" },
+ *     "scale": { "t": 0.001 } }
+ *
+ * Every key is optional; absent ones keep the defaults of fitspec_init (those above, with
+ * "free" empty, no bounds, no max_dt). "substeps" splits every log interval into that many
+ * simulation steps; "max_dt" also splits any interval longer than it. "scale" multiplies a
+ * logical column's values (after the "columns" renaming). Keys starting with '_' and
+ * "description" are for people; other unknown keys are ignored with a warning.
+ *
+ * Globs are shell patterns where '*' also crosses dots; '[' and ']' match themselves too,
+ * so "links.*.com[2]" selects every link's z COM. A parameter takes its bounds from the
+ * first bounds entry that matches it (command-line --bounds come before the file's);
+ * without one it is unbounded. Flags override the file: the first --free replaces the
+ * file's list, later ones add to it.
+ */
+#ifndef CLI_FITSPEC_H
+#define CLI_FITSPEC_H
+
+#include "sid.h"
+#include "traj_csv.h"
+
+#define FITSPEC_ORIGIN 160
+
+typedef struct {
+    char *glob;
+    int relative;                  /* 1: lo, hi multiply the nominal value */
+    double lo, hi;
+    char origin[FITSPEC_ORIGIN];   /* e.g. cfg.json: bounds["links.*.mass"] */
+} fitspec_bound;
+
+typedef struct {
+    char *glob;
+    char origin[FITSPEC_ORIGIN];
+} fitspec_glob;
+
+typedef struct {
+    int nfree;
+    fitspec_glob *free;            /* globs of the free parameters */
+    int nbound;
+    fitspec_bound *bound;          /* first match wins */
+    double window;                 /* [s] per window; 0: one window over the whole log */
+    sid_sim_opts sim;              /* integrator, substeps, max_dt */
+    double w_q, w_qd;              /* loss weights of position and velocity errors */
+    int max_iter;
+    double ftol_rel;
+    double time_limit;             /* [s] of wall time; 0: none */
+    traj_colmap columns;           /* log column renaming and scales */
+    /* bookkeeping for flags overriding the file */
+    int free_flagged, nbound_flagged;
+} fitspec;
+
+/* Which parameters a spec frees for a model, with their bounds (-/+HUGE_VAL: none). */
+typedef struct {
+    int n;
+    int *idx;                      /* (n) parameter indices, increasing */
+    double *lo, *hi;               /* (n) */
+} fitspec_selection;
+
+void fitspec_init(fitspec *s);
+void fitspec_free(fitspec *s);
+/* Read the spec at path into s (over its current values). 0, or -1 with err set. */
+int fitspec_load(fitspec *s, const char *path, sid_error *err);
+
+/* 1 if flag ("--window") is a fit-spec flag; all of them take a value. */
+int fitspec_is_flag(const char *flag);
+/* Apply one flag over the file: --free GLOB, --bounds GLOB=LO:HI | GLOB=scale:A:B | JSON,
+ * --window S, --integrator euler|rk4, --substeps N, --max-dt S, --columns JSON|k=v,...,
+ * --scale JSON|k=x,..., --max-iter N, --ftol-rel X, --time-limit S. 0, or -1 with err. */
+int fitspec_apply_flag(fitspec *s, const char *flag, const char *value, sid_error *err);
+
+/* Does parameter name match glob pattern (see above)? */
+int fitspec_glob_match(const char *pattern, const char *name);
+
+/* The free parameters of m and their bounds around the nominal theta0. Errors: a free
+ * glob that matches nothing, a relative bound on a zero nominal, a nominal outside its
+ * bounds, no free parameter at all. */
+int fitspec_select(const fitspec *s, const sid_model *m, const double *theta0,
+                   fitspec_selection *sel, sid_error *err);
+void fitspec_selection_free(fitspec_selection *sel);
+
+#endif

@@ -1,0 +1,101 @@
+/* jsonfile.c — cJSON parsing with line/column errors, and "expected X, got Y" messages. */
+#include "jsonfile.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "numfmt.h"
+#include "readfile.h"
+
+/* cJSON reports where parsing stopped as a pointer; people want a line and a column. */
+static void parse_error(sid_error *err, const char *name, const char *text, const char *at)
+{
+    int line = 1, col = 1;
+    for (const char *c = text; c < at && *c; c++) {
+        if (*c == '\n') {
+            line++;
+            col = 1;
+        } else {
+            col++;
+        }
+    }
+    char near[24];
+    size_t k = 0;
+    for (const char *c = at; *c && *c != '\n' && *c != '\r' && k < sizeof near - 1; c++)
+        near[k++] = *c;
+    near[k] = '\0';
+    if (k)
+        sid_error_set(err, SID_ERR_INPUT, "%s: line %d, column %d: invalid JSON near '%s'",
+                      name, line, col, near);
+    else
+        sid_error_set(err, SID_ERR_INPUT,
+                      "%s: line %d, column %d: invalid JSON (unexpected end of input)", name,
+                      line, col);
+}
+
+cJSON *jsonfile_parse(const char *name, const char *text, size_t len, sid_error *err)
+{
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+    /* Anything but white space after the document is a mistake too (a second object). */
+    if (root && end)
+        end += strspn(end, " \t\r\n");
+    if (!root || (end && *end)) {
+        parse_error(err, name, text, end ? end : text);
+        cJSON_Delete(root);
+        return NULL;
+    }
+    return root;
+}
+
+cJSON *jsonfile_load(const char *path, sid_error *err)
+{
+    size_t len;
+    char *text = readfile(path, &len, err);
+    if (!text)
+        return NULL;
+    cJSON *root = jsonfile_parse(path, text, len, err);
+    free(text);
+    return root;
+}
+
+void jsonfile_describe(const cJSON *v, char *buf, size_t n)
+{
+    if (!v)
+        snprintf(buf, n, "nothing");
+    else if (cJSON_IsNumber(v)) {
+        char num[NUMFMT_LEN];
+        if (isfinite(v->valuedouble))
+            numfmt(num, v->valuedouble);
+        else
+            snprintf(num, sizeof num, "%g", v->valuedouble);
+        snprintf(buf, n, "%s", num);
+    } else if (cJSON_IsString(v))
+        snprintf(buf, n, "\"%.60s\"%s", v->valuestring,
+                 strlen(v->valuestring) > 60 ? "..." : "");
+    else if (cJSON_IsArray(v)) {
+        int k = cJSON_GetArraySize(v);
+        if (k == 0)
+            snprintf(buf, n, "an empty array");
+        else
+            snprintf(buf, n, "an array of %d", k);
+    } else if (cJSON_IsObject(v))
+        snprintf(buf, n, "an object");
+    else if (cJSON_IsTrue(v))
+        snprintf(buf, n, "true");
+    else if (cJSON_IsFalse(v))
+        snprintf(buf, n, "false");
+    else
+        snprintf(buf, n, "null");
+}
+
+int jsonfile_expected(sid_error *err, const char *file, const char *path, const char *what,
+                      const cJSON *v)
+{
+    char g[128];
+    jsonfile_describe(v, g, sizeof g);
+    sid_error_set(err, SID_ERR_INPUT, "%s: %s: expected %s, got %s", file, path, what, g);
+    return -1;
+}

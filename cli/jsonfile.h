@@ -1,0 +1,26 @@
+/* jsonfile.h — reading JSON input files (robot.json, fit specs) with located messages.
+ *
+ * A syntax error is reported with its line and column ("cfg.json: line 3, column 14:
+ * invalid JSON near '}'"); a wrong value by its JSON path and what it is ("got -1", "got
+ * an array of 2", "got nothing" for a missing key).
+ */
+#ifndef CLI_JSONFILE_H
+#define CLI_JSONFILE_H
+
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "sid.h"
+
+/* Parse path ("-": stdin) into a new document (cJSON_Delete); NULL with err set. */
+cJSON *jsonfile_load(const char *path, sid_error *err);
+/* Parse text (NUL-terminated) named `name` in messages, e.g. a --columns value. */
+cJSON *jsonfile_parse(const char *name, const char *text, size_t len, sid_error *err);
+/* What v is, for "got ...": the number or string itself, else its kind; NULL: "nothing". */
+void jsonfile_describe(const cJSON *v, char *buf, size_t n);
+/* Set err to "FILE: PATH: expected WHAT, got DESCRIBE(v)" (SID_ERR_INPUT); returns -1. */
+int jsonfile_expected(sid_error *err, const char *file, const char *path, const char *what,
+                      const cJSON *v);
+
+#endif

@@ -1,0 +1,43 @@
+/* robot_json.h — robot.json <-> sid_robot_desc and back (FORMATS.md "robot.json").
+ *
+ * Loading checks every field's type and range and names the JSON path of a mistake:
+ *   "robot.json: links[2].mass: expected a positive number, got -1".
+ * Structural checks (tree shape, duplicate names, zero axes, inertia) are core's
+ * sid_model_create; robot_json_model prefixes its messages with the file name.
+ * Defaults: gravity [0, 0, -9.81]; origin xyz and rpy 0; axis [1, 0, 0] as in URDF; the
+ * optional joint fields as sid_joint_desc_defaults. "continuous" is a revolute joint.
+ * Unknown keys are ignored with a warning on stderr (as unknown log columns are), except
+ * keys starting with '_', which are free for annotations. A key given twice is an error.
+ *
+ * Writing keeps the parsed document and puts each parameter of theta at its JSON path, so
+ * everything else stays as the user wrote it. An absent optional field is created only
+ * when its value differs from the default the loader would have used.
+ */
+#ifndef CLI_ROBOT_JSON_H
+#define CLI_ROBOT_JSON_H
+
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "sid.h"
+
+/* Load path into d (free with robot_desc_free); if doc is not NULL it receives the parsed
+ * document (free with cJSON_Delete). Returns 0, or nonzero with err set. */
+int robot_json_load(const char *path, sid_robot_desc *d, cJSON **doc, sid_error *err);
+void robot_desc_free(sid_robot_desc *d);
+
+/* Load path and build the model: robot_json_load + sid_model_create, with core's messages
+ * prefixed by path. *theta0 is sid_alloc'ed (sid_free); doc may be NULL. */
+int robot_json_model(const char *path, sid_model **m, double **theta0, cJSON **doc,
+                     sid_error *err);
+
+/* JSON path of parameter i in robot.json ("links[1].inertia.ixx", "gravity[2]"). */
+void robot_json_param_path(const sid_model *m, int i, char *buf, size_t n);
+
+/* Write doc with every parameter of theta at its JSON path to path, atomically. Fails
+ * (SID_ERR_NONFINITE) without writing if theta holds NaN or Inf. */
+int robot_json_write(const char *path, const cJSON *doc, const sid_model *m,
+                     const double *theta, sid_error *err);
+
+#endif
