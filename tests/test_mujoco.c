@@ -12,6 +12,10 @@
  *
  * Our dofs are matched to MuJoCo's qpos/qvel addresses and actuators by joint name, so
  * the two models may order their joints differently.
+ *
+ * Last, each example log (made by MuJoCo with tests/tools/mjlog.c, Euler, 1 ms) is replayed
+ * through traj_csv_load and sid_simulate (euler, one window over the whole log): this pins
+ * the log's timing convention (row k's command held from t_k to t_{k+1}) end to end.
  */
 #include <math.h>
 #include <stdio.h>
@@ -22,6 +26,7 @@
 
 #include "robot_json.h"
 #include "sid.h"
+#include "traj_csv.h"
 
 Suite *mujoco_suite(void);
 
@@ -310,6 +315,48 @@ START_TEST(test_forward_dynamics_matches_mujoco)
 }
 END_TEST
 
+/* ---- the example logs ------------------------------------------------------------------- */
+
+START_TEST(test_log_replays_exactly)
+{
+    const char *name = model_names[_i];
+    char path[256];
+    twin p;
+    twin_load(&p, name);
+    sid_traj *tr = NULL;
+    sid_error err = { 0 };
+    snprintf(path, sizeof path, "../data/%s/log.csv", name);
+    ck_assert_msg(traj_csv_load(path, p.m, NULL, &tr, &err) == 0, "%s", err.msg);
+    ck_assert_int_ge(tr->n, 1000);
+    double *q = sid_alloc(sizeof(double) * (size_t)(tr->n * tr->nq));
+    double *v = sid_alloc(sizeof(double) * (size_t)(tr->n * tr->nv));
+    ck_assert(q && v);
+    sid_sim_opts o;
+    sid_sim_opts_defaults(&o);
+    o.integrator = SID_EULER;
+    ck_assert_msg(sid_simulate(p.m, p.theta, tr, &o, q, v, &err) == SID_OK, "%s", err.msg);
+    double dq_max = 0;
+    int k_max = 0;
+    for (int k = 0; k < tr->n; k++) {
+        for (int i = 0; i < tr->nq; i++) {
+            double d = fabs(q[k * tr->nq + i] - tr->q[k * tr->nq + i]);
+            if (!(d <= dq_max)) {
+                dq_max = d;
+                k_max = k;
+            }
+        }
+    }
+    fprintf(stderr, "mujoco: %-16s log replay (euler, %.1f s) max|dq| %.3e rad\n", name,
+            tr->t[tr->n - 1] - tr->t[0], dq_max);
+    ck_assert_msg(dq_max <= 1e-8, "%s: replay of log.csv: max |dq| %.3e at row %d (t = %g)", name,
+                  dq_max, k_max + 2, tr->t[k_max]);
+    sid_free(q);
+    sid_free(v);
+    sid_traj_free(tr);
+    twin_free(&p);
+}
+END_TEST
+
 Suite *mujoco_suite(void)
 {
     Suite *s = suite_create("mujoco");
@@ -323,6 +370,10 @@ Suite *mujoco_suite(void)
     tcase_set_timeout(tc, 120);
     /* _i / 2 selects the model, _i % 2 the integrator (0 euler, 1 rk4) */
     tcase_add_loop_test(tc, test_rollout_matches_mujoco, 0, 2 * NMODEL);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("logs");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, test_log_replays_exactly, 0, NMODEL);
     suite_add_tcase(s, tc);
     return s;
 }
