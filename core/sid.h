@@ -210,4 +210,41 @@ void sid_traj_velocity(const sid_traj *tr, int k, double *v);
 sid_status sid_simulate(const sid_model *m, const double *theta, const sid_traj *tr,
                         const sid_sim_opts *o, double *q_out, double *v_out, sid_error *err);
 
+/* ---- windowed trajectory loss and its gradient -------------------------------------------
+ * Each log is cut into windows of `window` seconds; each window restarts from the logged state
+ * and replays the logged commands. Residuals are simulated minus logged q and qd at every
+ * sample after a window's start, each joint's signal divided by a scale fixed from the data
+ * (its standard deviation over all logs), weighted:
+ *     loss = 1/2 sum_r w_r (delta_r / scale_r)^2 / nres.                                      */
+
+typedef struct {
+    double window;        /* seconds per window; 0 = one window per log */
+    double weight_q, weight_qd;
+    sid_sim_opts sim;
+    int checkpoint;       /* log samples between checkpoints of the backward pass; 0 = sqrt(window) */
+} sid_loss_opts;
+
+void sid_loss_opts_defaults(sid_loss_opts *o);   /* window 0.5 s, weights q 1 and qd 0.1 */
+
+typedef struct sid_problem sid_problem;
+
+/* Bind a model, logs (borrowed, must outlive the problem) and options; sizes all buffers. */
+sid_status sid_problem_create(sid_problem **p, const sid_model *m, const sid_traj *const *logs, int nlog,
+                              const sid_loss_opts *o, sid_error *err);
+void sid_problem_free(sid_problem *p);
+int sid_problem_nwindows(const sid_problem *p);
+int sid_problem_nresiduals(const sid_problem *p);
+const double *sid_problem_scale_q(const sid_problem *p);    /* (nq) */
+const double *sid_problem_scale_qd(const sid_problem *p);   /* (nv) */
+/* Peak bytes of the backward pass's tape (checkpoints plus one recomputed segment). */
+size_t sid_problem_tape_bytes(const sid_problem *p);
+
+/* Loss at theta; with grad (nparam) its gradient by the adjoint method, and with grad_x0
+ * (nwindows x (nq + nv)) the gradient with respect to each window's initial state. */
+sid_status sid_problem_loss(sid_problem *p, const double *theta, double *loss, double *grad, double *grad_x0,
+                            sid_error *err);
+/* Root-mean-square error per joint of q and qd over all residual samples, unscaled and
+ * unweighted (rmse_qd may be NULL; it is 0 where no log has velocities). */
+sid_status sid_problem_rmse(sid_problem *p, const double *theta, double *rmse_q, double *rmse_qd, sid_error *err);
+
 #endif

@@ -7,6 +7,7 @@ Suite *dynamics_suite(void);
 Suite *gradient_suite(void);
 Suite *model_suite(void);
 Suite *mujoco_suite(void);
+Suite *loss_suite(void);
 
 int main(void)
 {
@@ -14,6 +15,7 @@ int main(void)
     srunner_add_suite(sr, gradient_suite());
     srunner_add_suite(sr, model_suite());
     srunner_add_suite(sr, mujoco_suite());
+    srunner_add_suite(sr, loss_suite());
     srunner_run_all(sr, CK_NORMAL);
     const int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

@@ -1,0 +1,336 @@
+/* loss.c — the windowed trajectory loss and its gradient by the adjoint method.
+ *
+ * A problem binds a model to logs cut into windows. For each window the forward pass
+ * simulates from the logged start state, adds the residuals of every later sample to the
+ * loss and keeps a checkpoint state every C samples. The backward pass walks the segments
+ * between checkpoints last to first: it re-simulates one segment onto a small tape of step
+ * states, then sweeps its steps in reverse with sid_step_vjp, adding each sample's residual
+ * seed dL/dx_k to the state adjoint as it passes. Memory is O(N/C + C) states for an N-sample
+ * window (C = sqrt N by default); time is one extra forward pass plus the step adjoints, and
+ * does not depend on the number of parameters (ADJOINT.md, "Across a window"). */
+#include "workspace.h"
+
+#include <string.h>
+
+typedef struct { int log, k0, k1; } window;
+
+struct sid_problem {
+    const sid_model *m;
+    const sid_traj *const *logs;
+    int nlog;
+    sid_loss_opts o;
+    int nwin, nres, cp_every;
+    window *win;
+    double *sq, *sqd;        /* (nq), (nv) residual scales */
+    sid_workspace *ws;
+    int max_seg_steps, max_cp;
+    double *cp;              /* (max_cp x (nq + nv)) checkpoint states of the current window */
+    double *tape;            /* ((max_seg_steps + 1) x (nq + nv)) step states of one segment */
+    int *tape_sample;        /* (cp_every + 1) tape index of each sample of the segment */
+    double *x, *x1, *xbar, *xbar1;   /* (nq + nv) each */
+};
+
+void sid_loss_opts_defaults(sid_loss_opts *o)
+{
+    o->window = 0.5;
+    o->weight_q = 1.0;
+    o->weight_qd = 0.1;
+    sid_sim_opts_defaults(&o->sim);
+    o->checkpoint = 0;
+}
+
+int sid_problem_nwindows(const sid_problem *p) { return p->nwin; }
+int sid_problem_nresiduals(const sid_problem *p) { return p->nres; }
+const double *sid_problem_scale_q(const sid_problem *p) { return p->sq; }
+const double *sid_problem_scale_qd(const sid_problem *p) { return p->sqd; }
+
+size_t sid_problem_tape_bytes(const sid_problem *p)
+{
+    const size_t nx = (size_t)(p->m->nq + p->m->nv);
+    return sizeof(double) * nx * ((size_t)p->max_cp + (size_t)p->max_seg_steps + 1);
+}
+
+/* Cut log l into windows of o->window seconds; returns how many (writes them if w != NULL). */
+static int cut_windows(const sid_traj *tr, int l, double len, window *w)
+{
+    int n = 0;
+    for (int k0 = 0; k0 < tr->n - 1;) {
+        int k1 = k0 + 1;
+        if (len <= 0) k1 = tr->n - 1;
+        else
+            while (k1 < tr->n - 1 && tr->t[k1 + 1] - tr->t[k0] <= len * (1 + 1e-9)) k1++;
+        if (w) w[n] = (window){l, k0, k1};
+        n++;
+        k0 = k1;
+    }
+    return n;
+}
+
+/* Standard deviation of column i over all logs, floored so a still joint cannot blow up. */
+static double column_scale(const sid_traj *const *logs, int nlog, int velocity, int i)
+{
+    double s1 = 0, s2 = 0;
+    long n = 0;
+    for (int l = 0; l < nlog; l++) {
+        const sid_traj *tr = logs[l];
+        const double *x = velocity ? tr->qd : tr->q;
+        const int stride = velocity ? tr->nv : tr->nq;
+        if (!x) continue;
+        for (int k = 0; k < tr->n; k++) {
+            const double y = x[(size_t)k * (size_t)stride + (size_t)i];
+            s1 += y;
+            s2 += y * y;
+            n++;
+        }
+    }
+    if (n == 0) return 1;
+    const double mean = s1 / (double)n, var = s2 / (double)n - mean * mean;
+    const double sd = var > 0 ? sqrt(var) : 0;
+    return sd > 1e-3 ? sd : 1e-3;
+}
+
+sid_status sid_problem_create(sid_problem **out, const sid_model *m, const sid_traj *const *logs, int nlog,
+                              const sid_loss_opts *o, sid_error *err)
+{
+    *out = NULL;
+    const int nq = m->nq, nv = m->nv, nx = nq + nv;
+    if (nlog < 1) return sid_error_set(err, SID_ERR_INPUT, "no logs to fit");
+    if (!(o->window >= 0)) return sid_error_set(err, SID_ERR_INPUT, "window: expected a non-negative number of seconds");
+    if (!(o->weight_q >= 0) || !(o->weight_qd >= 0) || o->weight_q + o->weight_qd <= 0)
+        return sid_error_set(err, SID_ERR_INPUT, "weights: expected non-negative q and qd weights, not both zero");
+    for (int l = 0; l < nlog; l++) {
+        if (logs[l]->nq != nq || logs[l]->nv != nv)
+            return sid_error_set(err, SID_ERR_INPUT, "log %d: %d positions and %d velocities, the robot has %d and %d",
+                                 l + 1, logs[l]->nq, logs[l]->nv, nq, nv);
+        if (logs[l]->n < 2) return sid_error_set(err, SID_ERR_INPUT, "log %d: expected at least 2 samples", l + 1);
+    }
+    sid_problem *p = sid_alloc(sizeof *p);
+    if (!p) return sid_error_set(err, SID_ERR_NOMEM, "out of memory");
+    p->m = m;
+    p->logs = logs;
+    p->nlog = nlog;
+    p->o = *o;
+    for (int l = 0; l < nlog; l++) p->nwin += cut_windows(logs[l], l, o->window, NULL);
+    p->win = sid_alloc(sizeof(window) * (size_t)p->nwin);
+    p->sq = sid_alloc(sizeof(double) * (size_t)(nq + 1));
+    p->sqd = sid_alloc(sizeof(double) * (size_t)(nv + 1));
+    if (!p->win || !p->sq || !p->sqd) goto nomem;
+    for (int l = 0, w = 0; l < nlog; l++) w += cut_windows(logs[l], l, o->window, p->win + w);
+    for (int i = 0; i < nq; i++) p->sq[i] = column_scale(logs, nlog, 0, i);
+    for (int i = 0; i < nv; i++) p->sqd[i] = column_scale(logs, nlog, 1, i);
+
+    /* Size the tape: samples between checkpoints, and the most steps any segment needs. */
+    int longest = 1;
+    for (int w = 0; w < p->nwin; w++)
+        if (p->win[w].k1 - p->win[w].k0 > longest) longest = p->win[w].k1 - p->win[w].k0;
+    p->cp_every = o->checkpoint > 0 ? o->checkpoint : (int)ceil(sqrt((double)longest));
+    if (p->cp_every > longest) p->cp_every = longest;
+    p->max_cp = (longest + p->cp_every - 1) / p->cp_every + 1;
+    for (int w = 0; w < p->nwin; w++) {
+        const sid_traj *tr = logs[p->win[w].log];
+        for (int k = p->win[w].k0; k < p->win[w].k1; k += p->cp_every) {
+            int steps = 0;
+            for (int j = k; j < k + p->cp_every && j < p->win[w].k1; j++) steps += sid_substeps(&o->sim, tr->t[j + 1] - tr->t[j]);
+            if (steps > p->max_seg_steps) p->max_seg_steps = steps;
+        }
+        for (int k = p->win[w].k0 + 1; k <= p->win[w].k1; k++)
+            p->nres += (o->weight_q > 0 ? nq : 0) + (o->weight_qd > 0 && tr->qd ? nv : 0);
+    }
+    p->ws = sid_workspace_create(m);
+    p->cp = sid_alloc(sizeof(double) * (size_t)nx * (size_t)p->max_cp);
+    p->tape = sid_alloc(sizeof(double) * (size_t)nx * (size_t)(p->max_seg_steps + 1));
+    p->tape_sample = sid_alloc(sizeof(int) * (size_t)(p->cp_every + 1));
+    p->x = sid_alloc(sizeof(double) * 4 * (size_t)nx);
+    if (!p->ws || !p->cp || !p->tape || !p->tape_sample || !p->x) goto nomem;
+    p->x1 = p->x + nx;
+    p->xbar = p->x1 + nx;
+    p->xbar1 = p->xbar + nx;
+    if (p->nres == 0) {
+        sid_problem_free(p);
+        return sid_error_set(err, SID_ERR_INPUT, "no residuals: the logs have no velocities and the q weight is 0");
+    }
+    *out = p;
+    return SID_OK;
+nomem:
+    sid_problem_free(p);
+    return sid_error_set(err, SID_ERR_NOMEM, "out of memory");
+}
+
+void sid_problem_free(sid_problem *p)
+{
+    if (!p) return;
+    sid_free(p->win);
+    sid_free(p->sq);
+    sid_free(p->sqd);
+    sid_workspace_free(p->ws);
+    sid_free(p->cp);
+    sid_free(p->tape);
+    sid_free(p->tape_sample);
+    sid_free(p->x);
+    sid_free(p);
+}
+
+/* Residual terms of sample k at simulated state x = (q, v): adds 1/2 sum w (delta / s)^2 to
+ * *sum, squared raw errors to sse_q / sse_qd (if not NULL) and, with xbar, the seed
+ * d(sum)/dx to xbar and d(sum)/d(offset) to thetabar. */
+static void residual(const sid_problem *p, const double *theta, const sid_traj *tr, int k, const double *x,
+                     double *sum, double *sse_q, double *sse_qd, double *xbar, double *thetabar)
+{
+    const sid_model *m = p->m;
+    const int nq = m->nq, nv = m->nv;
+    const double *ql = tr->q + (size_t)k * (size_t)nq, *v = x + nq;
+    for (int b = 1; b < m->nbody; b++) {
+        const sid_body *bd = &m->body[b];
+        if (bd->qadr < 0) continue;
+        const int i = bd->qadr;
+        const double d = x[i] + theta[bd->p_dof + P_OFFSET] - ql[i];
+        if (sse_q) sse_q[i] += d * d;
+        if (p->o.weight_q <= 0) continue;
+        const double g = p->o.weight_q / (p->sq[i] * p->sq[i]);
+        *sum += 0.5 * g * d * d;
+        if (xbar) {
+            xbar[i] += g * d;
+            thetabar[bd->p_dof + P_OFFSET] += g * d;
+        }
+    }
+    if (!tr->qd) return;
+    const double *vl = tr->qd + (size_t)k * (size_t)nv;
+    for (int i = 0; i < nv; i++) {
+        const double d = v[i] - vl[i];
+        if (sse_qd) sse_qd[i] += d * d;
+        if (p->o.weight_qd <= 0) continue;
+        const double g = p->o.weight_qd / (p->sqd[i] * p->sqd[i]);
+        *sum += 0.5 * g * d * d;
+        if (xbar) xbar[nq + i] += g * d;
+    }
+}
+
+/* Simulate samples [ka, kb] of tr from the state in x (overwritten with the state at kb).
+ * With tape, record the state before every step and tape_sample[k - ka] for each sample. */
+static sid_status simulate_span(sid_problem *p, const double *theta, int l, int ka, int kb, double *x,
+                                double *tape, double *sum, double *sse_q, double *sse_qd, sid_error *err)
+{
+    const sid_model *m = p->m;
+    const sid_traj *tr = p->logs[l];
+    const int nq = m->nq, nv = m->nv, nx = nq + nv;
+    int e = 0;
+    for (int k = ka; k < kb; k++) {
+        const double dt = tr->t[k + 1] - tr->t[k];
+        const int nsub = sid_substeps(&p->o.sim, dt);
+        const double h = dt / nsub, *u = tr->u + (size_t)k * (size_t)nv;
+        if (tape) p->tape_sample[k - ka] = e;
+        for (int j = 0; j < nsub; j++, e++) {
+            if (tape) memcpy(tape + (size_t)e * (size_t)nx, x, sizeof(double) * (size_t)nx);
+            sid_status s = sid_step(m, theta, p->ws, p->o.sim.integrator, h, x, x + nq, u, p->x1, p->x1 + nq, err);
+            if (s) {
+                sid_error_prefix(err, "log %d, t = %g s", l + 1, tr->t[k]);
+                return s;
+            }
+            memcpy(x, p->x1, sizeof(double) * (size_t)nx);
+        }
+        if (sum) residual(p, theta, tr, k + 1, x, sum, sse_q, sse_qd, NULL, NULL);
+    }
+    if (tape) {
+        p->tape_sample[kb - ka] = e;
+        memcpy(tape + (size_t)e * (size_t)nx, x, sizeof(double) * (size_t)nx);
+    }
+    return SID_OK;
+}
+
+/* The logged start state of window w: q = logged q - offsets, v = logged or smoothed qd. */
+static void start_state(const sid_problem *p, const double *theta, const window *w, double *x)
+{
+    const sid_traj *tr = p->logs[w->log];
+    sid_traj_state_q(p->m, theta, tr, w->k0, x);
+    sid_traj_velocity(tr, w->k0, x + p->m->nq);
+}
+
+/* Loss sum of one window; with thetabar, accumulate its gradient (and the start state's). */
+static sid_status window_loss(sid_problem *p, const double *theta, const window *w, double *sum, double *sse_q,
+                              double *sse_qd, double *thetabar, double *x0bar, sid_error *err)
+{
+    const sid_model *m = p->m;
+    const sid_traj *tr = p->logs[w->log];
+    const int nq = m->nq, nv = m->nv, nx = nq + nv, C = p->cp_every;
+    double *x = p->x;
+    sid_status s;
+    start_state(p, theta, w, x);
+    int nseg = 0;
+    for (int k = w->k0; k < w->k1; k += C, nseg++) {
+        memcpy(p->cp + (size_t)nseg * (size_t)nx, x, sizeof(double) * (size_t)nx);
+        const int kb = k + C < w->k1 ? k + C : w->k1;
+        if ((s = simulate_span(p, theta, w->log, k, kb, x, NULL, sum, sse_q, sse_qd, err))) return s;
+    }
+    if (!thetabar) return SID_OK;
+
+    double *xbar = p->xbar, *xbar1 = p->xbar1;
+    double dummy = 0;
+    memset(xbar, 0, sizeof(double) * (size_t)nx);
+    for (int seg = nseg - 1; seg >= 0; seg--) {
+        const int ka = w->k0 + seg * C, kb = ka + C < w->k1 ? ka + C : w->k1;
+        memcpy(x, p->cp + (size_t)seg * (size_t)nx, sizeof(double) * (size_t)nx);
+        if ((s = simulate_span(p, theta, w->log, ka, kb, x, p->tape, NULL, NULL, NULL, err))) return s;
+        for (int k = kb - 1; k >= ka; k--) {
+            /* the state at sample k + 1 carries its own residual seed */
+            residual(p, theta, tr, k + 1, p->tape + (size_t)p->tape_sample[k + 1 - ka] * (size_t)nx, &dummy, NULL, NULL,
+                     xbar, thetabar);
+            const double dt = tr->t[k + 1] - tr->t[k];
+            const int nsub = sid_substeps(&p->o.sim, dt);
+            const double h = dt / nsub, *u = tr->u + (size_t)k * (size_t)nv;
+            for (int j = nsub - 1; j >= 0; j--) {
+                const double *xs = p->tape + (size_t)(p->tape_sample[k - ka] + j) * (size_t)nx;
+                memset(xbar1, 0, sizeof(double) * (size_t)nx);
+                if ((s = sid_step_vjp(m, theta, p->ws, p->o.sim.integrator, h, xs, xs + nq, u, xbar, xbar + nq, xbar1,
+                                      xbar1 + nq, thetabar, err)))
+                    return s;
+                memcpy(xbar, xbar1, sizeof(double) * (size_t)nx);
+            }
+        }
+    }
+    /* x0 = (logged q - offset, logged v): the offsets also shape the start state */
+    for (int b = 1; b < m->nbody; b++)
+        if (m->body[b].qadr >= 0) thetabar[m->body[b].p_dof + P_OFFSET] -= xbar[m->body[b].qadr];
+    if (x0bar) memcpy(x0bar, xbar, sizeof(double) * (size_t)nx);
+    return SID_OK;
+}
+
+sid_status sid_problem_loss(sid_problem *p, const double *theta, double *loss, double *grad, double *grad_x0,
+                            sid_error *err)
+{
+    const int np = p->m->nparam, nx = p->m->nq + p->m->nv;
+    double sum = 0;
+    if (grad) memset(grad, 0, sizeof(double) * (size_t)np);
+    for (int w = 0; w < p->nwin; w++) {
+        sid_status s = window_loss(p, theta, &p->win[w], &sum, NULL, NULL, grad,
+                                   grad_x0 ? grad_x0 + (size_t)w * (size_t)nx : NULL, err);
+        if (s) return s;
+    }
+    const double inv = 1.0 / p->nres;
+    *loss = sum * inv;
+    if (grad)
+        for (int i = 0; i < np; i++) grad[i] *= inv;
+    if (grad_x0)
+        for (size_t i = 0; i < (size_t)p->nwin * (size_t)nx; i++) grad_x0[i] *= inv;
+    if (!isfinite(*loss)) return sid_error_set(err, SID_ERR_NONFINITE, "loss is not finite");
+    return SID_OK;
+}
+
+sid_status sid_problem_rmse(sid_problem *p, const double *theta, double *rmse_q, double *rmse_qd, sid_error *err)
+{
+    const int nq = p->m->nq, nv = p->m->nv;
+    double sum = 0;
+    long nsamp = 0, nsamp_qd = 0;
+    memset(rmse_q, 0, sizeof(double) * (size_t)nq);
+    if (rmse_qd) memset(rmse_qd, 0, sizeof(double) * (size_t)nv);
+    for (int w = 0; w < p->nwin; w++) {
+        sid_status s = window_loss(p, theta, &p->win[w], &sum, rmse_q, rmse_qd, NULL, NULL, err);
+        if (s) return s;
+        const int ns = p->win[w].k1 - p->win[w].k0;
+        nsamp += ns;
+        if (p->logs[p->win[w].log]->qd) nsamp_qd += ns;
+    }
+    for (int i = 0; i < nq; i++) rmse_q[i] = sqrt(rmse_q[i] / (double)nsamp);
+    if (rmse_qd)
+        for (int i = 0; i < nv; i++) rmse_qd[i] = nsamp_qd ? sqrt(rmse_qd[i] / (double)nsamp_qd) : 0;
+    return SID_OK;
+}

@@ -1,0 +1,169 @@
+
+
+/* test_loss.c — the windowed loss and its adjoint gradient against central finite
+ * differences for every parameter, on logs made with a perturbed "true" robot: both
+ * integrators, substeps, jittery sample times, logs without velocities, windows of one step,
+ * several windows, and one 10 000-step window through the checkpointed backward pass. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_util.h"
+
+Suite *loss_suite(void);
+
+/* A log of n samples at about dt (jittered by +-jitter), commands as smooth sines, states
+ * simulated with theta_true and opts. */
+static sid_traj *make_log(const sid_model *m, const double *theta_true, int n, double dt, double jitter, int has_qd,
+                          unsigned seed, const sid_sim_opts *opts)
+{
+    const int nq = sid_model_nq(m), nv = sid_model_nv(m);
+    sid_traj *tr = sid_traj_create(n, nq, nv, 1);
+    unsigned s = seed;
+    double phase[64], freq[64];
+    for (int i = 0; i < nv; i++) phase[i] = tu_uniform(&s, 0, 6), freq[i] = tu_uniform(&s, 1, 4);
+    double t = 0;
+    for (int k = 0; k < n; k++) {
+        tr->t[k] = t;
+        t += dt * (1 + tu_uniform(&s, -jitter, jitter));
+        for (int i = 0; i < nv; i++) tr->u[(size_t)k * nv + i] = 0.5 * sin(freq[i] * tr->t[k] + phase[i]);
+    }
+    for (int i = 0; i < nq; i++) tr->q[i] = tu_uniform(&s, -0.5, 0.5);
+    for (int i = 0; i < nv; i++) tr->qd[i] = tu_uniform(&s, -0.5, 0.5);
+    double *q = malloc(sizeof(double) * (size_t)(n * nq)), *v = malloc(sizeof(double) * (size_t)(n * nv));
+    sid_error err = {0};
+    ck_assert_msg(sid_simulate(m, theta_true, tr, opts, q, v, &err) == SID_OK, "%s", err.msg);
+    memcpy(tr->q, q, sizeof(double) * (size_t)(n * nq));
+    memcpy(tr->qd, v, sizeof(double) * (size_t)(n * nv));
+    free(q);
+    free(v);
+    if (!has_qd) {
+        sid_free(tr->qd);
+        tr->qd = NULL;
+    }
+    return tr;
+}
+
+typedef struct {
+    sid_integrator integ;
+    int substeps, nsample, has_qd, checkpoint, features;
+    double dt, jitter, window;
+    double tol;
+} scenario;
+
+static void check_window_gradient(const scenario *sc, unsigned seed)
+{
+    sid_robot_desc *d = tu_random_robot(seed, 4, sc->features);
+    sid_model *m;
+    double *theta;
+    sid_error err = {0};
+    ck_assert_msg(sid_model_create(&m, &theta, d, &err) == SID_OK, "%s", err.msg);
+    tu_desc_free(d);
+    const int np = sid_model_nparam(m), nx = sid_model_nq(m) + sid_model_nv(m);
+    /* truth: every parameter moved by a few per cent */
+    double *truth = malloc(sizeof(double) * (size_t)np);
+    unsigned s = seed;
+    for (int i = 0; i < np; i++) truth[i] = theta[i] * (1 + tu_uniform(&s, -0.05, 0.05));
+    sid_loss_opts o;
+    sid_loss_opts_defaults(&o);
+    o.window = sc->window;
+    o.sim.integrator = sc->integ;
+    o.sim.substeps = sc->substeps;
+    o.checkpoint = sc->checkpoint;
+    sid_traj *logs[2];
+    logs[0] = make_log(m, truth, sc->nsample, sc->dt, sc->jitter, sc->has_qd, seed + 1, &o.sim);
+    logs[1] = make_log(m, truth, sc->nsample / 2 + 2, sc->dt, sc->jitter, sc->has_qd, seed + 2, &o.sim);
+    sid_problem *p;
+    ck_assert_msg(sid_problem_create(&p, m, (const sid_traj *const *)logs, 2, &o, &err) == SID_OK, "%s", err.msg);
+    const int nwin = sid_problem_nwindows(p);
+    double loss, *grad = calloc((size_t)np, sizeof(double)), *gx0 = calloc((size_t)(nwin * nx), sizeof(double));
+    ck_assert_msg(sid_problem_loss(p, theta, &loss, grad, gx0, &err) == SID_OK, "%s", err.msg);
+    ck_assert(loss > 0);
+    double worst = 0, gnorm = 0, gmax = 0;
+    char where[512] = "none";
+    /* Components 1e-9 below the largest are compared in absolute terms: the loss's own
+     * rounding (summed over thousands of steps) dominates their finite differences. */
+    for (int i = 0; i < np; i++) gmax = fmax(gmax, fabs(grad[i]));
+    for (int i = 0; i < np; i++) {
+        /* fourth-order central difference: the loss's third derivatives in small parameters
+         * (inertias of 1e-2) make the plain one inaccurate at this step */
+        const double x0 = theta[i], e = 1e-6 * fmax(1, fabs(x0));
+        double l[4];
+        const double off[4] = {e, -e, 2 * e, -2 * e};
+        for (int k = 0; k < 4; k++) {
+            theta[i] = x0 + off[k];
+            ck_assert_int_eq(sid_problem_loss(p, theta, &l[k], NULL, NULL, &err), SID_OK);
+        }
+        theta[i] = x0;
+        const double num = (8 * (l[0] - l[1]) - (l[2] - l[3])) / (12 * e), rel = tu_rel_err(grad[i], num, 1e-9 * gmax);
+        gnorm += grad[i] * grad[i];
+        if (rel > worst)
+            worst = rel, snprintf(where, sizeof where, "%s: analytic %.10g, fd %.10g", sid_model_param(m, i)->name,
+                                  grad[i], num);
+    }
+    /* the first window starts at sample 0 of log 0, which no residual uses: perturbing the
+     * logged start state there checks the gradient with respect to the window's start state */
+    for (int i = 0; i < nx && sc->has_qd; i++) {
+        double *x = i < sid_model_nq(m) ? &logs[0]->q[i] : &logs[0]->qd[i - sid_model_nq(m)];
+        const double x0 = *x, e = 1e-6;
+        double lp, lm;
+        *x = x0 + e;
+        ck_assert_int_eq(sid_problem_loss(p, theta, &lp, NULL, NULL, &err), SID_OK);
+        *x = x0 - e;
+        ck_assert_int_eq(sid_problem_loss(p, theta, &lm, NULL, NULL, &err), SID_OK);
+        *x = x0;
+        const double num = (lp - lm) / (2 * e), rel = tu_rel_err(gx0[i], num, 1e-9 * gmax);
+        if (rel > worst) worst = rel, snprintf(where, sizeof where, "start state x0[%d]: %.10g vs %.10g", i, gx0[i], num);
+    }
+    fprintf(stderr, "window gradient %s substeps %d samples %d window %g qd %d: %d windows, loss %.3e, |g| %.3e, "
+                    "worst rel err %.2e at %s; tape %zu bytes\n",
+            sc->integ == SID_EULER ? "euler" : "rk4", sc->substeps, sc->nsample, sc->window, sc->has_qd, nwin, loss,
+            sqrt(gnorm), worst, where, sid_problem_tape_bytes(p));
+    ck_assert_msg(sqrt(gnorm) > 1e-8, "gradient vanished");
+    ck_assert_msg(worst <= sc->tol, "relative error %g at %s", worst, where);
+    free(grad);
+    free(gx0);
+    free(truth);
+    sid_problem_free(p);
+    sid_traj_free(logs[0]);
+    sid_traj_free(logs[1]);
+    sid_model_free(m);
+    sid_free(theta);
+}
+
+static const scenario scenarios[] = {
+    /* integ, substeps, samples, qd, checkpoint, features, dt, jitter, window, tol */
+    {SID_EULER, 1, 200, 1, 0, TU_ALL, 1e-3, 0, 0.05, 1e-6},
+    {SID_RK4, 1, 200, 1, 0, TU_ALL, 1e-3, 0, 0.05, 1e-6},
+    {SID_EULER, 3, 150, 1, 0, TU_ALL, 2e-3, 0.4, 0.1, 1e-6},       /* substeps, jitter */
+    {SID_RK4, 2, 150, 0, 0, TU_ALL, 2e-3, 0.4, 0.1, 1e-6},         /* positions only */
+    {SID_EULER, 1, 60, 1, 0, TU_ALL, 1e-3, 0, 1e-4, 1e-6},         /* windows of one step */
+    {SID_EULER, 1, 400, 1, 7, TU_ALL, 1e-3, 0.2, 0, 1e-6},         /* one window, checkpoints */
+};
+
+START_TEST(window_gradient_matches_finite_differences)
+{
+    check_window_gradient(&scenarios[_i], 20 + (unsigned)_i);
+}
+END_TEST
+
+START_TEST(long_window_with_checkpoints)
+{
+    /* 10 000 steps in one window: the checkpointed backward pass still gives the exact gradient */
+    const scenario sc = {SID_EULER, 1, 10000, 1, 0, TU_FRICTION | TU_MOTORS | TU_OFFSETS, 1e-3, 0, 0, 1e-6};
+    check_window_gradient(&sc, 31);
+}
+END_TEST
+
+Suite *loss_suite(void)
+{
+    Suite *s = suite_create("loss");
+    TCase *tc = tcase_create("adjoint");
+    tcase_set_timeout(tc, 300);
+    tcase_add_loop_test(tc, window_gradient_matches_finite_differences, 0, (int)(sizeof scenarios / sizeof scenarios[0]));
+    tcase_add_test(tc, long_window_with_checkpoints);
+    suite_add_tcase(s, tc);
+    return s;
+}
