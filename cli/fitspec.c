@@ -480,7 +480,7 @@ int fitspec_apply_flag(fitspec *s, const char *flag, const char *value, sid_erro
         return 0;
     }
     if (strcmp(flag, "--columns") == 0 || strcmp(flag, "--scale") == 0)
-        return flag_columns(s, flag, value, flag[3] == 's', err);
+        return flag_columns(s, flag, value, strcmp(flag, "--scale") == 0, err);
     sid_error_set(err, SID_ERR_INPUT, "%s: not a fit-spec option", flag);
     return -1;
 }

@@ -198,11 +198,14 @@ static int get_link_ref(reader *r, const cJSON *v, const char *key, const char *
                         const sid_robot_desc *d, int *out)
 {
     char name[SID_MAX_NAME], p[PATH_LEN];
+    join(p, where, key);
+    const cJSON *ref = cJSON_GetObjectItemCaseSensitive(v, key);
+    if (!cJSON_IsString(ref))
+        return expected(r, p, "the name of a link", ref);
     if (get_name(r, v, key, where, name, 1))
         return -1;
     *out = link_index(d, name);
     if (*out < 0) {
-        join(p, where, key);
         sid_error_set(r->err, SID_ERR_INPUT, "%s: %s: unknown link '%s'", r->file, p, name);
         return -1;
     }
@@ -348,6 +351,13 @@ static int read_robot(reader *r, const cJSON *root, sid_robot_desc *d)
         snprintf(p, sizeof p, "links[%d]", d->nlink);
         if (read_link(r, v, p, &d->link[d->nlink]))
             return -1;
+        /* Joints refer to links by name: a repeated one would be ambiguous right away. */
+        int same = link_index(d, d->link[d->nlink].name);
+        if (same >= 0) {
+            sid_error_set(r->err, SID_ERR_INPUT, "%s: %s.name: duplicate link name '%s' "
+                          "(also links[%d])", r->file, p, d->link[same].name, same);
+            return -1;
+        }
         d->nlink++;
     }
     cJSON_ArrayForEach(v, joints)

@@ -70,7 +70,7 @@ int traj_colmap_merge(traj_colmap *dst, const traj_colmap *src)
 typedef struct {
     int slot;             /* index in the sample row, or -1: not read */
     double scale;
-    const char *logical;  /* its logical name, for messages when the header differs */
+    char logical[SID_MAX_NAME + 8];   /* its logical name; "" for unused columns */
 } column;
 
 typedef struct {
@@ -113,7 +113,7 @@ static int fail(reader *r, const char *fmt, ...)
 static void column_name(const reader *r, int c, char *buf, size_t n)
 {
     const char *h = r->header[c], *l = r->col[c].logical;
-    if (l && strcmp(l, h) != 0)
+    if (l[0] && strcmp(l, h) != 0)
         snprintf(buf, n, "column %s (%s)", h, l);
     else
         snprintf(buf, n, "column %s", h);
@@ -163,12 +163,12 @@ static int bind(reader *r, const char *logical, int slot, int required, const ch
         return fail(r, "line %d: missing column %s (%s%s%s)", r->hline, src, why,
                     joints[0] ? "; the log has " : "", joints);
     }
-    if (r->col[c].logical)
+    if (r->col[c].logical[0])
         return fail(r, "line %d: column %s is mapped to both %s and %s", r->hline, src,
                     r->col[c].logical, logical);
     r->col[c].slot = slot;
     r->col[c].scale = mc ? mc->scale : 1.0;
-    r->col[c].logical = mc ? mc->name : logical;
+    snprintf(r->col[c].logical, sizeof r->col[c].logical, "%s", logical);
     return 1;
 }
 
@@ -205,10 +205,14 @@ static int on_header(reader *r)
                         r->header[c], d + 1, c + 1);
     }
     for (int i = 0; r->map && i < r->map->n; i++)
-        if (!known_logical(r, r->map->col[i].name))
-            return fail(r, "%s: %s is not a log column of this robot (t, q.JOINT, qd.JOINT, "
-                        "u.JOINT for a joint with a motor, tau.JOINT)", r->map->col[i].origin,
-                        r->map->col[i].name);
+        if (!known_logical(r, r->map->col[i].name)) {
+            /* A mistake of the map, not of the log: name where the map came from. */
+            sid_error_set(r->err, SID_ERR_INPUT, "%s: %s is not a log column of this robot "
+                          "(t, q.JOINT, qd.JOINT, u.JOINT for a joint with a motor, "
+                          "tau.JOINT)", r->map->col[i].origin, r->map->col[i].name);
+            r->failed = 1;
+            return -1;
+        }
     if (bind(r, "t", 0, 1, "the sample times") < 0)
         return -1;
     for (int c = 0; c < r->ncol; c++)
@@ -251,7 +255,7 @@ static int on_header(reader *r)
     size_t k = 0;
     int nunknown = 0;
     for (int c = 0; c < r->ncol; c++)
-        if (!r->col[c].logical) {
+        if (!r->col[c].logical[0]) {
             if (k + 1 < sizeof unknown)
                 k += (size_t)snprintf(unknown + k, sizeof unknown - k, "%s%s", nunknown ? ", " : "",
                                       r->header[c]);

@@ -1,0 +1,42 @@
+/* cmd.h — the subcommands and what they share: usage errors, fit-spec flags, output.
+ *
+ * A command reads top to bottom: parse options, load, run, write, return an exit code
+ * (diag.h). Each is called with argv[0] = its name; `--help` prints its help on stdout.
+ */
+#ifndef CLI_CMD_H
+#define CLI_CMD_H
+
+#include <getopt.h>
+#include <stdio.h>
+
+#include "fitspec.h"
+#include "sid.h"
+
+int cmd_params(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
+int cmd_simulate(int argc, char **argv);
+
+/* Print "sysid: error: MSG", the usage line and "Try 'sysid CMD --help'." on stderr;
+ * returns EXIT_INPUT. */
+int cmd_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Report getopt_long's '?' or ':' for argv[optind - 1]; returns EXIT_INPUT. */
+int cmd_bad_option(const char *cmd, const char *usage, int c, char **argv);
+
+/* Fit-spec options of a command line, kept in order until the spec file is read. */
+#define CMD_MAX_SPEC_FLAGS 64
+typedef struct {
+    const char *path;                          /* -c FILE, or NULL */
+    int n;
+    const char *flag[CMD_MAX_SPEC_FLAGS];      /* "--window" */
+    const char *value[CMD_MAX_SPEC_FLAGS];
+} cmd_spec_args;
+
+/* getopt_long `val` of a fit-spec flag: CMD_SPEC_OPT + its index in the option table. */
+#define CMD_SPEC_OPT 1000
+/* Record option `opt` (a fit-spec flag) with its value; 0, or -1 if there are too many. */
+int cmd_spec_add(cmd_spec_args *a, const struct option *opt, const char *value);
+/* fitspec_init, read a->path if given, then apply the flags over it. */
+int cmd_spec_build(fitspec *s, const cmd_spec_args *a, sid_error *err);
+
+#endif

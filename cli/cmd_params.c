@@ -1,0 +1,117 @@
+/* cmd_params.c — `sysid params ROBOT.json [--json]`: the parameter vector, by name.
+ *
+ * These names are what fit specs, --free and reports use, so this is how a user finds
+ * them. Values are printed exactly (they read back to the same double).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "cmd.h"
+#include "diag.h"
+#include "numfmt.h"
+#include "robot_json.h"
+
+static const char usage[] = "sysid params ROBOT.json [--json]";
+
+static void help(void)
+{
+    printf("usage: %s\n\n"
+           "List every parameter of the robot: its name (as used by \"free\" and \"bounds\"\n"
+           "in fit specs and by --free), its nominal value and its unit.\n\n"
+           "Options:\n"
+           "  --json      one JSON object on stdout:\n"
+           "              {\"robot\": NAME, \"parameters\": [{\"name\", \"path\", \"value\", \"unit\"}]}\n"
+           "  -q          no warnings\n"
+           "  -h, --help  this text\n", usage);
+}
+
+static int print_json(const sid_model *m, const double *theta, const cJSON *doc)
+{
+    cJSON *out = cJSON_CreateObject(), *list;
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(doc, "name");
+    cJSON_AddStringToObject(out, "robot", cJSON_IsString(name) ? name->valuestring : "");
+    list = cJSON_AddArrayToObject(out, "parameters");
+    for (int i = 0; i < sid_model_nparam(m); i++) {
+        const sid_param_info *p = sid_model_param(m, i);
+        char path[256];
+        robot_json_param_path(m, i, path, sizeof path);
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "name", p->name);
+        cJSON_AddStringToObject(o, "path", path);
+        cJSON_AddItemToObject(o, "value", numfmt_json(theta[i]));
+        cJSON_AddStringToObject(o, "unit", p->unit ? p->unit : "");
+        cJSON_AddItemToArray(list, o);
+    }
+    char *text = cJSON_Print(out);
+    cJSON_Delete(out);
+    if (!text) {
+        cli_error("out of memory");
+        return EXIT_INPUT;
+    }
+    printf("%s\n", text);
+    cJSON_free(text);
+    return EXIT_OK;
+}
+
+static void print_table(const sid_model *m, const double *theta)
+{
+    int w = 4;
+    for (int i = 0; i < sid_model_nparam(m); i++) {
+        int n = (int)strlen(sid_model_param(m, i)->name);
+        w = n > w ? n : w;
+    }
+    printf("%-*s  %-22s  %s\n", w, "name", "value", "unit");
+    for (int i = 0; i < sid_model_nparam(m); i++) {
+        const sid_param_info *p = sid_model_param(m, i);
+        char v[NUMFMT_LEN];
+        numfmt(v, theta[i]);
+        printf("%-*s  %-22s  %s\n", w, p->name, v, p->unit ? p->unit : "");
+    }
+}
+
+int cmd_params(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "json", no_argument, NULL, 'j' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    int json = 0, c;
+    while ((c = getopt_long(argc, argv, ":qh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'j':
+            json = 1;
+            break;
+        case 'q':
+            cli_quiet = 1;
+            break;
+        case 'h':
+            help();
+            return EXIT_OK;
+        default:
+            return cmd_bad_option("params", usage, c, argv);
+        }
+    }
+    if (argc - optind != 1)
+        return cmd_usage_error("params", usage, "expected one robot file, got %d arguments",
+                               argc - optind);
+
+    sid_error err = { 0 };
+    sid_model *m;
+    double *theta;
+    cJSON *doc;
+    if (robot_json_model(argv[optind], &m, &theta, &doc, &err))
+        return cli_fail(&err);
+    int rc = EXIT_OK;
+    if (json)
+        rc = print_json(m, theta, doc);
+    else
+        print_table(m, theta);
+    cJSON_Delete(doc);
+    sid_free(theta);
+    sid_model_free(m);
+    return rc;
+}

@@ -1,0 +1,221 @@
+/* cmd_validate.c — `sysid validate ROBOT.json [LOG.csv...]`: check inputs before a fit.
+ *
+ * Loads the robot (every field's type and range, then core's structural checks and
+ * physical consistency of the nominal parameters) and each log against it, and prints a
+ * summary a person can sanity-check: sizes, duration, and the spread of sample intervals
+ * (real logs jitter and drop samples).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "cmd.h"
+#include "diag.h"
+#include "numfmt.h"
+#include "robot_json.h"
+#include "traj_csv.h"
+
+static const char usage[] = "sysid validate ROBOT.json [LOG.csv...] [-c SPEC.json] "
+                            "[--columns MAP] [--scale MAP] [--json]";
+
+static void help(void)
+{
+    printf("usage: %s\n\n"
+           "Check a robot and its logs, and print a summary: links, joints and parameters\n"
+           "of the robot; samples, duration and sample intervals (min, median, max) of each\n"
+           "log. Errors name the file and the place (JSON path, or line and column).\n\n"
+           "Options:\n"
+           "  -c SPEC.json    read the log column mapping (columns, scale) from a fit spec\n"
+           "  --columns MAP   log column names: JSON {\"q.elbow\": \"pos2\"} or q.elbow=pos2\n"
+           "  --scale MAP     multiply logical columns: {\"t\": 0.001} or t=0.001\n"
+           "  --json          the summary as one JSON object on stdout\n"
+           "  -q              no warnings\n"
+           "  -h, --help      this text\n\n"
+           "Exit status: 0 valid, 2 invalid input.\n", usage);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+typedef struct {
+    double dmin, dmed, dmax;
+} dt_stats;
+
+static int interval_stats(const sid_traj *tr, dt_stats *s)
+{
+    int n = tr->n - 1;
+    double *dt = malloc((size_t)n * sizeof *dt);
+    if (!dt)
+        return -1;
+    for (int i = 0; i < n; i++)
+        dt[i] = tr->t[i + 1] - tr->t[i];
+    qsort(dt, (size_t)n, sizeof *dt, cmp_double);
+    s->dmin = dt[0];
+    s->dmax = dt[n - 1];
+    s->dmed = n % 2 ? dt[n / 2] : 0.5 * (dt[n / 2 - 1] + dt[n / 2]);
+    free(dt);
+    return 0;
+}
+
+static double num(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    /* numfmt_json items are raw text; plain numbers have valuedouble */
+    return cJSON_IsRaw(v) ? strtod(v->valuestring, NULL) : cJSON_GetNumberValue(v);
+}
+
+static const char *str(const cJSON *o, const char *key)
+{
+    return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, key));
+}
+
+static void print_text(const cJSON *out)
+{
+    const cJSON *ro = cJSON_GetObjectItemCaseSensitive(out, "robot"), *lo;
+    const char *name = str(ro, "name");
+    printf("%s: robot %s: %.0f links, %.0f joints (%.0f moving, %.0f with a motor), %.0f parameters\n",
+           str(ro, "file"), name && name[0] ? name : "(unnamed)", num(ro, "links"),
+           num(ro, "joints"), num(ro, "moving_joints"), num(ro, "motors"),
+           num(ro, "parameters"));
+    cJSON_ArrayForEach(lo, cJSON_GetObjectItemCaseSensitive(out, "logs"))
+    {
+        double med = num(lo, "dt_median");
+        printf("%s: %.0f samples over %.6g s; interval min %.6g, median %.6g, max %.6g s "
+               "(max/median %.3g); velocities %s\n", str(lo, "file"), num(lo, "samples"),
+               num(lo, "duration"), num(lo, "dt_min"), med, num(lo, "dt_max"),
+               num(lo, "dt_max") / med,
+               cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(lo, "velocities")) ? "logged"
+                                                                                : "not logged");
+    }
+}
+
+static void print_json(const cJSON *out)
+{
+    char *text = cJSON_Print(out);
+    if (text)
+        printf("%s\n", text);
+    else
+        cli_error("out of memory");
+    cJSON_free(text);
+}
+
+static void add_num(cJSON *o, const char *key, double x)
+{
+    cJSON_AddItemToObject(o, key, numfmt_json(x));
+}
+
+int cmd_validate(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "columns", required_argument, NULL, CMD_SPEC_OPT + 0 },
+        { "scale", required_argument, NULL, CMD_SPEC_OPT + 1 },
+        { "config", required_argument, NULL, 'c' },
+        { "json", no_argument, NULL, 'j' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    cmd_spec_args sa = { 0 };
+    int json = 0, c;
+    while ((c = getopt_long(argc, argv, ":c:qh", opts, NULL)) != -1) {
+        if (c >= CMD_SPEC_OPT) {
+            if (cmd_spec_add(&sa, &opts[c - CMD_SPEC_OPT], optarg))
+                return cmd_usage_error("validate", usage, "too many options");
+            continue;
+        }
+        switch (c) {
+        case 'c':
+            sa.path = optarg;
+            break;
+        case 'j':
+            json = 1;
+            break;
+        case 'q':
+            cli_quiet = 1;
+            break;
+        case 'h':
+            help();
+            return EXIT_OK;
+        default:
+            return cmd_bad_option("validate", usage, c, argv);
+        }
+    }
+    if (argc - optind < 1)
+        return cmd_usage_error("validate", usage, "expected a robot file");
+    const char *robot = argv[optind];
+
+    sid_error err = { 0 };
+    fitspec spec;
+    sid_robot_desc d = { 0 };
+    sid_model *m = NULL;
+    double *theta = NULL;
+    cJSON *out = cJSON_CreateObject(), *logs = cJSON_CreateArray();
+    int rc = EXIT_OK;
+    if (cmd_spec_build(&spec, &sa, &err) || robot_json_load(robot, &d, NULL, &err)) {
+        rc = cli_fail(&err);
+        goto done;
+    }
+    if (sid_model_create(&m, &theta, &d, &err) != SID_OK ||
+        sid_model_check_theta(m, theta, &err) != SID_OK) {
+        sid_error_prefix(&err, "%s", robot);
+        rc = cli_fail(&err);
+        goto done;
+    }
+    int nd = sid_model_ndof_joints(m), nmotor = 0;
+    for (int k = 0; k < nd; k++)
+        nmotor += sid_model_dof_joint_has_motor(m, k) != 0;
+    cJSON *ro = cJSON_AddObjectToObject(out, "robot");
+    cJSON_AddStringToObject(ro, "file", robot);
+    cJSON_AddStringToObject(ro, "name", d.name);
+    cJSON_AddNumberToObject(ro, "links", d.nlink);
+    cJSON_AddNumberToObject(ro, "joints", d.njoint);
+    cJSON_AddNumberToObject(ro, "moving_joints", nd);
+    cJSON_AddNumberToObject(ro, "motors", nmotor);
+    cJSON_AddNumberToObject(ro, "parameters", sid_model_nparam(m));
+
+    for (int i = optind + 1; i < argc; i++) {
+        sid_traj *tr;
+        dt_stats s;
+        if (traj_csv_load(argv[i], m, &spec.columns, &tr, &err)) {
+            rc = cli_fail(&err);
+            goto done;
+        }
+        if (interval_stats(tr, &s)) {
+            sid_traj_free(tr);
+            cli_error("out of memory");
+            rc = EXIT_INPUT;
+            goto done;
+        }
+        double T = tr->t[tr->n - 1] - tr->t[0];
+        cJSON *lo = cJSON_CreateObject();
+        cJSON_AddStringToObject(lo, "file", argv[i]);
+        cJSON_AddNumberToObject(lo, "samples", tr->n);
+        add_num(lo, "duration", T);
+        add_num(lo, "dt_min", s.dmin);
+        add_num(lo, "dt_median", s.dmed);
+        add_num(lo, "dt_max", s.dmax);
+        cJSON_AddBoolToObject(lo, "velocities", tr->qd != NULL);
+        cJSON_AddItemToArray(logs, lo);
+        sid_traj_free(tr);
+    }
+    /* Only a valid set of inputs gets a summary: scripts see data or an error, not both. */
+    cJSON_AddItemToObject(out, "logs", logs);
+    logs = NULL;
+    if (json)
+        print_json(out);
+    else
+        print_text(out);
+done:
+    cJSON_Delete(logs);
+    cJSON_Delete(out);
+    sid_free(theta);
+    sid_model_free(m);
+    robot_desc_free(&d);
+    fitspec_free(&spec);
+    return rc;
+}

@@ -1,0 +1,190 @@
+#!/usr/bin/env bash
+# tests/cli.sh — run the sysid binary as a user would: exit codes, messages that name the
+# file and the place, nothing written on failure, stdout/stderr separation, --json parses.
+# Run from the repository root: SYSID=/abs/path/sysid bash tests/cli.sh
+set -u
+
+SYSID=${SYSID:-$PWD/sysid}
+FIX=tests/fixtures
+BAD=$FIX/bad
+ROBOT=$FIX/arm2.json
+LOG=$FIX/arm2_log.csv
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+passed=0
+failed=0
+
+pass() { passed=$((passed + 1)); }
+fail() {
+    failed=$((failed + 1))
+    echo "FAIL: $1" >&2
+    if [ -s "$TMP/err" ]; then sed 's/^/    stderr: /' "$TMP/err" >&2; fi
+}
+
+# run ARGS...: run sysid; sets $rc, stdout in $TMP/out, stderr in $TMP/err
+run() {
+    "$SYSID" "$@" >"$TMP/out" 2>"$TMP/err"
+    rc=$?
+}
+
+# check NAME WHY: pass if WHY is empty
+check() {
+    if [ -z "$2" ]; then pass; else fail "$1:$2"; fi
+}
+
+# expect_invalid NAME FILE PLACE ARGS...: sysid ARGS exits 2, says "sysid: error: FILE:
+# ...PLACE...", prints nothing on stdout and (simulate, given -o out.csv) writes no file.
+expect_invalid() {
+    local name=$1 file=$2 place=$3 why=""
+    shift 3
+    rm -f "$TMP"/out.csv "$TMP"/.out.csv.*
+    if [ "$1" = simulate ]; then set -- "$@" -o "$TMP/out.csv"; fi
+    run "$@"
+    [ "$rc" -eq 2 ] || why+=" exit $rc, expected 2;"
+    grep -qF -- "sysid: error: $file: " "$TMP/err" || why+=" stderr does not start with 'sysid: error: $file: ';"
+    grep -qF -- "$place" "$TMP/err" || why+=" stderr does not name '$place';"
+    [ ! -s "$TMP/out" ] || why+=" stdout is not empty;"
+    [ ! -e "$TMP/out.csv" ] || why+=" out.csv was written;"
+    if compgen -G "$TMP/.out.csv.*" >/dev/null; then why+=" a temporary file was left;"; fi
+    check "$name" "$why"
+}
+
+# ---- robot.json: every mistake names the file and the JSON path (or line and column) ----
+
+bad_robot() { expect_invalid "robot: $1" "$BAD/$1" "$2" simulate "$BAD/$1" "$LOG"; }
+bad_robot malformed.json "line 15, column 7"
+bad_robot empty.json "empty file"
+bad_robot unknown_joint_type.json "joints[1].type"
+bad_robot missing_parent.json "joints[1].parent"
+bad_robot unknown_parent.json "joints[1].parent: unknown link 'forearm'"
+bad_robot cycle.json "cycle"
+bad_robot two_roots.json "two roots"
+bad_robot duplicate_link.json "links[2].name"
+bad_robot duplicate_joint.json "joints[1].name"
+bad_robot zero_axis.json "joints[1].axis"
+bad_robot negative_mass.json "links[2].mass: expected a positive number, got -1"
+bad_robot inertia_not_pd.json "links[1].inertia"
+bad_robot inertia_triangle.json "links[1].inertia"
+bad_robot wrong_type.json "links[1].mass"
+expect_invalid "robot: missing file" "$BAD/no_such_robot.json" "cannot open" \
+    simulate "$BAD/no_such_robot.json" "$LOG"
+# params and validate report the same way
+expect_invalid "params: negative mass" "$BAD/negative_mass.json" "links[2].mass" \
+    params "$BAD/negative_mass.json"
+expect_invalid "validate: cycle" "$BAD/cycle.json" "cycle" validate "$BAD/cycle.json"
+
+# ---- logs: every mistake names the file, the line and the column ------------------------
+
+bad_log() { expect_invalid "log: $1" "$BAD/$1" "$2" simulate "$ROBOT" "$BAD/$1"; }
+bad_log missing_column.csv "missing column q.elbow"
+bad_log empty_cell.csv "line 4, column q.elbow: empty cell"
+bad_log nonnumeric.csv "line 4, column q.elbow: expected a number, got 'abc'"
+bad_log nan.csv "line 5, column q.shoulder: expected a finite number, got 'nan'"
+bad_log inf.csv "line 5, column u.shoulder: expected a finite number, got 'inf'"
+bad_log repeated_time.csv "line 5, column t: repeated time"
+bad_log decreasing_time.csv "line 5, column t: decreasing time"
+bad_log wrong_joints.csv "missing column q.shoulder"
+bad_log field_count.csv "line 4: expected 7 fields"
+bad_log header_only.csv "no samples"
+bad_log empty.csv "empty file"
+expect_invalid "log: missing file" "$BAD/no_such_log.csv" "cannot open" \
+    simulate "$ROBOT" "$BAD/no_such_log.csv"
+expect_invalid "validate: bad log" "$BAD/nan.csv" "line 5" validate "$ROBOT" "$LOG" "$BAD/nan.csv"
+
+# ---- fit specs and option values -------------------------------------------------------
+
+expect_invalid "spec: malformed" "$BAD/spec_malformed.json" "line 3, column 3" \
+    simulate "$ROBOT" "$LOG" -c "$BAD/spec_malformed.json"
+expect_invalid "spec: integrator" "$BAD/spec_integrator.json" "integrator: expected" \
+    simulate "$ROBOT" "$LOG" -c "$BAD/spec_integrator.json"
+expect_invalid "flag: --substeps" "--substeps" "expected a whole number" \
+    simulate "$ROBOT" "$LOG" --substeps 0
+expect_invalid "flag: --integrator" "--integrator" "euler or rk4" \
+    simulate "$ROBOT" "$LOG" --integrator leapfrog
+expect_invalid "flag: --columns unknown joint" "--columns" "q.hip" \
+    simulate "$ROBOT" "$LOG" --columns q.hip=x
+expect_invalid "flag: --columns missing header" "$LOG" "missing column pos9 (mapped to q.elbow by --columns)" \
+    simulate "$ROBOT" "$LOG" --columns q.elbow=pos9
+
+# ---- a failed run leaves an existing output file alone ----------------------------------
+
+echo "previous contents" >"$TMP/keep.csv"
+run simulate "$ROBOT" "$BAD/nan.csv" -o "$TMP/keep.csv"
+check "failure keeps the old output" "$([ "$rc" -eq 2 ] || echo " exit $rc;")$(grep -qx "previous contents" "$TMP/keep.csv" || echo " keep.csv changed;")"
+
+# ---- numerical failure: exit 3, nothing written -----------------------------------------
+
+rm -f "$TMP/out.csv"
+run simulate "$ROBOT" "$FIX/arm2_diverge.csv" -o "$TMP/out.csv"
+check "diverging simulation" "$([ "$rc" -eq 3 ] || echo " exit $rc, expected 3;")$([ ! -e "$TMP/out.csv" ] || echo " out.csv written;")$(grep -q "not finite" "$TMP/err" || echo " no 'not finite' message;")"
+
+# ---- usage ------------------------------------------------------------------------------
+
+run --help
+check "--help" "$([ "$rc" -eq 0 ] || echo " exit $rc;")$(grep -q '^usage: sysid' "$TMP/out" || echo " no usage on stdout;")$(grep -q 'simulate' "$TMP/out" || echo " commands not listed;")$(grep -q '130' "$TMP/out" || echo " exit codes not listed;")$([ ! -s "$TMP/err" ] || echo " stderr not empty;")"
+
+run --version
+check "--version" "$([ "$rc" -eq 0 ] || echo " exit $rc;")$(grep -qE '^sysid [0-9]+\.[0-9]+\.[0-9]+$' "$TMP/out" || echo " bad version line;")"
+
+for cmd in params validate simulate; do
+    run help "$cmd"
+    cp "$TMP/out" "$TMP/help1"
+    r1=$rc
+    run "$cmd" --help
+    check "help $cmd == $cmd --help" "$([ "$r1" -eq 0 ] && [ "$rc" -eq 0 ] || echo " exit $r1/$rc;")$(cmp -s "$TMP/help1" "$TMP/out" || echo " texts differ;")$(grep -q "^usage: sysid $cmd" "$TMP/out" || echo " no usage line;")$([ ! -s "$TMP/err" ] || echo " stderr not empty;")"
+done
+
+run
+check "no command" "$([ "$rc" -eq 2 ] || echo " exit $rc;")$(grep -q 'usage' "$TMP/err" || echo " no usage on stderr;")$([ ! -s "$TMP/out" ] || echo " stdout not empty;")"
+
+run frobnicate
+check "unknown command" "$([ "$rc" -eq 2 ] || echo " exit $rc;")$(grep -q "'frobnicate' is not a sysid command" "$TMP/err" || echo " message;")"
+
+run simulate "$ROBOT" "$LOG" --frobnicate
+check "unknown option" "$([ "$rc" -eq 2 ] || echo " exit $rc;")$(grep -q "unknown option '--frobnicate'" "$TMP/err" || echo " message;")$(grep -qF "Try 'sysid simulate --help'." "$TMP/err" || echo " no Try line;")$([ ! -s "$TMP/out" ] || echo " stdout not empty;")"
+
+run simulate "$ROBOT"
+check "missing argument" "$([ "$rc" -eq 2 ] || echo " exit $rc;")$(grep -q '^usage: sysid simulate' "$TMP/err" || echo " no usage;")$(grep -qF "Try 'sysid simulate --help'." "$TMP/err" || echo " no Try line;")"
+
+run simulate "$ROBOT" "$LOG" -o
+check "option without value" "$([ "$rc" -eq 2 ] || echo " exit $rc;")$(grep -q "needs a value" "$TMP/err" || echo " message;")"
+
+# ---- data on stdout, diagnostics on stderr ----------------------------------------------
+
+run params "$ROBOT" --json
+check "params --json" "$([ "$rc" -eq 0 ] || echo " exit $rc;")$(jq -e '.parameters | length > 0' "$TMP/out" >/dev/null 2>&1 || echo " not JSON with parameters;")$(jq -e '[.parameters[] | select(.name == "links.upper.mass" and .value == 1.2 and .unit == "kg" and .path == "links[1].mass")] | length == 1' "$TMP/out" >/dev/null 2>&1 || echo " links.upper.mass missing;")$([ ! -s "$TMP/err" ] || echo " stderr not empty;")"
+
+run params "$ROBOT"
+check "params table" "$([ "$rc" -eq 0 ] || echo " exit $rc;")$(grep -qE '^joints\.elbow\.motor\.kt +0\.05 +N\*m/A$' "$TMP/out" || echo " no joints.elbow.motor.kt row;")"
+
+run validate "$ROBOT" "$LOG" --json
+check "validate --json" "$([ "$rc" -eq 0 ] || echo " exit $rc;")$(jq -e '.robot.moving_joints == 2 and .logs[0].samples == 21 and .logs[0].velocities' "$TMP/out" >/dev/null 2>&1 || echo " unexpected JSON;")"
+
+run validate "$ROBOT" "$LOG"
+check "validate summary" "$([ "$rc" -eq 0 ] || echo " exit $rc;")$(grep -q '21 samples over 0.2 s' "$TMP/out" || echo " no sample summary;")$(grep -q '49 parameters' "$TMP/out" || echo " no parameter count;")"
+
+run simulate "$ROBOT" "$LOG"
+check "simulate to stdout" "$([ "$rc" -eq 0 ] || echo " exit $rc;")$([ "$(head -1 "$TMP/out")" = "t,q.shoulder,q.elbow,qd.shoulder,qd.elbow,u.shoulder,u.elbow" ] || echo " header;")$([ "$(wc -l <"$TMP/out")" -eq 22 ] || echo " row count;")$([ ! -s "$TMP/err" ] || echo " stderr not empty;")"
+cp "$TMP/out" "$TMP/stdout.csv"
+
+rm -f "$TMP/out.csv"
+run simulate "$ROBOT" "$LOG" -o "$TMP/out.csv"
+check "simulate -o equals stdout" "$([ "$rc" -eq 0 ] || echo " exit $rc;")$(cmp -s "$TMP/out.csv" "$TMP/stdout.csv" || echo " files differ;")$([ ! -s "$TMP/out" ] || echo " stdout not empty;")"
+
+# Renamed and rescaled columns (ms, degrees) from a fit spec give the same trajectory
+# start; the unused column is a warning on stderr, stdout stays clean CSV.
+run simulate "$ROBOT" "$FIX/arm2_renamed.csv" -c "$FIX/arm2_spec.json" --integrator euler --substeps 1
+check "columns and scale from a spec" "$([ "$rc" -eq 0 ] || echo " exit $rc;")$(grep -q 'warning: .*temperature' "$TMP/err" || echo " no warning for the unknown column;")$([ "$(sed -n 3p "$TMP/out" | cut -d, -f1)" = "0.01" ] || echo " time not scaled;")$(awk -F, 'NR == 2 && ($3 - 0.2 > 1e-9 || 0.2 - $3 > 1e-9) { exit 1 }' "$TMP/out" || echo " degrees not scaled;")$(grep -qv '^[-0-9tq.,eu]' "$TMP/out" && echo " non-CSV on stdout;")"
+
+run simulate "$ROBOT" "$LOG" --integrator rk4 --substeps 4 --max-dt 0.001
+check "simulate rk4 with substeps" "$([ "$rc" -eq 0 ] || echo " exit $rc;")$([ "$(wc -l <"$TMP/out")" -eq 22 ] || echo " row count;")"
+
+if [ -w /dev/full ]; then
+    "$SYSID" params "$ROBOT" >/dev/full 2>"$TMP/err"
+    rc=$?
+    check "full disk is an error" "$([ "$rc" -ne 0 ] || echo " exit 0;")$(grep -q 'cannot write to standard output' "$TMP/err" || echo " no message;")"
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
