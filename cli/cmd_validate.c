@@ -79,8 +79,8 @@ static void print_text(const cJSON *out)
 {
     const cJSON *ro = cJSON_GetObjectItemCaseSensitive(out, "robot"), *lo;
     const char *name = str(ro, "name");
-    printf("%s: robot %s: %.0f links, %.0f joints (%.0f moving, %.0f with a motor), %.0f parameters\n",
-           str(ro, "file"), name && name[0] ? name : "(unnamed)", num(ro, "links"),
+    printf("%s: robot %s: %.0f links, %.0f joints (%.0f moving, %.0f with a motor), "
+           "%.0f parameters\n", str(ro, "file"), name && name[0] ? name : "(unnamed)", num(ro, "links"),
            num(ro, "joints"), num(ro, "moving_joints"), num(ro, "motors"),
            num(ro, "parameters"));
     cJSON_ArrayForEach(lo, cJSON_GetObjectItemCaseSensitive(out, "logs"))

@@ -66,7 +66,10 @@ static int run(int argc, char **argv)
         /* `sysid help CMD` is `sysid CMD --help`: one text, one place. */
         const struct cmd_struct *c = find(argv[2]);
         if (!c || argc > 3) {
-            cli_error("'%s' is not a sysid command; see 'sysid --help'", argv[2]);
+            if (c)
+                cli_error("'sysid help' takes one command, got %d arguments", argc - 2);
+            else
+                cli_error("'%s' is not a sysid command; see 'sysid --help'", argv[2]);
             return EXIT_INPUT;
         }
         char *hargv[] = { argv[2], "--help", NULL };

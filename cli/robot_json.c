@@ -556,8 +556,10 @@ static int put_param(cJSON *root, const sid_param_info *p, double x)
     if (!val)
         return -1;
     if (l.index < 0) {
-        cJSON *old = cJSON_GetObjectItemCaseSensitive(node, last);
-        if (old ? cJSON_ReplaceItemViaPointer(node, old, val) : cJSON_AddItemToObject(node, last, val))
+        /* ReplaceItemInObject, not ViaPointer: only the former gives the new item its key. */
+        if (cJSON_GetObjectItemCaseSensitive(node, last)
+                ? cJSON_ReplaceItemInObjectCaseSensitive(node, last, val)
+                : cJSON_AddItemToObject(node, last, val))
             return 0;
         cJSON_Delete(val);
         return -1;

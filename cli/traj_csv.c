@@ -388,13 +388,17 @@ static void parse(reader *r, const char *text, size_t len)
         size_t n = nl ? (size_t)(nl - (text + at)) + 1 : len - at;
         r->line++;
         if (csv_parse(&p, text + at, n, on_field, on_row, r) != n) {
-            fail(r, "line %d: %s", r->line, csv_strerror(csv_error(&p)));
+            fail(r, "line %d: %s", r->line, csv_error(&p) == CSV_EPARSE
+                     ? "malformed quoting; expected a quote only around a whole field"
+                     : csv_strerror(csv_error(&p)));
             break;
         }
         at += n;
     }
     if (!r->failed && csv_fini(&p, on_field, on_row, r) != 0)
-        fail(r, "line %d: %s (an unterminated quote?)", r->line, csv_strerror(csv_error(&p)));
+        fail(r, "line %d: %s", r->line, csv_error(&p) == CSV_EPARSE
+             ? "unterminated quote at the end of the file"
+             : csv_strerror(csv_error(&p)));
     csv_free(&p);
 }
 
