@@ -590,3 +590,24 @@ int fitspec_select(const fitspec *s, const sid_model *m, const double *theta0,
     }
     return 0;
 }
+
+void fitspec_loss_opts(const fitspec *s, sid_loss_opts *o)
+{
+    sid_loss_opts_defaults(o);
+    o->window = s->window;
+    o->weight_q = s->w_q;
+    o->weight_qd = s->w_qd;
+    o->sim = s->sim;
+}
+
+void fitspec_fit_opts(const fitspec *s, const fitspec_selection *sel, sid_fit_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->nfree = sel->n;
+    o->idx = sel->idx;
+    o->lo = sel->lo;
+    o->hi = sel->hi;
+    o->max_iter = s->max_iter;
+    o->ftol_rel = s->ftol_rel;
+    o->time_limit = s->time_limit;
+}

@@ -81,9 +81,15 @@ int fitspec_glob_match(const char *pattern, const char *name);
 
 /* The free parameters of m and their bounds around the nominal theta0. Errors: a free
  * glob that matches nothing, a relative bound on a zero nominal, a nominal outside its
- * bounds, no free parameter at all. */
+ * bounds, no free parameter at all ("--free '*'" frees every one). */
 int fitspec_select(const fitspec *s, const sid_model *m, const double *theta0,
                    fitspec_selection *sel, sid_error *err);
 void fitspec_selection_free(fitspec_selection *sel);
+
+/* The spec's loss options (window, weights, integrator, substeps, max_dt) for core. */
+void fitspec_loss_opts(const fitspec *s, sid_loss_opts *o);
+/* The spec's optimizer options with sel's free parameters and bounds (borrowed: sel must
+ * outlive o); progress, ctx and interrupt are left NULL for the caller. */
+void fitspec_fit_opts(const fitspec *s, const fitspec_selection *sel, sid_fit_opts *o);
 
 #endif
