@@ -13,6 +13,7 @@ CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsu
 MUJOCO_LIBS  = -lmujoco
 
 B        ?= build
+BIN      ?= sysid
 CORE_SRC  = $(wildcard core/*.c)
 CLI_SRC   = $(filter-out cli/main.c,$(wildcard cli/*.c))
 TEST_SRC  = $(wildcard tests/test_*.c)
@@ -22,8 +23,8 @@ CLI_OBJ   = $(CLI_SRC:%.c=$(B)/%.o)
 TEST_OBJ  = $(TEST_SRC:%.c=$(B)/%.o)
 ALL_FLAGS = $(WARN) $(CFLAGS) $(PKG_CFLAGS) -Icore -Icli
 
-.PHONY: all test unit debug bench clean golden
-all: sysid
+.PHONY: all test unit debug bench clean logs deps demo
+all: $(BIN)
 
 $(B)/%.o: %.c $(wildcard core/*.h cli/*.h tests/*.h)
 	@mkdir -p $(dir $@)
@@ -35,7 +36,7 @@ $(B)/libsysid.a: $(CORE_OBJ)
 $(B)/libsysidcli.a: $(CLI_OBJ)
 	ar rcs $@ $^
 
-sysid: $(B)/cli/main.o $(B)/libsysidcli.a $(B)/libsysid.a
+$(BIN): $(B)/cli/main.o $(B)/libsysidcli.a $(B)/libsysid.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lcsv -lm
 
 $(B)/test_runner: $(TEST_OBJ) $(B)/libsysidcli.a $(B)/libsysid.a
@@ -44,12 +45,12 @@ $(B)/test_runner: $(TEST_OBJ) $(B)/libsysidcli.a $(B)/libsysid.a
 unit: $(B)/test_runner
 	cd tests && ../$(B)/test_runner
 
-test: sysid $(B)/test_runner
+test: $(BIN) $(B)/test_runner
 	cd tests && ../$(B)/test_runner
-	SYSID=$(CURDIR)/sysid bash tests/cli.sh
+	SYSID=$(abspath $(BIN)) bash tests/cli.sh
 
 debug:
-	$(MAKE) B=build-debug OPT="-O0 -g3 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	$(MAKE) B=build-debug BIN=build-debug/sysid OPT="-O0 -g3 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	    LDFLAGS="-fsanitize=address,undefined" test
 
 bench: $(B)/bench_runner
@@ -57,6 +58,24 @@ bench: $(B)/bench_runner
 
 $(B)/bench_runner: $(BENCH_SRC:%.c=$(B)/%.o) $(B)/libsysidcli.a $(B)/libsysid.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lcsv $(MUJOCO_LIBS) -lm
+
+# MuJoCo twins and example logs of data/ (tests/tools/mklogs.sh says how they are made).
+$(B)/mjlog: tests/tools/mjlog.c
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(CFLAGS) -o $@ $< $(MUJOCO_LIBS) -lm
+
+logs: $(B)/mjlog
+	MJLOG=$(B)/mjlog sh tests/tools/mklogs.sh
+
+# Debian packages the build, the tests and the benchmarks need; installs only what is missing.
+DEB_PKGS = build-essential pkg-config libcjson-dev libcsv-dev libnlopt-dev check libmujoco-dev jq
+deps:
+	@missing=$$(for p in $(DEB_PKGS); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	    echo "installing:" $$missing; \
+	    SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	    $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
+	fi
 
 clean:
 	rm -rf build build-debug sysid

@@ -39,6 +39,7 @@ void sid_loss_opts_defaults(sid_loss_opts *o)
     o->checkpoint = 0;
 }
 
+const sid_model *sid_problem_model(const sid_problem *p) { return p->m; }
 int sid_problem_nwindows(const sid_problem *p) { return p->nwin; }
 int sid_problem_nresiduals(const sid_problem *p) { return p->nres; }
 const double *sid_problem_scale_q(const sid_problem *p) { return p->sq; }

@@ -232,6 +232,7 @@ typedef struct sid_problem sid_problem;
 sid_status sid_problem_create(sid_problem **p, const sid_model *m, const sid_traj *const *logs, int nlog,
                               const sid_loss_opts *o, sid_error *err);
 void sid_problem_free(sid_problem *p);
+const sid_model *sid_problem_model(const sid_problem *p);
 int sid_problem_nwindows(const sid_problem *p);
 int sid_problem_nresiduals(const sid_problem *p);
 const double *sid_problem_scale_q(const sid_problem *p);    /* (nq) */
@@ -246,5 +247,48 @@ sid_status sid_problem_loss(sid_problem *p, const double *theta, double *loss, d
 /* Root-mean-square error per joint of q and qd over all residual samples, unscaled and
  * unweighted (rmse_qd may be NULL; it is 0 where no log has velocities). */
 sid_status sid_problem_rmse(sid_problem *p, const double *theta, double *rmse_q, double *rmse_qd, sid_error *err);
+
+/* ---- fitting: NLopt L-BFGS on scaled parameters ------------------------------------------
+ * Each free parameter is optimised as x = (theta - nominal) / typical, or as
+ * x = log(theta / nominal) for a strictly positive quantity whose lower bound is positive,
+ * so that steps are comparable across kilograms, metres and newton-metres. A trial point that
+ * is unphysical (say, an inertia that is no longer positive definite) or whose simulation
+ * diverges is rejected: the line search sees a large loss and steps back, and no NaN or Inf
+ * leaves the driver. The best point seen is the result. */
+
+typedef enum {
+    SID_STOP_CONVERGED,   /* ftol_rel or xtol reached */
+    SID_STOP_MAX_ITER,
+    SID_STOP_TIME,
+    SID_STOP_INTERRUPTED,
+    SID_STOP_ROUNDOFF,    /* no further progress possible in floating point */
+    SID_STOP_FAILURE      /* the optimizer failed; see the message */
+} sid_stop;
+
+typedef struct {
+    int nfree;
+    const int *idx;              /* (nfree) indices into theta */
+    const double *lo, *hi;       /* (nfree) absolute bounds (-HUGE_VAL / HUGE_VAL: none) */
+    int max_iter;                /* accepted iterations */
+    double ftol_rel;             /* relative loss change that counts as converged */
+    double time_limit;           /* seconds; 0 = none */
+    /* called once per accepted iteration (core never prints); may be NULL */
+    void (*progress)(void *ctx, int iter, double loss, double gnorm, double seconds);
+    void *ctx;
+    volatile const int *interrupt;   /* nonzero: stop at the next evaluation (Ctrl-C) */
+} sid_fit_opts;
+
+typedef struct {
+    double loss0, loss;          /* at the nominal and at the returned point */
+    int iterations, evaluations, rejected;
+    double seconds;
+    sid_stop stop;
+    char message[160];
+} sid_fit_result;
+
+const char *sid_stop_str(sid_stop s);
+/* Minimise the problem's loss over the free parameters; theta holds the nominal values on
+ * entry and the best point found on return (also when interrupted). */
+sid_status sid_fit(sid_problem *p, double *theta, const sid_fit_opts *o, sid_fit_result *r, sid_error *err);
 
 #endif
