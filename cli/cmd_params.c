@@ -3,6 +3,7 @@
  * These names are what fit specs, --free and reports use, so this is how a user finds
  * them. Values are printed exactly (they read back to the same double).
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,10 +12,11 @@
 
 #include "cmd.h"
 #include "diag.h"
+#include "fitspec.h"
 #include "numfmt.h"
 #include "robot_json.h"
 
-static const char usage[] = "sysid params ROBOT.json [--json]";
+static const char usage[] = "sysid params ROBOT.json [--json] [--set NAME=VALUE... -o OUT.json]";
 
 static void help(void)
 {
@@ -22,10 +24,13 @@ static void help(void)
            "List every parameter of the robot: its name (as used by \"free\" and \"bounds\"\n"
            "in fit specs and by --free), its nominal value and its unit.\n\n"
            "Options:\n"
-           "  --json      one JSON object on stdout:\n"
-           "              {\"robot\": NAME, \"parameters\": [{\"name\", \"path\", \"value\", \"unit\"}]}\n"
-           "  -q          no warnings\n"
-           "  -h, --help  this text\n", usage);
+           "  --json              one JSON object on stdout: {\"robot\": NAME, \"parameters\":\n"
+           "                      [{\"name\", \"path\", \"value\", \"unit\"}, ...]}\n"
+           "  --set NAME=VALUE    change parameters (NAME may be a glob, as in fit specs)\n"
+           "                      and write the robot to OUT.json, everything else as given\n"
+           "  -o OUT.json         where --set writes (atomically); may be ROBOT.json itself\n"
+           "  -q                  no warnings\n"
+           "  -h, --help          this text\n", usage);
 }
 
 static int print_json(const sid_model *m, const double *theta, const cJSON *doc)
@@ -72,18 +77,53 @@ static void print_table(const sid_model *m, const double *theta)
     }
 }
 
+/* Apply "NAME=VALUE" to theta: every parameter NAME matches gets VALUE. */
+static int set_param(const sid_model *m, double *theta, const char *arg, sid_error *err)
+{
+    const char *eq = strrchr(arg, '=');
+    char *end;
+    double x = eq ? strtod(eq + 1, &end) : 0;
+    if (!eq || eq == arg || end == eq + 1 || *end || !isfinite(x))
+        return sid_error_set(err, SID_ERR_INPUT, "--set: expected NAME=VALUE with a finite "
+                             "number, got '%s'", arg);
+    char glob[256];
+    snprintf(glob, sizeof glob, "%.*s", (int)(eq - arg), arg);
+    int hits = 0;
+    for (int i = 0; i < sid_model_nparam(m); i++)
+        if (fitspec_glob_match(glob, sid_model_param(m, i)->name)) {
+            theta[i] = x;
+            hits++;
+        }
+    if (!hits)
+        return sid_error_set(err, SID_ERR_INPUT, "--set: '%s' matches no parameter of the "
+                             "robot", glob);
+    return SID_OK;
+}
+
 int cmd_params(int argc, char **argv)
 {
     static const struct option opts[] = {
         { "json", no_argument, NULL, 'j' },
+        { "set", required_argument, NULL, 's' },
+        { "output", required_argument, NULL, 'o' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    int json = 0, c;
-    while ((c = getopt_long(argc, argv, ":qh", opts, NULL)) != -1) {
+    enum { MAX_SET = 256 };
+    const char *set[MAX_SET], *out = NULL;
+    int json = 0, nset = 0, c;
+    while ((c = getopt_long(argc, argv, ":o:qh", opts, NULL)) != -1) {
         switch (c) {
         case 'j':
             json = 1;
+            break;
+        case 's':
+            if (nset == MAX_SET)
+                return cmd_usage_error("params", usage, "too many --set options");
+            set[nset++] = optarg;
+            break;
+        case 'o':
+            out = optarg;
             break;
         case 'q':
             cli_quiet = 1;
@@ -98,6 +138,9 @@ int cmd_params(int argc, char **argv)
     if (argc - optind != 1)
         return cmd_usage_error("params", usage, "expected one robot file, got %d arguments",
                                argc - optind);
+    if ((nset > 0) != (out != NULL))
+        return cmd_usage_error("params", usage, nset ? "--set needs -o OUT.json"
+                                                     : "-o is for --set");
 
     sid_error err = { 0 };
     sid_model *m;
@@ -106,9 +149,21 @@ int cmd_params(int argc, char **argv)
     if (robot_json_model(argv[optind], &m, &theta, &doc, &err))
         return cli_fail(&err);
     int rc = EXIT_OK;
-    if (json)
+    for (int i = 0; i < nset && rc == EXIT_OK; i++)
+        if (set_param(m, theta, set[i], &err) != SID_OK)
+            rc = cli_fail(&err);
+    if (rc == EXIT_OK && nset) {
+        /* Refuse to write a robot that the next command would reject. */
+        if (sid_model_check_theta(m, theta, &err) != SID_OK) {
+            sid_error_prefix(&err, "--set");
+            rc = cli_fail(&err);
+        } else if (robot_json_write(out, doc, m, theta, &err)) {
+            rc = cli_fail(&err);
+        }
+    }
+    if (rc == EXIT_OK && !nset && json)
         rc = print_json(m, theta, doc);
-    else
+    else if (rc == EXIT_OK && !nset)
         print_table(m, theta);
     cJSON_Delete(doc);
     sid_free(theta);

@@ -180,6 +180,27 @@ check "columns and scale from a spec" "$([ "$rc" -eq 0 ] || echo " exit $rc;")$(
 run simulate "$ROBOT" "$LOG" --integrator rk4 --substeps 4 --max-dt 0.001
 check "simulate rk4 with substeps" "$([ "$rc" -eq 0 ] || echo " exit $rc;")$([ "$(wc -l <"$TMP/out")" -eq 22 ] || echo " row count;")"
 
+# ---- writing a robot back: exact values, created fields, everything else as given -------
+
+rm -f "$TMP/set.json"
+run params "$ROBOT" --set links.upper.mass=1.3200000000000003 \
+    --set 'joints.*.friction.coulomb=0.123456789012345678' -o "$TMP/set.json"
+why=""
+[ "$rc" -eq 0 ] || why+=" exit $rc;"
+[ ! -s "$TMP/out" ] || why+=" stdout not empty;"
+jq -e '.links[1].mass == 1.3200000000000003 and .links[1].mass != 1.32' "$TMP/set.json" >/dev/null 2>&1 || why+=" mass not exact;"
+jq -e '.joints[1].friction.coulomb == 0.12345678901234568' "$TMP/set.json" >/dev/null 2>&1 || why+=" absent coulomb not created;"
+[ "$(jq -S 'del(.links[1].mass, .joints[].friction.coulomb)' "$TMP/set.json" 2>/dev/null)" = \
+  "$(jq -S 'del(.links[1].mass, .joints[].friction.coulomb)' "$ROBOT")" ] || why+=" other fields changed;"
+"$SYSID" params "$TMP/set.json" --json 2>/dev/null |
+    jq -e '.parameters[] | select(.name == "links.upper.mass") | .value == 1.3200000000000003' >/dev/null 2>&1 ||
+    why+=" does not read back;"
+check "params --set writes exact values back" "$why"
+
+expect_invalid "params --set negative mass" "--set" "links[1].mass: expected a positive number" \
+    params "$ROBOT" --set links.upper.mass=-1 -o "$TMP/out.csv"
+check "params --set negative mass writes nothing" "$([ ! -e "$TMP/out.csv" ] || echo " a file was written;")"
+
 if [ -w /dev/full ]; then
     "$SYSID" params "$ROBOT" >/dev/full 2>"$TMP/err"
     rc=$?
