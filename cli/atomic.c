@@ -12,27 +12,48 @@
 /* The temporary file a signal handler must remove. One at a time is all sysid needs. */
 static char pending[4096];
 static volatile sig_atomic_t have_pending = 0;
+/* The handlers in place before ours (a command may have its own, e.g. to stop a fit). */
+static struct sigaction old_int, old_term;
+static int installed = 0;
 
 static void on_signal(int sig)
 {
-    /* unlink, signal and raise are async-signal-safe; re-raising with the default action
-     * gives the shell the usual "killed by SIGINT" status (130). */
+    /* unlink, sigaction and raise are async-signal-safe; re-raising with the handler that
+     * was there before (by default: terminate) gives the shell the usual status, 130. */
     if (have_pending)
         unlink(pending);
-    signal(sig, SIG_DFL);
+    have_pending = 0;
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    installed = 0;
     raise(sig);
 }
 
 static void track(const char *tmp)
 {
-    if (tmp && strlen(tmp) < sizeof pending) {
-        have_pending = 0;
-        strcpy(pending, tmp);
-        have_pending = 1;
-        signal(SIGINT, on_signal);
-        signal(SIGTERM, on_signal);
-    } else {
-        have_pending = 0;
+    have_pending = 0;
+    if (strlen(tmp) >= sizeof pending)
+        return;
+    strcpy(pending, tmp);
+    have_pending = 1;
+    if (!installed) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGINT, &sa, &old_int);
+        sigaction(SIGTERM, &sa, &old_term);
+        installed = 1;
+    }
+}
+
+static void untrack(void)
+{
+    have_pending = 0;
+    if (installed) {
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGTERM, &old_term, NULL);
+        installed = 0;
     }
 }
 
@@ -100,7 +121,7 @@ sid_status atomic_commit(atomic_file *af, sid_error *err)
         atomic_abort(af);
         return SID_ERR_INPUT;
     }
-    have_pending = 0;
+    untrack();
     free(af->tmp);
     af->tmp = NULL;
     atomic_abort(af);
@@ -114,7 +135,7 @@ void atomic_abort(atomic_file *af)
         af->f = NULL;
     }
     if (af->tmp) {
-        have_pending = 0;
+        untrack();
         unlink(af->tmp);
         free(af->tmp);
         af->tmp = NULL;
