@@ -361,3 +361,92 @@ double sid_energy(const sid_model *m, const double *theta, sid_workspace *ws, co
     }
     return T + V;
 }
+
+/* Tangent of a transform: Xdot m = (Edot w, Edot (l - r x w) - E (rdot x w)). */
+static sid_sv xform_motion_dot(const sid_xform *X, const sid_m3 *Ed, sid_v3 rd, sid_sv m)
+{
+    return sid_sv_make(sid_m3_mul_v3(Ed, m.w),
+                       sid_v3_sub(sid_m3_mul_v3(Ed, sid_v3_sub(m.l, sid_v3_cross(X->r, m.w))),
+                                  sid_m3_mul_v3(&X->E, sid_v3_cross(rd, m.w))));
+}
+
+/* Tangent of X^T f in the transform: (Edot^T n + rdot x E^T fl + r x Edot^T fl, Edot^T fl). */
+static sid_sv xform_force_inv_dot(const sid_xform *X, const sid_m3 *Ed, sid_v3 rd, sid_sv f)
+{
+    const sid_v3 ud = sid_m3_tmul_v3(Ed, f.l), u = sid_m3_tmul_v3(&X->E, f.l);
+    return sid_sv_make(sid_v3_add(sid_v3_add(sid_m3_tmul_v3(Ed, f.w), sid_v3_cross(rd, u)), sid_v3_cross(X->r, ud)), ud);
+}
+
+/* Tangent of h = I v in the inertia: p = m (l + w x c), n = Ic w + c x p. */
+static sid_sv inertia_dot_mul(const sid_inertia *I, const sid_inertia *Id, sid_sv v)
+{
+    const sid_v3 vc = sid_v3_add(v.l, sid_v3_cross(v.w, I->c));
+    const sid_v3 p = sid_v3_scale(I->m, vc);
+    const sid_v3 pd = sid_v3_add(sid_v3_scale(Id->m, vc), sid_v3_scale(I->m, sid_v3_cross(v.w, Id->c)));
+    return sid_sv_make(sid_v3_add(sid_v3_add(sid_m3_mul_v3(&Id->Ic, v.w), sid_v3_cross(Id->c, p)), sid_v3_cross(I->c, pd)),
+                       pd);
+}
+
+void sid_rnea_jvp(const sid_model *m, const double *theta, sid_workspace *ws, const double *q, const double *qdot,
+                  const double *vdot, const double *thetadot, double *taudot)
+{
+    const int nb = m->nbody;
+    /* tangents live in the adjoint arrays, which a JVP does not need */
+    sid_sv *vd = ws->vbar, *ad = ws->abar, *fd = ws->fbar;
+    const double *gd = thetadot + m->p_gravity;
+    vd[0] = sid_sv_zero();
+    ad[0] = sid_sv_make(sid_v3_make(0, 0, 0), sid_v3_make(-gd[0], -gd[1], -gd[2]));
+    fd[0] = sid_sv_zero();
+    for (int b = 1; b < nb; b++) {
+        const sid_body *bd = &m->body[b];
+        const int p = bd->parent;
+        const double *o = theta + bd->p_origin, *od = thetadot + bd->p_origin;
+        sid_m3 dR[3];
+        rpy_matrix(o + P_RPY, dR);
+        sid_m3 RTd = sid_m3_zero();
+        for (int k = 0; k < 3; k++)
+            for (int i = 0; i < 3; i++)
+                for (int j = 0; j < 3; j++) RTd.m[i][j] += dR[k].m[i][j] * od[P_RPY + k];
+        const sid_v3 ax = sid_v3_load(bd->axis);
+        const double qd = bd->qadr >= 0 ? qdot[bd->qadr] : 0;
+        /* E = (RT Q)^T:  Edot = (RTd Q + RT [ax]x Q qd)^T */
+        sid_m3 RQd = sid_m3_mul(&RTd, &ws->Q[b]);
+        sid_v3 rd = sid_v3_load(od + P_XYZ);
+        if (bd->type == SID_JOINT_REVOLUTE) {
+            const sid_m3 K = sid_m3_skew(sid_v3_scale(qd, ax)), KQ = sid_m3_mul(&K, &ws->Q[b]), RKQ = sid_m3_mul(&ws->RT[b], &KQ);
+            for (int i = 0; i < 3; i++)
+                for (int j = 0; j < 3; j++) RQd.m[i][j] += RKQ.m[i][j];
+        }
+        if (bd->type == SID_JOINT_PRISMATIC) {
+            rd = sid_v3_add(rd, sid_m3_mul_v3(&RTd, sid_v3_scale(q[bd->qadr], ax)));
+            rd = sid_v3_add(rd, sid_m3_mul_v3(&ws->RT[b], sid_v3_scale(qd, ax)));
+        }
+        const sid_m3 Ed = sid_m3_transpose(&RQd);
+        ws->Ebar[b] = Ed;
+        ws->rbar[b] = rd;
+        sid_inertia Id = {0, {0, 0, 0}, {{{0}}}};
+        if (bd->p_inertial >= 0) {
+            const double *pi = thetadot + bd->p_inertial, *J = pi + P_INERTIA;
+            const sid_m3 Icd = {{{J[0], J[3], J[4]}, {J[3], J[1], J[5]}, {J[4], J[5], J[2]}}};
+            Id.m = pi[P_MASS];
+            Id.c = sid_v3_load(pi + P_COM);
+            Id.Ic = Icd;
+        }
+        ws->Ibar[b] = Id;
+        sid_sv vJd = sid_sv_zero();
+        if (bd->vadr >= 0) vJd = sid_sv_scale(vdot[bd->vadr], joint_axis(bd));
+        const sid_xform *X = &ws->X[b];
+        vd[b] = sid_sv_add(sid_sv_add(xform_motion_dot(X, &Ed, rd, ws->v[p]), sid_xform_motion(X, vd[p])), vJd);
+        ad[b] = sid_sv_add(sid_sv_add(xform_motion_dot(X, &Ed, rd, ws->a[p]), sid_xform_motion(X, ad[p])),
+                           sid_sv_add(sid_sv_crossm(vd[b], ws->vJ[b]), sid_sv_crossm(ws->v[b], vJd)));
+        const sid_sv hd = sid_sv_add(sid_inertia_mul(&ws->I[b], vd[b]), inertia_dot_mul(&ws->I[b], &Id, ws->v[b]));
+        fd[b] = sid_sv_add(sid_sv_add(sid_inertia_mul(&ws->I[b], ad[b]), inertia_dot_mul(&ws->I[b], &Id, ws->a[b])),
+                           sid_sv_add(sid_sv_crossf(vd[b], ws->h[b]), sid_sv_crossf(ws->v[b], hd)));
+    }
+    for (int b = nb - 1; b >= 1; b--) {
+        const sid_body *bd = &m->body[b];
+        if (bd->vadr >= 0) taudot[bd->vadr] = sid_sv_dot(joint_axis(bd), fd[b]);
+        sid_sv_acc(&fd[bd->parent], xform_force_inv_dot(&ws->X[b], &ws->Ebar[b], ws->rbar[b], ws->f[b]));
+        sid_sv_acc(&fd[bd->parent], sid_xform_force_inv(&ws->X[b], fd[b]));
+    }
+}

@@ -163,3 +163,94 @@ sid_status sid_step_vjp(const sid_model *m, const double *theta, sid_workspace *
     /* stage 1 at (q, v) */
     return fd_vjp(m, theta, ws, q, v, u, 0, ab1, qbar, vbar, thetabar, err);
 }
+
+/* Directional derivative of a = fd(q, v, u, hd) along (qd, vd, thd), after fd() and sid_rnea at
+ * (q, v, a) have set up ws:  A adot = Rdot with a held fixed,
+ * Rdot = Fdot - Ddot v - D vd - IDdot - Bdot a - hd Ddot a. */
+static void fd_jvp_dir(const sid_model *m, const double *theta, sid_workspace *ws, const double *q, const double *v,
+                       const double *u, double hd, const double *a, const double *qd, const double *vd,
+                       const double *thd, double *ad)
+{
+    const int nv = m->nv;
+    double *tau = ws->rhs;
+    sid_joint_force_jvp(m, theta, v, u, vd, thd, ad);
+    sid_rnea_jvp(m, theta, ws, q, qd, vd, thd, tau);
+    for (int b = 1; b < m->nbody; b++) {
+        const sid_body *bd = &m->body[b];
+        if (bd->vadr < 0) continue;
+        const int i = bd->vadr;
+        const double *pd = theta + bd->p_dof, *tp = thd + bd->p_dof;
+        ad[i] -= tp[P_VISCOUS] * (v[i] + hd * a[i]) + pd[P_VISCOUS] * vd[i] + tau[i] + tp[P_ARMATURE] * a[i];
+    }
+    sid_cholesky_solve(ws->M, ad, nv);
+}
+
+/* fd() plus the RNEA at (q, v, a) that fd_jvp_dir needs. */
+static sid_status fd_jvp_prepare(const sid_model *m, const double *theta, sid_workspace *ws, const double *q,
+                                 const double *v, const double *u, double hd, double *a, sid_error *err)
+{
+    sid_status s = fd(m, theta, ws, q, v, u, hd, a, err);
+    if (!s) sid_rnea(m, theta, ws, v, a, ws->c);
+    return s;
+}
+
+sid_status sid_step_jvp(const sid_model *m, const double *theta, sid_workspace *ws, sid_integrator integ, double h,
+                        const double *q, const double *v, const double *u, int ndir, const double *thetadot,
+                        double *qdot, double *vdot, double *scratch, sid_error *err)
+{
+    const int nq = m->nq, nv = m->nv, np = m->nparam;
+    sid_status s;
+    if (integ == SID_EULER) {
+        double *a = ws->rk, *ad = ws->rk + nv;
+        if ((s = fd_jvp_prepare(m, theta, ws, q, v, u, h, a, err))) return s;
+        for (int d = 0; d < ndir; d++) {
+            double *qd = qdot + (size_t)d * (size_t)nq, *vd = vdot + (size_t)d * (size_t)nv;
+            fd_jvp_dir(m, theta, ws, q, v, u, h, a, qd, vd, thetadot + (size_t)d * (size_t)np, ad);
+            for (int i = 0; i < nv; i++) {
+                vd[i] += h * ad[i];
+                qd[i] += h * vd[i];
+            }
+        }
+        return SID_OK;
+    }
+    /* RK4: stage by stage, all directions at once; per direction scratch holds the stage
+     * tangents adot1..4 and vdot2..4, and the tangent of the current stage's q. */
+    double *qs = ws->rk, *vs = qs + nv, *as = vs + nv, *a1 = as + nv, *a2 = a1 + nv, *a3 = a2 + nv;
+    const double *acc[3] = {a1, a2, a3};
+    const double c[4] = {0, 0.5, 0.5, 1};
+    for (int st = 0; st < 4; st++) {
+        for (int i = 0; i < nv; i++) {
+            qs[i] = st == 0 ? q[i] : q[i] + c[st] * h * (st == 1 ? v[i] : vs[i]);
+            vs[i] = st == 0 ? v[i] : v[i] + c[st] * h * acc[st - 1][i];
+        }
+        if ((s = fd_jvp_prepare(m, theta, ws, qs, vs, u, 0, as, err))) return s;
+        if (st < 3) memcpy((double *)acc[st], as, sizeof(double) * (size_t)nv);
+        for (int d = 0; d < ndir; d++) {
+            double *sc = scratch + (size_t)d * 9 * (size_t)nv;
+            double *ad = sc + (size_t)st * (size_t)nv;          /* adot1..4 */
+            double *vd_st = sc + 4 * (size_t)nv + (size_t)(st > 0 ? st - 1 : 0) * (size_t)nv;   /* vdot2..4 */
+            double *qd_st = sc + 7 * (size_t)nv, *vtmp = sc + 8 * (size_t)nv;
+            const double *qd = qdot + (size_t)d * (size_t)nq, *vd = vdot + (size_t)d * (size_t)nv;
+            for (int i = 0; i < nv; i++) {
+                /* qs = q + c h v_{st-1 stage}, vs = v + c h a_{st-1} */
+                const double vprev = st <= 1 ? vd[i] : sc[4 * nv + (st - 2) * nv + i];
+                qd_st[i] = st == 0 ? qd[i] : qd[i] + c[st] * h * vprev;
+                vtmp[i] = st == 0 ? vd[i] : vd[i] + c[st] * h * sc[(st - 1) * nv + i];
+                if (st > 0) vd_st[i] = vtmp[i];
+            }
+            fd_jvp_dir(m, theta, ws, qs, vs, u, 0, as, qd_st, vtmp, thetadot + (size_t)d * (size_t)np, ad);
+        }
+    }
+    for (int d = 0; d < ndir; d++) {
+        const double *sc = scratch + (size_t)d * 9 * (size_t)nv;
+        double *qd = qdot + (size_t)d * (size_t)nq, *vd = vdot + (size_t)d * (size_t)nv;
+        for (int i = 0; i < nv; i++) {
+            const double *ad = sc, *v2 = sc + 4 * nv, *v3 = v2 + nv, *v4 = v3 + nv;
+            const double q1 = qd[i] + h / 6 * (vd[i] + 2 * v2[i] + 2 * v3[i] + v4[i]);
+            const double v1 = vd[i] + h / 6 * (ad[i] + 2 * ad[nv + i] + 2 * ad[2 * nv + i] + ad[3 * nv + i]);
+            qd[i] = q1;
+            vd[i] = v1;
+        }
+    }
+    return SID_OK;
+}

@@ -72,3 +72,40 @@ void sid_joint_force_vjp(const sid_model *m, const double *theta, const double *
         if (vbar) vbar[i] -= w * (damp_dv * th + amp * sech2 / sigma);
     }
 }
+
+void sid_joint_force_jvp(const sid_model *m, const double *theta, const double *v, const double *u,
+                         const double *vdot, const double *thetadot, double *Fdot)
+{
+    for (int b = 1; b < m->nbody; b++) {
+        const sid_body *bd = &m->body[b];
+        if (bd->vadr < 0) continue;
+        const int i = bd->vadr;
+        const double *pd = theta + bd->p_dof, *td = thetadot + bd->p_dof;
+        double d = 0;
+        if (bd->p_motor >= 0) {
+            const double *pm = theta + bd->p_motor, *tm = thetadot + bd->p_motor;
+            const double G = pm[P_GEAR], kt = pm[P_KT];
+            if (bd->motor == SID_MOTOR_VOLTAGE) {
+                const double ke = pm[P_KE], R = pm[P_RESISTANCE], e = u[i] - ke * G * v[i];
+                d += tm[P_GEAR] * (kt * e - G * kt * ke * v[i]) / R + tm[P_KT] * G * e / R -
+                     tm[P_KE] * G * G * kt * v[i] / R - tm[P_RESISTANCE] * G * kt * e / (R * R) -
+                     vdot[i] * G * G * kt * ke / R;
+            } else {
+                d += tm[P_GEAR] * kt * u[i] + tm[P_KT] * G * u[i];
+            }
+        }
+        const double sigma = pd[P_SMOOTHING], th = tanh(v[i] / sigma), sech2 = 1 - th * th;
+        double amp = pd[P_COULOMB], ampd = td[P_COULOMB], damp_dv = 0;
+        if (bd->p_stribeck >= 0) {
+            const double *ps = theta + bd->p_stribeck, *ts = thetadot + bd->p_stribeck;
+            const double sv = ps[P_STRIBECK_VELOCITY], x = v[i] / sv, e = exp(-x * x);
+            amp += ps[P_STRIBECK_TORQUE] * e;
+            damp_dv = ps[P_STRIBECK_TORQUE] * e * (-2 * x / sv);
+            ampd += ts[P_STRIBECK_TORQUE] * e + ts[P_STRIBECK_VELOCITY] * ps[P_STRIBECK_TORQUE] * e * (2 * x * x / sv);
+        }
+        /* d(tanh(v / sigma)) = sech2 (vdot / sigma - v sigmadot / sigma^2) */
+        const double thd = sech2 * (vdot[i] / sigma - v[i] * td[P_SMOOTHING] / (sigma * sigma));
+        d -= ampd * th + damp_dv * vdot[i] * th + amp * thd;
+        Fdot[i] = d;
+    }
+}

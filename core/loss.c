@@ -335,3 +335,83 @@ sid_status sid_problem_rmse(sid_problem *p, const double *theta, double *rmse_q,
         for (int i = 0; i < nv; i++) rmse_qd[i] = nsamp_qd ? sqrt(rmse_qd[i] / (double)nsamp_qd) : 0;
     return SID_OK;
 }
+
+/* Residuals of sample k in the order of sid_problem_jacobian, with their tangent rows:
+ * r = sqrt(w) delta / s, rows J[r][d] = sqrt(w) / s (qdot + offsetdot, or vdot). */
+static int residual_rows(const sid_problem *p, const double *theta, const sid_traj *tr, int k, const double *x,
+                         int nfree, const int *idx, const double *qdot, const double *vdot, double *r, double *J)
+{
+    const sid_model *m = p->m;
+    const int nq = m->nq, nv = m->nv;
+    int n = 0;
+    if (p->o.weight_q > 0)
+        for (int b = 1; b < m->nbody; b++) {
+            const sid_body *bd = &m->body[b];
+            if (bd->qadr < 0) continue;
+            const int i = bd->qadr, po = bd->p_dof + P_OFFSET;
+            const double g = sqrt(p->o.weight_q) / p->sq[i];
+            r[n] = g * (x[i] + theta[po] - tr->q[(size_t)k * (size_t)nq + (size_t)i]);
+            for (int d = 0; d < nfree; d++)
+                J[(size_t)n * (size_t)nfree + (size_t)d] = g * (qdot[(size_t)d * (size_t)nq + (size_t)i] + (idx[d] == po));
+            n++;
+        }
+    if (p->o.weight_qd > 0 && tr->qd)
+        for (int i = 0; i < nv; i++) {
+            const double g = sqrt(p->o.weight_qd) / p->sqd[i];
+            r[n] = g * (x[nq + i] - tr->qd[(size_t)k * (size_t)nv + (size_t)i]);
+            for (int d = 0; d < nfree; d++)
+                J[(size_t)n * (size_t)nfree + (size_t)d] = g * vdot[(size_t)d * (size_t)nv + (size_t)i];
+            n++;
+        }
+    return n;
+}
+
+sid_status sid_problem_jacobian(sid_problem *p, const double *theta, int nfree, const int *idx, double *r, double *J,
+                                sid_error *err)
+{
+    const sid_model *m = p->m;
+    const int nq = m->nq, nv = m->nv, nx = nq + nv, np = m->nparam;
+    const size_t nf = (size_t)(nfree > 0 ? nfree : 1);
+    double *thd = sid_alloc(sizeof(double) * nf * (size_t)np);
+    double *qdot = sid_alloc(sizeof(double) * nf * (size_t)nq), *vdot = sid_alloc(sizeof(double) * nf * (size_t)nv);
+    double *scratch = sid_alloc(sizeof(double) * nf * 9 * (size_t)nv);
+    sid_status s = SID_OK;
+    if (!thd || !qdot || !vdot || !scratch) {
+        s = sid_error_set(err, SID_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    for (int d = 0; d < nfree; d++) thd[(size_t)d * (size_t)np + (size_t)idx[d]] = 1;
+    size_t row = 0;
+    for (int w = 0; w < p->nwin; w++) {
+        const window *win = &p->win[w];
+        const sid_traj *tr = p->logs[win->log];
+        double *x = p->x;
+        start_state(p, theta, win, x);
+        /* x0 = (logged q - offset, logged v) */
+        memset(qdot, 0, sizeof(double) * nf * (size_t)nq);
+        memset(vdot, 0, sizeof(double) * nf * (size_t)nv);
+        for (int d = 0; d < nfree; d++)
+            for (int b = 1; b < m->nbody; b++)
+                if (m->body[b].qadr >= 0 && idx[d] == m->body[b].p_dof + P_OFFSET)
+                    qdot[(size_t)d * (size_t)nq + (size_t)m->body[b].qadr] = -1;
+        for (int k = win->k0; k < win->k1; k++) {
+            const double dt = tr->t[k + 1] - tr->t[k];
+            const int nsub = sid_substeps(&p->o.sim, dt);
+            const double h = dt / nsub, *u = tr->u + (size_t)k * (size_t)nv;
+            for (int j = 0; j < nsub; j++) {
+                if ((s = sid_step_jvp(m, theta, p->ws, p->o.sim.integrator, h, x, x + nq, u, nfree, thd, qdot, vdot, scratch,
+                                      err)) ||
+                    (s = sid_step(m, theta, p->ws, p->o.sim.integrator, h, x, x + nq, u, p->x1, p->x1 + nq, err)))
+                    goto done;
+                memcpy(x, p->x1, sizeof(double) * (size_t)nx);
+            }
+            row += (size_t)residual_rows(p, theta, tr, k + 1, x, nfree, idx, qdot, vdot, r + row, J + row * nf);
+        }
+    }
+done:
+    sid_free(thd);
+    sid_free(qdot);
+    sid_free(vdot);
+    sid_free(scratch);
+    return s;
+}

@@ -189,6 +189,13 @@ sid_status sid_step_vjp(const sid_model *m, const double *theta, sid_workspace *
                         double h, const double *q, const double *v, const double *u, const double *q1bar,
                         const double *v1bar, double *qbar, double *vbar, double *thetabar, sid_error *err);
 
+/* Forward-mode twin of sid_step for ndir directions at once: on entry qdot (ndir x nq) and
+ * vdot (ndir x nv) hold tangents of (q, v), thetadot (ndir x nparam) of theta; on return
+ * qdot, vdot hold the tangents of (q1, v1). scratch: ndir x 9 nv doubles (RK4 stages). */
+sid_status sid_step_jvp(const sid_model *m, const double *theta, sid_workspace *ws, sid_integrator integ, double h,
+                        const double *q, const double *v, const double *u, int ndir, const double *thetadot,
+                        double *qdot, double *vdot, double *scratch, sid_error *err);
+
 /* ---- trajectories --------------------------------------------------------------------- */
 
 typedef struct {
@@ -244,6 +251,11 @@ size_t sid_problem_tape_bytes(const sid_problem *p);
  * (nwindows x (nq + nv)) the gradient with respect to each window's initial state. */
 sid_status sid_problem_loss(sid_problem *p, const double *theta, double *loss, double *grad, double *grad_x0,
                             sid_error *err);
+/* Weighted residuals r (nres; r = sqrt(w) delta / scale, so loss = 1/2 |r|^2 / nres) and
+ * their exact Jacobian J (nres x nfree, row-major) with respect to theta[idx[0..nfree-1]],
+ * by forward-mode differentiation through every step (cost ~ nfree simulations). */
+sid_status sid_problem_jacobian(sid_problem *p, const double *theta, int nfree, const int *idx, double *r, double *J,
+                                sid_error *err);
 /* Root-mean-square error per joint of q and qd over all residual samples, unscaled and
  * unweighted (rmse_qd may be NULL; it is 0 where no log has velocities). */
 sid_status sid_problem_rmse(sid_problem *p, const double *theta, double *rmse_q, double *rmse_qd, sid_error *err);
@@ -287,6 +299,27 @@ typedef struct {
 } sid_fit_result;
 
 const char *sid_stop_str(sid_stop s);
+
+/* ---- what the data determine ------------------------------------------------------------ */
+
+#define SID_MAX_FREE 256
+#define SID_NULL_RATIO 1e-10   /* eigenvalue ratio of the scaled J^T J below which a direction is unresolved */
+
+typedef struct {
+    int dof;                              /* nres - nfree */
+    double sigma2;                        /* |r|^2 / dof, the residual variance */
+    double cond;                          /* condition number of the scaled J^T J on its determined part */
+    double cov[SID_MAX_FREE * SID_MAX_FREE];   /* (nfree x nfree) sigma^2 (J^T J)^+ in parameter units */
+    double stderr_[SID_MAX_FREE];         /* sqrt(cov_kk); HUGE_VAL where not identifiable */
+    int identifiable[SID_MAX_FREE];
+    int nnull;                            /* unresolved directions */
+    double null_dir[SID_MAX_FREE * SID_MAX_FREE];  /* (nnull x nfree) unit vectors in scaled coordinates */
+    double null_ratio[SID_MAX_FREE];      /* their eigenvalue / the largest */
+} sid_covariance_result;
+
+/* Covariance and identifiability from residuals r (nres) and their Jacobian J (nres x nfree). */
+sid_status sid_covariance(int nres, int nfree, const double *r, const double *J, sid_covariance_result *out,
+                          sid_error *err);
 /* Minimise the problem's loss over the free parameters; theta holds the nominal values on
  * entry and the best point found on return (also when interrupted). */
 sid_status sid_fit(sid_problem *p, double *theta, const sid_fit_opts *o, sid_fit_result *r, sid_error *err);

@@ -41,11 +41,18 @@ void sid_rnea(const sid_model *m, const double *theta, sid_workspace *ws, const 
  * qbar += (dtau/dq)^T taubar, vbar += (dtau/dv)^T taubar, thetabar += (dtau/dtheta)^T taubar. */
 void sid_rnea_vjp(const sid_model *m, const double *theta, sid_workspace *ws, const double *q,
                   const double *taubar, double *qbar, double *vbar, double *thetabar);
+/* Forward-mode twin of sid_rnea (call right after it): the directional derivative taudot of
+ * tau along (qdot, vdot, thetadot), with the acceleration held fixed. */
+void sid_rnea_jvp(const sid_model *m, const double *theta, sid_workspace *ws, const double *q, const double *qdot,
+                  const double *vdot, const double *thetadot, double *taudot);
 /* Mass matrix of the kinematics in ws (no armature), into M (nv x nv). */
 void sid_crba(const sid_model *m, sid_workspace *ws, double *M);
 /* Adjoint of sid_joint_force: with output adjoint Fbar, accumulate vbar (may be NULL) and thetabar. */
 void sid_joint_force_vjp(const sid_model *m, const double *theta, const double *v, const double *u,
                          const double *Fbar, double *vbar, double *thetabar);
+/* Forward-mode twin of sid_joint_force: Fdot along (vdot, thetadot). */
+void sid_joint_force_jvp(const sid_model *m, const double *theta, const double *v, const double *u,
+                         const double *vdot, const double *thetadot, double *Fdot);
 /* In-place Cholesky factor L (lower) of the symmetric positive definite A; -1 if not PD. */
 int sid_cholesky(double *A, int n);
 /* Solve L L^T x = b in place (x overwrites b). */

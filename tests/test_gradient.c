@@ -143,6 +143,84 @@ START_TEST(chain_step_vjp)
 }
 END_TEST
 
+/* Forward mode against reverse mode: for random directions xdot and seeds w,
+ * w . (J xdot) from sid_step_jvp must equal (J^T w) . xdot from sid_step_vjp, and the JVP
+ * must match a central difference along xdot. */
+static void check_jvp(sid_integrator integ, unsigned seed)
+{
+    sid_robot_desc *d = tu_random_robot(seed, 6, TU_ALL);
+    problem p = {0};
+    sid_error err = {0};
+    ck_assert_msg(sid_model_create(&p.m, &p.theta, d, &err) == SID_OK, "%s", err.msg);
+    tu_desc_free(d);
+    p.ws = sid_workspace_create(p.m);
+    p.kernel = integ == SID_EULER ? KERNEL_EULER : KERNEL_RK4;
+    p.h = 1e-2;
+    const int nv = sid_model_nv(p.m), np = sid_model_nparam(p.m);
+    unsigned s = seed + 7;
+    double qd[2][64], vd[2][64], scratch[2 * 9 * 64];
+    double *thd = calloc(2 * (size_t)np, sizeof(double));
+    for (int i = 0; i < nv; i++) {
+        p.q[i] = tu_uniform(&s, -1.5, 1.5), p.v[i] = tu_uniform(&s, -2, 2), p.u[i] = tu_uniform(&s, -1, 1);
+        p.wq[i] = tu_uniform(&s, -1, 1), p.wv[i] = tu_uniform(&s, -1, 1);
+        for (int k = 0; k < 2; k++) qd[k][i] = tu_uniform(&s, -1, 1), vd[k][i] = tu_uniform(&s, -1, 1);
+    }
+    for (int j = 0; j < np; j++)
+        for (int k = 0; k < 2; k++) thd[(size_t)k * np + j] = tu_uniform(&s, -1, 1) * fmax(0.01, fabs(p.theta[j]));
+    double dir_q[2][64], dir_v[2][64];
+    memcpy(dir_q, qd, sizeof qd);
+    memcpy(dir_v, vd, sizeof vd);
+    /* the JVP takes directions packed with stride nv */
+    double qpk[2 * 64], vpk[2 * 64];
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < nv; i++) qpk[k * nv + i] = qd[k][i], vpk[k * nv + i] = vd[k][i];
+    ck_assert_int_eq(sid_step_jvp(p.m, p.theta, p.ws, integ, p.h, p.q, p.v, p.u, 2, thd, qpk, vpk, scratch, &err), SID_OK);
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < nv; i++) qd[k][i] = qpk[k * nv + i], vd[k][i] = vpk[k * nv + i];
+    double qbar[64] = {0}, vbar[64] = {0};
+    double *thetabar = calloc((size_t)np, sizeof(double));
+    analytic(&p, qbar, vbar, thetabar);
+    for (int k = 0; k < 2; k++) {
+        double fwd = 0, rev = 0;
+        for (int i = 0; i < nv; i++) fwd += p.wq[i] * qd[k][i] + p.wv[i] * vd[k][i];
+        for (int i = 0; i < nv; i++) rev += qbar[i] * dir_q[k][i] + vbar[i] * dir_v[k][i];
+        for (int j = 0; j < np; j++) rev += thetabar[j] * thd[(size_t)k * np + j];
+        /* central difference of L along the direction */
+        const double e = 1e-6;
+        double *th0 = malloc(sizeof(double) * (size_t)np), q0[64], v0[64], L[2];
+        memcpy(th0, p.theta, sizeof(double) * (size_t)np);
+        memcpy(q0, p.q, sizeof q0);
+        memcpy(v0, p.v, sizeof v0);
+        for (int sgn = 0; sgn < 2; sgn++) {
+            const double t = sgn ? -e : e;
+            for (int i = 0; i < nv; i++) p.q[i] = q0[i] + t * dir_q[k][i], p.v[i] = v0[i] + t * dir_v[k][i];
+            for (int j = 0; j < np; j++) p.theta[j] = th0[j] + t * thd[(size_t)k * np + j];
+            L[sgn] = eval(&p);
+        }
+        memcpy(p.theta, th0, sizeof(double) * (size_t)np);
+        memcpy(p.q, q0, sizeof q0);
+        memcpy(p.v, v0, sizeof v0);
+        free(th0);
+        const double num = (L[0] - L[1]) / (2 * e);
+        fprintf(stderr, "jvp %s direction %d: forward %.12g reverse %.12g fd %.12g\n", integ == SID_EULER ? "euler" : "rk4", k,
+                fwd, rev, num);
+        ck_assert_msg(fabs(fwd - rev) <= 1e-10 * (fabs(fwd) + fabs(rev)), "JVP %.15g vs VJP %.15g", fwd, rev);
+        ck_assert_msg(tu_rel_err(fwd, num, 1e-9) <= 1e-6, "JVP %.15g vs fd %.15g", fwd, num);
+    }
+    free(thetabar);
+    free(thd);
+    sid_workspace_free(p.ws);
+    sid_model_free(p.m);
+    sid_free(p.theta);
+}
+
+START_TEST(step_jvp_matches_vjp_and_fd)
+{
+    check_jvp(SID_EULER, 12);
+    check_jvp(SID_RK4, 13);
+}
+END_TEST
+
 Suite *gradient_suite(void)
 {
     Suite *s = suite_create("gradient");
@@ -153,6 +231,7 @@ Suite *gradient_suite(void)
     tcase_add_test(tc, euler_step_vjp);
     tcase_add_test(tc, rk4_step_vjp);
     tcase_add_test(tc, chain_step_vjp);
+    tcase_add_test(tc, step_jvp_matches_vjp_and_fd);
     suite_add_tcase(s, tc);
     return s;
 }
