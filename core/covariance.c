@@ -51,35 +51,24 @@ static void jacobi_eigen(double *A, int n, double *ev, double *V)
     for (int i = 0; i < n; i++) ev[i] = A[i * n + i];
 }
 
-sid_status sid_covariance(int nres, int nfree, const double *r, const double *J, sid_covariance_result *out,
-                          sid_error *err)
+/* Covariance and null directions from the normal matrix A = J^T J (n x n, destroyed), the
+ * residual sum of squares rr and the degrees of freedom. */
+static sid_status from_normal(int n, double *A, double rr, int dof, sid_covariance_result *out, sid_error *err)
 {
-    const int n = nfree;
     memset(out, 0, sizeof *out);
-    if (n < 1 || n > SID_MAX_FREE) return sid_error_set(err, SID_ERR_INPUT, "covariance: %d free parameters (1..%d)", n, SID_MAX_FREE);
-    double *A = sid_alloc(sizeof(double) * (size_t)(3 * n * n + 2 * n));
-    if (!A) return sid_error_set(err, SID_ERR_NOMEM, "out of memory");
-    double *V = A + n * n, *P = V + n * n, *dscale = P + n * n, *ev = dscale + n;
-    double rr = 0;
-    for (int i = 0; i < nres; i++) rr += r[i] * r[i];
-    for (size_t i = 0; i < (size_t)nres; i++) {
-        const double *row = J + i * (size_t)n;
-        for (int a = 0; a < n; a++)
-            for (int b = a; b < n; b++) A[a * n + b] += row[a] * row[b];
-    }
-    for (int a = 0; a < n; a++)
-        for (int b = 0; b < a; b++) A[a * n + b] = A[b * n + a];
+    double *V = sid_alloc(sizeof(double) * (size_t)(2 * n * n + 2 * n));
+    if (!V) return sid_error_set(err, SID_ERR_NOMEM, "out of memory");
+    double *P = V + n * n, *dscale = P + n * n, *ev = dscale + n;
     for (int a = 0; a < n; a++) dscale[a] = A[a * n + a] > 0 ? 1 / sqrt(A[a * n + a]) : 0;
     for (int a = 0; a < n; a++)
         for (int b = 0; b < n; b++) A[a * n + b] *= dscale[a] * dscale[b];
     jacobi_eigen(A, n, ev, V);
     double emax = 0;
     for (int i = 0; i < n; i++) emax = fmax(emax, ev[i]);
-    out->dof = nres - n;
-    out->sigma2 = out->dof > 0 ? rr / out->dof : 0;
-    out->cond = 0;
+    out->dof = dof;
+    out->sigma2 = dof > 0 ? rr / dof : 0;
     for (int a = 0; a < n; a++) out->identifiable[a] = dscale[a] > 0;
-    /* pseudo-inverse of C on the determined directions; null directions recorded */
+    /* pseudo-inverse of the scaled matrix on the determined directions; null ones recorded */
     double emin_kept = emax;
     for (int i = 0; i < n; i++) {
         const double ratio = emax > 0 ? ev[i] / emax : 0;
@@ -100,6 +89,86 @@ sid_status sid_covariance(int nres, int nfree, const double *r, const double *J,
     for (int a = 0; a < n; a++)
         for (int b = 0; b < n; b++) out->cov[a * n + b] = out->sigma2 * dscale[a] * dscale[b] * P[a * n + b];
     for (int a = 0; a < n; a++) out->stderr_[a] = out->identifiable[a] ? sqrt(fmax(out->cov[a * n + a], 0)) : HUGE_VAL;
-    sid_free(A);
+    sid_free(V);
     return SID_OK;
+}
+
+/* B+ C for the symmetric positive semi-definite B (m x m, destroyed) and C (m x n), into X. */
+static sid_status pinv_solve(int m, double *B, int n, const double *C, double *X)
+{
+    double *V = sid_alloc(sizeof(double) * (size_t)(m * m + m));
+    if (!V) return SID_ERR_NOMEM;
+    double *ev = V + m * m, emax = 0;
+    jacobi_eigen(B, m, ev, V);
+    for (int i = 0; i < m; i++) emax = fmax(emax, ev[i]);
+    memset(X, 0, sizeof(double) * (size_t)(m * n));
+    for (int i = 0; i < m; i++) {
+        if (!(ev[i] > 1e-14 * emax)) continue;
+        for (int b = 0; b < n; b++) {
+            double vc = 0;
+            for (int k = 0; k < m; k++) vc += V[k * m + i] * C[k * n + b];
+            for (int a = 0; a < m; a++) X[a * n + b] += V[a * m + i] * vc / ev[i];
+        }
+    }
+    sid_free(V);
+    return SID_OK;
+}
+
+sid_status sid_problem_covariance(sid_problem *p, const double *theta, const double *x0, int nfree, const int *idx,
+                                  sid_covariance_result *out, sid_error *err)
+{
+    const sid_model *m = sid_problem_model(p);
+    const int n = nfree, nx = sid_model_nq(m) + sid_model_nv(m), ns = sid_problem_estimates_start(p) ? nx : 0;
+    const int ncol = n + ns, nwin = sid_problem_nwindows(p);
+    if (n < 1 || n > SID_MAX_FREE) return sid_error_set(err, SID_ERR_INPUT, "covariance: %d free parameters (1..%d)", n, SID_MAX_FREE);
+    int maxrows = 1;
+    for (int w = 0; w < nwin; w++)
+        if (sid_problem_window_rows(p, w) > maxrows) maxrows = sid_problem_window_rows(p, w);
+    double *A = sid_alloc(sizeof(double) * (size_t)(n * n));
+    double *r = sid_alloc(sizeof(double) * (size_t)maxrows);
+    double *J = sid_alloc(sizeof(double) * (size_t)maxrows * (size_t)ncol);
+    double *B = sid_alloc(sizeof(double) * (size_t)(ns * ns + 2 * ns * n + 1));
+    sid_status s = SID_OK;
+    if (!A || !r || !J || !B) {
+        s = sid_error_set(err, SID_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    double *C = B + ns * ns, *X = C + ns * n, rr = 0;
+    long nres = 0;
+    for (int w = 0; w < nwin; w++) {
+        const int rows = sid_problem_window_rows(p, w);
+        if ((s = sid_problem_window_jacobian(p, theta, x0 ? x0 + (size_t)w * (size_t)nx : NULL, w, n, idx, r, J, err)))
+            goto done;
+        nres += rows;
+        for (int i = 0; i < rows; i++) {
+            const double *row = J + (size_t)i * (size_t)ncol;
+            rr += r[i] * r[i];
+            for (int a = 0; a < n; a++)
+                for (int b = 0; b < n; b++) A[a * n + b] += row[a] * row[b];
+        }
+        if (!ns) continue;
+        /* eliminate this window's start state: A -= C^T B+ C (Schur complement) */
+        memset(B, 0, sizeof(double) * (size_t)(ns * ns + ns * n));
+        for (int i = 0; i < rows; i++) {
+            const double *row = J + (size_t)i * (size_t)ncol, *rx = row + n;
+            for (int a = 0; a < ns; a++) {
+                for (int b = 0; b < ns; b++) B[a * ns + b] += rx[a] * rx[b];
+                for (int b = 0; b < n; b++) C[a * n + b] += rx[a] * row[b];
+            }
+        }
+        if (pinv_solve(ns, B, n, C, X)) {
+            s = sid_error_set(err, SID_ERR_NOMEM, "out of memory");
+            goto done;
+        }
+        for (int a = 0; a < n; a++)
+            for (int b = 0; b < n; b++)
+                for (int k = 0; k < ns; k++) A[a * n + b] -= C[k * n + a] * X[k * n + b];
+    }
+    s = from_normal(n, A, rr, (int)(nres - n - (long)nwin * ns), out, err);
+done:
+    sid_free(A);
+    sid_free(r);
+    sid_free(J);
+    sid_free(B);
+    return s;
 }

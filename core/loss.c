@@ -7,12 +7,22 @@
  * states, then sweeps its steps in reverse with sid_step_vjp, adding each sample's residual
  * seed dL/dx_k to the state adjoint as it passes. Memory is O(N/C + C) states for an N-sample
  * window (C = sqrt N by default); time is one extra forward pass plus the step adjoints, and
- * does not depend on the number of parameters (ADJOINT.md, "Across a window"). */
+ * does not depend on the number of parameters (ADJOINT.md, "Across a window").
+ *
+ * Start states. By default a window starts from the logged state and its residuals are the
+ * samples after the start. Logged states are noisy, and noise in a start state biases every
+ * parameter fitted through it; with estimate_start the start states are unknowns of their own
+ * (multiple shooting): a window then starts from x0[w], and its residuals run from its start
+ * sample up to, not including, the next window's start (the last window of a log keeps its
+ * end sample), so every sample is counted once. */
 #include "workspace.h"
 
 #include <string.h>
 
-typedef struct { int log, k0, k1; } window;
+typedef struct {
+    int log, k0, k1;   /* log and samples [k0, k1] it simulates */
+    int ra, rb;        /* samples [ra, rb] that give residuals */
+} window;
 
 struct sid_problem {
     const sid_model *m;
@@ -37,6 +47,7 @@ void sid_loss_opts_defaults(sid_loss_opts *o)
     o->weight_qd = 0.1;
     sid_sim_opts_defaults(&o->sim);
     o->checkpoint = 0;
+    o->estimate_start = 0;
 }
 
 const sid_model *sid_problem_model(const sid_problem *p) { return p->m; }
@@ -60,7 +71,7 @@ static int cut_windows(const sid_traj *tr, int l, double len, window *w)
         if (len <= 0) k1 = tr->n - 1;
         else
             while (k1 < tr->n - 1 && tr->t[k1 + 1] - tr->t[k0] <= len * (1 + 1e-9)) k1++;
-        if (w) w[n] = (window){l, k0, k1};
+        if (w) w[n] = (window){l, k0, k1, k0 + 1, k1};
         n++;
         k0 = k1;
     }
@@ -117,6 +128,12 @@ sid_status sid_problem_create(sid_problem **out, const sid_model *m, const sid_t
     p->sqd = sid_alloc(sizeof(double) * (size_t)(nv + 1));
     if (!p->win || !p->sq || !p->sqd) goto nomem;
     for (int l = 0, w = 0; l < nlog; l++) w += cut_windows(logs[l], l, o->window, p->win + w);
+    for (int w = 0; w < p->nwin; w++) {
+        window *win = &p->win[w];
+        const int last = w == p->nwin - 1 || p->win[w + 1].log != win->log;
+        win->ra = o->estimate_start ? win->k0 : win->k0 + 1;
+        win->rb = o->estimate_start && !last ? win->k1 - 1 : win->k1;
+    }
     for (int i = 0; i < nq; i++) p->sq[i] = column_scale(logs, nlog, 0, i);
     for (int i = 0; i < nv; i++) p->sqd[i] = column_scale(logs, nlog, 1, i);
 
@@ -134,8 +151,7 @@ sid_status sid_problem_create(sid_problem **out, const sid_model *m, const sid_t
             for (int j = k; j < k + p->cp_every && j < p->win[w].k1; j++) steps += sid_substeps(&o->sim, tr->t[j + 1] - tr->t[j]);
             if (steps > p->max_seg_steps) p->max_seg_steps = steps;
         }
-        for (int k = p->win[w].k0 + 1; k <= p->win[w].k1; k++)
-            p->nres += (o->weight_q > 0 ? nq : 0) + (o->weight_qd > 0 && tr->qd ? nv : 0);
+        p->nres += (p->win[w].rb - p->win[w].ra + 1) * ((o->weight_q > 0 ? nq : 0) + (o->weight_qd > 0 && tr->qd ? nv : 0));
     }
     p->ws = sid_workspace_create(m);
     p->cp = sid_alloc(sizeof(double) * (size_t)nx * (size_t)p->max_cp);
@@ -208,10 +224,11 @@ static void residual(const sid_problem *p, const double *theta, const sid_traj *
 
 /* Simulate samples [ka, kb] of tr from the state in x (overwritten with the state at kb).
  * With tape, record the state before every step and tape_sample[k - ka] for each sample. */
-static sid_status simulate_span(sid_problem *p, const double *theta, int l, int ka, int kb, double *x,
+static sid_status simulate_span(sid_problem *p, const double *theta, const window *w, int ka, int kb, double *x,
                                 double *tape, double *sum, double *sse_q, double *sse_qd, sid_error *err)
 {
     const sid_model *m = p->m;
+    const int l = w->log;
     const sid_traj *tr = p->logs[l];
     const int nq = m->nq, nv = m->nv, nx = nq + nv;
     int e = 0;
@@ -229,7 +246,7 @@ static sid_status simulate_span(sid_problem *p, const double *theta, int l, int 
             }
             memcpy(x, p->x1, sizeof(double) * (size_t)nx);
         }
-        if (sum) residual(p, theta, tr, k + 1, x, sum, sse_q, sse_qd, NULL, NULL);
+        if (sum && k + 1 <= w->rb) residual(p, theta, tr, k + 1, x, sum, sse_q, sse_qd, NULL, NULL);
     }
     if (tape) {
         p->tape_sample[kb - ka] = e;
@@ -238,29 +255,43 @@ static sid_status simulate_span(sid_problem *p, const double *theta, int l, int 
     return SID_OK;
 }
 
-/* The logged start state of window w: q = logged q - offsets, v = logged or smoothed qd. */
-static void start_state(const sid_problem *p, const double *theta, const window *w, double *x)
+/* The start state of window w: x0w when given, else the logged state (q = logged q minus the
+ * offsets, v = logged or smoothed qd). */
+static void start_state(const sid_problem *p, const double *theta, const window *w, const double *x0w, double *x)
 {
     const sid_traj *tr = p->logs[w->log];
+    if (x0w) {
+        memcpy(x, x0w, sizeof(double) * (size_t)(p->m->nq + p->m->nv));
+        return;
+    }
     sid_traj_state_q(p->m, theta, tr, w->k0, x);
     sid_traj_velocity(tr, w->k0, x + p->m->nq);
 }
 
+void sid_problem_start_states(const sid_problem *p, const double *theta, double *x0)
+{
+    const size_t nx = (size_t)(p->m->nq + p->m->nv);
+    for (int w = 0; w < p->nwin; w++) start_state(p, theta, &p->win[w], NULL, x0 + (size_t)w * nx);
+}
+
+int sid_problem_estimates_start(const sid_problem *p) { return p->o.estimate_start; }
+
 /* Loss sum of one window; with thetabar, accumulate its gradient (and the start state's). */
-static sid_status window_loss(sid_problem *p, const double *theta, const window *w, double *sum, double *sse_q,
-                              double *sse_qd, double *thetabar, double *x0bar, sid_error *err)
+static sid_status window_loss(sid_problem *p, const double *theta, const window *w, const double *x0w, double *sum,
+                              double *sse_q, double *sse_qd, double *thetabar, double *x0bar, sid_error *err)
 {
     const sid_model *m = p->m;
     const sid_traj *tr = p->logs[w->log];
     const int nq = m->nq, nv = m->nv, nx = nq + nv, C = p->cp_every;
     double *x = p->x;
     sid_status s;
-    start_state(p, theta, w, x);
+    start_state(p, theta, w, x0w, x);
+    if (w->ra == w->k0) residual(p, theta, tr, w->k0, x, sum, sse_q, sse_qd, NULL, NULL);
     int nseg = 0;
     for (int k = w->k0; k < w->k1; k += C, nseg++) {
         memcpy(p->cp + (size_t)nseg * (size_t)nx, x, sizeof(double) * (size_t)nx);
         const int kb = k + C < w->k1 ? k + C : w->k1;
-        if ((s = simulate_span(p, theta, w->log, k, kb, x, NULL, sum, sse_q, sse_qd, err))) return s;
+        if ((s = simulate_span(p, theta, w, k, kb, x, NULL, sum, sse_q, sse_qd, err))) return s;
     }
     if (!thetabar) return SID_OK;
 
@@ -270,11 +301,12 @@ static sid_status window_loss(sid_problem *p, const double *theta, const window 
     for (int seg = nseg - 1; seg >= 0; seg--) {
         const int ka = w->k0 + seg * C, kb = ka + C < w->k1 ? ka + C : w->k1;
         memcpy(x, p->cp + (size_t)seg * (size_t)nx, sizeof(double) * (size_t)nx);
-        if ((s = simulate_span(p, theta, w->log, ka, kb, x, p->tape, NULL, NULL, NULL, err))) return s;
+        if ((s = simulate_span(p, theta, w, ka, kb, x, p->tape, NULL, NULL, NULL, err))) return s;
         for (int k = kb - 1; k >= ka; k--) {
             /* the state at sample k + 1 carries its own residual seed */
-            residual(p, theta, tr, k + 1, p->tape + (size_t)p->tape_sample[k + 1 - ka] * (size_t)nx, &dummy, NULL, NULL,
-                     xbar, thetabar);
+            if (k + 1 <= w->rb)
+                residual(p, theta, tr, k + 1, p->tape + (size_t)p->tape_sample[k + 1 - ka] * (size_t)nx, &dummy, NULL,
+                         NULL, xbar, thetabar);
             const double dt = tr->t[k + 1] - tr->t[k];
             const int nsub = sid_substeps(&p->o.sim, dt);
             const double h = dt / nsub, *u = tr->u + (size_t)k * (size_t)nv;
@@ -288,21 +320,23 @@ static sid_status window_loss(sid_problem *p, const double *theta, const window 
             }
         }
     }
-    /* x0 = (logged q - offset, logged v): the offsets also shape the start state */
-    for (int b = 1; b < m->nbody; b++)
-        if (m->body[b].qadr >= 0) thetabar[m->body[b].p_dof + P_OFFSET] -= xbar[m->body[b].qadr];
+    if (w->ra == w->k0) residual(p, theta, tr, w->k0, p->cp, &dummy, NULL, NULL, xbar, thetabar);
+    /* a logged start x0 = (logged q - offset, logged v): the offsets also shape it */
+    if (!x0w)
+        for (int b = 1; b < m->nbody; b++)
+            if (m->body[b].qadr >= 0) thetabar[m->body[b].p_dof + P_OFFSET] -= xbar[m->body[b].qadr];
     if (x0bar) memcpy(x0bar, xbar, sizeof(double) * (size_t)nx);
     return SID_OK;
 }
 
-sid_status sid_problem_loss(sid_problem *p, const double *theta, double *loss, double *grad, double *grad_x0,
-                            sid_error *err)
+sid_status sid_problem_loss(sid_problem *p, const double *theta, const double *x0, double *loss, double *grad,
+                            double *grad_x0, sid_error *err)
 {
     const int np = p->m->nparam, nx = p->m->nq + p->m->nv;
     double sum = 0;
     if (grad) memset(grad, 0, sizeof(double) * (size_t)np);
     for (int w = 0; w < p->nwin; w++) {
-        sid_status s = window_loss(p, theta, &p->win[w], &sum, NULL, NULL, grad,
+        sid_status s = window_loss(p, theta, &p->win[w], x0 ? x0 + (size_t)w * (size_t)nx : NULL, &sum, NULL, NULL, grad,
                                    grad_x0 ? grad_x0 + (size_t)w * (size_t)nx : NULL, err);
         if (s) return s;
     }
@@ -316,7 +350,8 @@ sid_status sid_problem_loss(sid_problem *p, const double *theta, double *loss, d
     return SID_OK;
 }
 
-sid_status sid_problem_rmse(sid_problem *p, const double *theta, double *rmse_q, double *rmse_qd, sid_error *err)
+sid_status sid_problem_rmse(sid_problem *p, const double *theta, const double *x0, double *rmse_q, double *rmse_qd,
+                            sid_error *err)
 {
     const int nq = p->m->nq, nv = p->m->nv;
     double sum = 0;
@@ -324,9 +359,11 @@ sid_status sid_problem_rmse(sid_problem *p, const double *theta, double *rmse_q,
     memset(rmse_q, 0, sizeof(double) * (size_t)nq);
     if (rmse_qd) memset(rmse_qd, 0, sizeof(double) * (size_t)nv);
     for (int w = 0; w < p->nwin; w++) {
-        sid_status s = window_loss(p, theta, &p->win[w], &sum, rmse_q, rmse_qd, NULL, NULL, err);
+        const size_t nx = (size_t)(nq + nv);
+        sid_status s = window_loss(p, theta, &p->win[w], x0 ? x0 + (size_t)w * nx : NULL, &sum, rmse_q, rmse_qd, NULL,
+                                   NULL, err);
         if (s) return s;
-        const int ns = p->win[w].k1 - p->win[w].k0;
+        const int ns = p->win[w].rb - p->win[w].ra + 1;
         nsamp += ns;
         if (p->logs[p->win[w].log]->qd) nsamp_qd += ns;
     }
@@ -336,10 +373,11 @@ sid_status sid_problem_rmse(sid_problem *p, const double *theta, double *rmse_q,
     return SID_OK;
 }
 
-/* Residuals of sample k in the order of sid_problem_jacobian, with their tangent rows:
- * r = sqrt(w) delta / s, rows J[r][d] = sqrt(w) / s (qdot + offsetdot, or vdot). */
+/* Residuals of sample k in the order of sid_problem_window_jacobian, with their tangent rows:
+ * r = sqrt(w) delta / s, rows J[r][d] = sqrt(w) / s (qdot + offsetdot, or vdot), for ndir
+ * directions of which the first nfree are parameters idx[d]. */
 static int residual_rows(const sid_problem *p, const double *theta, const sid_traj *tr, int k, const double *x,
-                         int nfree, const int *idx, const double *qdot, const double *vdot, double *r, double *J)
+                         int ndir, int nfree, const int *idx, const double *qdot, const double *vdot, double *r, double *J)
 {
     const sid_model *m = p->m;
     const int nq = m->nq, nv = m->nv;
@@ -351,62 +389,77 @@ static int residual_rows(const sid_problem *p, const double *theta, const sid_tr
             const int i = bd->qadr, po = bd->p_dof + P_OFFSET;
             const double g = sqrt(p->o.weight_q) / p->sq[i];
             r[n] = g * (x[i] + theta[po] - tr->q[(size_t)k * (size_t)nq + (size_t)i]);
-            for (int d = 0; d < nfree; d++)
-                J[(size_t)n * (size_t)nfree + (size_t)d] = g * (qdot[(size_t)d * (size_t)nq + (size_t)i] + (idx[d] == po));
+            for (int d = 0; d < ndir; d++)
+                J[(size_t)n * (size_t)ndir + (size_t)d] =
+                    g * (qdot[(size_t)d * (size_t)nq + (size_t)i] + (d < nfree && idx[d] == po));
             n++;
         }
     if (p->o.weight_qd > 0 && tr->qd)
         for (int i = 0; i < nv; i++) {
             const double g = sqrt(p->o.weight_qd) / p->sqd[i];
             r[n] = g * (x[nq + i] - tr->qd[(size_t)k * (size_t)nv + (size_t)i]);
-            for (int d = 0; d < nfree; d++)
-                J[(size_t)n * (size_t)nfree + (size_t)d] = g * vdot[(size_t)d * (size_t)nv + (size_t)i];
+            for (int d = 0; d < ndir; d++)
+                J[(size_t)n * (size_t)ndir + (size_t)d] = g * vdot[(size_t)d * (size_t)nv + (size_t)i];
             n++;
         }
     return n;
 }
 
-sid_status sid_problem_jacobian(sid_problem *p, const double *theta, int nfree, const int *idx, double *r, double *J,
-                                sid_error *err)
+int sid_problem_window_rows(const sid_problem *p, int w)
+{
+    const window *win = &p->win[w];
+    const sid_traj *tr = p->logs[win->log];
+    return (win->rb - win->ra + 1) *
+           ((p->o.weight_q > 0 ? p->m->nq : 0) + (p->o.weight_qd > 0 && tr->qd ? p->m->nv : 0));
+}
+
+sid_status sid_problem_window_jacobian(sid_problem *p, const double *theta, const double *x0w, int w, int nfree,
+                                       const int *idx, double *r, double *J, sid_error *err)
 {
     const sid_model *m = p->m;
     const int nq = m->nq, nv = m->nv, nx = nq + nv, np = m->nparam;
-    const size_t nf = (size_t)(nfree > 0 ? nfree : 1);
-    double *thd = sid_alloc(sizeof(double) * nf * (size_t)np);
-    double *qdot = sid_alloc(sizeof(double) * nf * (size_t)nq), *vdot = sid_alloc(sizeof(double) * nf * (size_t)nv);
-    double *scratch = sid_alloc(sizeof(double) * nf * 9 * (size_t)nv);
+    const int nstart = p->o.estimate_start ? nx : 0, ndir = nfree + nstart;
+    const size_t nd = (size_t)(ndir > 0 ? ndir : 1);
+    double *thd = sid_alloc(sizeof(double) * nd * (size_t)np);
+    double *qdot = sid_alloc(sizeof(double) * nd * (size_t)nq), *vdot = sid_alloc(sizeof(double) * nd * (size_t)nv);
+    double *scratch = sid_alloc(sizeof(double) * nd * 9 * (size_t)nv);
     sid_status s = SID_OK;
     if (!thd || !qdot || !vdot || !scratch) {
         s = sid_error_set(err, SID_ERR_NOMEM, "out of memory");
         goto done;
     }
-    for (int d = 0; d < nfree; d++) thd[(size_t)d * (size_t)np + (size_t)idx[d]] = 1;
-    size_t row = 0;
-    for (int w = 0; w < p->nwin; w++) {
-        const window *win = &p->win[w];
-        const sid_traj *tr = p->logs[win->log];
-        double *x = p->x;
-        start_state(p, theta, win, x);
-        /* x0 = (logged q - offset, logged v) */
-        memset(qdot, 0, sizeof(double) * nf * (size_t)nq);
-        memset(vdot, 0, sizeof(double) * nf * (size_t)nv);
-        for (int d = 0; d < nfree; d++)
+    const window *win = &p->win[w];
+    const sid_traj *tr = p->logs[win->log];
+    double *x = p->x;
+    start_state(p, theta, win, x0w, x);
+    for (int d = 0; d < nfree; d++) {
+        thd[(size_t)d * (size_t)np + (size_t)idx[d]] = 1;
+        /* a logged start q0 = logged q - offset moves with the offset */
+        if (!x0w)
             for (int b = 1; b < m->nbody; b++)
                 if (m->body[b].qadr >= 0 && idx[d] == m->body[b].p_dof + P_OFFSET)
                     qdot[(size_t)d * (size_t)nq + (size_t)m->body[b].qadr] = -1;
-        for (int k = win->k0; k < win->k1; k++) {
-            const double dt = tr->t[k + 1] - tr->t[k];
-            const int nsub = sid_substeps(&p->o.sim, dt);
-            const double h = dt / nsub, *u = tr->u + (size_t)k * (size_t)nv;
-            for (int j = 0; j < nsub; j++) {
-                if ((s = sid_step_jvp(m, theta, p->ws, p->o.sim.integrator, h, x, x + nq, u, nfree, thd, qdot, vdot, scratch,
-                                      err)) ||
-                    (s = sid_step(m, theta, p->ws, p->o.sim.integrator, h, x, x + nq, u, p->x1, p->x1 + nq, err)))
-                    goto done;
-                memcpy(x, p->x1, sizeof(double) * (size_t)nx);
-            }
-            row += (size_t)residual_rows(p, theta, tr, k + 1, x, nfree, idx, qdot, vdot, r + row, J + row * nf);
+    }
+    for (int j = 0; j < nstart; j++) {
+        if (j < nq) qdot[(size_t)(nfree + j) * (size_t)nq + (size_t)j] = 1;
+        else vdot[(size_t)(nfree + j) * (size_t)nv + (size_t)(j - nq)] = 1;
+    }
+    size_t row = 0;
+    if (win->ra == win->k0)
+        row += (size_t)residual_rows(p, theta, tr, win->k0, x, ndir, nfree, idx, qdot, vdot, r, J);
+    for (int k = win->k0; k < win->k1; k++) {
+        const double dt = tr->t[k + 1] - tr->t[k];
+        const int nsub = sid_substeps(&p->o.sim, dt);
+        const double h = dt / nsub, *u = tr->u + (size_t)k * (size_t)nv;
+        for (int j = 0; j < nsub; j++) {
+            if ((s = sid_step_jvp(m, theta, p->ws, p->o.sim.integrator, h, x, x + nq, u, ndir, thd, qdot, vdot, scratch,
+                                  err)) ||
+                (s = sid_step(m, theta, p->ws, p->o.sim.integrator, h, x, x + nq, u, p->x1, p->x1 + nq, err)))
+                goto done;
+            memcpy(x, p->x1, sizeof(double) * (size_t)nx);
         }
+        if (k + 1 <= win->rb)
+            row += (size_t)residual_rows(p, theta, tr, k + 1, x, ndir, nfree, idx, qdot, vdot, r + row, J + row * nd);
     }
 done:
     sid_free(thd);

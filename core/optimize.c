@@ -13,6 +13,10 @@ typedef struct {
     const sid_fit_opts *o;
     sid_fit_result *r;
     double *theta;               /* working parameter vector */
+    double *x0, *x0_best, *gx0;  /* working / best start states and their gradient (estimated starts) */
+    const double *x0_init, *x0_scale;   /* (nwin x nx) starting guess, (nx) scale */
+    int nstart;                  /* number of start-state variables: nwin * nx, or 0 */
+    int nx;
     double *best;                /* best valid theta seen */
     double *grad;                /* (nparam) */
     const double *nominal;       /* (nfree) */
@@ -63,10 +67,13 @@ static int strictly_positive(sid_param_kind kind)
     return kind == SID_P_MASS || kind == SID_P_SMOOTHING || kind == SID_P_STRIBECK_VELOCITY || kind == SID_P_RESISTANCE;
 }
 
-static void to_theta(const driver *d, const double *x, double *theta)
+/* Variables: nfree scaled parameters, then the start states scaled by the data's scales. */
+static void unpack(const driver *d, const double *x, double *theta, double *x0)
 {
-    for (int k = 0; k < d->o->nfree; k++)
+    const int n = d->o->nfree;
+    for (int k = 0; k < n; k++)
         theta[d->o->idx[k]] = d->scale[k] > 0 ? d->nominal[k] + d->scale[k] * x[k] : d->nominal[k] * exp(x[k]);
+    for (int j = 0; j < d->nstart; j++) x0[j] = d->x0_init[j] + d->x0_scale[j % d->nx] * x[n + j];
 }
 
 static double objective(unsigned n, const double *x, double *gx, void *data)
@@ -78,11 +85,11 @@ static double objective(unsigned n, const double *x, double *gx, void *data)
         r->stop = SID_STOP_INTERRUPTED;
         nlopt_force_stop(d->opt);
     }
-    to_theta(d, x, d->theta);
+    unpack(d, x, d->theta, d->x0);
     double loss = HUGE_VAL;
     sid_error e = {0};
     sid_status s = sid_model_check_theta(d->m, d->theta, &e);
-    if (!s) s = sid_problem_loss(d->p, d->theta, &loss, gx ? d->grad : NULL, NULL, &e);
+    if (!s) s = sid_problem_loss(d->p, d->theta, d->nstart ? d->x0 : NULL, &loss, gx ? d->grad : NULL, d->nstart ? d->gx0 : NULL, &e);
     if (s == SID_ERR_NOMEM) {
         d->failed = 1;
         *d->err = e;
@@ -95,15 +102,20 @@ static double objective(unsigned n, const double *x, double *gx, void *data)
         return d->reject_loss * d->fscale;
     }
     double gnorm = 0;
-    if (gx)
-        for (unsigned k = 0; k < n; k++) {
+    const int nf = d->o->nfree;
+    if (gx) {
+        for (int k = 0; k < nf; k++) {
             const int i = d->o->idx[k];
             gx[k] = d->fscale * d->grad[i] * (d->scale[k] > 0 ? d->scale[k] : d->theta[i]);
             gnorm += gx[k] * gx[k];
         }
+        for (int j = 0; j < d->nstart; j++) gx[nf + j] = d->fscale * d->gx0[j] * d->x0_scale[j % d->nx];
+    }
+    (void)n;
     if (loss < d->best_loss) {
         d->best_loss = loss;
         memcpy(d->best, d->theta, sizeof(double) * (size_t)d->m->nparam);
+        if (d->nstart) memcpy(d->x0_best, d->x0, sizeof(double) * (size_t)d->nstart);
         if (r->evaluations > 1) {
             r->iterations++;
             if (d->o->progress) d->o->progress(d->o->ctx, r->iterations, loss, sqrt(gnorm) / d->fscale, now() - d->t0);
@@ -114,21 +126,31 @@ static double objective(unsigned n, const double *x, double *gx, void *data)
     return loss * d->fscale;
 }
 
-sid_status sid_fit(sid_problem *p, double *theta, const sid_fit_opts *o, sid_fit_result *r, sid_error *err)
+sid_status sid_fit(sid_problem *p, double *theta, double *x0, const sid_fit_opts *o, sid_fit_result *r, sid_error *err)
 {
     memset(r, 0, sizeof *r);
-    const int n = o->nfree;
-    if (n < 1) return sid_error_set(err, SID_ERR_INPUT, "no free parameters");
+    const int nf = o->nfree;
+    if (nf < 1) return sid_error_set(err, SID_ERR_INPUT, "no free parameters");
     const sid_model *m = sid_problem_model(p);
-    const int np = m->nparam;
-    double *buf = sid_alloc(sizeof(double) * (size_t)(3 * np + 6 * n));
+    const int np = m->nparam, nx = m->nq + m->nv;
+    const int nstart = sid_problem_estimates_start(p) ? sid_problem_nwindows(p) * nx : 0, n = nf + nstart;
+    if (nstart && !x0) return sid_error_set(err, SID_ERR_INPUT, "start states are estimated but none were given");
+    double *buf = sid_alloc(sizeof(double) * (size_t)(3 * np + 3 * n + 2 * nf + 4 * nstart + nx));
     if (!buf) return sid_error_set(err, SID_ERR_NOMEM, "out of memory");
     double *work = buf, *best = work + np, *grad = best + np, *x = grad + np, *lo = x + n, *hi = lo + n;
-    double *nominal = hi + n, *scale = nominal + n;
+    double *nominal = hi + n, *scale = nominal + nf;
+    double *x0w = scale + nf, *x0b = x0w + nstart, *gx0 = x0b + nstart, *x0i = gx0 + nstart, *x0s = x0i + nstart;
     memcpy(work, theta, sizeof(double) * (size_t)np);
     memcpy(best, theta, sizeof(double) * (size_t)np);
     sid_status s = SID_OK;
-    for (int k = 0; k < n; k++) {
+    if (nstart) {
+        memcpy(x0i, x0, sizeof(double) * (size_t)nstart);
+        memcpy(x0b, x0, sizeof(double) * (size_t)nstart);
+        const double *sq = sid_problem_scale_q(p), *sqd = sid_problem_scale_qd(p);
+        for (int i = 0; i < nx; i++) x0s[i] = i < m->nq ? sq[i] : sqd[i - m->nq];
+        for (int j = 0; j < nstart; j++) x[nf + j] = 0, lo[nf + j] = -HUGE_VAL, hi[nf + j] = HUGE_VAL;
+    }
+    for (int k = 0; k < nf; k++) {
         const int i = o->idx[k];
         const sid_param_kind kind = m->param[i].kind;
         double l = o->lo[k], h = o->hi[k];
@@ -152,8 +174,9 @@ sid_status sid_fit(sid_problem *p, double *theta, const sid_fit_opts *o, sid_fit
         }
     }
     sid_error e = {0};
-    driver d = {p, m, o, r, work, best, grad, nominal, scale, HUGE_VAL, 0, now(), 1, &e, NULL, 0};
-    if ((s = sid_problem_loss(p, theta, &r->loss0, NULL, NULL, err))) {
+    driver d = {p, m, o, r, work, x0w, x0b, gx0, x0i, x0s, nstart, nx, best, grad, nominal, scale, HUGE_VAL, 0, now(), 1,
+                &e, NULL, 0};
+    if ((s = sid_problem_loss(p, theta, nstart ? x0 : NULL, &r->loss0, NULL, NULL, err))) {
         sid_error_prefix(err, "at the nominal parameters");
         goto done;
     }
@@ -209,6 +232,7 @@ sid_status sid_fit(sid_problem *p, double *theta, const sid_fit_opts *o, sid_fit
     }
     if (d.best_loss < r->loss0) {
         memcpy(theta, best, sizeof(double) * (size_t)np);
+        if (nstart) memcpy(x0, x0b, sizeof(double) * (size_t)nstart);
         r->loss = d.best_loss;
     } else {
         r->loss = r->loss0;

@@ -229,6 +229,7 @@ typedef struct {
     double weight_q, weight_qd;
     sid_sim_opts sim;
     int checkpoint;       /* log samples between checkpoints of the backward pass; 0 = sqrt(window) */
+    int estimate_start;   /* 1: window start states are unknowns (multiple shooting), see loss.c */
 } sid_loss_opts;
 
 void sid_loss_opts_defaults(sid_loss_opts *o);   /* window 0.5 s, weights q 1 and qd 0.1 */
@@ -247,18 +248,28 @@ const double *sid_problem_scale_qd(const sid_problem *p);   /* (nv) */
 /* Peak bytes of the backward pass's tape (checkpoints plus one recomputed segment). */
 size_t sid_problem_tape_bytes(const sid_problem *p);
 
-/* Loss at theta; with grad (nparam) its gradient by the adjoint method, and with grad_x0
- * (nwindows x (nq + nv)) the gradient with respect to each window's initial state. */
-sid_status sid_problem_loss(sid_problem *p, const double *theta, double *loss, double *grad, double *grad_x0,
-                            sid_error *err);
-/* Weighted residuals r (nres; r = sqrt(w) delta / scale, so loss = 1/2 |r|^2 / nres) and
- * their exact Jacobian J (nres x nfree, row-major) with respect to theta[idx[0..nfree-1]],
- * by forward-mode differentiation through every step (cost ~ nfree simulations). */
-sid_status sid_problem_jacobian(sid_problem *p, const double *theta, int nfree, const int *idx, double *r, double *J,
-                                sid_error *err);
+/* The logged start states of all windows (nwindows x (nq + nv)): q minus offsets, v. */
+void sid_problem_start_states(const sid_problem *p, const double *theta, double *x0);
+int sid_problem_estimates_start(const sid_problem *p);
+
+/* Loss at theta, windows starting from x0 (nwindows x (nq + nv)) or, if x0 is NULL, from the
+ * logged states; with grad (nparam) its gradient by the adjoint method, and with grad_x0
+ * (nwindows x (nq + nv)) the gradient with respect to each window's start state. */
+sid_status sid_problem_loss(sid_problem *p, const double *theta, const double *x0, double *loss, double *grad,
+                            double *grad_x0, sid_error *err);
+/* Residual rows of window w (see sid_problem_window_jacobian). */
+int sid_problem_window_rows(const sid_problem *p, int w);
+/* Weighted residuals r of window w (rows; r = sqrt(w) delta / scale, so loss = 1/2 |r|^2 / nres
+ * over all windows) and their exact Jacobian J (rows x ncol, row-major) by forward-mode
+ * differentiation through every step: columns are theta[idx[0..nfree-1]], then, when the
+ * problem estimates start states, the nq + nv components of the window's start state x0w
+ * (x0w NULL: the logged start). Cost ~ ncol simulations of the window. */
+sid_status sid_problem_window_jacobian(sid_problem *p, const double *theta, const double *x0w, int w, int nfree,
+                                       const int *idx, double *r, double *J, sid_error *err);
 /* Root-mean-square error per joint of q and qd over all residual samples, unscaled and
  * unweighted (rmse_qd may be NULL; it is 0 where no log has velocities). */
-sid_status sid_problem_rmse(sid_problem *p, const double *theta, double *rmse_q, double *rmse_qd, sid_error *err);
+sid_status sid_problem_rmse(sid_problem *p, const double *theta, const double *x0, double *rmse_q, double *rmse_qd,
+                            sid_error *err);
 
 /* ---- fitting: NLopt L-BFGS on scaled parameters ------------------------------------------
  * Each free parameter is optimised as x = (theta - nominal) / typical, or as
@@ -317,11 +328,15 @@ typedef struct {
     double null_ratio[SID_MAX_FREE];      /* their eigenvalue / the largest */
 } sid_covariance_result;
 
-/* Covariance and identifiability from residuals r (nres) and their Jacobian J (nres x nfree). */
-sid_status sid_covariance(int nres, int nfree, const double *r, const double *J, sid_covariance_result *out,
-                          sid_error *err);
+/* Covariance and identifiability of theta[idx[0..nfree-1]] at (theta, x0) from the exact
+ * residual Jacobian; estimated start states are nuisance parameters, eliminated window by
+ * window (Schur complement), so the covariance accounts for them. out is large: allocate it. */
+sid_status sid_problem_covariance(sid_problem *p, const double *theta, const double *x0, int nfree, const int *idx,
+                                  sid_covariance_result *out, sid_error *err);
 /* Minimise the problem's loss over the free parameters; theta holds the nominal values on
- * entry and the best point found on return (also when interrupted). */
-sid_status sid_fit(sid_problem *p, double *theta, const sid_fit_opts *o, sid_fit_result *r, sid_error *err);
+ * entry and the best point found on return (also when interrupted). When the problem
+ * estimates start states, x0 (nwindows x (nq + nv)) holds their first guess on entry (see
+ * sid_problem_start_states) and the fitted ones on return; otherwise it may be NULL. */
+sid_status sid_fit(sid_problem *p, double *theta, double *x0, const sid_fit_opts *o, sid_fit_result *r, sid_error *err);
 
 #endif

@@ -48,7 +48,7 @@ static sid_traj *make_log(const sid_model *m, const double *theta_true, int n, d
 
 typedef struct {
     sid_integrator integ;
-    int substeps, nsample, has_qd, checkpoint, features;
+    int substeps, nsample, has_qd, checkpoint, features, estimate_start;
     double dt, jitter, window;
     double tol;
 } scenario;
@@ -72,6 +72,7 @@ static void check_window_gradient(const scenario *sc, unsigned seed)
     o.sim.integrator = sc->integ;
     o.sim.substeps = sc->substeps;
     o.checkpoint = sc->checkpoint;
+    o.estimate_start = sc->estimate_start;
     sid_traj *logs[2];
     logs[0] = make_log(m, truth, sc->nsample, sc->dt, sc->jitter, sc->has_qd, seed + 1, &o.sim);
     logs[1] = make_log(m, truth, sc->nsample / 2 + 2, sc->dt, sc->jitter, sc->has_qd, seed + 2, &o.sim);
@@ -79,7 +80,14 @@ static void check_window_gradient(const scenario *sc, unsigned seed)
     ck_assert_msg(sid_problem_create(&p, m, (const sid_traj *const *)logs, 2, &o, &err) == SID_OK, "%s", err.msg);
     const int nwin = sid_problem_nwindows(p);
     double loss, *grad = calloc((size_t)np, sizeof(double)), *gx0 = calloc((size_t)(nwin * nx), sizeof(double));
-    ck_assert_msg(sid_problem_loss(p, theta, &loss, grad, gx0, &err) == SID_OK, "%s", err.msg);
+    /* estimated start states: the logged ones, moved a little, as the optimizer would */
+    double *xs = NULL;
+    if (sc->estimate_start) {
+        xs = malloc(sizeof(double) * (size_t)(nwin * nx));
+        sid_problem_start_states(p, theta, xs);
+        for (int i = 0; i < nwin * nx; i++) xs[i] += tu_uniform(&s, -0.01, 0.01);
+    }
+    ck_assert_msg(sid_problem_loss(p, theta, xs, &loss, grad, gx0, &err) == SID_OK, "%s", err.msg);
     ck_assert(loss > 0);
     double worst = 0, gnorm = 0, gmax = 0;
     char where[512] = "none";
@@ -94,7 +102,7 @@ static void check_window_gradient(const scenario *sc, unsigned seed)
         const double off[4] = {e, -e, 2 * e, -2 * e};
         for (int k = 0; k < 4; k++) {
             theta[i] = x0 + off[k];
-            ck_assert_int_eq(sid_problem_loss(p, theta, &l[k], NULL, NULL, &err), SID_OK);
+            ck_assert_int_eq(sid_problem_loss(p, theta, xs, &l[k], NULL, NULL, &err), SID_OK);
         }
         theta[i] = x0;
         const double num = (8 * (l[0] - l[1]) - (l[2] - l[3])) / (12 * e), rel = tu_rel_err(grad[i], num, 1e-9 * gmax);
@@ -103,16 +111,28 @@ static void check_window_gradient(const scenario *sc, unsigned seed)
             worst = rel, snprintf(where, sizeof where, "%s: analytic %.10g, fd %.10g", sid_model_param(m, i)->name,
                                   grad[i], num);
     }
-    /* the first window starts at sample 0 of log 0, which no residual uses: perturbing the
-     * logged start state there checks the gradient with respect to the window's start state */
-    for (int i = 0; i < nx && sc->has_qd; i++) {
+    /* estimated starts: the gradient with respect to every window's start state */
+    for (int i = 0; xs && i < nwin * nx; i++) {
+        const double xi = xs[i], e = 1e-6;
+        double lp, lm;
+        xs[i] = xi + e;
+        ck_assert_int_eq(sid_problem_loss(p, theta, xs, &lp, NULL, NULL, &err), SID_OK);
+        xs[i] = xi - e;
+        ck_assert_int_eq(sid_problem_loss(p, theta, xs, &lm, NULL, NULL, &err), SID_OK);
+        xs[i] = xi;
+        const double num = (lp - lm) / (2 * e), rel = tu_rel_err(gx0[i], num, 1e-9 * gmax);
+        if (rel > worst) worst = rel, snprintf(where, sizeof where, "start state x0[%d]: %.10g vs %.10g", i, gx0[i], num);
+    }
+    /* logged starts: the first window starts at sample 0 of log 0, which no residual uses, so
+     * perturbing the logged state there checks the gradient with respect to its start state */
+    for (int i = 0; i < nx && sc->has_qd && !xs; i++) {
         double *x = i < sid_model_nq(m) ? &logs[0]->q[i] : &logs[0]->qd[i - sid_model_nq(m)];
         const double x0 = *x, e = 1e-6;
         double lp, lm;
         *x = x0 + e;
-        ck_assert_int_eq(sid_problem_loss(p, theta, &lp, NULL, NULL, &err), SID_OK);
+        ck_assert_int_eq(sid_problem_loss(p, theta, xs, &lp, NULL, NULL, &err), SID_OK);
         *x = x0 - e;
-        ck_assert_int_eq(sid_problem_loss(p, theta, &lm, NULL, NULL, &err), SID_OK);
+        ck_assert_int_eq(sid_problem_loss(p, theta, xs, &lm, NULL, NULL, &err), SID_OK);
         *x = x0;
         const double num = (lp - lm) / (2 * e), rel = tu_rel_err(gx0[i], num, 1e-9 * gmax);
         if (rel > worst) worst = rel, snprintf(where, sizeof where, "start state x0[%d]: %.10g vs %.10g", i, gx0[i], num);
@@ -125,6 +145,7 @@ static void check_window_gradient(const scenario *sc, unsigned seed)
     ck_assert_msg(worst <= sc->tol, "relative error %g at %s", worst, where);
     free(grad);
     free(gx0);
+    free(xs);
     free(truth);
     sid_problem_free(p);
     sid_traj_free(logs[0]);
@@ -134,13 +155,15 @@ static void check_window_gradient(const scenario *sc, unsigned seed)
 }
 
 static const scenario scenarios[] = {
-    /* integ, substeps, samples, qd, checkpoint, features, dt, jitter, window, tol */
-    {SID_EULER, 1, 200, 1, 0, TU_ALL, 1e-3, 0, 0.05, 1e-6},
-    {SID_RK4, 1, 200, 1, 0, TU_ALL, 1e-3, 0, 0.05, 1e-6},
-    {SID_EULER, 3, 150, 1, 0, TU_ALL, 2e-3, 0.4, 0.1, 1e-6},       /* substeps, jitter */
-    {SID_RK4, 2, 150, 0, 0, TU_ALL, 2e-3, 0.4, 0.1, 1e-6},         /* positions only */
-    {SID_EULER, 1, 60, 1, 0, TU_ALL, 1e-3, 0, 1e-4, 1e-6},         /* windows of one step */
-    {SID_EULER, 1, 400, 1, 7, TU_ALL, 1e-3, 0.2, 0, 1e-6},         /* one window, checkpoints */
+    /* integ, substeps, samples, qd, checkpoint, features, estimate_start, dt, jitter, window, tol */
+    {SID_EULER, 1, 200, 1, 0, TU_ALL, 0, 1e-3, 0, 0.05, 1e-6},
+    {SID_RK4, 1, 200, 1, 0, TU_ALL, 0, 1e-3, 0, 0.05, 1e-6},
+    {SID_EULER, 3, 150, 1, 0, TU_ALL, 0, 2e-3, 0.4, 0.1, 1e-6},       /* substeps, jitter */
+    {SID_RK4, 2, 150, 0, 0, TU_ALL, 0, 2e-3, 0.4, 0.1, 1e-6},         /* positions only */
+    {SID_EULER, 1, 60, 1, 0, TU_ALL, 0, 1e-3, 0, 1e-4, 1e-6},         /* windows of one step */
+    {SID_EULER, 1, 400, 1, 7, TU_ALL, 0, 1e-3, 0.2, 0, 1e-6},         /* one window, checkpoints */
+    {SID_EULER, 1, 200, 1, 5, TU_ALL, 1, 1e-3, 0.2, 0.05, 1e-6},      /* estimated start states */
+    {SID_RK4, 2, 150, 0, 0, TU_ALL, 1, 2e-3, 0.2, 0.1, 1e-6},         /* estimated, positions only */
 };
 
 START_TEST(window_gradient_matches_finite_differences)
@@ -152,7 +175,7 @@ END_TEST
 START_TEST(long_window_with_checkpoints)
 {
     /* 10 000 steps in one window: the checkpointed backward pass still gives the exact gradient */
-    const scenario sc = {SID_EULER, 1, 10000, 1, 0, TU_FRICTION | TU_MOTORS | TU_OFFSETS, 1e-3, 0, 0, 1e-6};
+    const scenario sc = {SID_EULER, 1, 10000, 1, 0, TU_FRICTION | TU_MOTORS | TU_OFFSETS, 0, 1e-3, 0, 0, 1e-6};
     check_window_gradient(&sc, 31);
 }
 END_TEST
