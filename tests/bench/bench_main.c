@@ -1,0 +1,522 @@
+/* bench_main.c — `make bench`: one markdown table of sysid's speed against MuJoCo 2.2.2.
+ *
+ * Rows (tests/bench/README.md says what each measures and why):
+ *   1  forward simulation, µs/step: sid_step vs mj_step on the same robot (MuJoCo twin), euler and rk4
+ *   2  loss + full gradient, µs/step, against the loss alone (the same simulation, no gradient)
+ *   3  one gradient, ms: our adjoint vs MuJoCo forward differences (one rollout per parameter + 1)
+ *   4  loss + gradient vs log length (window 0.5 s and one window) and vs joint count
+ *   5  peak tape memory and time of one gradient over a single 100 000-step window
+ * Run from the repository root. BENCH_QUICK=1 runs a short version (fewer, shorter repetitions,
+ * a 2 s log for rows 2-3, single runs for the 100 s logs).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+static int quick;
+
+/* ---- output -------------------------------------------------------------------------------- */
+
+static void print_header(void)
+{
+    char cpu[256] = "unknown";
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (f) {
+        char line[512];
+        while (fgets(line, sizeof line, f)) {
+            if (strncmp(line, "model name", 10) != 0) continue;
+            const char *c = strchr(line, ':');
+            if (!c) break;
+            for (c++; *c == ' ' || *c == '\t'; c++) {}
+            snprintf(cpu, sizeof cpu, "%s", c);
+            cpu[strcspn(cpu, "\n")] = 0;
+            break;
+        }
+        fclose(f);
+    }
+    printf("# sysid %s benchmark%s\n\n", SID_VERSION, quick ? " (BENCH_QUICK: indicative only)" : "");
+    const int mv = mj_version();
+    printf("CPU: %s, %ld cores online; compiler: %s; MuJoCo %d.%d.%d\n", cpu, sysconf(_SC_NPROCESSORS_ONLN),
+           __VERSION__, mv / 100, mv / 10 % 10, mv % 10);
+    printf("Each cell: median of %d repetitions of >= %.2f s, ours and MuJoCo's interleaved; single thread; "
+           "h = 1 ms; contact off.\n\n",
+           bench_reps, bench_min_time);
+    printf("| row | measure | case | ours | reference | ratio |\n");
+    printf("|---|---|---|---:|---:|---:|\n");
+    fflush(stdout);
+}
+
+static void row(int n, const char *measure, const char *cas, const char *ours, const char *ref, const char *ratio)
+{
+    printf("| %d | %s | %s | %s | %s | %s |\n", n, measure, cas, ours, ref, ratio);
+    fflush(stdout);
+}
+
+/* ---- row 1: forward simulation ---------------------------------------------------------------- */
+
+#define FWD_STEPS 1000
+
+typedef struct {
+    bench_robot *r;
+    sid_workspace *ws;
+    sid_integrator integ;
+    const double *cmd;          /* (FWD_STEPS x nv) */
+    const double *q0, *v0;
+    double buf[4 * SID_MAX_JOINTS];
+} fwd_ctx;
+
+static void run_sid_forward(void *p)
+{
+    fwd_ctx *c = p;
+    const int nv = c->r->nv;
+    double *q = c->buf, *v = q + nv, *q1 = v + nv, *v1 = q1 + nv;
+    sid_error err = {0};
+    memcpy(q, c->q0, sizeof(double) * (size_t)nv);
+    memcpy(v, c->v0, sizeof(double) * (size_t)nv);
+    for (int s = 0; s < FWD_STEPS; s++) {
+        bench_check(sid_step(c->r->m, c->r->theta, c->ws, c->integ, 1e-3, q, v, c->cmd + (size_t)s * (size_t)nv, q1, v1,
+                             &err),
+                    &err, c->r->name);
+        double *t = q;
+        q = q1, q1 = t;
+        t = v, v = v1, v1 = t;
+    }
+    bench_sink = q[0];
+}
+
+static void mj_set_state(bench_robot *r, const double *q, const double *v)
+{
+    for (int k = 0; k < r->nv; k++) {
+        r->md->qpos[r->qadr[k]] = q[k];
+        r->md->qvel[r->dadr[k]] = v[k];
+    }
+    r->md->time = 0;
+}
+
+static void run_mj_forward(void *p)
+{
+    fwd_ctx *c = p;
+    bench_robot *r = c->r;
+    mj_set_state(r, c->q0, c->v0);
+    for (int s = 0; s < FWD_STEPS; s++) {
+        const double *u = c->cmd + (size_t)s * (size_t)r->nv;
+        for (int k = 0; k < r->nv; k++)
+            if (r->act[k] >= 0) r->md->ctrl[r->act[k]] = u[k];
+        mj_step(r->mm, r->md);
+    }
+    bench_sink = r->md->qpos[0];
+}
+
+/* Largest |q_ours - q_MuJoCo| over the last run of each (both ended at the same state). */
+static double twin_gap(fwd_ctx *c)
+{
+    const int nv = c->r->nv;
+    run_sid_forward(c);
+    run_mj_forward(c);
+    /* FWD_STEPS is even, so the final state is back in buf[0..nv) */
+    double gap = 0;
+    for (int k = 0; k < nv; k++) gap = fmax(gap, fabs(c->buf[k] - c->r->md->qpos[c->r->qadr[k]]));
+    return gap;
+}
+
+static void bench_forward(bench_robot *r, const double *q0, const double *amp, char *notes, size_t nnotes)
+{
+    double *cmd = malloc(sizeof(double) * FWD_STEPS * (size_t)r->nv), v0[SID_MAX_JOINTS] = {0};
+    sid_workspace *ws = sid_workspace_create(r->m);
+    if (!cmd || !ws) bench_die("out of memory");
+    for (int s = 0; s < FWD_STEPS; s++) bench_command(r, amp, s * 1e-3, cmd + (size_t)s * (size_t)r->nv);
+    fwd_ctx c[2];
+    bench_cell cells[4];
+    for (int i = 0; i < 2; i++) {
+        c[i] = (fwd_ctx){.r = r, .ws = ws, .integ = i ? SID_RK4 : SID_EULER, .cmd = cmd, .q0 = q0, .v0 = v0};
+        bench_cell_init(&cells[2 * i], run_sid_forward, &c[i], 1e6 / FWD_STEPS);
+        bench_cell_init(&cells[2 * i + 1], run_mj_forward, &c[i], 1e6 / FWD_STEPS);
+    }
+    /* MuJoCo's integrator is a model option: each MuJoCo cell sets its own before running */
+    for (int i = 0; i < 2; i++) {
+        r->mm->opt.timestep = 1e-3;
+        r->mm->opt.integrator = i ? mjINT_RK4 : mjINT_EULER;
+        bench_cell *g[2] = {&cells[2 * i], &cells[2 * i + 1]};
+        bench_measure(g, 2);
+        const double gap = twin_gap(&c[i]);
+        char cas[128], ours[64], ref[64], ratio[64];
+        snprintf(cas, sizeof cas, "%s (%d dof), %s", r->name, r->nv, i ? "rk4" : "euler");
+        snprintf(ours, sizeof ours, "%.2f", cells[2 * i].median);
+        snprintf(ref, sizeof ref, "mj_step %.2f", cells[2 * i + 1].median);
+        snprintf(ratio, sizeof ratio, "**%.2f×** ours/MuJoCo", cells[2 * i].median / cells[2 * i + 1].median);
+        row(1, "forward µs/step", cas, ours, ref, ratio);
+        size_t len = strlen(notes);
+        snprintf(notes + len, nnotes - len, "%s%s %s %.0e", len ? ", " : "", r->name, i ? "rk4" : "euler", gap);
+    }
+    sid_workspace_free(ws);
+    free(cmd);
+}
+
+/* ---- rows 2-5: loss and gradient ------------------------------------------------------------- */
+
+typedef struct {
+    sid_problem *p;
+    const double *theta;
+    double *grad;       /* NULL: loss only */
+    const int *idx;     /* the k free parameters whose gradient entries are read */
+    int k;
+} loss_ctx;
+
+static void run_loss(void *p)
+{
+    loss_ctx *c = p;
+    sid_error err = {0};
+    double loss, s = 0;
+    bench_check(sid_problem_loss(c->p, c->theta, NULL, &loss, c->grad, NULL, &err), &err, "sid_problem_loss");
+    for (int i = 0; i < c->k; i++) s += c->grad[c->idx[i]];
+    bench_sink = loss + s;
+}
+
+/* *log must outlive the problem (sid_problem_create borrows the array of log pointers). */
+static sid_problem *problem_make(const bench_robot *r, const sid_traj *const *log, double window)
+{
+    sid_loss_opts o;
+    sid_loss_opts_defaults(&o);
+    o.window = window;
+    sid_problem *p = NULL;
+    sid_error err = {0};
+    bench_check(sid_problem_create(&p, r->m, log, 1, &o, &err), &err, "sid_problem_create");
+    return p;
+}
+
+/* The parameters at which gradients are taken: nominal with every mass 10% high, so the
+ * residuals and the gradient are not zero (the cost does not depend on it). */
+static double *theta_eval(const bench_robot *r)
+{
+    const int np = sid_model_nparam(r->m);
+    double *th = malloc(sizeof(double) * (size_t)np);
+    if (!th) bench_die("out of memory");
+    memcpy(th, r->theta, sizeof(double) * (size_t)np);
+    for (int i = 0; i < np; i++)
+        if (sid_model_param(r->m, i)->kind == SID_P_MASS) th[i] *= 1.1;
+    sid_error err = {0};
+    bench_check(sid_model_check_theta(r->m, th, &err), &err, "theta");
+    return th;
+}
+
+/* Free parameters in a representative order: masses, viscous damping, armature, motor kt,
+ * COMs, inertias, then everything else. */
+static int *free_order(const bench_robot *r)
+{
+    static const sid_param_kind pri[] = {SID_P_MASS, SID_P_VISCOUS, SID_P_ARMATURE, SID_P_KT, SID_P_COM, SID_P_INERTIA};
+    const int np = sid_model_nparam(r->m), npri = (int)(sizeof pri / sizeof pri[0]);
+    int *idx = malloc(sizeof(int) * (size_t)np), n = 0;
+    char *used = calloc((size_t)np, 1);
+    if (!idx || !used) bench_die("out of memory");
+    for (int j = 0; j <= npri; j++)
+        for (int i = 0; i < np; i++)
+            if (!used[i] && (j == npri || sid_model_param(r->m, i)->kind == pri[j])) idx[n++] = i, used[i] = 1;
+    free(used);
+    return idx;
+}
+
+/* ---- MuJoCo forward differences -------------------------------------------------------------- */
+
+typedef struct {
+    bench_robot *r;
+    const sid_traj *tr;
+    int nwin, *k0, *k1;     /* the same windows as our problem */
+    const double *sq, *sqd; /* the same residual scales */
+    double wq, wqd;
+    double **field;         /* (k) the MuJoCo number each free parameter perturbs */
+    int k;
+    double dummy;           /* for parameters MuJoCo has no field for: still one rollout each */
+} fd_ctx;
+
+/* Our loss, computed from MuJoCo rollouts of every window. */
+static double mj_loss(fd_ctx *c)
+{
+    bench_robot *r = c->r;
+    const sid_traj *tr = c->tr;
+    const int nv = r->nv;
+    double sum = 0;
+    long nres = 0;
+    for (int w = 0; w < c->nwin; w++) {
+        mj_set_state(r, tr->q + (size_t)c->k0[w] * (size_t)nv, tr->qd + (size_t)c->k0[w] * (size_t)nv);
+        for (int k = c->k0[w]; k < c->k1[w]; k++) {
+            const double *u = tr->u + (size_t)k * (size_t)nv;
+            for (int i = 0; i < nv; i++)
+                if (r->act[i] >= 0) r->md->ctrl[r->act[i]] = u[i];
+            mj_step(r->mm, r->md);
+            const double *ql = tr->q + (size_t)(k + 1) * (size_t)nv, *vl = tr->qd + (size_t)(k + 1) * (size_t)nv;
+            for (int i = 0; i < nv; i++) {
+                const double dq = (r->md->qpos[r->qadr[i]] - ql[i]) / c->sq[i];
+                const double dv = (r->md->qvel[r->dadr[i]] - vl[i]) / c->sqd[i];
+                sum += 0.5 * (c->wq * dq * dq + c->wqd * dv * dv);
+            }
+            nres += 2 * nv;
+        }
+    }
+    return sum / (double)nres;
+}
+
+static void run_mj_fd(void *p)
+{
+    fd_ctx *c = p;
+    const double L0 = mj_loss(c);
+    double s = 0;
+    for (int i = 0; i < c->k; i++) {
+        double *f = c->field[i];
+        const double x = *f, h = 1e-6 * fmax(1.0, fabs(x));
+        *f = x + h;
+        s += (mj_loss(c) - L0) / h;
+        *f = x;
+    }
+    bench_sink = L0 + s;
+}
+
+/* The MuJoCo number that plays our parameter i (json2mjcf.py's mapping; MuJoCo keeps the
+ * inertia diagonal in principal axes and has no Coulomb smoothing or encoder offset: those
+ * perturb a field of the same kind or a dummy, which costs the same rollout). */
+static double *mj_field(fd_ctx *c, int i)
+{
+    bench_robot *r = c->r;
+    mjModel *mm = r->mm;
+    const sid_param_info *pi = sid_model_param(r->m, i);
+    int body = -1, jid = -1;
+    if (pi->kind >= SID_P_MASS && pi->kind <= SID_P_INERTIA)
+        body = mj_name2id(mm, mjOBJ_BODY, r->desc.link[pi->owner].name);
+    else if (pi->kind != SID_P_GRAVITY) {
+        jid = mj_name2id(mm, mjOBJ_JOINT, r->desc.joint[pi->owner].name);
+        body = mj_name2id(mm, mjOBJ_BODY, r->desc.link[r->desc.joint[pi->owner].child].name);
+    }
+    int act = -1;
+    for (int a = 0; jid >= 0 && a < mm->nu; a++)
+        if (mm->actuator_trnid[2 * a] == jid) act = a;
+    switch (pi->kind) {
+    case SID_P_GRAVITY: return &mm->opt.gravity[pi->comp];
+    case SID_P_MASS: return body >= 0 ? &mm->body_mass[body] : &c->dummy;
+    case SID_P_COM: return body >= 0 ? &mm->body_ipos[3 * body + pi->comp] : &c->dummy;
+    case SID_P_INERTIA: return body >= 0 ? &mm->body_inertia[3 * body + pi->comp % 3] : &c->dummy;
+    case SID_P_XYZ: return body >= 0 ? &mm->body_pos[3 * body + pi->comp] : &c->dummy;
+    case SID_P_RPY: return body >= 0 ? &mm->body_quat[4 * body + 1 + pi->comp] : &c->dummy;
+    case SID_P_ARMATURE: return jid >= 0 ? &mm->dof_armature[mm->jnt_dofadr[jid]] : &c->dummy;
+    case SID_P_VISCOUS: return jid >= 0 ? &mm->dof_damping[mm->jnt_dofadr[jid]] : &c->dummy;
+    case SID_P_GEAR:
+    case SID_P_KT: return act >= 0 ? &mm->actuator_gear[6 * act] : &c->dummy;
+    default: return &c->dummy;
+    }
+}
+
+static void fd_init(fd_ctx *c, bench_robot *r, const sid_traj *tr, double window, const sid_problem *p, const int *idx,
+                    int k)
+{
+    memset(c, 0, sizeof *c);
+    c->r = r;
+    c->tr = tr;
+    c->k0 = malloc(sizeof(int) * (size_t)tr->n);
+    c->k1 = malloc(sizeof(int) * (size_t)tr->n);
+    c->field = malloc(sizeof(double *) * (size_t)k);
+    if (!c->k0 || !c->k1 || !c->field) bench_die("out of memory");
+    /* windows as core/loss.c cuts them */
+    for (int k0 = 0; k0 < tr->n - 1;) {
+        int k1 = k0 + 1;
+        while (k1 < tr->n - 1 && tr->t[k1 + 1] - tr->t[k0] <= window * (1 + 1e-9)) k1++;
+        c->k0[c->nwin] = k0;
+        c->k1[c->nwin++] = k1;
+        k0 = k1;
+    }
+    if (c->nwin != sid_problem_nwindows(p)) bench_die("MuJoCo FD: %d windows, ours %d", c->nwin, sid_problem_nwindows(p));
+    c->sq = sid_problem_scale_q(p);
+    c->sqd = sid_problem_scale_qd(p);
+    sid_loss_opts o;
+    sid_loss_opts_defaults(&o);
+    c->wq = o.weight_q;
+    c->wqd = o.weight_qd;
+    c->k = k;
+    for (int i = 0; i < k; i++) c->field[i] = mj_field(c, idx[i]);
+}
+
+static void fd_free(fd_ctx *c)
+{
+    free(c->k0);
+    free(c->k1);
+    free(c->field);
+}
+
+/* Rows 2 and 3: arm7, one log, window 0.5 s; k = 8, 32 and all parameters free. */
+static void bench_gradient(bench_robot *r, const sid_traj *tr)
+{
+    const int np = sid_model_nparam(r->m);
+    const int ks[3] = {8, 32, np};
+    const double T = tr->t[tr->n - 1] - tr->t[0], nstep = tr->n - 1;
+    double *th = theta_eval(r), *grad = malloc(sizeof(double) * (size_t)np);
+    int *idx = free_order(r);
+    const sid_traj *log[1] = {tr};
+    sid_problem *p = problem_make(r, log, 0.5);
+    loss_ctx lf = {p, th, NULL, idx, 0}, lg[3];
+    fd_ctx fd[3];
+    bench_cell fwd, g[3], f[3];
+    bench_cell_init(&fwd, run_loss, &lf, 1e6 / nstep);
+    for (int i = 0; i < 3; i++) {
+        lg[i] = (loss_ctx){p, th, grad, idx, ks[i]};
+        bench_cell_init(&g[i], run_loss, &lg[i], 1e3);
+        fd_init(&fd[i], r, tr, 0.5, p, idx, ks[i]);
+        bench_cell_init(&f[i], run_mj_fd, &fd[i], 1e3);
+        if (quick && i == 2) f[i].once = 1;
+    }
+    r->mm->opt.integrator = mjINT_EULER;
+    r->mm->opt.timestep = 1e-3;
+    bench_cell *all[7] = {&fwd, &g[0], &f[0], &g[1], &f[1], &g[2], &f[2]};
+    bench_measure(all, 7);
+    char cas[160], ours[64], ref[96], ratio[64];
+    for (int i = 0; i < 3; i++) {
+        const double us = g[i].median * 1e3 / nstep;
+        snprintf(cas, sizeof cas, "%s, %.0f s log at 1 kHz, window 0.5 s, %d of %d params free", r->name, T, ks[i], np);
+        snprintf(ours, sizeof ours, "%.2f", us);
+        snprintf(ref, sizeof ref, "loss only %.2f", fwd.median);
+        snprintf(ratio, sizeof ratio, "**%.2f×** grad/forward", us / fwd.median);
+        row(2, "loss+grad µs/step", cas, ours, ref, ratio);
+    }
+    for (int i = 0; i < 3; i++) {
+        snprintf(cas, sizeof cas, "%s, %.0f s log, window 0.5 s, %d params", r->name, T, ks[i]);
+        snprintf(ours, sizeof ours, "%.1f", g[i].median);
+        snprintf(ref, sizeof ref, "MuJoCo FD (%d rollouts) %.1f", ks[i] + 1, f[i].median);
+        snprintf(ratio, sizeof ratio, "**%.1f×** faster", f[i].median / g[i].median);
+        row(3, "gradient ms", cas, ours, ref, ratio);
+    }
+    for (int i = 0; i < 3; i++) fd_free(&fd[i]);
+    sid_problem_free(p);
+    free(idx);
+    free(grad);
+    free(th);
+}
+
+typedef struct { char cas[160], ours[64], ref[96], ratio[64]; } row_text;
+
+/* Row 4a and row 5: arm7, log length 1, 10, 100 s; window 0.5 s and one window per log.
+ * Row 5 is the 100 s single window; it is printed last (row5). */
+static void bench_length(bench_robot *r, const sid_traj *tr100, row_text *row5)
+{
+    const int np = sid_model_nparam(r->m);
+    const double lens[3] = {1, 10, 100};
+    double *th = theta_eval(r), *grad = malloc(sizeof(double) * (size_t)np);
+    int *idx = free_order(r);
+    char cas[160], ours[64], ref[96], ratio[64];
+    for (int l = 0; l < 3; l++) {
+        sid_traj sub = *tr100;
+        sub.n = (int)lround(lens[l] * 1000) + 1;
+        const double nstep = sub.n - 1;
+        const sid_traj *log[1] = {&sub};
+        sid_problem *p[2] = {problem_make(r, log, 0.5), problem_make(r, log, 0)};
+        loss_ctx lc[4];
+        bench_cell c[4], *all[4];
+        for (int i = 0; i < 4; i++) {
+            lc[i] = (loss_ctx){p[i / 2], th, i % 2 ? grad : NULL, idx, i % 2 ? np : 0};
+            bench_cell_init(&c[i], run_loss, &lc[i], 1e6 / nstep);
+            c[i].once = quick && l == 2;
+            all[i] = &c[i];
+        }
+        bench_measure(all, 4);
+        for (int w = 0; w < 2; w++) {
+            if (w == 0) snprintf(cas, sizeof cas, "%s, %.0f s log, window 0.5 s (%d windows)", r->name, lens[l],
+                                 sid_problem_nwindows(p[0]));
+            else snprintf(cas, sizeof cas, "%s, %.0f s log, one window (checkpoints)", r->name, lens[l]);
+            snprintf(ours, sizeof ours, "%.2f", c[2 * w + 1].median);
+            snprintf(ref, sizeof ref, "loss only %.2f", c[2 * w].median);
+            snprintf(ratio, sizeof ratio, "%.2f× grad/forward", c[2 * w + 1].median / c[2 * w].median);
+            row(4, "loss+grad µs/step", cas, ours, ref, ratio);
+        }
+        if (l == 2) {
+            const size_t tape = sid_problem_tape_bytes(p[1]);
+            const double full = sizeof(double) * 2.0 * r->nv * (nstep + 1);
+            snprintf(row5->cas, sizeof row5->cas, "%s, one window of %.0f steps (checkpoints)", r->name, nstep);
+            snprintf(row5->ours, sizeof row5->ours, "%.3f MB; %.2f s/gradient", tape / 1e6, c[3].median * nstep * 1e-6);
+            snprintf(row5->ref, sizeof row5->ref, "full tape %.1f MB", full / 1e6);
+            snprintf(row5->ratio, sizeof row5->ratio, "%.4f× of full tape", tape / full);
+        }
+        sid_problem_free(p[0]);
+        sid_problem_free(p[1]);
+    }
+    free(idx);
+    free(grad);
+    free(th);
+}
+
+/* Row 4b: generated trees of 2, 7, 15 and 30 joints, 10 s log, window 0.5 s. */
+static void bench_joints(double T)
+{
+    static const int nj[4] = {2, 7, 15, 30};
+    char cas[160], ours[64], ref[96], ratio[64], path[64], name[32];
+    for (int j = 0; j < 4; j++) {
+        bench_robot r;
+        snprintf(path, sizeof path, "tests/bench/tree%d.json", nj[j]);
+        snprintf(name, sizeof name, "tree%d", nj[j]);
+        bench_robot_load(&r, name, path, NULL);
+        double q0[SID_MAX_JOINTS], amp[SID_MAX_JOINTS];
+        for (int k = 0; k < r.nv; k++) q0[k] = 0.3 * sin(1.3 * k + 0.7), amp[k] = 0.5;
+        sid_traj *tr = bench_log_make(&r, q0, amp, T);
+        const int np = sid_model_nparam(r.m);
+        double *th = theta_eval(&r), *grad = malloc(sizeof(double) * (size_t)np);
+        int *idx = free_order(&r);
+        const sid_traj *log[1] = {tr};
+        sid_problem *p = problem_make(&r, log, 0.5);
+        loss_ctx lc[2] = {{p, th, NULL, idx, 0}, {p, th, grad, idx, np}};
+        bench_cell c[2], *all[2] = {&c[0], &c[1]};
+        for (int i = 0; i < 2; i++) bench_cell_init(&c[i], run_loss, &lc[i], 1e6 / (tr->n - 1));
+        bench_measure(all, 2);
+        snprintf(cas, sizeof cas, "%s (%d joints, %d params), %.0f s log, window 0.5 s", name, r.nv, np, T);
+        snprintf(ours, sizeof ours, "%.2f", c[1].median);
+        snprintf(ref, sizeof ref, "loss only %.2f", c[0].median);
+        snprintf(ratio, sizeof ratio, "%.2f× grad/forward", c[1].median / c[0].median);
+        row(4, "loss+grad µs/step", cas, ours, ref, ratio);
+        sid_problem_free(p);
+        free(idx);
+        free(grad);
+        free(th);
+        sid_traj_free(tr);
+        bench_robot_free(&r);
+    }
+}
+
+int main(void)
+{
+    const char *q = getenv("BENCH_QUICK");
+    quick = q && *q && strcmp(q, "0") != 0;
+    if (quick) {
+        bench_reps = 3;
+        bench_min_time = 0.05;
+    }
+    print_header();
+
+    /* row 1 */
+    char notes[512] = "";
+    bench_robot pend, arm, tree;
+    bench_robot_load(&pend, "pendulum", "data/pendulum/robot.json", "data/pendulum/model.xml");
+    bench_robot_load(&arm, "arm7", "data/arm7/robot.json", "data/arm7/model.xml");
+    bench_robot_load(&tree, "tree30", "tests/bench/tree30.json", "tests/bench/tree30.xml");
+    /* arm7: initial state and command amplitudes of data/arm7/README.md */
+    const double arm_q0[7] = {0.3, -2.9, 2.3, -1.6, 2.1, 2.4, -0.7};
+    const double arm_amp[7] = {0.3, 0.6, 1, 0.4, 0.3, 0.2, 0.1};
+    double pend_q0[1] = {0.5}, pend_amp[1] = {0.5}, tree_q0[SID_MAX_JOINTS], tree_amp[SID_MAX_JOINTS];
+    for (int k = 0; k < tree.nv; k++) tree_q0[k] = 0.3 * sin(1.3 * k + 0.7), tree_amp[k] = 0.5;
+    bench_forward(&pend, pend_q0, pend_amp, notes, sizeof notes);
+    bench_forward(&arm, arm_q0, arm_amp, notes, sizeof notes);
+    bench_forward(&tree, tree_q0, tree_amp, notes, sizeof notes);
+
+    /* rows 2-5 on arm7 logs made by our simulator from the README's start state */
+    sid_traj *tr100 = bench_log_make(&arm, arm_q0, arm_amp, 100);
+    sid_traj tr = *tr100;
+    tr.n = quick ? 2001 : 10001;
+    bench_gradient(&arm, &tr);
+    row_text r5;
+    bench_length(&arm, tr100, &r5);
+    bench_joints(quick ? 2 : 10);
+    row(5, "peak tape; gradient time", r5.cas, r5.ours, r5.ref, r5.ratio);
+
+    printf("\nTwin check, max |q_ours - q_MuJoCo| after %d steps [rad]: %s.\n", FWD_STEPS, notes);
+    sid_traj_free(tr100);
+    bench_robot_free(&pend);
+    bench_robot_free(&arm);
+    bench_robot_free(&tree);
+    return fclose(stdout) == 0 ? 0 : 1;
+}
