@@ -47,7 +47,7 @@ unit: $(B)/test_runner
 
 test: $(BIN) $(B)/test_runner
 	cd tests && ../$(B)/test_runner
-	SYSID=$(abspath $(BIN)) bash tests/cli.sh
+	@set -e; for t in tests/cli*.sh; do SYSID=$(abspath $(BIN)) bash $$t; done
 
 debug:
 	$(MAKE) B=build-debug BIN=build-debug/sysid OPT="-O0 -g3 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \

@@ -9,34 +9,6 @@
 
 Suite *fit_suite(void);
 
-static sid_traj *synth_log(const sid_model *m, const double *truth, int n, double dt, unsigned seed)
-{
-    const int nq = sid_model_nq(m), nv = sid_model_nv(m);
-    sid_traj *tr = sid_traj_create(n, nq, nv, 1);
-    unsigned s = seed;
-    double f[64][3], ph[64][3];
-    for (int i = 0; i < nv; i++)
-        for (int c = 0; c < 3; c++) f[i][c] = tu_uniform(&s, 0.5, 6), ph[i][c] = tu_uniform(&s, 0, 6.28);
-    for (int k = 0; k < n; k++) {
-        tr->t[k] = k * dt;
-        for (int i = 0; i < nv; i++) {
-            double u = 0;
-            for (int c = 0; c < 3; c++) u += 0.4 * sin(f[i][c] * tr->t[k] + ph[i][c]);
-            tr->u[(size_t)k * nv + i] = u;
-        }
-    }
-    sid_sim_opts o;
-    sid_sim_opts_defaults(&o);
-    double *q = malloc(sizeof(double) * (size_t)(n * nq)), *v = malloc(sizeof(double) * (size_t)(n * nv));
-    sid_error err = {0};
-    ck_assert_msg(sid_simulate(m, truth, tr, &o, q, v, &err) == SID_OK, "%s", err.msg);
-    memcpy(tr->q, q, sizeof(double) * (size_t)(n * nq));
-    memcpy(tr->qd, v, sizeof(double) * (size_t)(n * nv));
-    free(q);
-    free(v);
-    return tr;
-}
-
 START_TEST(recovers_friction_and_motor_constants)
 {
     sid_robot_desc *d = tu_random_robot(41, 3, TU_FRICTION | TU_MOTORS);
@@ -63,7 +35,7 @@ START_TEST(recovers_friction_and_motor_constants)
             hi[n] = 10 * theta[i];
             n++;
         }
-    sid_traj *log = synth_log(m, truth, 2001, 1e-3, 3);
+    sid_traj *log = tu_synth_log(m, truth, 2001, 1e-3, 0.4, 3);
     sid_loss_opts lo_opts;
     sid_loss_opts_defaults(&lo_opts);
     lo_opts.window = 0.25;
@@ -100,22 +72,6 @@ typedef struct {
     int idx[64], n;
 } setup;
 
-static void add_noise(sid_traj *tr, double sq, double sqd, unsigned seed)
-{
-    /* Box-Muller from the test generator: Gaussian noise of the stated sigma */
-    unsigned s = seed;
-    for (int k = 0; k < tr->n; k++) {
-        for (int i = 0; i < tr->nq; i++) {
-            const double u1 = tu_uniform(&s, 1e-12, 1), u2 = tu_uniform(&s, 0, 1);
-            tr->q[(size_t)k * tr->nq + i] += sq * sqrt(-2 * log(u1)) * cos(6.283185307179586 * u2);
-        }
-        for (int i = 0; i < tr->nv; i++) {
-            const double u1 = tu_uniform(&s, 1e-12, 1), u2 = tu_uniform(&s, 0, 1);
-            tr->qd[(size_t)k * tr->nv + i] += sqd * sqrt(-2 * log(u1)) * cos(6.283185307179586 * u2);
-        }
-    }
-}
-
 static void setup_make(setup *su, const char *const *globs, int nglob, double noise_scale, double window, int estimate)
 {
     sid_robot_desc *d = tu_random_robot(41, 3, TU_FRICTION | TU_MOTORS);
@@ -135,8 +91,8 @@ static void setup_make(setup *su, const char *const *globs, int nglob, double no
             su->idx[su->n++] = i;
             su->truth[i] = su->theta[i] * (tu_uniform(&s, 0, 1) < 0.5 ? 1.2 + tu_uniform(&s, 0, 0.3) : 0.8 - tu_uniform(&s, 0, 0.3));
         }
-    su->log = synth_log(su->m, su->truth, 4001, 1e-3, 3);
-    if (noise_scale > 0) add_noise(su->log, 1e-3 * noise_scale, 1e-2 * noise_scale, 77);
+    su->log = tu_synth_log(su->m, su->truth, 4001, 1e-3, 0.4, 3);
+    if (noise_scale > 0) tu_add_noise(su->log, 1e-3 * noise_scale, 1e-2 * noise_scale, 77);
     sid_loss_opts o;
     sid_loss_opts_defaults(&o);
     o.window = window;

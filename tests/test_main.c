@@ -9,6 +9,7 @@ Suite *model_suite(void);
 Suite *mujoco_suite(void);
 Suite *loss_suite(void);
 Suite *fit_suite(void);
+Suite *recovery_suite(void);
 
 int main(void)
 {
@@ -18,6 +19,7 @@ int main(void)
     srunner_add_suite(sr, mujoco_suite());
     srunner_add_suite(sr, loss_suite());
     srunner_add_suite(sr, fit_suite());
+    srunner_add_suite(sr, recovery_suite());
     srunner_run_all(sr, CK_NORMAL);
     const int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

@@ -111,3 +111,50 @@ double tu_rel_err(double a, double b, double atol)
     const double e = fabs(a - b) - atol;
     return e > 0 ? e / (fabs(a) + fabs(b) + atol) : 0;
 }
+
+sid_traj *tu_synth_log(const sid_model *m, const double *theta_true, int n, double dt, double amp, unsigned seed)
+{
+    const int nq = sid_model_nq(m), nv = sid_model_nv(m);
+    sid_traj *tr = sid_traj_create(n, nq, nv, 1);
+    unsigned s = seed;
+    double f[64][3], ph[64][3];
+    for (int i = 0; i < nv; i++)
+        for (int c = 0; c < 3; c++) f[i][c] = tu_uniform(&s, 0.5, 6), ph[i][c] = tu_uniform(&s, 0, 6.28);
+    for (int k = 0; k < n; k++) {
+        tr->t[k] = k * dt;
+        for (int i = 0; i < nv; i++) {
+            double u = 0;
+            for (int c = 0; c < 3; c++) u += amp * sin(f[i][c] * tr->t[k] + ph[i][c]);
+            tr->u[(size_t)k * nv + i] = u;
+        }
+    }
+    sid_sim_opts o;
+    sid_sim_opts_defaults(&o);
+    double *q = malloc(sizeof(double) * (size_t)(n * nq)), *v = malloc(sizeof(double) * (size_t)(n * nv));
+    sid_error err = {0};
+    if (sid_simulate(m, theta_true, tr, &o, q, v, &err) != SID_OK) {
+        fprintf(stderr, "tu_synth_log: %s\n", err.msg);
+        abort();
+    }
+    memcpy(tr->q, q, sizeof(double) * (size_t)(n * nq));
+    memcpy(tr->qd, v, sizeof(double) * (size_t)(n * nv));
+    free(q);
+    free(v);
+    return tr;
+}
+
+void tu_add_noise(sid_traj *tr, double sq, double sqd, unsigned seed)
+{
+    /* Box-Muller on the test generator */
+    unsigned s = seed;
+    for (int k = 0; k < tr->n; k++) {
+        for (int i = 0; i < tr->nq; i++) {
+            const double u1 = tu_uniform(&s, 1e-12, 1), u2 = tu_uniform(&s, 0, 1);
+            tr->q[(size_t)k * tr->nq + i] += sq * sqrt(-2 * log(u1)) * cos(6.283185307179586 * u2);
+        }
+        for (int i = 0; i < tr->nv; i++) {
+            const double u1 = tu_uniform(&s, 1e-12, 1), u2 = tu_uniform(&s, 0, 1);
+            tr->qd[(size_t)k * tr->nv + i] += sqd * sqrt(-2 * log(u1)) * cos(6.283185307179586 * u2);
+        }
+    }
+}

@@ -26,4 +26,10 @@ double tu_uniform(unsigned *state, double lo, double hi);
  * max(0, |a - b| - atol) / (|a| + |b| + atol). */
 double tu_rel_err(double a, double b, double atol);
 
+/* A log of n samples at dt whose commands are sums of three sines of amplitude amp per
+ * motor and whose states are simulated (Euler, one substep) with theta_true. */
+sid_traj *tu_synth_log(const sid_model *m, const double *theta_true, int n, double dt, double amp, unsigned seed);
+/* Add Gaussian noise of standard deviation sq to q and sqd to qd. */
+void tu_add_noise(sid_traj *tr, double sq, double sqd, unsigned seed);
+
 #endif
