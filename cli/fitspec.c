@@ -21,6 +21,7 @@ void fitspec_init(fitspec *s)
     s->max_iter = 200;
     s->ftol_rel = 1e-10;
     s->time_limit = 300;
+    s->start = FITSPEC_START_UNSET;
     traj_colmap_init(&s->columns);
 }
 
@@ -214,11 +215,22 @@ static int read_integrator(ctx *c, const cJSON *v, const char *path, sid_integra
     return 0;
 }
 
+static int read_start(const char *value, int *out)
+{
+    if (strcmp(value, "logged") == 0)
+        *out = FITSPEC_START_LOGGED;
+    else if (strcmp(value, "fitted") == 0)
+        *out = FITSPEC_START_FITTED;
+    else
+        return -1;
+    return 0;
+}
+
 static int read_spec(ctx *c, fitspec *s, const cJSON *root)
 {
     static const char *const keys[] = { "free", "bounds", "window", "substeps", "max_dt",
                                         "integrator", "weights", "optimizer", "columns",
-                                        "scale", "description", NULL };
+                                        "scale", "start", "description", NULL };
     static const char *const wkeys[] = { "q", "qd", NULL };
     static const char *const okeys[] = { "max_iter", "ftol_rel", "time_limit", NULL };
     const cJSON *v;
@@ -287,6 +299,9 @@ static int read_spec(ctx *c, fitspec *s, const cJSON *root)
         return -1;
     if ((v = cJSON_GetObjectItemCaseSensitive(root, "scale")) && read_columns(c, s, v, "scale", 1))
         return -1;
+    if ((v = cJSON_GetObjectItemCaseSensitive(root, "start")) &&
+        (!cJSON_IsString(v) || read_start(v->valuestring, &s->start)))
+        return expected(c, "start", "\"logged\" or \"fitted\"", v);
     return 0;
 }
 
@@ -305,7 +320,8 @@ int fitspec_load(fitspec *s, const char *path, sid_error *err)
 
 static const char *const flags[] = { "--free", "--bounds", "--window", "--integrator",
                                      "--substeps", "--max-dt", "--columns", "--scale",
-                                     "--max-iter", "--ftol-rel", "--time-limit", NULL };
+                                     "--max-iter", "--ftol-rel", "--time-limit", "--start",
+                                     NULL };
 
 int fitspec_is_flag(const char *flag)
 {
@@ -479,6 +495,11 @@ int fitspec_apply_flag(fitspec *s, const char *flag, const char *value, sid_erro
         *(flag[2] == 'f' ? &s->ftol_rel : &s->time_limit) = x;
         return 0;
     }
+    if (strcmp(flag, "--start") == 0) {
+        if (read_start(value, &s->start))
+            return bad_flag(err, flag, "logged or fitted", value);
+        return 0;
+    }
     if (strcmp(flag, "--columns") == 0 || strcmp(flag, "--scale") == 0)
         return flag_columns(s, flag, value, strcmp(flag, "--scale") == 0, err);
     sid_error_set(err, SID_ERR_INPUT, "%s: not a fit-spec option", flag);
@@ -598,6 +619,7 @@ void fitspec_loss_opts(const fitspec *s, sid_loss_opts *o)
     o->weight_q = s->w_q;
     o->weight_qd = s->w_qd;
     o->sim = s->sim;
+    o->estimate_start = s->start == FITSPEC_START_FITTED;
 }
 
 void fitspec_fit_opts(const fitspec *s, const fitspec_selection *sel, sid_fit_opts *o)

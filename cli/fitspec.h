@@ -7,12 +7,14 @@
  *     "weights": { "q": 1, "qd": 0.1 },
  *     "optimizer": { "max_iter": 200, "ftol_rel": 1e-10, "time_limit": 300 },
  *     "columns": { "t": "time", "q.shoulder": "pos_meas1" },
- *     "scale": { "t": 0.001 } }
+ *     "scale": { "t": 0.001 }, "start": "fitted" }
  *
  * Every key is optional; absent ones keep the defaults of fitspec_init (those above, with
  * "free" empty, no bounds, no max_dt). "substeps" splits every log interval into that many
  * simulation steps; "max_dt" also splits any interval longer than it. "scale" multiplies a
- * logical column's values (after the "columns" renaming). Keys starting with '_' and
+ * logical column's values (after the "columns" renaming). "start" says where each window
+ * starts: "logged" (the logged state) or "fitted" (the start states are unknowns fitted
+ * with the parameters: multiple shooting); unset, each command picks its own default. Keys starting with '_' and
  * "description" are for people; other unknown keys are ignored with a warning.
  *
  * Globs are shell patterns where '*' also crosses dots; '[' and ']' match themselves too,
@@ -28,6 +30,9 @@
 #include "traj_csv.h"
 
 #define FITSPEC_ORIGIN 160
+
+/* "start": unset (the command's default), the logged states, or fitted ones. */
+enum { FITSPEC_START_UNSET = -1, FITSPEC_START_LOGGED = 0, FITSPEC_START_FITTED = 1 };
 
 typedef struct {
     char *glob;
@@ -53,6 +58,7 @@ typedef struct {
     double ftol_rel;
     double time_limit;             /* [s] of wall time; 0: none */
     traj_colmap columns;           /* log column renaming and scales */
+    int start;                     /* FITSPEC_START_*: window start states */
     /* bookkeeping for flags overriding the file */
     int free_flagged, nbound_flagged;
 } fitspec;
@@ -73,7 +79,7 @@ int fitspec_load(fitspec *s, const char *path, sid_error *err);
 int fitspec_is_flag(const char *flag);
 /* Apply one flag over the file: --free GLOB, --bounds GLOB=LO:HI | GLOB=scale:A:B | JSON,
  * --window S, --integrator euler|rk4, --substeps N, --max-dt S, --columns JSON|k=v,...,
- * --scale JSON|k=x,..., --max-iter N, --ftol-rel X, --time-limit S. 0, or -1 with err. */
+ * --scale JSON|k=x,..., --max-iter N, --ftol-rel X, --time-limit S, --start logged|fitted. 0, or -1 with err. */
 int fitspec_apply_flag(fitspec *s, const char *flag, const char *value, sid_error *err);
 
 /* Does parameter name match glob pattern (see above)? */
@@ -86,7 +92,8 @@ int fitspec_select(const fitspec *s, const sid_model *m, const double *theta0,
                    fitspec_selection *sel, sid_error *err);
 void fitspec_selection_free(fitspec_selection *sel);
 
-/* The spec's loss options (window, weights, integrator, substeps, max_dt) for core. */
+/* The spec's loss options (window, weights, integrator, substeps, max_dt, and
+ * estimate_start when "start" is "fitted") for core. */
 void fitspec_loss_opts(const fitspec *s, sid_loss_opts *o);
 /* The spec's optimizer options with sel's free parameters and bounds (borrowed: sel must
  * outlive o); progress, ctx and interrupt are left NULL for the caller. */
