@@ -1,0 +1,272 @@
+/* cmd_eval.c — `sysid eval ROBOT.json LOG.csv... [--json]`: how well a robot replays logs.
+ *
+ * The loss `sysid fit` minimises and the per-joint root-mean-square error of positions and
+ * velocities, over the windows of the fit spec, every window started from the logged state.
+ * RMSE is unscaled and unweighted, in the joints' own units (rad or m, rad/s or m/s), over
+ * all logs together and for each log on its own. `--window 0` replays each log in one piece,
+ * which is the honest test of a model meant to run open loop.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "cmd.h"
+#include "diag.h"
+#include "numfmt.h"
+#include "robot_json.h"
+#include "traj_csv.h"
+
+static const char usage[] = "sysid eval ROBOT.json LOG.csv... [-c SPEC.json] [--window S] "
+                            "[--integrator euler|rk4] [--substeps N] [--max-dt S] "
+                            "[--columns MAP] [--scale MAP] [--json]";
+
+static void help(void)
+{
+    printf("usage: %s\n\n"
+           "Replay the logs on ROBOT.json window by window (each window starts from the\n"
+           "logged state and replays the logged commands) and report the loss `sysid fit`\n"
+           "minimises and the root-mean-square error of each joint's position and velocity,\n"
+           "over all logs and per log. RMSE is in the joint's units (rad or m; rad/s or m/s),\n"
+           "unscaled and unweighted; a log without velocities has no velocity RMSE.\n\n"
+           "Options:\n"
+           "  -c SPEC.json        read window, integrator, substeps, max_dt, weights, columns\n"
+           "                      and scale from a fit spec; the options below override it\n"
+           "  --window S          seconds per window (default 0.5); 0 = one free-running\n"
+           "                      simulation per log\n"
+           "  --integrator NAME   euler (semi-implicit, as MuJoCo; default) or rk4\n"
+           "  --substeps N        simulation steps per log interval (default 1)\n"
+           "  --max-dt S          also split any interval longer than S seconds\n"
+           "  --columns MAP       log column names: {\"q.elbow\": \"pos2\"} or q.elbow=pos2\n"
+           "  --scale MAP         multiply logical columns: {\"t\": 0.001} or t=0.001\n"
+           "  --json              one JSON object on stdout:\n"
+           "                      {\"loss\", \"nres\", \"windows\",\n"
+           "                       \"rmse\": {\"q\": {JOINT: X}, \"qd\": {JOINT: X or null}},\n"
+           "                       \"logs\": [{\"file\", \"samples\", \"duration\", \"windows\",\n"
+           "                                  \"rmse\": {\"q\": {...}, \"qd\": {...}}}]}\n"
+           "  -q                  no warnings\n"
+           "  -h, --help          this text\n\n"
+           "Windows start from the logged states even when the spec says \"start\": \"fitted\".\n\n"
+           "Exit status: 0 success, 2 invalid input, 3 the simulation diverged.\n", usage);
+}
+
+typedef struct {
+    int nwin, nres;
+    double loss;
+    double *rmse_q, *rmse_qd;    /* (nq), (nv) */
+    int has_qd;
+} eval_result;
+
+/* Loss and RMSE of logs[0..nlog-1] together (loss only when want_loss). */
+static sid_status evaluate(const sid_model *m, const double *theta, sid_traj *const *logs, int nlog,
+                           const sid_loss_opts *lo, int want_loss, eval_result *r, sid_error *err)
+{
+    sid_problem *p = NULL;
+    sid_status s = sid_problem_create(&p, m, (const sid_traj *const *)logs, nlog, lo, err);
+    if (s == SID_OK && want_loss)
+        s = sid_problem_loss(p, theta, NULL, &r->loss, NULL, NULL, err);
+    if (s == SID_OK)
+        s = sid_problem_rmse(p, theta, NULL, r->rmse_q, r->rmse_qd, err);
+    if (s == SID_OK) {
+        r->nwin = sid_problem_nwindows(p);
+        r->nres = sid_problem_nresiduals(p);
+    }
+    r->has_qd = 0;
+    for (int l = 0; l < nlog; l++)
+        r->has_qd |= logs[l]->qd != NULL;
+    sid_problem_free(p);
+    return s;
+}
+
+static cJSON *rmse_json(const sid_model *m, const eval_result *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON *q = cJSON_AddObjectToObject(o, "q"), *qd = cJSON_AddObjectToObject(o, "qd");
+    for (int k = 0; k < sid_model_ndof_joints(m); k++) {
+        const char *name = sid_model_dof_joint_name(m, k);
+        cJSON_AddItemToObject(q, name, numfmt_json(r->rmse_q[k]));
+        cJSON_AddItemToObject(qd, name, r->has_qd ? numfmt_json(r->rmse_qd[k]) : cJSON_CreateNull());
+    }
+    return o;
+}
+
+static int print_json(const sid_model *m, const eval_result *all, const eval_result *per,
+                      char *const *files, sid_traj *const *logs, int nlog)
+{
+    cJSON *out = cJSON_CreateObject();
+    cJSON_AddItemToObject(out, "loss", numfmt_json(all->loss));
+    cJSON_AddNumberToObject(out, "nres", all->nres);
+    cJSON_AddNumberToObject(out, "windows", all->nwin);
+    cJSON_AddItemToObject(out, "rmse", rmse_json(m, all));
+    cJSON *arr = cJSON_AddArrayToObject(out, "logs");
+    for (int l = 0; l < nlog; l++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "file", files[l]);
+        cJSON_AddNumberToObject(o, "samples", logs[l]->n);
+        cJSON_AddItemToObject(o, "duration", numfmt_json(logs[l]->t[logs[l]->n - 1] - logs[l]->t[0]));
+        cJSON_AddNumberToObject(o, "windows", per[l].nwin);
+        cJSON_AddItemToObject(o, "rmse", rmse_json(m, &per[l]));
+        cJSON_AddItemToArray(arr, o);
+    }
+    char *text = cJSON_Print(out);
+    cJSON_Delete(out);
+    if (!text) {
+        cli_error("out of memory");
+        return EXIT_INPUT;
+    }
+    printf("%s\n", text);
+    cJSON_free(text);
+    return EXIT_OK;
+}
+
+static void print_rmse_table(const sid_model *m, const eval_result *r)
+{
+    int w = 5;
+    for (int k = 0; k < sid_model_ndof_joints(m); k++) {
+        int n = (int)strlen(sid_model_dof_joint_name(m, k));
+        w = n > w ? n : w;
+    }
+    printf("%-*s  %-12s  %-12s  %s\n", w, "joint", "rmse_q", "rmse_qd", "unit");
+    for (int k = 0; k < sid_model_ndof_joints(m); k++) {
+        int pris = sid_model_dof_joint_is_prismatic(m, k);
+        char qd[32];
+        if (r->has_qd)
+            snprintf(qd, sizeof qd, "%.6g", r->rmse_qd[k]);
+        else
+            snprintf(qd, sizeof qd, "-");
+        printf("%-*s  %-12.6g  %-12s  %s\n", w, sid_model_dof_joint_name(m, k), r->rmse_q[k], qd,
+               pris ? "m, m/s" : "rad, rad/s");
+    }
+}
+
+static void print_table(const sid_model *m, const eval_result *all, const eval_result *per,
+                        char *const *files, int nlog)
+{
+    printf("loss     %.17g\nnres     %d\nwindows  %d\n\n", all->loss, all->nres, all->nwin);
+    print_rmse_table(m, all);
+    if (nlog < 2)
+        return;
+    for (int l = 0; l < nlog; l++) {
+        printf("\n%s (%d windows)\n", files[l], per[l].nwin);
+        print_rmse_table(m, &per[l]);
+    }
+}
+
+int cmd_eval(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "window", required_argument, NULL, CMD_SPEC_OPT + 0 },
+        { "integrator", required_argument, NULL, CMD_SPEC_OPT + 1 },
+        { "substeps", required_argument, NULL, CMD_SPEC_OPT + 2 },
+        { "max-dt", required_argument, NULL, CMD_SPEC_OPT + 3 },
+        { "columns", required_argument, NULL, CMD_SPEC_OPT + 4 },
+        { "scale", required_argument, NULL, CMD_SPEC_OPT + 5 },
+        { "config", required_argument, NULL, 'c' },
+        { "json", no_argument, NULL, 'j' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    cmd_spec_args sa = { 0 };
+    int json = 0, c;
+    while ((c = getopt_long(argc, argv, ":c:qh", opts, NULL)) != -1) {
+        if (c >= CMD_SPEC_OPT) {
+            if (cmd_spec_add(&sa, &opts[c - CMD_SPEC_OPT], optarg))
+                return cmd_usage_error("eval", usage, "too many options");
+            continue;
+        }
+        switch (c) {
+        case 'c':
+            sa.path = optarg;
+            break;
+        case 'j':
+            json = 1;
+            break;
+        case 'q':
+            cli_quiet = 1;
+            break;
+        case 'h':
+            help();
+            return EXIT_OK;
+        default:
+            return cmd_bad_option("eval", usage, c, argv);
+        }
+    }
+    if (argc - optind < 2)
+        return cmd_usage_error("eval", usage, "expected a robot file and at least one log "
+                               "file, got %d arguments", argc - optind);
+    const char *robot = argv[optind];
+    char *const *files = argv + optind + 1;
+    int nlog = argc - optind - 1;
+
+    sid_error err = { 0 };
+    fitspec spec;
+    sid_model *m = NULL;
+    double *theta = NULL, *buf = NULL;
+    sid_traj **logs = calloc((size_t)nlog, sizeof *logs);
+    eval_result *res = calloc((size_t)nlog + 1, sizeof *res);
+    int rc = EXIT_OK;
+    if (cmd_spec_build(&spec, &sa, &err) || robot_json_model(robot, &m, &theta, NULL, &err)) {
+        rc = cli_fail(&err);
+        goto done;
+    }
+    if (sid_model_check_theta(m, theta, &err) != SID_OK) {
+        sid_error_prefix(&err, "%s", robot);
+        rc = cli_fail(&err);
+        goto done;
+    }
+    int nq = sid_model_nq(m), nv = sid_model_nv(m);
+    buf = malloc((size_t)(nlog + 1) * (size_t)(nq + nv + 1) * sizeof *buf);
+    if (!logs || !res || !buf) {
+        cli_error("out of memory");
+        rc = EXIT_INPUT;
+        goto done;
+    }
+    for (int l = 0; l < nlog; l++)
+        if (traj_csv_load(files[l], m, &spec.columns, &logs[l], &err)) {
+            rc = cli_fail(&err);
+            goto done;
+        }
+    sid_loss_opts lo;
+    fitspec_loss_opts(&spec, &lo);
+    if (lo.estimate_start)
+        cli_warn("eval: windows start from the logged states (the spec's fitted start states "
+                 "are not known here)");
+    lo.estimate_start = 0;
+    /* res[0]: all logs together; res[1 + l]: log l alone (its loss is not reported: its
+     * residual scales would come from that log only, so it would not add up to the total). */
+    for (int l = 0; l <= nlog; l++) {
+        res[l].rmse_q = buf + (size_t)l * (size_t)(nq + nv + 1);
+        res[l].rmse_qd = res[l].rmse_q + nq;
+    }
+    if (evaluate(m, theta, logs, nlog, &lo, 1, &res[0], &err) != SID_OK) {
+        sid_error_prefix(&err, "%s", robot);
+        rc = cli_fail(&err);
+        goto done;
+    }
+    for (int l = 0; l < nlog && nlog > 1; l++)
+        if (evaluate(m, theta, &logs[l], 1, &lo, 0, &res[1 + l], &err) != SID_OK) {
+            sid_error_prefix(&err, "%s: %s", robot, files[l]);
+            rc = cli_fail(&err);
+            goto done;
+        }
+    if (nlog == 1) {
+        res[1] = res[0];
+    }
+    if (json)
+        rc = print_json(m, &res[0], &res[1], files, logs, nlog);
+    else
+        print_table(m, &res[0], &res[1], files, nlog);
+done:
+    free(buf);
+    free(res);
+    if (logs)
+        for (int l = 0; l < nlog; l++)
+            sid_traj_free(logs[l]);
+    free(logs);
+    sid_free(theta);
+    sid_model_free(m);
+    fitspec_free(&spec);
+    return rc;
+}
