@@ -15,8 +15,8 @@
 int cmd_params(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
+int cmd_grad(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
-int cmd_diff(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 
 /* Print "sysid: error: MSG", the usage line and "Try 'sysid CMD --help'." on stderr;

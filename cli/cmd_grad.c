@@ -1,0 +1,359 @@
+/* cmd_grad.c — `sysid grad ROBOT.json LOG.csv... [--check]`: the loss and its gradient.
+ *
+ * Evaluates the fit spec's windowed loss at the robot's values, from the logged start states,
+ * and its gradient with respect to every free parameter by core's adjoint. With --check each
+ * component is compared with a finite difference of the loss, so that a wrong derivative in
+ * the simulator shows up as a named parameter rather than as a fit that stalls.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cjson/cJSON.h>
+
+#include "cmd.h"
+#include "diag.h"
+#include "numfmt.h"
+#include "robot_json.h"
+#include "traj_csv.h"
+
+static const char usage[] = "sysid grad ROBOT.json LOG.csv... [-c SPEC.json] [--free GLOB...] "
+                            "[--window S] [--integrator euler|rk4] [--check] [--json]";
+
+/* A relative error above this fails --check (exit 1). */
+#define CHECK_TOL 1e-4
+
+static void help(void)
+{
+    printf("usage: %s\n\n"
+           "Evaluate the loss of ROBOT.json on the logs (as `sysid fit` defines it: windows\n"
+           "started from the logged states, residuals scaled per joint and weighted) and its\n"
+           "gradient with respect to each free parameter, computed by the adjoint method.\n"
+           "Prints a table of name, value and gradient on stdout.\n\n"
+           "Options:\n"
+           "  -c SPEC.json        read free, window, integrator, substeps, max_dt, weights,\n"
+           "                      columns and scale from a fit spec; options override it\n"
+           "  --free GLOB         free parameters (repeatable; default: the spec's, or '*',\n"
+           "                      every parameter)\n"
+           "  --window S          seconds per window; 0 = one window per log (default 0.5)\n"
+           "  --integrator NAME   euler (default) or rk4\n"
+           "  --substeps N        simulation steps per log interval (default 1)\n"
+           "  --max-dt S          also split any interval longer than S seconds\n"
+           "  --columns MAP       log column names: {\"q.elbow\": \"pos2\"} or q.elbow=pos2\n"
+           "  --scale MAP         multiply logical columns: {\"t\": 0.001} or t=0.001\n"
+           "  --bounds, --max-iter, --ftol-rel, --time-limit, --start\n"
+           "                      accepted as by `sysid fit`; they do not change the gradient\n"
+           "  --check             also compute a fourth-order central finite difference of\n"
+           "                      the loss for each free parameter (step 1e-6*max(1,|theta|))\n"
+           "                      and the relative error max(0,|a-b|-atol)/(|a|+|b|+atol),\n"
+           "                      atol = 1e-9*max|gradient|; fails above %g\n"
+           "  --json              one JSON object on stdout: {\"loss\", \"nres\", \"windows\",\n"
+           "                      \"gradient\": {NAME: VALUE}, and with --check \"check\":\n"
+           "                      {NAME: {\"analytic\", \"fd\", \"rel_err\"}}, \"max_rel_err\"}\n"
+           "  -q                  no warnings, no timings\n"
+           "  -h, --help          this text\n\n"
+           "Windows always start from the logged states: grad has no fitted start states to\n"
+           "differentiate at, so with \"start\": \"fitted\" (or --start fitted) it still uses\n"
+           "the logged ones, and says so on stderr.\n"
+           "The time of one loss-and-gradient and of one loss-only evaluation go to stderr.\n\n"
+           "Exit status: 0 success, 1 --check found a relative error above %g, 2 invalid\n"
+           "input, 3 the simulation diverged.\n", usage, CHECK_TOL, CHECK_TOL);
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Loss (and gradient, if grad) at theta, and the fastest of a few evaluations in *sec: the
+ * first one also pays for cold caches and page faults. */
+static sid_status timed_loss(sid_problem *p, const double *theta, double *loss, double *grad,
+                             double *sec, sid_error *err)
+{
+    double total = 0;
+    *sec = HUGE_VAL;
+    for (int rep = 0; rep < 3 && total < 0.5; rep++) {
+        double t0 = now();
+        sid_status s = sid_problem_loss(p, theta, NULL, loss, grad, NULL, err);
+        if (s != SID_OK)
+            return s;
+        double dt = now() - t0;
+        total += dt;
+        *sec = fmin(*sec, dt);
+    }
+    return SID_OK;
+}
+
+/* Loss at theta with theta[i] moved by d (restored on return). */
+static sid_status loss_at(sid_problem *p, double *theta, int i, double d, double *f, sid_error *err)
+{
+    double t0 = theta[i];
+    theta[i] = t0 + d;
+    sid_status s = sid_problem_loss(p, theta, NULL, f, NULL, NULL, err);
+    theta[i] = t0;
+    return s;
+}
+
+typedef struct {
+    double fd, rel;
+} check_row;
+
+/* Fourth-order central difference of the loss for each free parameter, and its relative
+ * error against the adjoint gradient g. The plain central difference has error h^2 f'''/6,
+ * which swamps the derivative of a small parameter (an inertia of 1e-4 kg m^2 with h = 1e-6);
+ * the five-point stencil's error is O(h^4):
+ *     f' = (8 (f(+h) - f(-h)) - (f(+2h) - f(-2h))) / (12 h).
+ * Errors are relative, but components far below the gradient's scale compare absolutely
+ * (atol = 1e-9 max|g|), as in MuJoCo's derivative tests. */
+static sid_status check_gradient(sid_problem *p, double *theta, const fitspec_selection *sel,
+                                 const double *g, check_row *row, double *max_rel, sid_error *err)
+{
+    double gmax = 0;
+    for (int k = 0; k < sel->n; k++)
+        gmax = fmax(gmax, fabs(g[k]));
+    double atol = 1e-9 * gmax;
+    *max_rel = 0;
+    for (int k = 0; k < sel->n; k++) {
+        int i = sel->idx[k];
+        double h = 1e-6 * fmax(1.0, fabs(theta[i])), f[4];
+        const double d[4] = { h, -h, 2 * h, -2 * h };
+        for (int j = 0; j < 4; j++)
+            if (loss_at(p, theta, i, d[j], &f[j], err) != SID_OK) {
+                sid_error_prefix(err, "--check: %s moved by %g", sid_model_param(sid_problem_model(p), i)->name, d[j]);
+                return err->status;
+            }
+        double fd = (8 * (f[0] - f[1]) - (f[2] - f[3])) / (12 * h);
+        double den = fabs(g[k]) + fabs(fd) + atol;
+        row[k].fd = fd;
+        row[k].rel = den > 0 ? fmax(0, fabs(g[k] - fd) - atol) / den : 0;
+        *max_rel = fmax(*max_rel, row[k].rel);
+    }
+    return SID_OK;
+}
+
+static int print_json(const sid_model *m, const fitspec_selection *sel, double loss, int nres,
+                      int nwin, const double *g, const check_row *row, double max_rel)
+{
+    cJSON *out = cJSON_CreateObject();
+    cJSON_AddItemToObject(out, "loss", numfmt_json(loss));
+    cJSON_AddNumberToObject(out, "nres", nres);
+    cJSON_AddNumberToObject(out, "windows", nwin);
+    cJSON *go = cJSON_AddObjectToObject(out, "gradient");
+    for (int k = 0; k < sel->n; k++)
+        cJSON_AddItemToObject(go, sid_model_param(m, sel->idx[k])->name, numfmt_json(g[k]));
+    if (row) {
+        cJSON *co = cJSON_AddObjectToObject(out, "check");
+        for (int k = 0; k < sel->n; k++) {
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddItemToObject(o, "analytic", numfmt_json(g[k]));
+            cJSON_AddItemToObject(o, "fd", numfmt_json(row[k].fd));
+            cJSON_AddItemToObject(o, "rel_err", numfmt_json(row[k].rel));
+            cJSON_AddItemToObject(co, sid_model_param(m, sel->idx[k])->name, o);
+        }
+        cJSON_AddItemToObject(out, "max_rel_err", numfmt_json(max_rel));
+    }
+    char *text = cJSON_Print(out);
+    cJSON_Delete(out);
+    if (!text) {
+        cli_error("out of memory");
+        return EXIT_INPUT;
+    }
+    printf("%s\n", text);
+    cJSON_free(text);
+    return EXIT_OK;
+}
+
+static void print_table(const sid_model *m, const double *theta, const fitspec_selection *sel,
+                        double loss, int nres, int nwin, const double *g, const check_row *row,
+                        double max_rel)
+{
+    int w = 4;
+    for (int k = 0; k < sel->n; k++) {
+        int n = (int)strlen(sid_model_param(m, sel->idx[k])->name);
+        w = n > w ? n : w;
+    }
+    printf("loss     %.17g\nnres     %d\nwindows  %d\n", loss, nres, nwin);
+    if (row)
+        printf("max_rel_err  %.3g\n", max_rel);
+    printf("\n%-*s  %-24s  %-24s", w, "name", "value", "gradient");
+    if (row)
+        printf("  %-24s  %s", "fd", "rel_err");
+    putchar('\n');
+    for (int k = 0; k < sel->n; k++) {
+        int i = sel->idx[k];
+        char v[NUMFMT_LEN];
+        numfmt(v, theta[i]);
+        printf("%-*s  %-24s  %-24.17g", w, sid_model_param(m, i)->name, v, g[k]);
+        if (row)
+            printf("  %-24.17g  %.3g%s", row[k].fd, row[k].rel, row[k].rel > CHECK_TOL ? "  FAIL" : "");
+        putchar('\n');
+    }
+}
+
+int cmd_grad(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "free", required_argument, NULL, CMD_SPEC_OPT + 0 },
+        { "bounds", required_argument, NULL, CMD_SPEC_OPT + 1 },
+        { "window", required_argument, NULL, CMD_SPEC_OPT + 2 },
+        { "integrator", required_argument, NULL, CMD_SPEC_OPT + 3 },
+        { "substeps", required_argument, NULL, CMD_SPEC_OPT + 4 },
+        { "max-dt", required_argument, NULL, CMD_SPEC_OPT + 5 },
+        { "columns", required_argument, NULL, CMD_SPEC_OPT + 6 },
+        { "scale", required_argument, NULL, CMD_SPEC_OPT + 7 },
+        { "max-iter", required_argument, NULL, CMD_SPEC_OPT + 8 },
+        { "ftol-rel", required_argument, NULL, CMD_SPEC_OPT + 9 },
+        { "time-limit", required_argument, NULL, CMD_SPEC_OPT + 10 },
+        { "start", required_argument, NULL, CMD_SPEC_OPT + 11 },
+        { "config", required_argument, NULL, 'c' },
+        { "json", no_argument, NULL, 'j' },
+        { "check", no_argument, NULL, 'k' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    cmd_spec_args sa = { 0 };
+    int json = 0, check = 0, c;
+    while ((c = getopt_long(argc, argv, ":c:qh", opts, NULL)) != -1) {
+        if (c >= CMD_SPEC_OPT) {
+            if (cmd_spec_add(&sa, &opts[c - CMD_SPEC_OPT], optarg))
+                return cmd_usage_error("grad", usage, "too many options");
+            continue;
+        }
+        switch (c) {
+        case 'c':
+            sa.path = optarg;
+            break;
+        case 'j':
+            json = 1;
+            break;
+        case 'k':
+            check = 1;
+            break;
+        case 'q':
+            cli_quiet = 1;
+            break;
+        case 'h':
+            help();
+            return EXIT_OK;
+        default:
+            return cmd_bad_option("grad", usage, c, argv);
+        }
+    }
+    if (argc - optind < 2)
+        return cmd_usage_error("grad", usage, "expected a robot file and at least one log "
+                               "file, got %d arguments", argc - optind);
+    const char *robot = argv[optind];
+    int nlog = argc - optind - 1;
+
+    sid_error err = { 0 };
+    fitspec spec;
+    fitspec_selection sel = { 0 };
+    sid_model *m = NULL;
+    double *theta = NULL, *grad = NULL, *g = NULL;
+    sid_traj **logs = calloc((size_t)nlog, sizeof *logs);
+    sid_problem *p = NULL;
+    check_row *row = NULL;
+    int rc = EXIT_OK;
+    if (cmd_spec_build(&spec, &sa, &err) || robot_json_model(robot, &m, &theta, NULL, &err)) {
+        rc = cli_fail(&err);
+        goto done;
+    }
+    if (sid_model_check_theta(m, theta, &err) != SID_OK) {
+        sid_error_prefix(&err, "%s", robot);
+        rc = cli_fail(&err);
+        goto done;
+    }
+    /* Without a spec's "free" or a --free, every parameter: grad is for inspecting. */
+    if (spec.nfree == 0 && fitspec_apply_flag(&spec, "--free", "*", &err)) {
+        rc = cli_fail(&err);
+        goto done;
+    }
+    if (fitspec_select(&spec, m, theta, &sel, &err)) {
+        rc = cli_fail(&err);
+        goto done;
+    }
+    if (!logs) {
+        cli_error("out of memory");
+        rc = EXIT_INPUT;
+        goto done;
+    }
+    for (int l = 0; l < nlog; l++)
+        if (traj_csv_load(argv[optind + 1 + l], m, &spec.columns, &logs[l], &err)) {
+            rc = cli_fail(&err);
+            goto done;
+        }
+    sid_loss_opts lo;
+    fitspec_loss_opts(&spec, &lo);
+    if (lo.estimate_start)
+        cli_warn("grad: windows start from the logged states (there are no fitted start "
+                 "states to differentiate at)");
+    lo.estimate_start = 0;
+    if (sid_problem_create(&p, m, (const sid_traj *const *)logs, nlog, &lo, &err) != SID_OK) {
+        rc = cli_fail(&err);
+        goto done;
+    }
+    int np = sid_model_nparam(m);
+    grad = malloc((size_t)np * sizeof *grad);
+    g = malloc((size_t)sel.n * sizeof *g);
+    row = check ? malloc((size_t)sel.n * sizeof *row) : NULL;
+    if (!grad || !g || (check && !row)) {
+        cli_error("out of memory");
+        rc = EXIT_INPUT;
+        goto done;
+    }
+    double loss, loss_only, t_grad, t_loss;
+    if (timed_loss(p, theta, &loss, grad, &t_grad, &err) != SID_OK ||
+        timed_loss(p, theta, &loss_only, NULL, &t_loss, &err) != SID_OK) {
+        sid_error_prefix(&err, "%s", robot);
+        rc = cli_fail(&err);
+        goto done;
+    }
+    if (!cli_quiet)
+        fprintf(stderr, "sysid: grad: loss and gradient in %.3g ms, loss alone in %.3g ms "
+                "(%d windows, %d residuals)\n", 1e3 * t_grad, 1e3 * t_loss,
+                sid_problem_nwindows(p), sid_problem_nresiduals(p));
+    if (check && loss < 1e-20)
+        cli_warn("grad: the loss (%g) is at round-off level: the model replays the logs "
+                 "exactly, its gradient is round-off noise, and --check compares noise",
+                 loss);
+    for (int k = 0; k < sel.n; k++)
+        g[k] = grad[sel.idx[k]];
+    double max_rel = 0;
+    if (check && check_gradient(p, theta, &sel, g, row, &max_rel, &err) != SID_OK) {
+        sid_error_prefix(&err, "%s", robot);
+        rc = cli_fail(&err);
+        goto done;
+    }
+    if (json)
+        rc = print_json(m, &sel, loss, sid_problem_nresiduals(p), sid_problem_nwindows(p), g, row,
+                        max_rel);
+    else
+        print_table(m, theta, &sel, loss, sid_problem_nresiduals(p), sid_problem_nwindows(p), g,
+                    row, max_rel);
+    if (rc == EXIT_OK && check && max_rel > CHECK_TOL) {
+        int worst = 0;
+        for (int k = 1; k < sel.n; k++)
+            worst = row[k].rel > row[worst].rel ? k : worst;
+        cli_error("grad --check: %s: relative error %.3g of the gradient exceeds %g",
+                  sid_model_param(m, sel.idx[worst])->name, max_rel, CHECK_TOL);
+        rc = EXIT_GATE;
+    }
+done:
+    free(row);
+    free(g);
+    free(grad);
+    sid_problem_free(p);
+    if (logs)
+        for (int l = 0; l < nlog; l++)
+            sid_traj_free(logs[l]);
+    free(logs);
+    fitspec_selection_free(&sel);
+    sid_free(theta);
+    sid_model_free(m);
+    fitspec_free(&spec);
+    return rc;
+}
