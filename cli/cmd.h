@@ -15,6 +15,7 @@
 int cmd_params(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
+int cmd_fit(int argc, char **argv);
 int cmd_grad(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
 int cmd_diff(int argc, char **argv);

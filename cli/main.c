@@ -17,6 +17,7 @@ static const struct cmd_struct {
     { "params", cmd_params, "list every parameter of a robot with its value and unit" },
     { "validate", cmd_validate, "check a robot and its logs, and summarise them" },
     { "simulate", cmd_simulate, "replay a log's commands; the simulated trajectory as CSV" },
+    { "fit", cmd_fit, "identify parameters from logs: fitted robot, report, what the data determine" },
     { "grad", cmd_grad, "the loss and its gradient per parameter; --check against finite differences" },
     { "eval", cmd_eval, "loss and per-joint RMSE of a robot replaying logs" },
     { "diff", cmd_diff, "parameters that differ between two robots" },

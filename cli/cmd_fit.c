@@ -1,0 +1,550 @@
+/* cmd_fit.c — `sysid fit ROBOT.json LOG.csv...`: identify parameters from logs.
+ *
+ * One parameter vector is fitted to every log at once (core's sid_fit: NLopt L-BFGS on
+ * scaled parameters, window start states fitted too unless --start logged). Then the fitted
+ * model is judged on predictions from the logged start states — the fitted logs and any
+ * --validate logs, before and after, so that the two are comparable — and the exact
+ * Jacobian says what the data determine (sid_problem_covariance).
+ *
+ * Outputs are complete or absent: nothing is written until everything has been computed
+ * and checked finite; each file is written atomically. Ctrl-C stops the optimizer at its
+ * next evaluation and the best point so far is written (exit 130); a second Ctrl-C ends the
+ * program at once.
+ */
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "atomic.h"
+#include "cmd.h"
+#include "diag.h"
+#include "report.h"
+#include "robot_json.h"
+#include "sha256.h"
+#include "traj_csv.h"
+
+static const char usage[] =
+    "sysid fit ROBOT.json LOG.csv... [-c SPEC.json] [-o FITTED.json | --in-place] "
+    "[--report FILE] [--json] [--validate LOG.csv]... [--max-rmse X] [--max-loss X] [-q] "
+    "[--free GLOB]... [--bounds B]... [--window S] [--start fitted|logged] [--max-iter N] ...";
+
+static void help(void)
+{
+    printf("usage: %s\n\n"
+           "Fit the free parameters of ROBOT.json to one or more logs (one parameter vector for\n"
+           "all of them) by gradient descent through the simulator (NLopt L-BFGS), then report\n"
+           "what changed, how well the data determine it, and how well the fitted model\n"
+           "predicts the logs. Progress and a summary table go to stderr.\n\n"
+           "Outputs (written atomically, and only if the fit produced a finite result):\n"
+           "  -o FILE             the fitted robot: ROBOT.json with fitted values in place\n"
+           "  --in-place          write the fitted robot over ROBOT.json itself\n"
+           "  --report FILE       the report as JSON (see below)\n"
+           "  --json              the report as one JSON object on stdout\n\n"
+           "Fit specification (-c SPEC.json; the options override it; see configs/):\n"
+           "  -c SPEC.json        free parameters, bounds, windows, weights, optimizer limits\n"
+           "  --free GLOB         free parameters (repeatable; the first replaces the spec's)\n"
+           "  --bounds GLOB=LO:HI | GLOB=scale:A:B | JSON   bounds (before the spec's)\n"
+           "  --window S          seconds per window (0: one window per log)\n"
+           "  --start fitted|logged   window start states fitted with the parameters\n"
+           "                      (multiple shooting; default) or taken from the log\n"
+           "  --integrator euler|rk4, --substeps N, --max-dt S   simulation\n"
+           "  --max-iter N, --ftol-rel X, --time-limit S         optimizer limits\n"
+           "  --columns MAP, --scale MAP                         log column names and units\n\n"
+           "Checks:\n"
+           "  --validate LOG.csv  also report the prediction error on a log that was not\n"
+           "                      fitted (repeatable)\n"
+           "  --max-rmse X        exit 1 if a joint's q RMSE after the fit (predicted from the\n"
+           "                      logged start states, fitted and validation logs) exceeds X\n"
+           "  --max-loss X        exit 1 if the fitted loss exceeds X\n"
+           "  -q                  no progress, table or warnings\n"
+           "  -h, --help          this text\n\n"
+           "Report: inputs with their SHA-256; settings; \"stop\" (converged, max_iter,\n"
+           "time_limit, interrupted, roundoff_limited, failure), iterations, evaluations,\n"
+           "rejected; \"loss\" {before, after}; \"prediction\" {fit, validation}: loss and\n"
+           "per-joint RMSE of q and qd before and after; \"parameters\": name, unit, nominal,\n"
+           "fitted, change, relative_change, bounds, stderr, relative_stderr, ci95 (fitted +-\n"
+           "1.96 stderr), identifiable, at_bound, poorly_determined (stderr > 50%% of the value);\n"
+           "\"identifiability\": null directions (combinations the data do not determine);\n"
+           "\"gates\"; \"timing\" (the only part that differs between identical runs).\n"
+           "A parameter the data do not determine has \"stderr\": null, never a number.\n\n"
+           "Exit status: 0 success; 1 finished, but --max-rmse or --max-loss failed (outputs\n"
+           "are written); 2 usage error or invalid input (nothing written); 3 numerical failure\n"
+           "with no usable result, e.g. the simulation diverges at the nominal parameters\n"
+           "(nothing written); 130 interrupted (the best parameters so far are written, the\n"
+           "report says \"stop\": \"interrupted\").\n", usage);
+}
+
+/* ---- Ctrl-C ------------------------------------------------------------------------------ */
+
+/* sid_fit_opts.interrupt points here; an int is what glibc's sig_atomic_t is. */
+static volatile int interrupted = 0;
+static struct sigaction old_sigint;
+
+static void on_sigint(int sig)
+{
+    if (interrupted) {
+        /* a second Ctrl-C: stop now, as the user asks */
+        sigaction(sig, &old_sigint, NULL);
+        raise(sig);
+        return;
+    }
+    interrupted = 1;
+}
+
+static void catch_sigint(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_sigint);
+}
+
+static void release_sigint(void)
+{
+    sigaction(SIGINT, &old_sigint, NULL);
+}
+
+/* ---- progress ---------------------------------------------------------------------------- */
+
+typedef struct {
+    int tty;       /* redraw one line in place */
+    int drawn;     /* a line is on the terminal without its newline */
+} progress_ctx;
+
+static void progress(void *ctx, int iter, double loss, double gnorm, double seconds)
+{
+    progress_ctx *p = ctx;
+    fprintf(stderr, "%siter %5d  loss %-13.6e  |grad| %-11.3e  %8.2f s%s", p->tty ? "\r" : "",
+            iter, loss, gnorm, seconds, p->tty ? "\033[K" : "\n");
+    fflush(stderr);
+    p->drawn = p->tty;
+}
+
+static void progress_end(progress_ctx *p)
+{
+    if (p->drawn)
+        fputc('\n', stderr);
+    p->drawn = 0;
+}
+
+/* ---- helpers ----------------------------------------------------------------------------- */
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Do paths a and b name one file (or the same not-yet-existing name)? */
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (strcmp(a, b) == 0)
+        return 1;
+    if (stat(a, &sa) != 0 || stat(b, &sb) != 0)
+        return 0;
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+static int parse_limit(const char *flag, const char *s, double *out)
+{
+    char *end;
+    *out = strtod(s, &end);
+    if (end == s || *end || !isfinite(*out) || *out < 0)
+        return cmd_usage_error("fit", usage, "%s: expected a non-negative number, got '%s'", flag, s);
+    return 0;
+}
+
+static int hash_input(report_input *in, const char *path, sid_error *err)
+{
+    in->path = path;
+    in->sha256[0] = '\0';
+    if (strcmp(path, "-") == 0)
+        return 0;   /* standard input was read once, by the loader */
+    return sha256_file(path, in->sha256, err);
+}
+
+static int has_velocities(sid_traj *const *tr, int n)
+{
+    for (int j = 0; j < n; j++)
+        if (tr[j]->qd)
+            return 1;
+    return 0;
+}
+
+/* Loss and RMSE of the predictions from logged start states at theta, into slot s. */
+static void predict(sid_problem *p, const double *theta, report_prediction *out, int s, const char *what)
+{
+    sid_error err = { 0 };
+    out->ok[s] = sid_problem_loss(p, theta, NULL, &out->loss[s], NULL, NULL, &err) == SID_OK &&
+                 sid_problem_rmse(p, theta, NULL, out->rmse_q[s], out->rmse_qd[s], &err) == SID_OK &&
+                 isfinite(out->loss[s]);
+    if (!out->ok[s])
+        cli_warn("%s, %s the fit: the prediction from the logged start states failed: %s", what,
+                 s ? "after" : "before", err.msg[0] ? err.msg : "not finite");
+}
+
+static int prediction_alloc(report_prediction *p, int nd)
+{
+    for (int s = 0; s < 2; s++) {
+        p->rmse_q[s] = calloc((size_t)(nd ? nd : 1), sizeof(double));
+        p->rmse_qd[s] = calloc((size_t)(nd ? nd : 1), sizeof(double));
+        if (!p->rmse_q[s] || !p->rmse_qd[s])
+            return -1;
+    }
+    return 0;
+}
+
+static void prediction_free(report_prediction *p)
+{
+    for (int s = 0; s < 2; s++) {
+        free(p->rmse_q[s]);
+        free(p->rmse_qd[s]);
+    }
+}
+
+static int write_report(const char *path, const cJSON *doc)
+{
+    sid_error err = { 0 };
+    atomic_file af;
+    if (atomic_open(&af, path, &err) != SID_OK)
+        return cli_fail(&err);
+    if (report_print_json(af.f, doc) != 0) {
+        atomic_abort(&af);
+        cli_error("%s: cannot write", path);
+        return EXIT_INPUT;
+    }
+    if (atomic_commit(&af, &err) != SID_OK)
+        return cli_fail(&err);
+    return EXIT_OK;
+}
+
+/* ---- the command ------------------------------------------------------------------------- */
+
+enum { OPT_IN_PLACE = 1, OPT_REPORT, OPT_JSON, OPT_VALIDATE, OPT_MAX_RMSE, OPT_MAX_LOSS };
+
+typedef struct {
+    const char *out, *report_path, *robot;
+    int in_place, json, nlog, nval;
+    const char **log, **val;
+    int has_max_rmse, has_max_loss;
+    double max_rmse, max_loss;
+} fit_args;
+
+/* Refuse outputs that would overwrite an input (or each other). */
+static int check_outputs(const fit_args *a, const char *config)
+{
+    if (a->in_place && a->out)
+        return cmd_usage_error("fit", usage, "--in-place writes ROBOT.json; give it or -o, not both");
+    const char *outs[2] = { a->in_place ? a->robot : a->out, a->report_path };
+    const char *names[2] = { a->in_place ? "--in-place" : "-o", "--report" };
+    for (int o = 0; o < 2; o++) {
+        if (!outs[o])
+            continue;
+        if (o == 0 && !a->in_place && same_file(outs[o], a->robot))
+            return cmd_usage_error("fit", usage, "-o %s would overwrite the input robot; "
+                                   "use --in-place to do that", outs[o]);
+        if (o == 1 && same_file(outs[o], a->robot))
+            return cmd_usage_error("fit", usage, "--report %s would overwrite the input robot", outs[o]);
+        for (int j = 0; j < a->nlog + a->nval; j++) {
+            const char *in = j < a->nlog ? a->log[j] : a->val[j - a->nlog];
+            if (same_file(outs[o], in))
+                return cmd_usage_error("fit", usage, "%s %s would overwrite the log %s", names[o], outs[o], in);
+        }
+        if (config && same_file(outs[o], config))
+            return cmd_usage_error("fit", usage, "%s %s would overwrite the fit spec", names[o], outs[o]);
+    }
+    if (outs[0] && outs[1] && same_file(outs[0], outs[1]))
+        return cmd_usage_error("fit", usage, "the fitted robot and the report would be the same file %s", outs[1]);
+    return 0;
+}
+
+int cmd_fit(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "free", required_argument, NULL, CMD_SPEC_OPT + 0 },
+        { "bounds", required_argument, NULL, CMD_SPEC_OPT + 1 },
+        { "window", required_argument, NULL, CMD_SPEC_OPT + 2 },
+        { "integrator", required_argument, NULL, CMD_SPEC_OPT + 3 },
+        { "substeps", required_argument, NULL, CMD_SPEC_OPT + 4 },
+        { "max-dt", required_argument, NULL, CMD_SPEC_OPT + 5 },
+        { "columns", required_argument, NULL, CMD_SPEC_OPT + 6 },
+        { "scale", required_argument, NULL, CMD_SPEC_OPT + 7 },
+        { "max-iter", required_argument, NULL, CMD_SPEC_OPT + 8 },
+        { "ftol-rel", required_argument, NULL, CMD_SPEC_OPT + 9 },
+        { "time-limit", required_argument, NULL, CMD_SPEC_OPT + 10 },
+        { "start", required_argument, NULL, CMD_SPEC_OPT + 11 },
+        { "output", required_argument, NULL, 'o' },
+        { "config", required_argument, NULL, 'c' },
+        { "in-place", no_argument, NULL, OPT_IN_PLACE },
+        { "report", required_argument, NULL, OPT_REPORT },
+        { "json", no_argument, NULL, OPT_JSON },
+        { "validate", required_argument, NULL, OPT_VALIDATE },
+        { "max-rmse", required_argument, NULL, OPT_MAX_RMSE },
+        { "max-loss", required_argument, NULL, OPT_MAX_LOSS },
+        { "quiet", no_argument, NULL, 'q' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    const double t_start = now();
+    cmd_spec_args sa = { 0 };
+    fit_args a = { 0 };
+    a.val = calloc((size_t)argc, sizeof *a.val);
+    if (!a.val) {
+        cli_error("out of memory");
+        return EXIT_INPUT;
+    }
+    int c, rc = EXIT_INPUT;
+    while ((c = getopt_long(argc, argv, ":o:c:qh", opts, NULL)) != -1) {
+        if (c >= CMD_SPEC_OPT) {
+            if (cmd_spec_add(&sa, &opts[c - CMD_SPEC_OPT], optarg)) {
+                free(a.val);
+                return cmd_usage_error("fit", usage, "too many options");
+            }
+            continue;
+        }
+        switch (c) {
+        case 'o': a.out = optarg; break;
+        case 'c': sa.path = optarg; break;
+        case 'q': cli_quiet = 1; break;
+        case OPT_IN_PLACE: a.in_place = 1; break;
+        case OPT_REPORT: a.report_path = optarg; break;
+        case OPT_JSON: a.json = 1; break;
+        case OPT_VALIDATE: a.val[a.nval++] = optarg; break;
+        case OPT_MAX_RMSE:
+        case OPT_MAX_LOSS:
+            if (parse_limit(c == OPT_MAX_RMSE ? "--max-rmse" : "--max-loss", optarg,
+                            c == OPT_MAX_RMSE ? &a.max_rmse : &a.max_loss)) {
+                free(a.val);
+                return EXIT_INPUT;
+            }
+            *(c == OPT_MAX_RMSE ? &a.has_max_rmse : &a.has_max_loss) = 1;
+            break;
+        case 'h':
+            free(a.val);
+            help();
+            return EXIT_OK;
+        default:
+            free(a.val);
+            return cmd_bad_option("fit", usage, c, argv);
+        }
+    }
+    if (argc - optind < 2) {
+        free(a.val);
+        return cmd_usage_error("fit", usage, "expected a robot file and at least one log file, got "
+                               "%d arguments", argc - optind);
+    }
+    a.robot = argv[optind];
+    a.log = (const char **)argv + optind + 1;
+    a.nlog = argc - optind - 1;
+    if (check_outputs(&a, sa.path)) {
+        free(a.val);
+        return EXIT_INPUT;
+    }
+
+    sid_error err = { 0 };
+    fitspec spec;
+    fitspec_init(&spec);
+    fitspec_selection sel = { 0 };
+    sid_model *m = NULL;
+    double *theta0 = NULL, *theta = NULL, *x0 = NULL;
+    cJSON *doc = NULL, *rep = NULL;
+    sid_traj **tr = calloc((size_t)(a.nlog + a.nval), sizeof *tr);
+    report_input *in = calloc((size_t)(a.nlog + a.nval), sizeof *in);
+    sid_problem *pfit = NULL, *ppred = NULL, *pval = NULL;
+    sid_covariance_result *cov = NULL;
+    report r;
+    memset(&r, 0, sizeof r);
+    if (!tr || !in) {
+        cli_error("out of memory");
+        goto done;
+    }
+
+    /* ---- load ---- */
+    if (cmd_spec_build(&spec, &sa, &err) || robot_json_model(a.robot, &m, &theta0, &doc, &err) ||
+        hash_input(&r.robot, a.robot, &err) || (sa.path && hash_input(&r.config, sa.path, &err))) {
+        rc = cli_fail(&err);
+        goto done;
+    }
+    for (int j = 0; j < a.nlog + a.nval; j++) {
+        const char *path = j < a.nlog ? a.log[j] : a.val[j - a.nlog];
+        if (traj_csv_load(path, m, &spec.columns, &tr[j], &err) || hash_input(&in[j], path, &err)) {
+            rc = cli_fail(&err);
+            goto done;
+        }
+        in[j].samples = tr[j]->n;
+    }
+    if (fitspec_select(&spec, m, theta0, &sel, &err)) {
+        rc = cli_fail(&err);
+        goto done;
+    }
+
+    /* ---- problems: the fit's, and predictions from logged start states ---- */
+    if (spec.start == FITSPEC_START_UNSET)
+        spec.start = FITSPEC_START_FITTED;
+    sid_loss_opts lo, lp;
+    fitspec_loss_opts(&spec, &lo);
+    lp = lo;
+    lp.estimate_start = 0;
+    if (sid_problem_create(&pfit, m, (const sid_traj *const *)tr, a.nlog, &lo, &err) ||
+        sid_problem_create(&ppred, m, (const sid_traj *const *)tr, a.nlog, &lp, &err) ||
+        (a.nval && sid_problem_create(&pval, m, (const sid_traj *const *)tr + a.nlog, a.nval, &lp, &err))) {
+        rc = cli_fail(&err);
+        goto done;
+    }
+    const int np = sid_model_nparam(m), nd = sid_model_ndof_joints(m);
+    const int nx = sid_model_nq(m) + sid_model_nv(m), nwin = sid_problem_nwindows(pfit);
+    theta = malloc((size_t)np * sizeof *theta);
+    if (lo.estimate_start)
+        x0 = malloc((size_t)nwin * (size_t)nx * sizeof *x0);
+    if (!theta || (lo.estimate_start && !x0) || prediction_alloc(&r.pred_fit, nd) ||
+        prediction_alloc(&r.pred_val, nd)) {
+        cli_error("out of memory");
+        goto done;
+    }
+    memcpy(theta, theta0, (size_t)np * sizeof *theta);
+    if (x0)
+        sid_problem_start_states(pfit, theta0, x0);
+    r.pred_fit.present = 1;
+    r.pred_fit.has_qd = has_velocities(tr, a.nlog);
+    r.pred_val.present = a.nval > 0;
+    r.pred_val.has_qd = has_velocities(tr + a.nlog, a.nval);
+
+    /* ---- fit ---- */
+    progress_ctx pc = { isatty(2), 0 };
+    sid_fit_opts fo;
+    fitspec_fit_opts(&spec, &sel, &fo);
+    fo.progress = cli_quiet ? NULL : progress;
+    fo.ctx = &pc;
+    fo.interrupt = &interrupted;
+    sid_fit_result fr;
+    if (!cli_quiet)
+        fprintf(stderr, "fitting %d parameters of %s to %d log%s (%d windows, start states %s)\n",
+                sel.n, a.robot, a.nlog, a.nlog == 1 ? "" : "s", nwin, x0 ? "fitted" : "logged");
+    catch_sigint();
+    sid_status st = sid_fit(pfit, theta, x0, &fo, &fr, &err);
+    release_sigint();
+    progress_end(&pc);
+    if (st != SID_OK) {
+        sid_error_prefix(&err, "%s", a.robot);
+        rc = cli_fail(&err);
+        goto done;
+    }
+    if (fr.stop == SID_STOP_FAILURE)
+        /* the nominal point had a finite loss, so there is always a usable result */
+        cli_warn("the optimizer stopped: %s; the best point found (loss %g, nominal %g) is reported",
+                 fr.message, fr.loss, fr.loss0);
+
+    /* ---- what the data determine ---- */
+    const double t_cov = now();
+    if (sel.n > SID_MAX_FREE) {
+        cli_warn("%d free parameters: standard errors are computed for at most %d", sel.n, SID_MAX_FREE);
+    } else if (!(cov = malloc(sizeof *cov))) {
+        cli_error("out of memory");
+        goto done;
+    } else if (sid_problem_covariance(pfit, theta, x0, sel.n, sel.idx, cov, &err) != SID_OK) {
+        cli_warn("covariance: %s", err.msg);
+        free(cov);
+        cov = NULL;
+    }
+    r.seconds_cov = now() - t_cov;
+
+    /* ---- predictions from the logged start states, before and after ---- */
+    predict(ppred, theta0, &r.pred_fit, 0, "fitted logs");
+    predict(ppred, theta, &r.pred_fit, 1, "fitted logs");
+    if (pval) {
+        predict(pval, theta0, &r.pred_val, 0, "validation logs");
+        predict(pval, theta, &r.pred_val, 1, "validation logs");
+    }
+
+    /* ---- report ---- */
+    r.m = m;
+    r.spec = &spec;
+    r.sel = &sel;
+    r.estimate_start = lo.estimate_start;
+    r.nwindows = nwin;
+    r.nlog = a.nlog;
+    r.log = in;
+    r.nval = a.nval;
+    r.val = in + a.nlog;
+    r.theta0 = theta0;
+    r.theta = theta;
+    r.fit = &fr;
+    r.cov = cov;
+    r.has_max_rmse = a.has_max_rmse;
+    r.max_rmse = a.max_rmse;
+    r.has_max_loss = a.has_max_loss;
+    r.max_loss = a.max_loss;
+    r.seconds_total = now() - t_start;
+    for (int i = 0; i < np; i++)
+        if (!isfinite(theta[i])) {
+            cli_error("%s: nothing written: the fitted %s is %g", a.robot, sid_model_param(m, i)->name, theta[i]);
+            rc = EXIT_NUMERIC;
+            goto done;
+        }
+    if (!(rep = report_json(&r, &err))) {
+        sid_error_prefix(&err, "%s", a.robot);
+        rc = cli_fail(&err);
+        goto done;
+    }
+    if (!cli_quiet) {
+        report_table(stderr, &r);
+        report_warnings(&r);
+    }
+
+    /* ---- write ---- */
+    const char *out = a.in_place ? a.robot : a.out;
+    if (out && robot_json_write(out, doc, m, theta, &err)) {
+        rc = cli_fail(&err);
+        goto done;
+    }
+    if (a.report_path && (rc = write_report(a.report_path, rep)) != EXIT_OK)
+        goto done;
+    if (a.json && report_print_json(stdout, rep) != 0) {
+        cli_error("cannot write to standard output");
+        rc = EXIT_INPUT;
+        goto done;
+    }
+    if (fr.stop == SID_STOP_INTERRUPTED) {
+        if (!cli_quiet)
+            fprintf(stderr, "interrupted: the best parameters so far were written\n");
+        rc = EXIT_INTERRUPT;
+    } else if (!report_gates_pass(&r)) {
+        if (a.has_max_rmse && !(report_worst_rmse(&r) <= a.max_rmse))
+            cli_error("--max-rmse %g failed: the largest q RMSE after the fit is %g", a.max_rmse,
+                      report_worst_rmse(&r));
+        if (a.has_max_loss && !(fr.loss <= a.max_loss))
+            cli_error("--max-loss %g failed: the fitted loss is %g", a.max_loss, fr.loss);
+        rc = EXIT_GATE;
+    } else {
+        rc = EXIT_OK;
+    }
+done:
+    cJSON_Delete(rep);
+    prediction_free(&r.pred_fit);
+    prediction_free(&r.pred_val);
+    free(cov);
+    free(x0);
+    free(theta);
+    sid_problem_free(pval);
+    sid_problem_free(ppred);
+    sid_problem_free(pfit);
+    for (int j = 0; tr && j < a.nlog + a.nval; j++)
+        sid_traj_free(tr[j]);
+    free(tr);
+    free(in);
+    fitspec_selection_free(&sel);
+    cJSON_Delete(doc);
+    sid_free(theta0);
+    sid_model_free(m);
+    fitspec_free(&spec);
+    free(a.val);
+    return rc;
+}

@@ -1,0 +1,500 @@
+/* report.c — the fit report: JSON for scripts, a table and warnings for people. */
+#include "report.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "numfmt.h"
+
+/* ---- classification --------------------------------------------------------------------- */
+
+void report_param_classify(const report *r, int k, report_param *out)
+{
+    const int i = r->sel->idx[k];
+    const double x = r->theta[i], x0 = r->theta0[i], lo = r->sel->lo[k], hi = r->sel->hi[k];
+    memset(out, 0, sizeof *out);
+    out->identifiable = -1;
+    out->stderr_ = HUGE_VAL;
+    if (r->cov) {
+        out->identifiable = r->cov->identifiable[k] && isfinite(r->cov->stderr_[k]);
+        if (out->identifiable)
+            out->stderr_ = r->cov->stderr_[k];
+    }
+    /* "within 1e-6 relative of the bound": relative to the bound, or to the value's own size
+     * when the bound is 0 (a friction coefficient pinned at 0). */
+    double tol = REPORT_AT_BOUND_REL * fmax(fabs(x0), fabs(x));
+    if (isfinite(lo) && x <= lo + fmax(tol, REPORT_AT_BOUND_REL * fabs(lo)))
+        out->at_bound = -1;
+    else if (isfinite(hi) && x >= hi - fmax(tol, REPORT_AT_BOUND_REL * fabs(hi)))
+        out->at_bound = 1;
+    double size = x != 0 ? fabs(x) : fabs(x0);
+    out->poor = out->identifiable == 1 && size > 0 && out->stderr_ > REPORT_POOR_REL_STDERR * size;
+}
+
+static double max_of(const double *v, int n)
+{
+    double w = 0;
+    for (int j = 0; j < n; j++)
+        w = fmax(w, v[j]);
+    return w;
+}
+
+double report_worst_rmse(const report *r)
+{
+    const int nd = sid_model_ndof_joints(r->m);
+    double w = 0;
+    const report_prediction *sets[2] = { &r->pred_fit, &r->pred_val };
+    for (int s = 0; s < 2; s++) {
+        if (!sets[s]->present)
+            continue;
+        if (!sets[s]->ok[1])
+            return HUGE_VAL;
+        w = fmax(w, max_of(sets[s]->rmse_q[1], nd));
+    }
+    return w;
+}
+
+int report_gates_pass(const report *r)
+{
+    if (r->has_max_rmse && !(report_worst_rmse(r) <= r->max_rmse))
+        return 0;
+    if (r->has_max_loss && !(r->fit->loss <= r->max_loss))
+        return 0;
+    return 1;
+}
+
+/* ---- JSON ------------------------------------------------------------------------------- */
+
+/* Builder state: the first non-finite number or failed allocation is remembered. */
+typedef struct {
+    sid_error *err;
+    int bad;
+    const char *where;   /* the object being filled, for messages */
+} jb;
+
+static void nomem(jb *b)
+{
+    if (!b->bad)
+        sid_error_set(b->err, SID_ERR_NOMEM, "report: out of memory");
+    b->bad = 1;
+}
+
+static cJSON *add(jb *b, cJSON *o, const char *key, cJSON *v)
+{
+    if (!v || !o) {
+        cJSON_Delete(v);
+        nomem(b);
+        return NULL;
+    }
+    if (key ? !cJSON_AddItemToObject(o, key, v) : !cJSON_AddItemToArray(o, v)) {
+        cJSON_Delete(v);
+        nomem(b);
+        return NULL;
+    }
+    return v;
+}
+
+/* A number that must be finite: anything else is a bug or a numerical failure upstream,
+ * never something to write. */
+static void num(jb *b, cJSON *o, const char *key, double x)
+{
+    if (!isfinite(x)) {
+        if (!b->bad)
+            sid_error_set(b->err, SID_ERR_NONFINITE, "report not written: %s%s%s is %g",
+                          b->where, b->where[0] ? "." : "", key ? key : "[]", x);
+        b->bad = 1;
+        add(b, o, key, cJSON_CreateNull());
+        return;
+    }
+    add(b, o, key, numfmt_json(x));
+}
+
+/* A number where "not finite" means "undefined" (no standard error, no bound): null. */
+static void num_or_null(jb *b, cJSON *o, const char *key, double x)
+{
+    if (isfinite(x))
+        add(b, o, key, numfmt_json(x));
+    else
+        add(b, o, key, cJSON_CreateNull());
+}
+
+static void str(jb *b, cJSON *o, const char *key, const char *s)
+{
+    add(b, o, key, s ? cJSON_CreateString(s) : cJSON_CreateNull());
+}
+
+static void boolean(jb *b, cJSON *o, const char *key, int v)
+{
+    add(b, o, key, cJSON_CreateBool(v));
+}
+
+static void integer(jb *b, cJSON *o, const char *key, int v)
+{
+    add(b, o, key, cJSON_CreateNumber(v));   /* small integers print exactly */
+}
+
+static void input(jb *b, cJSON *o, const char *key, const report_input *in, int samples)
+{
+    cJSON *x = add(b, o, key, cJSON_CreateObject());
+    str(b, x, "path", in->path);
+    str(b, x, "sha256", in->sha256[0] ? in->sha256 : NULL);
+    if (samples)
+        integer(b, x, "samples", in->samples);
+}
+
+/* {"JOINT": value, ...} */
+static void per_joint(jb *b, cJSON *o, const char *key, const sid_model *m, const double *v)
+{
+    cJSON *x = add(b, o, key, cJSON_CreateObject());
+    for (int j = 0; j < sid_model_ndof_joints(m); j++)
+        num(b, x, sid_model_dof_joint_name(m, j), v[j]);
+}
+
+static void prediction(jb *b, cJSON *o, const char *key, const report *r, const report_prediction *p)
+{
+    if (!p->present) {
+        add(b, o, key, cJSON_CreateNull());
+        return;
+    }
+    cJSON *x = add(b, o, key, cJSON_CreateObject());
+    cJSON *loss = add(b, x, "loss", cJSON_CreateObject());
+    cJSON *rmse = add(b, x, "rmse", cJSON_CreateObject());
+    static const char *const when[2] = { "before", "after" };
+    for (int s = 0; s < 2; s++) {
+        if (!p->ok[s]) {
+            /* the prediction diverged: there is no error to show */
+            add(b, loss, when[s], cJSON_CreateNull());
+            add(b, rmse, when[s], cJSON_CreateNull());
+            continue;
+        }
+        num(b, loss, when[s], p->loss[s]);
+        cJSON *w = add(b, rmse, when[s], cJSON_CreateObject());
+        per_joint(b, w, "q", r->m, p->rmse_q[s]);
+        if (p->has_qd)
+            per_joint(b, w, "qd", r->m, p->rmse_qd[s]);
+        else
+            add(b, w, "qd", cJSON_CreateNull());
+    }
+}
+
+static void settings(jb *b, cJSON *o, const report *r)
+{
+    const fitspec *s = r->spec;
+    cJSON *x = add(b, o, "settings", cJSON_CreateObject());
+    str(b, x, "start", r->estimate_start ? "fitted" : "logged");
+    num(b, x, "window", s->window);
+    integer(b, x, "windows", r->nwindows);
+    str(b, x, "integrator", s->sim.integrator == SID_RK4 ? "rk4" : "euler");
+    integer(b, x, "substeps", s->sim.substeps);
+    num_or_null(b, x, "max_dt", s->sim.max_dt > 0 ? s->sim.max_dt : HUGE_VAL);
+    cJSON *w = add(b, x, "weights", cJSON_CreateObject());
+    num(b, w, "q", s->w_q);
+    num(b, w, "qd", s->w_qd);
+    cJSON *opt = add(b, x, "optimizer", cJSON_CreateObject());
+    integer(b, opt, "max_iter", s->max_iter);
+    num(b, opt, "ftol_rel", s->ftol_rel);
+    num(b, opt, "time_limit", s->time_limit);
+}
+
+static void parameter(jb *b, cJSON *list, const report *r, int k)
+{
+    const int i = r->sel->idx[k];
+    const sid_param_info *pi = sid_model_param(r->m, i);
+    const double x0 = r->theta0[i], x = r->theta[i], lo = r->sel->lo[k], hi = r->sel->hi[k];
+    report_param c;
+    report_param_classify(r, k, &c);
+    cJSON *o = add(b, list, NULL, cJSON_CreateObject());
+    b->where = pi->name;
+    str(b, o, "name", pi->name);
+    str(b, o, "unit", pi->unit ? pi->unit : "");
+    num(b, o, "nominal", x0);
+    num(b, o, "fitted", x);
+    num(b, o, "change", x - x0);
+    num_or_null(b, o, "relative_change", x0 != 0 ? (x - x0) / fabs(x0) : HUGE_VAL);
+    cJSON *bd = add(b, o, "bounds", cJSON_CreateArray());
+    num_or_null(b, bd, NULL, lo);
+    num_or_null(b, bd, NULL, hi);
+    if (c.identifiable == 1) {
+        num(b, o, "stderr", c.stderr_);
+        num_or_null(b, o, "relative_stderr", x != 0 ? c.stderr_ / fabs(x) : HUGE_VAL);
+        cJSON *ci = add(b, o, "ci95", cJSON_CreateArray());
+        num(b, ci, NULL, x - 1.96 * c.stderr_);
+        num(b, ci, NULL, x + 1.96 * c.stderr_);
+    } else {
+        add(b, o, "stderr", cJSON_CreateNull());
+        add(b, o, "relative_stderr", cJSON_CreateNull());
+        add(b, o, "ci95", cJSON_CreateNull());
+    }
+    add(b, o, "identifiable", c.identifiable < 0 ? cJSON_CreateNull() : cJSON_CreateBool(c.identifiable));
+    str(b, o, "at_bound", c.at_bound < 0 ? "lower" : c.at_bound > 0 ? "upper" : NULL);
+    boolean(b, o, "poorly_determined", c.poor);
+    b->where = "";
+}
+
+/* Sign of null direction d chosen so that its largest coefficient is positive. */
+static double null_sign(const report *r, int d)
+{
+    const int n = r->sel->n;
+    const double *v = r->cov->null_dir + (size_t)d * (size_t)n;
+    int big = 0;
+    for (int a = 1; a < n; a++)
+        if (fabs(v[a]) > fabs(v[big]))
+            big = a;
+    return v[big] < 0 ? -1 : 1;
+}
+
+static void identifiability(jb *b, cJSON *o, const report *r)
+{
+    const int n = r->sel->n;
+    if (!r->cov) {
+        add(b, o, "identifiability", cJSON_CreateNull());
+        return;
+    }
+    const sid_covariance_result *cv = r->cov;
+    cJSON *x = add(b, o, "identifiability", cJSON_CreateObject());
+    b->where = "identifiability";
+    integer(b, x, "dof", cv->dof);
+    num(b, x, "residual_variance", cv->sigma2);
+    num_or_null(b, x, "condition", cv->cond);
+    cJSON *nd = add(b, x, "null_directions", cJSON_CreateArray());
+    for (int d = 0; d < cv->nnull; d++) {
+        cJSON *dir = add(b, nd, NULL, cJSON_CreateObject());
+        num(b, dir, "ratio", cv->null_ratio[d]);
+        cJSON *ps = add(b, dir, "parameters", cJSON_CreateArray());
+        const double sg = null_sign(r, d);
+        for (int a = 0; a < n; a++) {
+            const double v = sg * cv->null_dir[(size_t)d * (size_t)n + (size_t)a];
+            if (fabs(v) <= REPORT_NULL_COEF)
+                continue;
+            cJSON *p = add(b, ps, NULL, cJSON_CreateObject());
+            str(b, p, "name", sid_model_param(r->m, r->sel->idx[a])->name);
+            num(b, p, "coefficient", v);
+        }
+    }
+    static const char *const lists[3] = { "unidentifiable", "at_bound", "poorly_determined" };
+    for (int l = 0; l < 3; l++) {
+        cJSON *arr = add(b, x, lists[l], cJSON_CreateArray());
+        for (int k = 0; k < n; k++) {
+            report_param c;
+            report_param_classify(r, k, &c);
+            if ((l == 0 && c.identifiable == 0) || (l == 1 && c.at_bound) || (l == 2 && c.poor))
+                str(b, arr, NULL, sid_model_param(r->m, r->sel->idx[k])->name);
+        }
+    }
+    b->where = "";
+}
+
+static void gates(jb *b, cJSON *o, const report *r)
+{
+    cJSON *x = add(b, o, "gates", cJSON_CreateObject());
+    b->where = "gates";
+    if (r->has_max_rmse) {
+        cJSON *g = add(b, x, "max_rmse", cJSON_CreateObject());
+        const double w = report_worst_rmse(r);
+        num(b, g, "limit", r->max_rmse);
+        num_or_null(b, g, "value", w);
+        boolean(b, g, "passed", w <= r->max_rmse);
+    }
+    if (r->has_max_loss) {
+        cJSON *g = add(b, x, "max_loss", cJSON_CreateObject());
+        num(b, g, "limit", r->max_loss);
+        num(b, g, "value", r->fit->loss);
+        boolean(b, g, "passed", r->fit->loss <= r->max_loss);
+    }
+    boolean(b, x, "passed", report_gates_pass(r));
+    b->where = "";
+}
+
+cJSON *report_json(const report *r, sid_error *err)
+{
+    jb b = { err, 0, "" };
+    cJSON *o = cJSON_CreateObject();
+    if (!o) {
+        nomem(&b);
+        return NULL;
+    }
+    str(&b, o, "command", "fit");
+    str(&b, o, "version", SID_VERSION);
+    input(&b, o, "robot", &r->robot, 0);
+    if (r->config.path)
+        input(&b, o, "config", &r->config, 0);
+    else
+        add(&b, o, "config", cJSON_CreateNull());
+    cJSON *logs = add(&b, o, "logs", cJSON_CreateArray());
+    for (int j = 0; j < r->nlog; j++)
+        input(&b, logs, NULL, &r->log[j], 1);
+    cJSON *vals = add(&b, o, "validation_logs", cJSON_CreateArray());
+    for (int j = 0; j < r->nval; j++)
+        input(&b, vals, NULL, &r->val[j], 1);
+    settings(&b, o, r);
+    str(&b, o, "stop", sid_stop_str(r->fit->stop));
+    str(&b, o, "message", r->fit->message);
+    integer(&b, o, "iterations", r->fit->iterations);
+    integer(&b, o, "evaluations", r->fit->evaluations);
+    integer(&b, o, "rejected", r->fit->rejected);
+    cJSON *loss = add(&b, o, "loss", cJSON_CreateObject());
+    b.where = "loss";
+    num(&b, loss, "before", r->fit->loss0);
+    num(&b, loss, "after", r->fit->loss);
+    b.where = "prediction";
+    cJSON *pred = add(&b, o, "prediction", cJSON_CreateObject());
+    prediction(&b, pred, "fit", r, &r->pred_fit);
+    prediction(&b, pred, "validation", r, &r->pred_val);
+    b.where = "";
+    cJSON *params = add(&b, o, "parameters", cJSON_CreateArray());
+    for (int k = 0; k < r->sel->n; k++)
+        parameter(&b, params, r, k);
+    identifiability(&b, o, r);
+    gates(&b, o, r);
+    cJSON *t = add(&b, o, "timing", cJSON_CreateObject());
+    b.where = "timing";
+    num(&b, t, "total_seconds", r->seconds_total);
+    num(&b, t, "fit_seconds", r->fit->seconds);
+    num(&b, t, "covariance_seconds", r->seconds_cov);
+    if (b.bad) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+int report_print_json(FILE *f, const cJSON *doc)
+{
+    char *text = cJSON_Print(doc);
+    if (!text)
+        return -1;
+    /* cJSON indents with tabs and writes ":\t"; two spaces and ": " read better in diffs
+     * (as robot.json is written). Inside strings cJSON escapes tabs, so every raw tab is
+     * layout. */
+    int line_start = 1;
+    for (const char *s = text; *s; s++) {
+        if (*s == '\t')
+            fputs(line_start ? "  " : " ", f);
+        else {
+            fputc(*s, f);
+            line_start = *s == '\n';
+        }
+    }
+    fputc('\n', f);
+    cJSON_free(text);
+    return ferror(f) ? -1 : 0;
+}
+
+/* ---- for people ------------------------------------------------------------------------- */
+
+static void table_rmse(FILE *f, const report *r, const report_prediction *p, const char *what)
+{
+    if (!p->present)
+        return;
+    const int nd = sid_model_ndof_joints(r->m);
+    int w = 5;
+    for (int j = 0; j < nd; j++) {
+        int len = (int)strlen(sid_model_dof_joint_name(r->m, j));
+        w = len > w ? len : w;
+    }
+    fprintf(f, "\nRMSE on %s, predicted from logged start states:\n", what);
+    fprintf(f, "  %-*s  %-11s %-11s", w, "joint", "q before", "q after");
+    if (p->has_qd)
+        fprintf(f, "  %-11s %-11s", "qd before", "qd after");
+    fputc('\n', f);
+    for (int j = 0; j < nd; j++) {
+        fprintf(f, "  %-*s", w, sid_model_dof_joint_name(r->m, j));
+        for (int v = 0; v < (p->has_qd ? 2 : 1); v++)
+            for (int s = 0; s < 2; s++) {
+                if (p->ok[s])
+                    fprintf(f, "%s%-11.4g", s ? " " : "  ", (v ? p->rmse_qd[s] : p->rmse_q[s])[j]);
+                else
+                    fprintf(f, "%s%-11s", s ? " " : "  ", "diverged");
+            }
+        fputc('\n', f);
+    }
+}
+
+void report_table(FILE *f, const report *r)
+{
+    const sid_fit_result *fr = r->fit;
+    /* the message repeats the stop reason more often than not */
+    const char *stop = sid_stop_str(fr->stop);
+    if (strncmp(fr->message, stop, strlen(stop)) == 0)
+        fprintf(f, "\nstop: %s", fr->message);
+    else
+        fprintf(f, "\nstop: %s (%s)", stop, fr->message);
+    fprintf(f, " after %d iterations, %d evaluations, %d rejected, %.2f s\n", fr->iterations,
+            fr->evaluations, fr->rejected, fr->seconds);
+    fprintf(f, "loss: %.6g -> %.6g (start states %s, %d windows)\n\n", fr->loss0, fr->loss,
+            r->estimate_start ? "fitted" : "logged", r->nwindows);
+    int w = 9;
+    for (int k = 0; k < r->sel->n; k++) {
+        int len = (int)strlen(sid_model_param(r->m, r->sel->idx[k])->name);
+        w = len > w ? len : w;
+    }
+    fprintf(f, "%-*s  %-12s %-12s %-9s %-11s %-11s %s\n", w, "parameter", "nominal", "fitted",
+            "change", "stderr", "95% +-", "note");
+    for (int k = 0; k < r->sel->n; k++) {
+        const int i = r->sel->idx[k];
+        const double x0 = r->theta0[i], x = r->theta[i];
+        report_param c;
+        report_param_classify(r, k, &c);
+        char change[32], se[32], ci[32];
+        if (x0 != 0)
+            snprintf(change, sizeof change, "%+.1f%%", 100 * (x - x0) / fabs(x0));
+        else
+            snprintf(change, sizeof change, "%+.3g", x - x0);
+        if (c.identifiable == 1) {
+            snprintf(se, sizeof se, "%.3g", c.stderr_);
+            snprintf(ci, sizeof ci, "%.3g", 1.96 * c.stderr_);
+        } else {
+            snprintf(se, sizeof se, "-");
+            snprintf(ci, sizeof ci, "-");
+        }
+        const char *note = c.identifiable == 0 ? "not identifiable"
+                           : c.at_bound < 0    ? "at lower bound"
+                           : c.at_bound > 0    ? "at upper bound"
+                           : c.poor            ? "poorly determined"
+                                               : "";
+        fprintf(f, "%-*s  %-12.6g %-12.6g %-9s %-11s %-11s %s\n", w, sid_model_param(r->m, i)->name,
+                x0, x, change, se, ci, note);
+    }
+    table_rmse(f, r, &r->pred_fit, "the fitted logs");
+    table_rmse(f, r, &r->pred_val, "the validation logs");
+    fputc('\n', f);
+}
+
+void report_warnings(const report *r)
+{
+    const int n = r->sel->n;
+    if (!r->cov)
+        cli_warn("no standard errors: the covariance could not be computed");
+    for (int d = 0; r->cov && d < r->cov->nnull; d++) {
+        /* "a*x + b*y" in scaled coordinates: moving along it does not change the fit */
+        char buf[1024];
+        size_t len = 0;
+        const double sg = null_sign(r, d);
+        for (int a = 0; a < n && len < sizeof buf; a++) {
+            const double v = sg * r->cov->null_dir[(size_t)d * (size_t)n + (size_t)a];
+            if (fabs(v) > REPORT_NULL_COEF)
+                len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%.3g*%s", len ? (v < 0 ? " - " : " + ") : (v < 0 ? "-" : ""),
+                                        fabs(v), sid_model_param(r->m, r->sel->idx[a])->name);
+        }
+        cli_warn("the data do not determine the combination %s (scaled); its parameters have no "
+                 "standard error", buf);
+    }
+    for (int k = 0; k < n; k++) {
+        const int i = r->sel->idx[k];
+        const char *name = sid_model_param(r->m, i)->name;
+        report_param c;
+        report_param_classify(r, k, &c);
+        if (c.identifiable == 0)
+            cli_warn("%s is not identifiable from these data: its fitted value %g is arbitrary",
+                     name, r->theta[i]);
+        if (c.at_bound)
+            cli_warn("%s is at its %s bound %g: the data may want it beyond; its interval ignores the bound",
+                     name, c.at_bound < 0 ? "lower" : "upper", c.at_bound < 0 ? r->sel->lo[k] : r->sel->hi[k]);
+        if (c.poor)
+            cli_warn("%s is poorly determined: standard error %.3g is %.0f%% of its value %g", name,
+                     c.stderr_, 100 * c.stderr_ / fabs(r->theta[i] != 0 ? r->theta[i] : r->theta0[i]),
+                     r->theta[i]);
+    }
+}
