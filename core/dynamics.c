@@ -15,6 +15,8 @@ sid_workspace *sid_workspace_create(const sid_model *m)
     ws->nv = m->nv;
     ws->X = sid_alloc(nb * sizeof *ws->X);
     ws->RT = sid_alloc(nb * sizeof *ws->RT);
+    ws->dRT = sid_alloc(3 * nb * sizeof *ws->dRT);
+    ws->theta_seen = sid_alloc((size_t)(m->nparam > 0 ? m->nparam : 1) * sizeof *ws->theta_seen);
     ws->Q = sid_alloc(nb * sizeof *ws->Q);
     ws->I = sid_alloc(nb * sizeof *ws->I);
     ws->vJ = sid_alloc(nb * sizeof *ws->vJ);
@@ -39,7 +41,7 @@ sid_workspace *sid_workspace_create(const sid_model *m)
     ws->w = sid_alloc(nv * sizeof *ws->w);
     ws->rk = sid_alloc(10 * nv * sizeof *ws->rk);
     ws->rkbar = sid_alloc(8 * nv * sizeof *ws->rkbar);
-    if (!ws->X || !ws->RT || !ws->Q || !ws->I || !ws->vJ || !ws->v || !ws->a || !ws->h || !ws->f || !ws->cm ||
+    if (!ws->X || !ws->RT || !ws->dRT || !ws->theta_seen || !ws->Q || !ws->I || !ws->vJ || !ws->v || !ws->a || !ws->h || !ws->f || !ws->cm ||
         !ws->ch || !ws->cI || !ws->vbar || !ws->abar || !ws->fbar || !ws->Ebar || !ws->rbar || !ws->Ibar || !ws->M ||
         !ws->c || !ws->F || !ws->rhs || !ws->tmp || !ws->w || !ws->rk || !ws->rkbar) {
         sid_workspace_free(ws);
@@ -51,7 +53,7 @@ sid_workspace *sid_workspace_create(const sid_model *m)
 void sid_workspace_free(sid_workspace *ws)
 {
     if (!ws) return;
-    void *p[] = {ws->X, ws->RT, ws->Q, ws->I, ws->vJ, ws->v, ws->a, ws->h, ws->f, ws->cm, ws->ch, ws->cI,
+    void *p[] = {ws->X, ws->RT, ws->dRT, ws->theta_seen, ws->Q, ws->I, ws->vJ, ws->v, ws->a, ws->h, ws->f, ws->cm, ws->ch, ws->cI,
                  ws->vbar, ws->abar, ws->fbar, ws->Ebar, ws->rbar, ws->Ibar, ws->M, ws->c, ws->F, ws->rhs,
                  ws->tmp, ws->w, ws->rk, ws->rkbar};
     for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) sid_free(p[i]);
@@ -99,12 +101,26 @@ static sid_sv joint_axis(const sid_body *bd)
     return bd->type == SID_JOINT_PRISMATIC ? sid_sv_make(z, ax) : sid_sv_make(ax, z);
 }
 
+void sid_workspace_bind(const sid_model *m, const double *theta, sid_workspace *ws)
+{
+    const size_t bytes = sizeof(double) * (size_t)m->nparam;
+    if (ws->cache_valid && !memcmp(ws->theta_seen, theta, bytes)) return;
+    for (int b = 1; b < m->nbody; b++) {
+        const sid_body *bd = &m->body[b];
+        ws->RT[b] = rpy_matrix(theta + bd->p_origin + P_RPY, ws->dRT + 3 * b);
+        ws->I[b] = body_inertia(bd, theta);
+    }
+    memcpy(ws->theta_seen, theta, bytes);
+    ws->cache_valid = 1;
+}
+
 void sid_kinematics(const sid_model *m, const double *theta, sid_workspace *ws, const double *q)
 {
+    sid_workspace_bind(m, theta, ws);
     for (int b = 1; b < m->nbody; b++) {
         const sid_body *bd = &m->body[b];
         const double *o = theta + bd->p_origin;
-        const sid_m3 RT = rpy_matrix(o + P_RPY, NULL);
+        const sid_m3 RT = ws->RT[b];
         sid_v3 r = sid_v3_load(o + P_XYZ);
         sid_m3 Q = sid_m3_identity();
         if (bd->type == SID_JOINT_REVOLUTE) Q = sid_m3_axis_angle(sid_v3_load(bd->axis), q[bd->qadr]);
@@ -114,9 +130,7 @@ void sid_kinematics(const sid_model *m, const double *theta, sid_workspace *ws, 
         const sid_m3 RQ = sid_m3_mul(&RT, &Q);
         ws->X[b].E = sid_m3_transpose(&RQ);
         ws->X[b].r = r;
-        ws->RT[b] = RT;
         ws->Q[b] = Q;
-        ws->I[b] = body_inertia(bd, theta);
     }
 }
 
@@ -152,21 +166,21 @@ void sid_rnea(const sid_model *m, const double *theta, sid_workspace *ws, const 
 }
 
 /* Adjoint of the body transform X_b(q, xyz, rpy) from (Ebar, rbar):
- * E = Q^T RT^T with dQ/dq = [axis]x Q;  r = xyz (+ RT axis q for a prismatic joint). */
-static void xform_vjp(const sid_model *m, const double *theta, const sid_workspace *ws, int b, const double *q,
+ * E = Q^T RT^T with dQ/dq = [axis]x Q;  r = xyz (+ RT axis q for a prismatic joint).
+ * With G = Q Ebar:  dL/dq = -<G RT, [axis]x>,  dL/drpy_k = <G, dR_k^T>. */
+static void xform_vjp(const sid_model *m, const sid_workspace *ws, int b, const double *q,
                       sid_m3 Ebar, sid_v3 rbar, double *qbar, double *thetabar)
 {
     const sid_body *bd = &m->body[b];
-    const double *o = theta + bd->p_origin;
-    sid_m3 dR[3];
-    rpy_matrix(o + P_RPY, dR);
+    const sid_m3 *dR = ws->dRT + 3 * b;
     const sid_v3 ax = sid_v3_load(bd->axis);
-    const sid_m3 Qt = sid_m3_transpose(&ws->Q[b]);
+    const sid_m3 G = sid_m3_mul(&ws->Q[b], &Ebar);
     if (qbar && bd->type == SID_JOINT_REVOLUTE) {
-        /* dE/dq = -Q^T [axis]x RT^T */
-        const sid_m3 K = sid_m3_skew(ax), RTt = sid_m3_transpose(&ws->RT[b]);
-        const sid_m3 KR = sid_m3_mul(&K, &RTt), dE = sid_m3_mul(&Qt, &KR);
-        qbar[bd->qadr] -= sid_m3_inner(&Ebar, &dE);
+        /* <G RT, K> over the six non-zero entries of K = [axis]x */
+        const sid_m3 *R = &ws->RT[b];
+#define GR(i, j) (G.m[i][0] * R->m[0][j] + G.m[i][1] * R->m[1][j] + G.m[i][2] * R->m[2][j])
+        qbar[bd->qadr] -= ax.x * (GR(2, 1) - GR(1, 2)) + ax.y * (GR(0, 2) - GR(2, 0)) + ax.z * (GR(1, 0) - GR(0, 1));
+#undef GR
     }
     if (qbar && bd->type == SID_JOINT_PRISMATIC)
         qbar[bd->qadr] += sid_v3_dot(rbar, sid_m3_mul_v3(&ws->RT[b], ax));
@@ -176,16 +190,18 @@ static void xform_vjp(const sid_model *m, const double *theta, const sid_workspa
     tb[P_XYZ + 1] += rbar.y;
     tb[P_XYZ + 2] += rbar.z;
     for (int k = 0; k < 3; k++) {
-        const sid_m3 dRt = sid_m3_transpose(&dR[k]), dE = sid_m3_mul(&Qt, &dRt);
-        tb[P_RPY + k] += sid_m3_inner(&Ebar, &dE);
-        if (bd->type == SID_JOINT_PRISMATIC)
-            tb[P_RPY + k] += q[bd->qadr] * sid_v3_dot(rbar, sid_m3_mul_v3(&dR[k], ax));
+        double g = 0;
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++) g += G.m[i][j] * dR[k].m[j][i];
+        tb[P_RPY + k] += g;
+        if (bd->type == SID_JOINT_PRISMATIC) tb[P_RPY + k] += q[bd->qadr] * sid_v3_dot(rbar, sid_m3_mul_v3(&dR[k], ax));
     }
 }
 
 void sid_rnea_vjp(const sid_model *m, const double *theta, sid_workspace *ws, const double *q,
                   const double *taubar, double *qbar, double *vbar, double *thetabar)
 {
+    (void)theta;   /* ws is bound to theta by the sid_kinematics before sid_rnea */
     const int nb = m->nbody;
     for (int b = 0; b < nb; b++) {
         ws->vbar[b] = ws->abar[b] = ws->fbar[b] = sid_sv_zero();
@@ -212,7 +228,7 @@ void sid_rnea_vjp(const sid_model *m, const double *theta, sid_workspace *ws, co
         sid_xform_motion_vjp(&ws->X[b], ws->v[p], ws->vbar[b], &ws->vbar[p], &ws->Ebar[b], &ws->rbar[b]);
         sid_sv_acc(&vJbar, ws->vbar[b]);
         if (bd->vadr >= 0 && vbar) vbar[bd->vadr] += sid_sv_dot(joint_axis(bd), vJbar);
-        xform_vjp(m, theta, ws, b, q, ws->Ebar[b], ws->rbar[b], qbar, thetabar);
+        xform_vjp(m, ws, b, q, ws->Ebar[b], ws->rbar[b], qbar, thetabar);
         if (thetabar && bd->p_inertial >= 0) {
             double *tb = thetabar + bd->p_inertial;
             const sid_inertia *Ib = &ws->Ibar[b];
@@ -391,6 +407,7 @@ void sid_rnea_jvp(const sid_model *m, const double *theta, sid_workspace *ws, co
                   const double *vdot, const double *thetadot, double *taudot)
 {
     const int nb = m->nbody;
+    (void)theta;   /* ws is bound to theta by the sid_kinematics before sid_rnea */
     /* tangents live in the adjoint arrays, which a JVP does not need */
     sid_sv *vd = ws->vbar, *ad = ws->abar, *fd = ws->fbar;
     const double *gd = thetadot + m->p_gravity;
@@ -400,9 +417,8 @@ void sid_rnea_jvp(const sid_model *m, const double *theta, sid_workspace *ws, co
     for (int b = 1; b < nb; b++) {
         const sid_body *bd = &m->body[b];
         const int p = bd->parent;
-        const double *o = theta + bd->p_origin, *od = thetadot + bd->p_origin;
-        sid_m3 dR[3];
-        rpy_matrix(o + P_RPY, dR);
+        const double *od = thetadot + bd->p_origin;
+        const sid_m3 *dR = ws->dRT + 3 * b;
         sid_m3 RTd = sid_m3_zero();
         for (int k = 0; k < 3; k++)
             for (int i = 0; i < 3; i++)

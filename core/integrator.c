@@ -39,17 +39,16 @@ sid_status sid_forward_dynamics(const sid_model *m, const double *theta, sid_wor
     return fd(m, theta, ws, q, v, u, hd, a, err);
 }
 
-/* Adjoint of a = fd(q, v, u, hd): given abar, accumulate qbar, vbar, thetabar. */
-static sid_status fd_vjp(const sid_model *m, const double *theta, sid_workspace *ws, const double *q,
-                         const double *v, const double *u, double hd, const double *abar, double *qbar,
-                         double *vbar, double *thetabar, sid_error *err)
+/* Adjoint of a = fd(q, v, u, hd) given abar, a and the factor L of A: accumulate qbar, vbar,
+ * thetabar. Needs no mass matrix: only w = A^-1 abar and one reverse RNEA at (q, v, a). */
+static void fd_vjp_factored(const sid_model *m, const double *theta, sid_workspace *ws, const double *q,
+                            const double *v, const double *u, double hd, const double *a, const double *L,
+                            const double *abar, double *qbar, double *vbar, double *thetabar)
 {
     const int nv = m->nv;
-    double *a = ws->tmp, *w = ws->w;
-    sid_status s = fd(m, theta, ws, q, v, u, hd, a, err);
-    if (s) return s;
+    double *w = ws->w;
     memcpy(w, abar, sizeof(double) * (size_t)nv);
-    sid_cholesky_solve(ws->M, w, nv);
+    sid_cholesky_solve(L, w, nv);
     sid_joint_force_vjp(m, theta, v, u, w, vbar, thetabar);
     for (int b = 1; b < m->nbody; b++) {
         const sid_body *bd = &m->body[b];
@@ -62,9 +61,36 @@ static sid_status fd_vjp(const sid_model *m, const double *theta, sid_workspace 
         td[P_ARMATURE] -= a[i] * w[i];
         ws->rhs[i] = -w[i];
     }
+    sid_kinematics(m, theta, ws, q);
     sid_rnea(m, theta, ws, v, a, ws->c);
     sid_rnea_vjp(m, theta, ws, q, ws->rhs, qbar, vbar, thetabar);
+}
+
+/* Adjoint of a = fd(q, v, u, hd), recomputing the forward dynamics first. */
+static sid_status fd_vjp(const sid_model *m, const double *theta, sid_workspace *ws, const double *q,
+                         const double *v, const double *u, double hd, const double *abar, double *qbar,
+                         double *vbar, double *thetabar, sid_error *err)
+{
+    double *a = ws->tmp;
+    sid_status s = fd(m, theta, ws, q, v, u, hd, a, err);
+    if (s) return s;
+    fd_vjp_factored(m, theta, ws, q, v, u, hd, a, ws->M, abar, qbar, vbar, thetabar);
     return SID_OK;
+}
+
+void sid_euler_vjp_taped(const sid_model *m, const double *theta, sid_workspace *ws, double h, const double *q,
+                         const double *v, const double *u, const double *a, const double *L, const double *q1bar,
+                         const double *v1bar, double *qbar, double *vbar, double *thetabar)
+{
+    const int nv = m->nv;
+    double *abar = ws->rkbar;
+    for (int i = 0; i < nv; i++) {
+        const double vb = v1bar[i] + h * q1bar[i];
+        qbar[i] += q1bar[i];
+        vbar[i] += vb;
+        abar[i] = h * vb;
+    }
+    fd_vjp_factored(m, theta, ws, q, v, u, h, a, L, abar, qbar, vbar, thetabar);
 }
 
 static sid_status check_finite(const double *x, int n, const char *what, sid_error *err)

@@ -34,8 +34,9 @@ struct sid_problem {
     double *sq, *sqd;        /* (nq), (nv) residual scales */
     sid_workspace *ws;
     int max_seg_steps, max_cp;
+    int stride;              /* doubles per tape entry: state, and for Euler a and the factor L */
     double *cp;              /* (max_cp x (nq + nv)) checkpoint states of the current window */
-    double *tape;            /* ((max_seg_steps + 1) x (nq + nv)) step states of one segment */
+    double *tape;            /* ((max_seg_steps + 1) x stride) step states of one segment */
     int *tape_sample;        /* (cp_every + 1) tape index of each sample of the segment */
     double *x, *x1, *xbar, *xbar1;   /* (nq + nv) each */
 };
@@ -59,8 +60,12 @@ const double *sid_problem_scale_qd(const sid_problem *p) { return p->sqd; }
 size_t sid_problem_tape_bytes(const sid_problem *p)
 {
     const size_t nx = (size_t)(p->m->nq + p->m->nv);
-    return sizeof(double) * nx * ((size_t)p->max_cp + (size_t)p->max_seg_steps + 1);
+    return sizeof(double) * (nx * (size_t)p->max_cp + (size_t)p->stride * ((size_t)p->max_seg_steps + 1));
 }
+
+/* Windows whose whole tape fits this budget are taped in the forward pass and never
+ * re-simulated; longer ones keep checkpoints (sqrt N of them) instead. */
+#define TAPE_BUDGET_BYTES ((size_t)32 << 20)
 
 /* Cut log l into windows of o->window seconds; returns how many (writes them if w != NULL). */
 static int cut_windows(const sid_traj *tr, int l, double len, window *w)
@@ -138,10 +143,17 @@ sid_status sid_problem_create(sid_problem **out, const sid_model *m, const sid_t
     for (int i = 0; i < nv; i++) p->sqd[i] = column_scale(logs, nlog, 1, i);
 
     /* Size the tape: samples between checkpoints, and the most steps any segment needs. */
-    int longest = 1;
-    for (int w = 0; w < p->nwin; w++)
+    p->stride = nx + (o->sim.integrator == SID_EULER ? nv + nv * nv : 0);
+    int longest = 1, most_steps = 1;
+    for (int w = 0; w < p->nwin; w++) {
+        const sid_traj *tr = logs[p->win[w].log];
         if (p->win[w].k1 - p->win[w].k0 > longest) longest = p->win[w].k1 - p->win[w].k0;
-    p->cp_every = o->checkpoint > 0 ? o->checkpoint : (int)ceil(sqrt((double)longest));
+        int steps = 0;
+        for (int k = p->win[w].k0; k < p->win[w].k1; k++) steps += sid_substeps(&o->sim, tr->t[k + 1] - tr->t[k]);
+        if (steps > most_steps) most_steps = steps;
+    }
+    const int whole = sizeof(double) * (size_t)p->stride * (size_t)(most_steps + 1) <= TAPE_BUDGET_BYTES;
+    p->cp_every = o->checkpoint > 0 ? o->checkpoint : whole ? longest : (int)ceil(sqrt((double)longest));
     if (p->cp_every > longest) p->cp_every = longest;
     p->max_cp = (longest + p->cp_every - 1) / p->cp_every + 1;
     for (int w = 0; w < p->nwin; w++) {
@@ -155,7 +167,7 @@ sid_status sid_problem_create(sid_problem **out, const sid_model *m, const sid_t
     }
     p->ws = sid_workspace_create(m);
     p->cp = sid_alloc(sizeof(double) * (size_t)nx * (size_t)p->max_cp);
-    p->tape = sid_alloc(sizeof(double) * (size_t)nx * (size_t)(p->max_seg_steps + 1));
+    p->tape = sid_alloc(sizeof(double) * (size_t)p->stride * (size_t)(p->max_seg_steps + 1));
     p->tape_sample = sid_alloc(sizeof(int) * (size_t)(p->cp_every + 1));
     p->x = sid_alloc(sizeof(double) * 4 * (size_t)nx);
     if (!p->ws || !p->cp || !p->tape || !p->tape_sample || !p->x) goto nomem;
@@ -238,11 +250,16 @@ static sid_status simulate_span(sid_problem *p, const double *theta, const windo
         const double h = dt / nsub, *u = tr->u + (size_t)k * (size_t)nv;
         if (tape) p->tape_sample[k - ka] = e;
         for (int j = 0; j < nsub; j++, e++) {
-            if (tape) memcpy(tape + (size_t)e * (size_t)nx, x, sizeof(double) * (size_t)nx);
+            double *entry = tape ? tape + (size_t)e * (size_t)p->stride : NULL;
+            if (tape) memcpy(entry, x, sizeof(double) * (size_t)nx);
             sid_status s = sid_step(m, theta, p->ws, p->o.sim.integrator, h, x, x + nq, u, p->x1, p->x1 + nq, err);
             if (s) {
                 sid_error_prefix(err, "log %d, t = %g s", l + 1, tr->t[k]);
                 return s;
+            }
+            if (tape && p->stride > nx) {   /* Euler: keep a and the factor for the adjoint */
+                memcpy(entry + nx, p->ws->rk, sizeof(double) * (size_t)nv);
+                memcpy(entry + nx + nv, p->ws->M, sizeof(double) * (size_t)nv * (size_t)nv);
             }
             memcpy(x, p->x1, sizeof(double) * (size_t)nx);
         }
@@ -250,7 +267,7 @@ static sid_status simulate_span(sid_problem *p, const double *theta, const windo
     }
     if (tape) {
         p->tape_sample[kb - ka] = e;
-        memcpy(tape + (size_t)e * (size_t)nx, x, sizeof(double) * (size_t)nx);
+        memcpy(tape + (size_t)e * (size_t)p->stride, x, sizeof(double) * (size_t)nx);
     }
     return SID_OK;
 }
@@ -287,11 +304,14 @@ static sid_status window_loss(sid_problem *p, const double *theta, const window 
     sid_status s;
     start_state(p, theta, w, x0w, x);
     if (w->ra == w->k0) residual(p, theta, tr, w->k0, x, sum, sse_q, sse_qd, NULL, NULL);
+    /* a window of one segment is taped right away and not simulated again */
+    const int single = w->k1 - w->k0 <= C;
     int nseg = 0;
     for (int k = w->k0; k < w->k1; k += C, nseg++) {
         memcpy(p->cp + (size_t)nseg * (size_t)nx, x, sizeof(double) * (size_t)nx);
         const int kb = k + C < w->k1 ? k + C : w->k1;
-        if ((s = simulate_span(p, theta, w, k, kb, x, NULL, sum, sse_q, sse_qd, err))) return s;
+        if ((s = simulate_span(p, theta, w, k, kb, x, single && thetabar ? p->tape : NULL, sum, sse_q, sse_qd, err)))
+            return s;
     }
     if (!thetabar) return SID_OK;
 
@@ -301,20 +321,23 @@ static sid_status window_loss(sid_problem *p, const double *theta, const window 
     for (int seg = nseg - 1; seg >= 0; seg--) {
         const int ka = w->k0 + seg * C, kb = ka + C < w->k1 ? ka + C : w->k1;
         memcpy(x, p->cp + (size_t)seg * (size_t)nx, sizeof(double) * (size_t)nx);
-        if ((s = simulate_span(p, theta, w, ka, kb, x, p->tape, NULL, NULL, NULL, err))) return s;
+        if (!single && (s = simulate_span(p, theta, w, ka, kb, x, p->tape, NULL, NULL, NULL, err))) return s;
         for (int k = kb - 1; k >= ka; k--) {
             /* the state at sample k + 1 carries its own residual seed */
             if (k + 1 <= w->rb)
-                residual(p, theta, tr, k + 1, p->tape + (size_t)p->tape_sample[k + 1 - ka] * (size_t)nx, &dummy, NULL,
-                         NULL, xbar, thetabar);
+                residual(p, theta, tr, k + 1, p->tape + (size_t)p->tape_sample[k + 1 - ka] * (size_t)p->stride, &dummy,
+                         NULL, NULL, xbar, thetabar);
             const double dt = tr->t[k + 1] - tr->t[k];
             const int nsub = sid_substeps(&p->o.sim, dt);
             const double h = dt / nsub, *u = tr->u + (size_t)k * (size_t)nv;
             for (int j = nsub - 1; j >= 0; j--) {
-                const double *xs = p->tape + (size_t)(p->tape_sample[k - ka] + j) * (size_t)nx;
+                const double *xs = p->tape + (size_t)(p->tape_sample[k - ka] + j) * (size_t)p->stride;
                 memset(xbar1, 0, sizeof(double) * (size_t)nx);
-                if ((s = sid_step_vjp(m, theta, p->ws, p->o.sim.integrator, h, xs, xs + nq, u, xbar, xbar + nq, xbar1,
-                                      xbar1 + nq, thetabar, err)))
+                if (p->stride > nx)
+                    sid_euler_vjp_taped(m, theta, p->ws, h, xs, xs + nq, u, xs + nx, xs + nx + nv, xbar, xbar + nq, xbar1,
+                                        xbar1 + nq, thetabar);
+                else if ((s = sid_step_vjp(m, theta, p->ws, p->o.sim.integrator, h, xs, xs + nq, u, xbar, xbar + nq,
+                                           xbar1, xbar1 + nq, thetabar, err)))
                     return s;
                 memcpy(xbar, xbar1, sizeof(double) * (size_t)nx);
             }

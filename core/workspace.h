@@ -12,6 +12,9 @@ struct sid_workspace {
     /* forward kinematics and RNEA at the last (q, v, a) */
     sid_xform *X;         /* (nbody) parent -> body transform */
     sid_m3 *RT;           /* (nbody) fixed origin rotation R(rpy), child -> parent */
+    sid_m3 *dRT;          /* (3 nbody) dR/droll, dR/dpitch, dR/dyaw of each origin rotation */
+    double *theta_seen;   /* (nparam) theta that RT, dRT and I were computed from */
+    int cache_valid;
     sid_m3 *Q;            /* (nbody) joint rotation Rot(axis, q) */
     sid_inertia *I;       /* (nbody) body inertia from theta */
     sid_sv *vJ, *v, *a, *h, *f;   /* (nbody) joint velocity, velocity, acceleration, I v, net force */
@@ -32,6 +35,9 @@ struct sid_workspace {
     double *rkbar;        /* (8 nv) their adjoints */
 };
 
+/* Quantities that depend on theta only (origin rotations and their derivatives, body
+ * inertias) are computed once per theta: a step compares theta with the last one seen. */
+void sid_workspace_bind(const sid_model *m, const double *theta, sid_workspace *ws);
 /* Compute every body's transform and inertia at q (fills ws->X, RT, Q, I). */
 void sid_kinematics(const sid_model *m, const double *theta, sid_workspace *ws, const double *q);
 /* RNEA on the kinematics in ws: tau = M a + c (v, a may be NULL for zero). */
@@ -58,6 +64,12 @@ int sid_cholesky(double *A, int n);
 /* Solve L L^T x = b in place (x overwrites b). */
 void sid_cholesky_solve(const double *L, double *b, int n);
 
+/* Adjoint of one Euler step whose acceleration a and Cholesky factor L (of M + B + hD) were
+ * kept from the forward pass (after sid_step they are in ws->rk and ws->M): no mass matrix
+ * is recomputed. Same accumulation as sid_step_vjp. */
+void sid_euler_vjp_taped(const sid_model *m, const double *theta, sid_workspace *ws, double h, const double *q,
+                         const double *v, const double *u, const double *a, const double *L, const double *q1bar,
+                         const double *v1bar, double *qbar, double *vbar, double *thetabar);
 /* Number of equal substeps for a log interval of length dt under options o. */
 int sid_substeps(const sid_sim_opts *o, double dt);
 /* The simulator's q at log sample k: logged q minus the encoder offsets. */

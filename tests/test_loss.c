@@ -175,7 +175,7 @@ END_TEST
 START_TEST(long_window_with_checkpoints)
 {
     /* 10 000 steps in one window: the checkpointed backward pass still gives the exact gradient */
-    const scenario sc = {SID_EULER, 1, 10000, 1, 0, TU_FRICTION | TU_MOTORS | TU_OFFSETS, 0, 1e-3, 0, 0, 1e-6};
+    const scenario sc = {SID_EULER, 1, 10000, 1, 100, TU_FRICTION | TU_MOTORS | TU_OFFSETS, 0, 1e-3, 0, 0, 1e-6};
     check_window_gradient(&sc, 31);
 }
 END_TEST
