@@ -11,6 +11,7 @@ PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lcjson -lnl
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lpthread)
 MUJOCO_LIBS  = -lmujoco
+OMP      = -fopenmp
 
 B        ?= build
 BIN      ?= sysid
@@ -21,7 +22,7 @@ BENCH_SRC = $(wildcard tests/bench/*.c)
 CORE_OBJ  = $(CORE_SRC:%.c=$(B)/%.o)
 CLI_OBJ   = $(CLI_SRC:%.c=$(B)/%.o)
 TEST_OBJ  = $(TEST_SRC:%.c=$(B)/%.o)
-ALL_FLAGS = $(WARN) $(CFLAGS) $(PKG_CFLAGS) -Icore -Icli
+ALL_FLAGS = $(WARN) $(CFLAGS) $(OMP) $(PKG_CFLAGS) -Icore -Icli
 
 .PHONY: all test unit debug bench clean logs deps demo
 all: $(BIN)
@@ -37,10 +38,10 @@ $(B)/libsysidcli.a: $(CLI_OBJ)
 	ar rcs $@ $^
 
 $(BIN): $(B)/cli/main.o $(B)/libsysidcli.a $(B)/libsysid.a
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lcsv -lm
+	$(CC) $(CFLAGS) $(OMP) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lcsv -lm
 
 $(B)/test_runner: $(TEST_OBJ) $(B)/libsysidcli.a $(B)/libsysid.a
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lcsv $(CHECK_LIBS) $(MUJOCO_LIBS) -lm
+	$(CC) $(CFLAGS) $(OMP) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lcsv $(CHECK_LIBS) $(MUJOCO_LIBS) -lm
 
 unit: $(B)/test_runner
 	cd tests && ../$(B)/test_runner
@@ -57,7 +58,7 @@ bench: $(B)/bench_runner
 	./$(B)/bench_runner
 
 $(B)/bench_runner: $(BENCH_SRC:%.c=$(B)/%.o) $(B)/libsysidcli.a $(B)/libsysid.a
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lcsv $(MUJOCO_LIBS) -lm
+	$(CC) $(CFLAGS) $(OMP) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lcsv $(MUJOCO_LIBS) -lm
 
 # MuJoCo twins and example logs of data/ (tests/tools/mklogs.sh says how they are made).
 $(B)/mjlog: tests/tools/mjlog.c

@@ -18,6 +18,23 @@
 #include "workspace.h"
 
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* Windows are independent, so they run on all cores. For results that do not depend on the
+ * number of threads, windows are grouped into fixed chunks; a chunk's windows add up in order
+ * into the chunk's own sums, and the chunks add up in order at the end. */
+#define CHUNK_WINDOWS 8
+
+/* The scratch of one thread: workspace, checkpoints, tape and state buffers. */
+typedef struct {
+    sid_workspace *ws;
+    double *cp;              /* (max_cp x (nq + nv)) checkpoint states of the current window */
+    double *tape;            /* ((max_seg_steps + 1) x stride) step states of one segment */
+    int *tape_sample;        /* (cp_every + 1) tape index of each sample of the segment */
+    double *x, *x1, *xbar, *xbar1;   /* (nq + nv) each */
+} lane;
 
 typedef struct {
     int log, k0, k1;   /* log and samples [k0, k1] it simulates */
@@ -32,13 +49,15 @@ struct sid_problem {
     int nwin, nres, cp_every;
     window *win;
     double *sq, *sqd;        /* (nq), (nv) residual scales */
-    sid_workspace *ws;
     int max_seg_steps, max_cp;
     int stride;              /* doubles per tape entry: state, and for Euler a and the factor L */
-    double *cp;              /* (max_cp x (nq + nv)) checkpoint states of the current window */
-    double *tape;            /* ((max_seg_steps + 1) x stride) step states of one segment */
-    int *tape_sample;        /* (cp_every + 1) tape index of each sample of the segment */
-    double *x, *x1, *xbar, *xbar1;   /* (nq + nv) each */
+    int nlane, nchunk;
+    lane *lane;              /* (nlane) one per thread */
+    double *chunk_sum;       /* (nchunk) loss sums */
+    double *chunk_grad;      /* (nchunk x nparam) gradient sums */
+    double *chunk_sse;       /* (nchunk x (nq + nv)) squared errors for the RMSE */
+    sid_status *chunk_status;
+    sid_error *chunk_err;
 };
 
 void sid_loss_opts_defaults(sid_loss_opts *o)
@@ -49,6 +68,40 @@ void sid_loss_opts_defaults(sid_loss_opts *o)
     sid_sim_opts_defaults(&o->sim);
     o->checkpoint = 0;
     o->estimate_start = 0;
+    o->threads = 0;
+}
+
+static int default_threads(void)
+{
+#ifdef _OPENMP
+    return omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
+
+static int lane_init(lane *L, const sid_model *m, const sid_problem *p)
+{
+    const size_t nx = (size_t)(m->nq + m->nv);
+    L->ws = sid_workspace_create(m);
+    L->cp = sid_alloc(sizeof(double) * nx * (size_t)p->max_cp);
+    L->tape = sid_alloc(sizeof(double) * (size_t)p->stride * (size_t)(p->max_seg_steps + 1));
+    L->tape_sample = sid_alloc(sizeof(int) * (size_t)(p->cp_every + 1));
+    L->x = sid_alloc(sizeof(double) * 4 * nx);
+    if (!L->ws || !L->cp || !L->tape || !L->tape_sample || !L->x) return -1;
+    L->x1 = L->x + nx;
+    L->xbar = L->x1 + nx;
+    L->xbar1 = L->xbar + nx;
+    return 0;
+}
+
+static void lane_free(lane *L)
+{
+    sid_workspace_free(L->ws);
+    sid_free(L->cp);
+    sid_free(L->tape);
+    sid_free(L->tape_sample);
+    sid_free(L->x);
 }
 
 const sid_model *sid_problem_model(const sid_problem *p) { return p->m; }
@@ -165,15 +218,19 @@ sid_status sid_problem_create(sid_problem **out, const sid_model *m, const sid_t
         }
         p->nres += (p->win[w].rb - p->win[w].ra + 1) * ((o->weight_q > 0 ? nq : 0) + (o->weight_qd > 0 && tr->qd ? nv : 0));
     }
-    p->ws = sid_workspace_create(m);
-    p->cp = sid_alloc(sizeof(double) * (size_t)nx * (size_t)p->max_cp);
-    p->tape = sid_alloc(sizeof(double) * (size_t)p->stride * (size_t)(p->max_seg_steps + 1));
-    p->tape_sample = sid_alloc(sizeof(int) * (size_t)(p->cp_every + 1));
-    p->x = sid_alloc(sizeof(double) * 4 * (size_t)nx);
-    if (!p->ws || !p->cp || !p->tape || !p->tape_sample || !p->x) goto nomem;
-    p->x1 = p->x + nx;
-    p->xbar = p->x1 + nx;
-    p->xbar1 = p->xbar + nx;
+    p->nchunk = (p->nwin + CHUNK_WINDOWS - 1) / CHUNK_WINDOWS;
+    p->nlane = o->threads > 0 ? o->threads : default_threads();
+    if (p->nlane > p->nchunk) p->nlane = p->nchunk;
+    if (p->nlane < 1) p->nlane = 1;
+    p->lane = sid_alloc(sizeof(lane) * (size_t)p->nlane);
+    p->chunk_sum = sid_alloc(sizeof(double) * (size_t)p->nchunk);
+    p->chunk_grad = sid_alloc(sizeof(double) * (size_t)p->nchunk * (size_t)(m->nparam > 0 ? m->nparam : 1));
+    p->chunk_sse = sid_alloc(sizeof(double) * (size_t)p->nchunk * (size_t)nx);
+    p->chunk_status = sid_alloc(sizeof(sid_status) * (size_t)p->nchunk);
+    p->chunk_err = sid_alloc(sizeof(sid_error) * (size_t)p->nchunk);
+    if (!p->lane || !p->chunk_sum || !p->chunk_grad || !p->chunk_sse || !p->chunk_status || !p->chunk_err) goto nomem;
+    for (int i = 0; i < p->nlane; i++)
+        if (lane_init(&p->lane[i], m, p)) goto nomem;
     if (p->nres == 0) {
         sid_problem_free(p);
         return sid_error_set(err, SID_ERR_INPUT, "no residuals: the logs have no velocities and the q weight is 0");
@@ -191,11 +248,13 @@ void sid_problem_free(sid_problem *p)
     sid_free(p->win);
     sid_free(p->sq);
     sid_free(p->sqd);
-    sid_workspace_free(p->ws);
-    sid_free(p->cp);
-    sid_free(p->tape);
-    sid_free(p->tape_sample);
-    sid_free(p->x);
+    for (int i = 0; p->lane && i < p->nlane; i++) lane_free(&p->lane[i]);
+    sid_free(p->lane);
+    sid_free(p->chunk_sum);
+    sid_free(p->chunk_grad);
+    sid_free(p->chunk_sse);
+    sid_free(p->chunk_status);
+    sid_free(p->chunk_err);
     sid_free(p);
 }
 
@@ -236,8 +295,8 @@ static void residual(const sid_problem *p, const double *theta, const sid_traj *
 
 /* Simulate samples [ka, kb] of tr from the state in x (overwritten with the state at kb).
  * With tape, record the state before every step and tape_sample[k - ka] for each sample. */
-static sid_status simulate_span(sid_problem *p, const double *theta, const window *w, int ka, int kb, double *x,
-                                double *tape, double *sum, double *sse_q, double *sse_qd, sid_error *err)
+static sid_status simulate_span(const sid_problem *p, lane *L, const double *theta, const window *w, int ka, int kb,
+                                double *x, double *tape, double *sum, double *sse_q, double *sse_qd, sid_error *err)
 {
     const sid_model *m = p->m;
     const int l = w->log;
@@ -248,25 +307,25 @@ static sid_status simulate_span(sid_problem *p, const double *theta, const windo
         const double dt = tr->t[k + 1] - tr->t[k];
         const int nsub = sid_substeps(&p->o.sim, dt);
         const double h = dt / nsub, *u = tr->u + (size_t)k * (size_t)nv;
-        if (tape) p->tape_sample[k - ka] = e;
+        if (tape) L->tape_sample[k - ka] = e;
         for (int j = 0; j < nsub; j++, e++) {
             double *entry = tape ? tape + (size_t)e * (size_t)p->stride : NULL;
             if (tape) memcpy(entry, x, sizeof(double) * (size_t)nx);
-            sid_status s = sid_step(m, theta, p->ws, p->o.sim.integrator, h, x, x + nq, u, p->x1, p->x1 + nq, err);
+            sid_status s = sid_step(m, theta, L->ws, p->o.sim.integrator, h, x, x + nq, u, L->x1, L->x1 + nq, err);
             if (s) {
                 sid_error_prefix(err, "log %d, t = %g s", l + 1, tr->t[k]);
                 return s;
             }
             if (tape && p->stride > nx) {   /* Euler: keep a and the factor for the adjoint */
-                memcpy(entry + nx, p->ws->rk, sizeof(double) * (size_t)nv);
-                memcpy(entry + nx + nv, p->ws->M, sizeof(double) * (size_t)nv * (size_t)nv);
+                memcpy(entry + nx, L->ws->rk, sizeof(double) * (size_t)nv);
+                memcpy(entry + nx + nv, L->ws->M, sizeof(double) * (size_t)nv * (size_t)nv);
             }
-            memcpy(x, p->x1, sizeof(double) * (size_t)nx);
+            memcpy(x, L->x1, sizeof(double) * (size_t)nx);
         }
         if (sum && k + 1 <= w->rb) residual(p, theta, tr, k + 1, x, sum, sse_q, sse_qd, NULL, NULL);
     }
     if (tape) {
-        p->tape_sample[kb - ka] = e;
+        L->tape_sample[kb - ka] = e;
         memcpy(tape + (size_t)e * (size_t)p->stride, x, sizeof(double) * (size_t)nx);
     }
     return SID_OK;
@@ -294,13 +353,13 @@ void sid_problem_start_states(const sid_problem *p, const double *theta, double 
 int sid_problem_estimates_start(const sid_problem *p) { return p->o.estimate_start; }
 
 /* Loss sum of one window; with thetabar, accumulate its gradient (and the start state's). */
-static sid_status window_loss(sid_problem *p, const double *theta, const window *w, const double *x0w, double *sum,
-                              double *sse_q, double *sse_qd, double *thetabar, double *x0bar, sid_error *err)
+static sid_status window_loss(const sid_problem *p, lane *L, const double *theta, const window *w, const double *x0w,
+                              double *sum, double *sse_q, double *sse_qd, double *thetabar, double *x0bar, sid_error *err)
 {
     const sid_model *m = p->m;
     const sid_traj *tr = p->logs[w->log];
     const int nq = m->nq, nv = m->nv, nx = nq + nv, C = p->cp_every;
-    double *x = p->x;
+    double *x = L->x;
     sid_status s;
     start_state(p, theta, w, x0w, x);
     if (w->ra == w->k0) residual(p, theta, tr, w->k0, x, sum, sse_q, sse_qd, NULL, NULL);
@@ -308,42 +367,42 @@ static sid_status window_loss(sid_problem *p, const double *theta, const window 
     const int single = w->k1 - w->k0 <= C;
     int nseg = 0;
     for (int k = w->k0; k < w->k1; k += C, nseg++) {
-        memcpy(p->cp + (size_t)nseg * (size_t)nx, x, sizeof(double) * (size_t)nx);
+        memcpy(L->cp + (size_t)nseg * (size_t)nx, x, sizeof(double) * (size_t)nx);
         const int kb = k + C < w->k1 ? k + C : w->k1;
-        if ((s = simulate_span(p, theta, w, k, kb, x, single && thetabar ? p->tape : NULL, sum, sse_q, sse_qd, err)))
+        if ((s = simulate_span(p, L, theta, w, k, kb, x, single && thetabar ? L->tape : NULL, sum, sse_q, sse_qd, err)))
             return s;
     }
     if (!thetabar) return SID_OK;
 
-    double *xbar = p->xbar, *xbar1 = p->xbar1;
+    double *xbar = L->xbar, *xbar1 = L->xbar1;
     double dummy = 0;
     memset(xbar, 0, sizeof(double) * (size_t)nx);
     for (int seg = nseg - 1; seg >= 0; seg--) {
         const int ka = w->k0 + seg * C, kb = ka + C < w->k1 ? ka + C : w->k1;
-        memcpy(x, p->cp + (size_t)seg * (size_t)nx, sizeof(double) * (size_t)nx);
-        if (!single && (s = simulate_span(p, theta, w, ka, kb, x, p->tape, NULL, NULL, NULL, err))) return s;
+        memcpy(x, L->cp + (size_t)seg * (size_t)nx, sizeof(double) * (size_t)nx);
+        if (!single && (s = simulate_span(p, L, theta, w, ka, kb, x, L->tape, NULL, NULL, NULL, err))) return s;
         for (int k = kb - 1; k >= ka; k--) {
             /* the state at sample k + 1 carries its own residual seed */
             if (k + 1 <= w->rb)
-                residual(p, theta, tr, k + 1, p->tape + (size_t)p->tape_sample[k + 1 - ka] * (size_t)p->stride, &dummy,
+                residual(p, theta, tr, k + 1, L->tape + (size_t)L->tape_sample[k + 1 - ka] * (size_t)p->stride, &dummy,
                          NULL, NULL, xbar, thetabar);
             const double dt = tr->t[k + 1] - tr->t[k];
             const int nsub = sid_substeps(&p->o.sim, dt);
             const double h = dt / nsub, *u = tr->u + (size_t)k * (size_t)nv;
             for (int j = nsub - 1; j >= 0; j--) {
-                const double *xs = p->tape + (size_t)(p->tape_sample[k - ka] + j) * (size_t)p->stride;
+                const double *xs = L->tape + (size_t)(L->tape_sample[k - ka] + j) * (size_t)p->stride;
                 memset(xbar1, 0, sizeof(double) * (size_t)nx);
                 if (p->stride > nx)
-                    sid_euler_vjp_taped(m, theta, p->ws, h, xs, xs + nq, u, xs + nx, xs + nx + nv, xbar, xbar + nq, xbar1,
+                    sid_euler_vjp_taped(m, theta, L->ws, h, xs, xs + nq, u, xs + nx, xs + nx + nv, xbar, xbar + nq, xbar1,
                                         xbar1 + nq, thetabar);
-                else if ((s = sid_step_vjp(m, theta, p->ws, p->o.sim.integrator, h, xs, xs + nq, u, xbar, xbar + nq,
+                else if ((s = sid_step_vjp(m, theta, L->ws, p->o.sim.integrator, h, xs, xs + nq, u, xbar, xbar + nq,
                                            xbar1, xbar1 + nq, thetabar, err)))
                     return s;
                 memcpy(xbar, xbar1, sizeof(double) * (size_t)nx);
             }
         }
     }
-    if (w->ra == w->k0) residual(p, theta, tr, w->k0, p->cp, &dummy, NULL, NULL, xbar, thetabar);
+    if (w->ra == w->k0) residual(p, theta, tr, w->k0, L->cp, &dummy, NULL, NULL, xbar, thetabar);
     /* a logged start x0 = (logged q - offset, logged v): the offsets also shape it */
     if (!x0w)
         for (int b = 1; b < m->nbody; b++)
@@ -352,21 +411,59 @@ static sid_status window_loss(sid_problem *p, const double *theta, const window 
     return SID_OK;
 }
 
+/* Run the windows of every chunk, chunks in parallel; each chunk's sums start from zero.
+ * With grad, chunk_grad holds each chunk's gradient; with rmse, chunk_sse its squared errors. */
+static sid_status run_chunks(sid_problem *p, const double *theta, const double *x0, int grad, double *grad_x0,
+                             int rmse, sid_error *err)
+{
+    const sid_model *m = p->m;
+    const int np = m->nparam, nq = m->nq, nx = m->nq + m->nv;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(p->nlane)
+#endif
+    for (int c = 0; c < p->nchunk; c++) {
+#ifdef _OPENMP
+        lane *L = &p->lane[omp_get_thread_num()];
+#else
+        lane *L = &p->lane[0];
+#endif
+        double *g = grad ? p->chunk_grad + (size_t)c * (size_t)np : NULL;
+        double *sse = rmse ? p->chunk_sse + (size_t)c * (size_t)nx : NULL;
+        p->chunk_sum[c] = 0;
+        p->chunk_status[c] = SID_OK;
+        if (g) memset(g, 0, sizeof(double) * (size_t)np);
+        if (sse) memset(sse, 0, sizeof(double) * (size_t)nx);
+        for (int w = c * CHUNK_WINDOWS; w < (c + 1) * CHUNK_WINDOWS && w < p->nwin; w++) {
+            const size_t off = (size_t)w * (size_t)nx;
+            p->chunk_status[c] = window_loss(p, L, theta, &p->win[w], x0 ? x0 + off : NULL, &p->chunk_sum[c], sse,
+                                             sse ? sse + nq : NULL, g, grad_x0 ? grad_x0 + off : NULL, &p->chunk_err[c]);
+            if (p->chunk_status[c]) break;
+        }
+    }
+    for (int c = 0; c < p->nchunk; c++)
+        if (p->chunk_status[c]) {
+            if (err) *err = p->chunk_err[c];
+            return p->chunk_status[c];
+        }
+    return SID_OK;
+}
+
 sid_status sid_problem_loss(sid_problem *p, const double *theta, const double *x0, double *loss, double *grad,
                             double *grad_x0, sid_error *err)
 {
     const int np = p->m->nparam, nx = p->m->nq + p->m->nv;
-    double sum = 0;
-    if (grad) memset(grad, 0, sizeof(double) * (size_t)np);
-    for (int w = 0; w < p->nwin; w++) {
-        sid_status s = window_loss(p, theta, &p->win[w], x0 ? x0 + (size_t)w * (size_t)nx : NULL, &sum, NULL, NULL, grad,
-                                   grad_x0 ? grad_x0 + (size_t)w * (size_t)nx : NULL, err);
-        if (s) return s;
-    }
+    sid_status s = run_chunks(p, theta, x0, grad != NULL, grad_x0, 0, err);
+    if (s) return s;
     const double inv = 1.0 / p->nres;
+    double sum = 0;
+    for (int c = 0; c < p->nchunk; c++) sum += p->chunk_sum[c];
     *loss = sum * inv;
-    if (grad)
+    if (grad) {
+        memset(grad, 0, sizeof(double) * (size_t)np);
+        for (int c = 0; c < p->nchunk; c++)
+            for (int i = 0; i < np; i++) grad[i] += p->chunk_grad[(size_t)c * (size_t)np + (size_t)i];
         for (int i = 0; i < np; i++) grad[i] *= inv;
+    }
     if (grad_x0)
         for (size_t i = 0; i < (size_t)p->nwin * (size_t)nx; i++) grad_x0[i] *= inv;
     if (!isfinite(*loss)) return sid_error_set(err, SID_ERR_NONFINITE, "loss is not finite");
@@ -376,23 +473,21 @@ sid_status sid_problem_loss(sid_problem *p, const double *theta, const double *x
 sid_status sid_problem_rmse(sid_problem *p, const double *theta, const double *x0, double *rmse_q, double *rmse_qd,
                             sid_error *err)
 {
-    const int nq = p->m->nq, nv = p->m->nv;
-    double sum = 0;
+    const int nq = p->m->nq, nv = p->m->nv, nx = nq + nv;
+    sid_status s = run_chunks(p, theta, x0, 0, NULL, 1, err);
+    if (s) return s;
     long nsamp = 0, nsamp_qd = 0;
-    memset(rmse_q, 0, sizeof(double) * (size_t)nq);
-    if (rmse_qd) memset(rmse_qd, 0, sizeof(double) * (size_t)nv);
     for (int w = 0; w < p->nwin; w++) {
-        const size_t nx = (size_t)(nq + nv);
-        sid_status s = window_loss(p, theta, &p->win[w], x0 ? x0 + (size_t)w * nx : NULL, &sum, rmse_q, rmse_qd, NULL,
-                                   NULL, err);
-        if (s) return s;
         const int ns = p->win[w].rb - p->win[w].ra + 1;
         nsamp += ns;
         if (p->logs[p->win[w].log]->qd) nsamp_qd += ns;
     }
-    for (int i = 0; i < nq; i++) rmse_q[i] = sqrt(rmse_q[i] / (double)nsamp);
-    if (rmse_qd)
-        for (int i = 0; i < nv; i++) rmse_qd[i] = nsamp_qd ? sqrt(rmse_qd[i] / (double)nsamp_qd) : 0;
+    for (int i = 0; i < nx; i++) {
+        double sse = 0;
+        for (int c = 0; c < p->nchunk; c++) sse += p->chunk_sse[(size_t)c * (size_t)nx + (size_t)i];
+        if (i < nq) rmse_q[i] = sqrt(sse / (double)nsamp);
+        else if (rmse_qd) rmse_qd[i - nq] = nsamp_qd ? sqrt(sse / (double)nsamp_qd) : 0;
+    }
     return SID_OK;
 }
 
@@ -453,7 +548,8 @@ sid_status sid_problem_window_jacobian(sid_problem *p, const double *theta, cons
     }
     const window *win = &p->win[w];
     const sid_traj *tr = p->logs[win->log];
-    double *x = p->x;
+    lane *L = &p->lane[0];
+    double *x = L->x;
     start_state(p, theta, win, x0w, x);
     for (int d = 0; d < nfree; d++) {
         thd[(size_t)d * (size_t)np + (size_t)idx[d]] = 1;
@@ -475,11 +571,11 @@ sid_status sid_problem_window_jacobian(sid_problem *p, const double *theta, cons
         const int nsub = sid_substeps(&p->o.sim, dt);
         const double h = dt / nsub, *u = tr->u + (size_t)k * (size_t)nv;
         for (int j = 0; j < nsub; j++) {
-            if ((s = sid_step_jvp(m, theta, p->ws, p->o.sim.integrator, h, x, x + nq, u, ndir, thd, qdot, vdot, scratch,
+            if ((s = sid_step_jvp(m, theta, L->ws, p->o.sim.integrator, h, x, x + nq, u, ndir, thd, qdot, vdot, scratch,
                                   err)) ||
-                (s = sid_step(m, theta, p->ws, p->o.sim.integrator, h, x, x + nq, u, p->x1, p->x1 + nq, err)))
+                (s = sid_step(m, theta, L->ws, p->o.sim.integrator, h, x, x + nq, u, L->x1, L->x1 + nq, err)))
                 goto done;
-            memcpy(x, p->x1, sizeof(double) * (size_t)nx);
+            memcpy(x, L->x1, sizeof(double) * (size_t)nx);
         }
         if (k + 1 <= win->rb)
             row += (size_t)residual_rows(p, theta, tr, k + 1, x, ndir, nfree, idx, qdot, vdot, r + row, J + row * nd);

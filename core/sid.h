@@ -230,6 +230,7 @@ typedef struct {
     sid_sim_opts sim;
     int checkpoint;       /* log samples between checkpoints of the backward pass; 0 = sqrt(window) */
     int estimate_start;   /* 1: window start states are unknowns (multiple shooting), see loss.c */
+    int threads;          /* windows evaluated in parallel; 0 = all cores. Results do not depend on it. */
 } sid_loss_opts;
 
 void sid_loss_opts_defaults(sid_loss_opts *o);   /* window 0.5 s, weights q 1 and qd 0.1 */

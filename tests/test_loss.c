@@ -180,6 +180,46 @@ START_TEST(long_window_with_checkpoints)
 }
 END_TEST
 
+START_TEST(threads_give_identical_bits_and_no_allocation)
+{
+    /* windows run in parallel; the result must not depend on the thread count, to the bit,
+     * and an evaluation must not allocate */
+    sid_robot_desc *d = tu_random_robot(51, 5, TU_ALL);
+    sid_model *m;
+    double *theta;
+    sid_error err = {0};
+    ck_assert_int_eq(sid_model_create(&m, &theta, d, &err), SID_OK);
+    tu_desc_free(d);
+    const int np = sid_model_nparam(m);
+    sid_traj *log = tu_synth_log(m, theta, 1201, 1e-3, 0.3, 5);
+    for (int i = 0; i < np; i++) theta[i] *= 1.01;   /* residuals and gradient non-zero */
+    double loss[3], *grad[3];
+    const int threads[3] = {1, 2, 3};
+    for (int t = 0; t < 3; t++) {
+        sid_loss_opts o;
+        sid_loss_opts_defaults(&o);
+        o.window = 0.05;   /* 24 windows in 3 chunks */
+        o.threads = threads[t];
+        sid_problem *p;
+        ck_assert_int_eq(sid_problem_create(&p, m, (const sid_traj *const *)&log, 1, &o, &err), SID_OK);
+        grad[t] = malloc(sizeof(double) * (size_t)np);
+        ck_assert_int_eq(sid_problem_loss(p, theta, NULL, &loss[t], grad[t], NULL, &err), SID_OK);
+        const long before = sid_alloc_count();
+        ck_assert_int_eq(sid_problem_loss(p, theta, NULL, &loss[t], grad[t], NULL, &err), SID_OK);
+        ck_assert_int_eq(sid_alloc_count(), before);
+        sid_problem_free(p);
+    }
+    for (int t = 1; t < 3; t++) {
+        ck_assert(memcmp(&loss[0], &loss[t], sizeof(double)) == 0);
+        ck_assert(memcmp(grad[0], grad[t], sizeof(double) * (size_t)np) == 0);
+    }
+    for (int t = 0; t < 3; t++) free(grad[t]);
+    sid_traj_free(log);
+    sid_model_free(m);
+    sid_free(theta);
+}
+END_TEST
+
 Suite *loss_suite(void)
 {
     Suite *s = suite_create("loss");
@@ -187,6 +227,7 @@ Suite *loss_suite(void)
     tcase_set_timeout(tc, 300);
     tcase_add_loop_test(tc, window_gradient_matches_finite_differences, 0, (int)(sizeof scenarios / sizeof scenarios[0]));
     tcase_add_test(tc, long_window_with_checkpoints);
+    tcase_add_test(tc, threads_give_identical_bits_and_no_allocation);
     suite_add_tcase(s, tc);
     return s;
 }
