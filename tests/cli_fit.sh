@@ -1,0 +1,345 @@
+#!/usr/bin/env bash
+# tests/cli_fit.sh — `sysid fit` as a user and a script see it: recovery of known parameters
+# from synthetic data, the report's schema, what the data do not determine, exit codes (0, 1,
+# 2, 3, 130), atomic writes, --in-place, determinism, --validate and several logs.
+# Run from the repository root: SYSID=/abs/path/sysid bash tests/cli_fit.sh
+set -u
+
+SYSID=${SYSID:-$PWD/sysid}
+FIX=tests/fixtures
+SPEC=$FIX/fit/pendulum.json
+ROBOT=data/pendulum/robot.json
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+passed=0
+failed=0
+
+pass() { passed=$((passed + 1)); }
+fail() {
+    failed=$((failed + 1))
+    echo "FAIL: $1" >&2
+    if [ -s "$TMP/err" ]; then sed 's/^/    stderr: /' "$TMP/err" | grep -v '^    stderr: iter' | head -20 >&2; fi
+}
+
+# run ARGS...: run sysid; sets $rc, stdout in $TMP/out, stderr in $TMP/err
+run() {
+    "$SYSID" "$@" >"$TMP/out" 2>"$TMP/err"
+    rc=$?
+}
+
+# check NAME WHY: pass if WHY is empty
+check() {
+    if [ -z "$2" ]; then pass; else fail "$1:$2"; fi
+}
+
+# jqt FILE FILTER: true if jq -e FILTER holds on FILE
+jqt() { jq -e "$2" "$1" >/dev/null 2>&1; }
+
+# no_temp DIR: no temporary file of an atomic write is left in DIR
+no_temp() { ! compgen -G "$1/.*.??????" >/dev/null; }
+
+# close A B TOL: |A - B| <= TOL
+close() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'; }
+
+sha() { sha256sum "$1" | cut -d' ' -f1; }
+
+# ---- synthetic data with a known truth ------------------------------------------------------
+# The pendulum with a heavier pole and more friction; its simulated replay of the example log
+# is data the nominal robot can be fitted to exactly. Halves of it are two more logs.
+
+"$SYSID" params "$ROBOT" --set links.pole.mass=0.9 --set joints.hinge.friction.viscous=0.03 \
+    -o "$TMP/truth.json" 2>"$TMP/err" &&
+    "$SYSID" simulate "$TMP/truth.json" data/pendulum/log.csv -o "$TMP/synth.csv" 2>"$TMP/err"
+if [ $? -ne 0 ] || [ ! -s "$TMP/synth.csv" ]; then
+    fail "setup: cannot make synthetic data with params --set and simulate"
+    echo "$passed passed, $failed failed"
+    exit 1
+fi
+head -n 2501 "$TMP/synth.csv" >"$TMP/a.csv"
+{ head -n 1 "$TMP/synth.csv"; tail -n +2502 "$TMP/synth.csv"; } >"$TMP/b.csv"
+
+# ---- help ---------------------------------------------------------------------------------------
+
+run fit --help
+why=""
+[ "$rc" -eq 0 ] || why+=" exit $rc;"
+grep -q "^usage: sysid fit" "$TMP/out" || why+=" no usage line on stdout;"
+grep -q "130" "$TMP/out" || why+=" exit codes not listed;"
+"$SYSID" help fit >"$TMP/out2" 2>/dev/null
+cmp -s "$TMP/out" "$TMP/out2" || why+=" 'sysid help fit' differs from 'sysid fit --help';"
+check "help" "$why"
+
+# ---- recovery, outputs and the report ------------------------------------------------------
+
+run fit "$ROBOT" "$TMP/synth.csv" -c "$SPEC" -o "$TMP/fit.json" --report "$TMP/r.json"
+why=""
+[ "$rc" -eq 0 ] || why+=" exit $rc, expected 0;"
+[ ! -s "$TMP/out" ] || why+=" stdout is not empty without --json;"
+grep -q "^iter " "$TMP/err" || why+=" no progress lines on stderr;"
+grep -q "^parameter " "$TMP/err" || why+=" no summary table on stderr;"
+check "fit: exit 0, stdout empty, progress and table on stderr" "$why"
+
+why=""
+m=$(jq '.links[] | select(.name == "pole") | .mass' "$TMP/fit.json" 2>/dev/null)
+v=$(jq '.joints[0].friction.viscous' "$TMP/fit.json" 2>/dev/null)
+a=$(jq '.joints[0].armature' "$TMP/fit.json" 2>/dev/null)
+close "${m:-0}" 0.9 1e-6 || why+=" mass $m, truth 0.9;"
+close "${v:-0}" 0.03 1e-6 || why+=" viscous $v, truth 0.03;"
+close "${a:-0}" 0.002 1e-7 || why+=" armature $a, truth 0.002;"
+check "fit: recovers the perturbed parameters" "$why"
+
+why=""
+# everything but the fitted values is as the input had it
+jq -S 'del(.links[1].mass, .joints[0].friction.viscous, .joints[0].armature)' "$ROBOT" >"$TMP/in.n"
+jq -S 'del(.links[1].mass, .joints[0].friction.viscous, .joints[0].armature)' "$TMP/fit.json" >"$TMP/out.n" 2>/dev/null
+cmp -s "$TMP/in.n" "$TMP/out.n" || why+=" the fitted robot differs elsewhere;"
+"$SYSID" params "$TMP/fit.json" >/dev/null 2>&1 || why+=" the fitted robot does not load;"
+check "fit: the fitted robot is the input with fitted values" "$why"
+
+R=$TMP/r.json
+why=""
+jqt "$R" '.command == "fit" and (.version | type == "string")' || why+=" command/version;"
+jqt "$R" '.stop == "converged" and (.message | type == "string")' || why+=" stop;"
+jqt "$R" '[.iterations, .evaluations, .rejected] | all(type == "number")' || why+=" counts;"
+jqt "$R" '.iterations > 0 and .evaluations >= .iterations and .rejected >= 0' || why+=" count values;"
+jqt "$R" '.loss.before > .loss.after and .loss.after >= 0' || why+=" loss before/after;"
+jqt "$R" '.settings.start == "fitted" and .settings.window == 0.5 and .settings.windows == 10' || why+=" settings;"
+jqt "$R" '.parameters | length == 3' || why+=" 3 parameters;"
+jqt "$R" '.parameters | map(.name) == ["links.pole.mass", "joints.hinge.armature", "joints.hinge.friction.viscous"]' ||
+    why+=" parameter names/order;"
+jqt "$R" '.parameters | all(keys == (["at_bound", "bounds", "change", "ci95", "fitted", "identifiable", "name",
+    "nominal", "poorly_determined", "relative_change", "relative_stderr", "stderr", "unit"]))' || why+=" parameter keys;"
+jqt "$R" '.parameters | all(.identifiable == true and .stderr > 0 and .poorly_determined == false and .at_bound == null)' ||
+    why+=" identifiable with a standard error;"
+jqt "$R" '.parameters | all((.ci95[0] - (.fitted - 1.96 * .stderr) | fabs) < 1e-15 and (.ci95[1] - (.fitted + 1.96 * .stderr) | fabs) < 1e-15)' ||
+    why+=" ci95 is not fitted +- 1.96 se;"
+jqt "$R" '.parameters[0] | .nominal == 0.8 and .unit == "kg" and .bounds == [0.16000000000000003, 4] and
+    ((.change - (.fitted - .nominal)) | fabs) < 1e-15 and ((.relative_change - .change / .nominal) | fabs) < 1e-12' ||
+    why+=" mass nominal/unit/bounds/change;"
+jqt "$R" '.prediction.fit.rmse.after.q.hinge < 1e-6 and .prediction.fit.rmse.before.q.hinge > 1e-3' || why+=" rmse q;"
+jqt "$R" '.prediction.fit.rmse.after.qd.hinge < .prediction.fit.rmse.before.qd.hinge' || why+=" rmse qd;"
+jqt "$R" '.prediction.fit.loss.before > .prediction.fit.loss.after' || why+=" prediction loss;"
+jqt "$R" '.prediction.validation == null and .validation_logs == []' || why+=" no validation;"
+jqt "$R" '.identifiability | .null_directions == [] and .unidentifiable == [] and .dof > 0' || why+=" identifiability;"
+jqt "$R" '.gates == {"passed": true}' || why+=" gates;"
+jqt "$R" '.timing | keys == ["covariance_seconds", "fit_seconds", "total_seconds"]' || why+=" timing;"
+check "report: schema and values" "$why"
+
+why=""
+jqt "$R" ".robot.path == \"$ROBOT\" and .robot.sha256 == \"$(sha "$ROBOT")\"" || why+=" robot sha256;"
+jqt "$R" ".config.path == \"$SPEC\" and .config.sha256 == \"$(sha "$SPEC")\"" || why+=" config sha256;"
+jqt "$R" ".logs == [{\"path\": \"$TMP/synth.csv\", \"sha256\": \"$(sha "$TMP/synth.csv")\", \"samples\": 5001}]" ||
+    why+=" log sha256;"
+check "report: inputs with their SHA-256 (as sha256sum)" "$why"
+
+# SHA-256 across the padding boundaries: fit specs of 55, 56, 63, 64, 65, 119 and 120 bytes
+why=""
+for n in 55 56 63 64 65 119 120; do
+    body='{"free":["links.pole.mass"]}'
+    printf '%s%*s' "$body" $((n - ${#body})) "" >"$TMP/spec$n.json"
+    [ "$(wc -c <"$TMP/spec$n.json")" -eq "$n" ] || why+=" spec$n is not $n bytes;"
+    "$SYSID" fit "$ROBOT" "$TMP/a.csv" -c "$TMP/spec$n.json" --max-iter 1 -q --json >"$TMP/s.json" 2>/dev/null
+    jqt "$TMP/s.json" ".config.sha256 == \"$(sha "$TMP/spec$n.json")\"" || why+=" $n bytes;"
+done
+check "sha256: agrees with sha256sum at block boundaries" "$why"
+
+why=""
+if grep -qiwE 'nan|-?inf(inity)?' "$R" "$TMP/fit.json"; then why+=" NaN or Inf in an output;"; fi
+check "outputs: no NaN or Inf" "$why"
+
+# ---- --json: one object on stdout, the same as --report -----------------------------------
+
+run fit "$ROBOT" "$TMP/synth.csv" -c "$SPEC" --json -q --report "$TMP/r2.json"
+why=""
+[ "$rc" -eq 0 ] || why+=" exit $rc;"
+[ "$(jq -s length "$TMP/out" 2>/dev/null)" = 1 ] || why+=" stdout is not exactly one JSON object;"
+[ ! -s "$TMP/err" ] || why+=" -q: stderr is not empty;"
+cmp -s "$TMP/out" "$TMP/r2.json" || why+=" stdout and --report differ;"
+check "--json: one object on stdout, -q silent" "$why"
+
+# ---- determinism --------------------------------------------------------------------------
+
+run fit "$ROBOT" "$TMP/synth.csv" -c "$SPEC" -q -o "$TMP/fit2.json" --report "$TMP/r3.json"
+why=""
+cmp -s "$TMP/fit.json" "$TMP/fit2.json" || why+=" fitted robots differ;"
+jq -S 'del(.timing)' "$R" >"$TMP/d1" && jq -S 'del(.timing)' "$TMP/r3.json" >"$TMP/d2"
+cmp -s "$TMP/d1" "$TMP/d2" || why+=" reports differ outside timing;"
+check "determinism: byte-identical fitted robot, report minus timing" "$why"
+
+# ---- what the data do not determine ----------------------------------------------------------
+
+run fit "$ROBOT" "$TMP/synth.csv" --free 'joints.hinge.motor.*' --free links.pole.mass --json
+why=""
+[ "$rc" -eq 0 ] || why+=" exit $rc;"
+O=$TMP/out
+jqt "$O" '[.parameters[] | select(.name | test("motor")) | .identifiable == false and .stderr == null and .ci95 == null] |
+    length == 2 and all' || why+=" gear and kt not marked unidentifiable with null stderr;"
+jqt "$O" '.parameters[] | select(.name == "links.pole.mass") | .identifiable == true and .stderr > 0' ||
+    why+=" mass should stay identifiable;"
+jqt "$O" '.identifiability.null_directions | length == 1 and
+    (.[0].parameters | map(.name) | sort == ["joints.hinge.motor.gear", "joints.hinge.motor.kt"]) and
+    (.[0].parameters | all((.coefficient | fabs) > 0.5))' || why+=" the null direction is not gear/kt;"
+jqt "$O" '.identifiability.unidentifiable | sort == ["joints.hinge.motor.gear", "joints.hinge.motor.kt"]' ||
+    why+=" unidentifiable list;"
+grep -q "warning: joints.hinge.motor.kt is not identifiable" "$TMP/err" || why+=" no warning for kt;"
+grep -q "warning: the data do not determine the combination" "$TMP/err" || why+=" no warning for the combination;"
+check "identifiability: gear and kt as a product" "$why"
+
+# less damping than the nominal robot has: the data pull Coulomb friction below its bound 0
+"$SYSID" params "$ROBOT" --set joints.hinge.friction.viscous=0.01 -o "$TMP/low.json" 2>/dev/null &&
+    "$SYSID" simulate "$TMP/low.json" data/pendulum/log.csv -o "$TMP/low.csv" 2>/dev/null
+run fit "$ROBOT" "$TMP/low.csv" --free joints.hinge.friction.coulomb --bounds 'joints.*.friction.*=0:10' --json -q
+why=""
+jqt "$TMP/out" '.parameters[] | select(.name == "joints.hinge.friction.coulomb") | .at_bound == "lower" and .bounds == [0, 10]' ||
+    why+=" coulomb (truth 0, bound 0) not at_bound lower;"
+jqt "$TMP/out" '.identifiability.at_bound == ["joints.hinge.friction.coulomb"]' || why+=" at_bound list;"
+run fit "$ROBOT" "$TMP/low.csv" --free joints.hinge.friction.coulomb --bounds 'joints.*.friction.*=0:10' --json
+grep -q "warning: joints.hinge.friction.coulomb is at its lower bound" "$TMP/err" || why+=" no warning;"
+check "identifiability: a parameter stuck at its bound" "$why"
+
+# ---- several logs, --validate, --start logged -------------------------------------------------
+
+run fit "$ROBOT" "$TMP/a.csv" "$TMP/b.csv" -c "$SPEC" --json -q
+why=""
+[ "$rc" -eq 0 ] || why+=" exit $rc;"
+jqt "$TMP/out" '.logs | length == 2 and .[0].samples == 2500 and .[1].samples == 2501' || why+=" logs;"
+jqt "$TMP/out" '.parameters[0].fitted - 0.9 | fabs < 1e-6' || why+=" mass not recovered;"
+jqt "$TMP/out" '.settings.windows == 10' || why+=" windows over both logs;"
+check "several logs share one parameter vector" "$why"
+
+run fit "$ROBOT" "$TMP/a.csv" -c "$SPEC" --validate "$TMP/b.csv" --json -q
+why=""
+[ "$rc" -eq 0 ] || why+=" exit $rc;"
+jqt "$TMP/out" ".validation_logs == [{\"path\": \"$TMP/b.csv\", \"sha256\": \"$(sha "$TMP/b.csv")\", \"samples\": 2501}]" ||
+    why+=" validation_logs;"
+jqt "$TMP/out" '.logs | length == 1' || why+=" the validation log was fitted;"
+jqt "$TMP/out" '.prediction.validation.rmse.after.q.hinge < 1e-6 and .prediction.validation.rmse.before.q.hinge > 1e-3' ||
+    why+=" validation rmse;"
+jqt "$TMP/out" '.prediction.validation.loss.after < .prediction.validation.loss.before' || why+=" validation loss;"
+check "--validate: the error on a log that was not fitted" "$why"
+
+run fit "$ROBOT" "$TMP/synth.csv" -c "$SPEC" --start logged --json -q
+why=""
+[ "$rc" -eq 0 ] || why+=" exit $rc;"
+jqt "$TMP/out" '.settings.start == "logged" and (.parameters[0].fitted - 0.9 | fabs) < 1e-6' || why+=" start/recovery;"
+check "--start logged" "$why"
+
+# ---- exit 1: quality gates ---------------------------------------------------------------------
+
+rm -f "$TMP/g.json" "$TMP/gr.json"
+run fit "$ROBOT" "$TMP/a.csv" -c "$SPEC" --validate "$TMP/b.csv" --max-rmse 1e-12 -o "$TMP/g.json" --report "$TMP/gr.json"
+why=""
+[ "$rc" -eq 1 ] || why+=" exit $rc, expected 1;"
+[ -s "$TMP/g.json" ] && [ -s "$TMP/gr.json" ] || why+=" outputs not written;"
+jqt "$TMP/gr.json" '.gates.passed == false and .gates.max_rmse.passed == false and .gates.max_rmse.limit == 1e-12 and
+    .gates.max_rmse.value == ([.prediction.fit.rmse.after.q[], .prediction.validation.rmse.after.q[]] | max)' ||
+    why+=" gates in the report;"
+grep -q "error: --max-rmse" "$TMP/err" || why+=" no message;"
+check "exit 1: --max-rmse fails, outputs written" "$why"
+
+run fit "$ROBOT" "$TMP/a.csv" -c "$SPEC" --max-loss 1e-300 -q
+[ "$rc" -eq 1 ] && why="" || why=" exit $rc, expected 1"
+check "exit 1: --max-loss" "$why"
+
+run fit "$ROBOT" "$TMP/a.csv" -c "$SPEC" --max-rmse 1e-3 --max-loss 1 --json -q
+why=""
+[ "$rc" -eq 0 ] || why+=" exit $rc, expected 0;"
+jqt "$TMP/out" '.gates.passed == true and .gates.max_rmse.passed == true and .gates.max_loss.passed == true' || why+=" gates;"
+check "exit 0: gates that pass" "$why"
+
+# ---- exit 2: invalid input, nothing written, an existing -o untouched -------------------------
+
+# expect_invalid NAME PLACE ARGS...: exit 2, "sysid: error:" naming PLACE, stdout empty, the
+# existing $TMP/keep.json untouched, no report, no temporary file
+expect_invalid() {
+    local name=$1 place=$2 why=""
+    shift 2
+    echo '{"keep": true}' >"$TMP/keep.json"
+    rm -f "$TMP/rep.json"
+    run "$@"
+    [ "$rc" -eq 2 ] || why+=" exit $rc, expected 2;"
+    grep -qF -- "sysid: error:" "$TMP/err" || why+=" no 'sysid: error:';"
+    grep -qF -- "$place" "$TMP/err" || why+=" stderr does not name '$place';"
+    [ ! -s "$TMP/out" ] || why+=" stdout is not empty;"
+    [ "$(cat "$TMP/keep.json")" = '{"keep": true}' ] || why+=" -o file was changed;"
+    [ ! -e "$TMP/rep.json" ] || why+=" a report was written;"
+    no_temp "$TMP" || why+=" a temporary file was left;"
+    check "exit 2: $name" "$why"
+}
+K=(-o "$TMP/keep.json" --report "$TMP/rep.json" --json)
+expect_invalid "bad robot" "links[2].mass" fit "$FIX/bad/negative_mass.json" "$TMP/synth.csv" -c "$SPEC" "${K[@]}"
+expect_invalid "missing log" "no_such.csv" fit "$ROBOT" "$TMP/no_such.csv" -c "$SPEC" "${K[@]}"
+expect_invalid "bad log" "line" fit "$FIX/arm2.json" "$FIX/bad/nan.csv" --free 'links.*.mass' "${K[@]}"
+expect_invalid "free glob matches nothing" "links.nothing.mass" fit "$ROBOT" "$TMP/synth.csv" --free links.nothing.mass "${K[@]}"
+expect_invalid "no free parameters" "no free parameters" fit "$ROBOT" "$TMP/synth.csv" "${K[@]}"
+expect_invalid "bad --start" "--start" fit "$ROBOT" "$TMP/synth.csv" -c "$SPEC" --start guessed "${K[@]}"
+expect_invalid "bad \"start\" in a spec" "start" fit "$ROBOT" "$TMP/synth.csv" -c "$FIX/fit/bad_start.json" "${K[@]}"
+expect_invalid "nominal outside bounds" "outside its bounds" fit "$ROBOT" "$TMP/synth.csv" --free links.pole.mass \
+    --bounds 'links.*.mass=1:2' "${K[@]}"
+expect_invalid "bad --max-rmse" "--max-rmse" fit "$ROBOT" "$TMP/synth.csv" -c "$SPEC" --max-rmse abc "${K[@]}"
+expect_invalid "unknown option" "--frobnicate" fit "$ROBOT" "$TMP/synth.csv" -c "$SPEC" --frobnicate "${K[@]}"
+expect_invalid "no log" "at least one log" fit "$ROBOT" -c "$SPEC" "${K[@]}"
+expect_invalid "--in-place with -o" "--in-place" fit "$ROBOT" "$TMP/synth.csv" -c "$SPEC" --in-place "${K[@]}"
+expect_invalid "--report over a log" "would overwrite the log" fit "$ROBOT" "$TMP/a.csv" -c "$SPEC" \
+    -o "$TMP/keep.json" --report "$TMP/a.csv"
+cp "$ROBOT" "$TMP/robot.json"
+cp "$TMP/robot.json" "$TMP/robot.orig"
+expect_invalid "-o over the input robot" "--in-place" fit "$TMP/robot.json" "$TMP/synth.csv" -c "$SPEC" -o "$TMP/robot.json"
+expect_invalid "-o over the input robot by another name" "would overwrite the input robot" \
+    fit "$TMP/robot.json" "$TMP/synth.csv" -c "$SPEC" -o "$TMP/../$(basename "$TMP")/robot.json"
+cmp -s "$TMP/robot.json" "$TMP/robot.orig" && why="" || why=" the input robot was changed"
+check "exit 2: the input robot is untouched" "$why"
+
+# ---- exit 3: divergence at the nominal parameters -----------------------------------------------
+
+echo '{"keep": true}' >"$TMP/keep.json"
+rm -f "$TMP/rep.json"
+run fit "$FIX/arm2.json" "$FIX/arm2_diverge.csv" --free 'links.*.mass' -o "$TMP/keep.json" --report "$TMP/rep.json" --json
+why=""
+[ "$rc" -eq 3 ] || why+=" exit $rc, expected 3;"
+grep -q "sysid: error: .*diverged" "$TMP/err" || why+=" no message about the divergence;"
+[ ! -s "$TMP/out" ] || why+=" stdout is not empty;"
+[ "$(cat "$TMP/keep.json")" = '{"keep": true}' ] || why+=" -o file was changed;"
+[ ! -e "$TMP/rep.json" ] || why+=" a report was written;"
+no_temp "$TMP" || why+=" a temporary file was left;"
+check "exit 3: diverges at the nominal parameters, nothing written" "$why"
+
+# ---- --in-place -----------------------------------------------------------------------------------
+
+cp "$ROBOT" "$TMP/robot.json"
+run fit "$TMP/robot.json" "$TMP/synth.csv" -c "$SPEC" --in-place -q --report "$TMP/ip.json"
+why=""
+[ "$rc" -eq 0 ] || why+=" exit $rc;"
+cmp -s "$TMP/robot.json" "$TMP/fit.json" || why+=" the robot was not replaced by the fitted one;"
+jqt "$TMP/ip.json" ".robot.sha256 == \"$(sha "$ROBOT")\"" || why+=" the report does not hash the input as it was;"
+no_temp "$TMP" || why+=" a temporary file was left;"
+check "--in-place writes the fitted robot over the input" "$why"
+
+# ---- exit 130: Ctrl-C writes the best point so far --------------------------------------------------
+
+"$SYSID" params data/double_pendulum/robot.json --set 'links.*.mass=1.3' -o "$TMP/dp.json" 2>/dev/null
+rm -f "$TMP/int.json" "$TMP/intr.json"
+# Ctrl-C once the fit has made progress (two iterations on stderr), however fast the build is
+"$SYSID" fit "$TMP/dp.json" data/double_pendulum/log.csv -c configs/all.json --ftol-rel 0 --max-iter 1000000 \
+    -o "$TMP/int.json" --report "$TMP/intr.json" >"$TMP/out" 2>"$TMP/err" &
+pid=$!
+for _ in $(seq 600); do
+    grep -q "^iter  *2 " "$TMP/err" 2>/dev/null && break
+    sleep 0.1
+done
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+why=""
+[ "$rc" -eq 130 ] || why+=" exit $rc, expected 130;"
+jqt "$TMP/intr.json" '.stop == "interrupted" and .iterations > 0 and .loss.after < .loss.before' ||
+    why+=" report not marked interrupted with progress;"
+"$SYSID" params "$TMP/int.json" >/dev/null 2>&1 || why+=" the written robot does not load;"
+jq -e --slurpfile f "$TMP/int.json" '[.parameters[] | select(.name == "links.upper.mass") | .fitted] == [$f[0].links[1].mass]' \
+    "$TMP/intr.json" >/dev/null 2>&1 || why+=" report and robot disagree;"
+no_temp "$TMP" || why+=" a temporary file was left;"
+check "exit 130: interrupted, best point written and marked" "$why"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
