@@ -426,8 +426,9 @@ int cmd_fit(int argc, char **argv)
     fo.interrupt = &interrupted;
     sid_fit_result fr;
     if (!cli_quiet)
-        fprintf(stderr, "fitting %d parameters of %s to %d log%s (%d windows, start states %s)\n",
-                sel.n, a.robot, a.nlog, a.nlog == 1 ? "" : "s", nwin, x0 ? "fitted" : "logged");
+        fprintf(stderr, "fitting %d parameter%s of %s to %d log%s (%d window%s, start states %s)\n",
+                sel.n, sel.n == 1 ? "" : "s", a.robot, a.nlog, a.nlog == 1 ? "" : "s", nwin,
+                nwin == 1 ? "" : "s", x0 ? "fitted" : "logged");
     catch_sigint();
     sid_status st = sid_fit(pfit, theta, x0, &fo, &fr, &err);
     release_sigint();
