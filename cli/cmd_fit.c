@@ -153,6 +153,26 @@ static int same_file(const char *a, const char *b)
     return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+/* Can an atomic write create path (a temporary file next to it, then a rename)? Checked
+ * before the fit, so that a mistyped directory costs no fitting time. */
+static int writable(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return 0;
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    if (!slash)
+        strcpy(dir, ".");
+    else if ((size_t)(slash - path) + 2 > sizeof dir)
+        return 0;
+    else {
+        memcpy(dir, path, (size_t)(slash - path) + 1);
+        dir[slash - path + 1] = '\0';
+    }
+    return stat(dir, &st) == 0 && S_ISDIR(st.st_mode) && access(dir, W_OK | X_OK) == 0;
+}
+
 static int parse_limit(const char *flag, const char *s, double *out)
 {
     char *end;
@@ -248,6 +268,9 @@ static int check_outputs(const fit_args *a, const char *config)
     for (int o = 0; o < 2; o++) {
         if (!outs[o])
             continue;
+        if (!writable(outs[o]))
+            return cmd_usage_error("fit", usage, "%s %s: cannot write there (no such directory, "
+                                   "a directory, or no permission)", names[o], outs[o]);
         if (o == 0 && !a->in_place && same_file(outs[o], a->robot))
             return cmd_usage_error("fit", usage, "-o %s would overwrite the input robot; "
                                    "use --in-place to do that", outs[o]);

@@ -283,6 +283,8 @@ expect_invalid "no log" "at least one log" fit "$ROBOT" -c "$SPEC" "${K[@]}"
 expect_invalid "--in-place with -o" "--in-place" fit "$ROBOT" "$TMP/synth.csv" -c "$SPEC" --in-place "${K[@]}"
 expect_invalid "--report over a log" "would overwrite the log" fit "$ROBOT" "$TMP/a.csv" -c "$SPEC" \
     -o "$TMP/keep.json" --report "$TMP/a.csv"
+expect_invalid "-o in a missing directory (checked before fitting)" "cannot write there" \
+    fit "$ROBOT" "$TMP/a.csv" -c "$SPEC" -o "$TMP/no/such/dir/fit.json"
 cp "$ROBOT" "$TMP/robot.json"
 cp "$TMP/robot.json" "$TMP/robot.orig"
 expect_invalid "-o over the input robot" "--in-place" fit "$TMP/robot.json" "$TMP/synth.csv" -c "$SPEC" -o "$TMP/robot.json"
