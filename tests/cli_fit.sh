@@ -198,6 +198,21 @@ run fit "$ROBOT" "$TMP/low.csv" --free joints.hinge.friction.coulomb --bounds 'j
 grep -q "warning: joints.hinge.friction.coulomb is at its lower bound" "$TMP/err" || why+=" no warning;"
 check "identifiability: a parameter stuck at its bound" "$why"
 
+# Noise of a few mrad: Coulomb friction (truth 0) comes out as noise, and must be flagged so
+awk -F, 'BEGIN { srand(7); OFS = "," } NR == 1 { print; next }
+         { $2 += 0.002 * (rand() - 0.5); $3 += 0.02 * (rand() - 0.5); print }' "$TMP/synth.csv" >"$TMP/noisy.csv"
+run fit "$ROBOT" "$TMP/noisy.csv" --free links.pole.mass --free joints.hinge.friction.viscous --free joints.hinge.friction.coulomb \
+    --bounds 'joints.hinge.friction.coulomb=-1:1' --json
+why=""
+[ "$rc" -eq 0 ] || why+=" exit $rc;"
+jqt "$TMP/out" '.parameters[] | select(.name == "joints.hinge.friction.coulomb") |
+    .poorly_determined == true and .relative_stderr > 0.5 and .identifiable == true' || why+=" coulomb not poorly determined;"
+jqt "$TMP/out" '.parameters[] | select(.name == "links.pole.mass") | .poorly_determined == false and
+    (.fitted - 0.9 | fabs) < 3 * .stderr' || why+=" mass: flagged, or truth not within 3 stderr;"
+jqt "$TMP/out" '.identifiability.poorly_determined == ["joints.hinge.friction.coulomb"]' || why+=" list;"
+grep -q "warning: joints.hinge.friction.coulomb is poorly determined" "$TMP/err" || why+=" no warning;"
+check "identifiability: noise is flagged poorly determined" "$why"
+
 # ---- several logs, --validate, --start logged -------------------------------------------------
 
 run fit "$ROBOT" "$TMP/a.csv" "$TMP/b.csv" -c "$SPEC" --json -q
