@@ -65,8 +65,8 @@ void bench_robot_free(bench_robot *r);
 void bench_command(const bench_robot *r, const double *amp, double t, double *u);
 
 /* A log of T seconds at 1 kHz: the commands above replayed by sid_simulate (euler) at the
- * nominal parameters from (q0, v0 = 0); exits on failure. */
-sid_traj *bench_log_make(const bench_robot *r, const double *q0, const double *amp, double T);
+ * parameters theta (NULL: nominal) from (q0, v0 = 0); exits on failure. */
+sid_traj *bench_log_make(const bench_robot *r, const double *theta, const double *q0, const double *amp, double T);
 
 /* Exit with "bench: what: message" when s is not SID_OK. */
 void bench_check(sid_status s, const sid_error *err, const char *what);

@@ -6,14 +6,17 @@
  *   3  one gradient, ms: our adjoint vs MuJoCo forward differences (one rollout per parameter + 1)
  *   4  loss + gradient vs log length (window 0.5 s and one window) and vs joint count
  *   5  peak tape memory and time of one gradient over a single 100 000-step window
+ *   6  end-to-end fit: sid_fit vs the same L-BFGS on MuJoCo rollouts with forward differences
  * Run from the repository root. BENCH_QUICK=1 runs a short version (fewer, shorter repetitions,
- * a 2 s log for rows 2-3, single runs for the 100 s logs).
+ * a 2 s log for rows 2-3 and 6, single runs for the 100 s logs, 6 free parameters in row 6).
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <nlopt.h>
 
 #include "bench.h"
 
@@ -454,7 +457,7 @@ static void bench_joints(double T)
         bench_robot_load(&r, name, path, NULL);
         double q0[SID_MAX_JOINTS], amp[SID_MAX_JOINTS];
         for (int k = 0; k < r.nv; k++) q0[k] = 0.3 * sin(1.3 * k + 0.7), amp[k] = 0.5;
-        sid_traj *tr = bench_log_make(&r, q0, amp, T);
+        sid_traj *tr = bench_log_make(&r, NULL, q0, amp, T);
         const int np = sid_model_nparam(r.m);
         double *th = theta_eval(&r), *grad = malloc(sizeof(double) * (size_t)np);
         int *idx = free_order(&r);
@@ -476,6 +479,238 @@ static void bench_joints(double T)
         sid_traj_free(tr);
         bench_robot_free(&r);
     }
+}
+
+/* ---- row 6: end-to-end fit ------------------------------------------------------------------- */
+
+/* The optimizer settings of both fits: sysid fit's defaults (cli/fitspec.c), bounds [0.1, 10] x
+ * nominal, and MuJoCo's forward-difference step, relative to the parameter. */
+#define FIT_MAX_ITER 200
+#define FIT_FTOL_REL 1e-10
+#define FIT_LO 0.1
+#define FIT_HI 10.0
+#define FIT_FD_STEP 1e-6
+
+typedef struct {
+    sid_problem *p;
+    int k;
+    const int *idx;                 /* (k) free parameters */
+    const double *lo, *hi;          /* (k) absolute bounds */
+    const double *theta0;           /* (np) nominal */
+    double *theta;                  /* (np) fitted */
+    sid_fit_result res;
+} fit_ctx;
+
+static void run_sid_fit(void *p)
+{
+    fit_ctx *c = p;
+    const int np = sid_model_nparam(sid_problem_model(c->p));
+    const sid_fit_opts o = {.nfree = c->k, .idx = c->idx, .lo = c->lo, .hi = c->hi, .max_iter = FIT_MAX_ITER,
+                            .ftol_rel = FIT_FTOL_REL};
+    sid_error err = {0};
+    memcpy(c->theta, c->theta0, sizeof(double) * (size_t)np);
+    bench_check(sid_fit(c->p, c->theta, NULL, &o, &c->res, &err), &err, "sid_fit");
+    bench_sink = c->res.loss;
+}
+
+/* The same L-BFGS as core/optimize.c (NLopt, x = log(theta / nominal), objective scaled to 1 at
+ * the nominal point, a rejected point returns a huge loss, an iteration is a new best point,
+ * the same tolerances and limits), with the loss from MuJoCo rollouts and its gradient by
+ * forward differences: one more rollout of every window per free parameter. */
+typedef struct {
+    fd_ctx *fd;
+    const double *nominal;          /* (k) the MuJoCo fields' nominal values */
+    double *best;                   /* (k) best parameters seen */
+    double fscale, loss0, best_loss, reject_loss, seconds;
+    int iterations, evaluations, rejected;
+    nlopt_opt opt;
+    nlopt_result nr;
+} mjfit_ctx;
+
+/* MuJoCo's loss at the fields' current values; HUGE_VAL when MuJoCo found a bad acceleration
+ * (it then resets the state, which would give a finite but meaningless loss). */
+static double mj_loss_checked(fd_ctx *c)
+{
+    const int bad = c->r->md->warning[mjWARN_BADQACC].number;
+    const double L = mj_loss(c);
+    return c->r->md->warning[mjWARN_BADQACC].number == bad && isfinite(L) ? L : HUGE_VAL;
+}
+
+static double mjfit_objective(unsigned n, const double *x, double *gx, void *data)
+{
+    mjfit_ctx *c = data;
+    fd_ctx *fd = c->fd;
+    c->evaluations++;
+    for (unsigned i = 0; i < n; i++) *fd->field[i] = c->nominal[i] * exp(x[i]);
+    const double L = mj_loss_checked(fd);
+    if (L == HUGE_VAL) {
+        c->rejected++;
+        if (gx)
+            for (unsigned i = 0; i < n; i++) gx[i] = 0;
+        return c->reject_loss * c->fscale;
+    }
+    /* dL/dx_i = theta_i dL/dtheta_i ~ (L(theta_i (1 + d)) - L) / d */
+    for (unsigned i = 0; gx && i < n; i++) {
+        const double th = *fd->field[i];
+        *fd->field[i] = th * (1 + FIT_FD_STEP);
+        const double Li = mj_loss_checked(fd);
+        *fd->field[i] = th;
+        gx[i] = Li == HUGE_VAL ? 0 : c->fscale * (Li - L) / FIT_FD_STEP;
+    }
+    if (L < c->best_loss) {
+        c->best_loss = L;
+        for (unsigned i = 0; i < n; i++) c->best[i] = *fd->field[i];
+        if (c->evaluations > 1 && ++c->iterations >= FIT_MAX_ITER) nlopt_force_stop(c->opt);
+    }
+    return L * c->fscale;
+}
+
+static void run_mj_fit(void *p)
+{
+    mjfit_ctx *c = p;
+    fd_ctx *fd = c->fd;
+    const unsigned k = (unsigned)fd->k;
+    double x[SID_MAX_FREE], lo[SID_MAX_FREE], hi[SID_MAX_FREE], fmin = 0;
+    const double t0 = bench_now();
+    for (unsigned i = 0; i < k; i++) {
+        x[i] = 0, lo[i] = log(FIT_LO), hi[i] = log(FIT_HI);
+        *fd->field[i] = c->best[i] = c->nominal[i];
+    }
+    c->iterations = c->evaluations = c->rejected = 0;
+    c->loss0 = c->best_loss = mj_loss(fd);
+    c->fscale = c->loss0 > 0 ? 1 / c->loss0 : 1;
+    c->reject_loss = 1e6 * c->loss0 + 1e-300;
+    c->opt = nlopt_create(NLOPT_LD_LBFGS, k);
+    if (!c->opt) bench_die("out of memory (nlopt_create)");
+    nlopt_set_lower_bounds(c->opt, lo);
+    nlopt_set_upper_bounds(c->opt, hi);
+    nlopt_set_min_objective(c->opt, mjfit_objective, c);
+    nlopt_set_ftol_rel(c->opt, FIT_FTOL_REL);
+    nlopt_set_xtol_rel(c->opt, 1e-12);
+    nlopt_set_maxeval(c->opt, 20 * FIT_MAX_ITER + 20);
+    c->nr = nlopt_optimize(c->opt, x, &fmin);
+    nlopt_destroy(c->opt);
+    c->seconds = bench_now() - t0;
+    for (unsigned i = 0; i < k; i++) *fd->field[i] = c->nominal[i];
+    bench_sink = c->best_loss;
+}
+
+static double max_rmse_q(sid_problem *p, const double *theta, int nq)
+{
+    double rmse[SID_MAX_JOINTS], worst = 0;
+    sid_error err = {0};
+    bench_check(sid_problem_rmse(p, theta, NULL, rmse, NULL, &err), &err, "sid_problem_rmse");
+    for (int i = 0; i < nq; i++) worst = fmax(worst, rmse[i]);
+    return worst;
+}
+
+static double max_rel_err(const double *theta, const double *truth, const int *idx, int k)
+{
+    double worst = 0;
+    for (int i = 0; i < k; i++) worst = fmax(worst, fabs(theta[idx[i]] / truth[idx[i]] - 1));
+    return worst;
+}
+
+/* A link that turns about one axis fixed in the world (its joint hangs from the root): its mass
+ * only adds m r^2 to that axis's inertia, as the joint's armature does, so the two are one
+ * number to the data and fitting both is ill-posed. */
+static int mass_is_armature(const bench_robot *r, int link)
+{
+    for (int j = 0; j < r->desc.njoint; j++)
+        if (r->desc.joint[j].child == link)
+            return r->desc.joint[j].parent == 0 && r->desc.joint[j].type == SID_JOINT_REVOLUTE;
+    return 0;
+}
+
+/* Row 6: arm7, its link masses (but the first link's), then (nkind 3) its joints' viscous
+ * damping and armature, off by 20 to 50 % in a log our simulator makes, fitted from the nominal
+ * values by sid_fit and by the MuJoCo FD L-BFGS. */
+static void bench_fit(bench_robot *r, const double *q0, const double *amp, double T, int nkind, char *notes,
+                      size_t nnotes)
+{
+    static const sid_param_kind kinds[] = {SID_P_MASS, SID_P_VISCOUS, SID_P_ARMATURE};
+    const int np = sid_model_nparam(r->m);
+    int idx[SID_MAX_FREE], k = 0;
+    for (int j = 0; j < nkind; j++)
+        for (int i = 0; i < np; i++) {
+            const sid_param_info *pi = sid_model_param(r->m, i);
+            if (pi->kind == kinds[j] && !(pi->kind == SID_P_MASS && mass_is_armature(r, pi->owner))) idx[k++] = i;
+        }
+    double *truth = malloc(sizeof(double) * (size_t)np), *th_mj = malloc(sizeof(double) * (size_t)np);
+    double lo[SID_MAX_FREE], hi[SID_MAX_FREE], nominal[SID_MAX_FREE], best[SID_MAX_FREE];
+    if (!truth || !th_mj) bench_die("out of memory");
+    memcpy(truth, r->theta, sizeof(double) * (size_t)np);
+    for (int i = 0; i < k; i++) {
+        /* +20 %, -25 %, +30 %, ... -50 %: alternating signs, magnitudes cycling over 20..50 % */
+        const double f = (i % 2 ? -1 : 1) * (0.2 + 0.05 * (i % 7));
+        truth[idx[i]] *= 1 + f;
+        lo[i] = FIT_LO * r->theta[idx[i]];
+        hi[i] = FIT_HI * r->theta[idx[i]];
+    }
+    sid_error err = {0};
+    bench_check(sid_model_check_theta(r->m, truth, &err), &err, "fit: truth");
+    sid_traj *tr = bench_log_make(r, truth, q0, amp, T);
+    const sid_traj *log[1] = {tr};
+    sid_loss_opts o;
+    sid_loss_opts_defaults(&o);
+    o.threads = 1;
+    sid_problem *p = NULL;
+    bench_check(sid_problem_create(&p, r->m, log, 1, &o, &err), &err, "sid_problem_create");
+
+    fd_ctx fd;
+    fd_init(&fd, r, tr, o.window, p, idx, k);
+    for (int i = 0; i < k; i++) {
+        if (fd.field[i] == &fd.dummy) bench_die("fit: parameter %s has no MuJoCo field", sid_model_param(r->m, idx[i])->name);
+        nominal[i] = *fd.field[i];
+    }
+    fit_ctx fc = {.p = p, .k = k, .idx = idx, .lo = lo, .hi = hi, .theta0 = r->theta,
+                  .theta = malloc(sizeof(double) * (size_t)np)};
+    mjfit_ctx mc = {.fd = &fd, .nominal = nominal, .best = best};
+    if (!fc.theta) bench_die("out of memory");
+    r->mm->opt.integrator = mjINT_EULER;
+    r->mm->opt.timestep = 1e-3;
+    bench_cell c[2], *all[2] = {&c[0], &c[1]};
+    bench_cell_init(&c[0], run_sid_fit, &fc, 1);
+    bench_cell_init(&c[1], run_mj_fit, &mc, 1);
+    c[1].once = 1;
+    bench_measure(all, 2);
+
+    /* both fitted points scored by the same code: our simulator, sid_problem_rmse */
+    memcpy(th_mj, r->theta, sizeof(double) * (size_t)np);
+    for (int i = 0; i < k; i++) th_mj[idx[i]] = best[i];
+    const double rm0 = max_rmse_q(p, r->theta, r->nv), rm_ours = max_rmse_q(p, fc.theta, r->nv),
+                 rm_mj = max_rmse_q(p, th_mj, r->nv);
+    /* twin check of the objective: MuJoCo's loss at its fitted point against ours there */
+    double L_sid;
+    bench_check(sid_problem_loss(p, th_mj, NULL, &L_sid, NULL, NULL, &err), &err, "sid_problem_loss");
+
+    char cas[200], ours[96], ref[128], ratio[64];
+    snprintf(cas, sizeof cas,
+             "%s, %.0f s log, %d windows of 0.5 s, logged starts; %d params (%s) 20-50 %% off; L-BFGS from nominal",
+             r->name, T, sid_problem_nwindows(p), k, nkind == 1 ? "masses" : "masses, damping, armature");
+    snprintf(ours, sizeof ours, "%.2f s (%d it, %d ev)", c[0].median, fc.res.iterations, fc.res.evaluations);
+    snprintf(ref, sizeof ref, "MuJoCo FD %.1f s (%d it, %d ev, %d rollouts)", c[1].median, mc.iterations,
+             mc.evaluations, mc.evaluations * (k + 1));
+    snprintf(ratio, sizeof ratio, "**%.0f×** faster", c[1].median / c[0].median);
+    row(6, "fit wall time", cas, ours, ref, ratio);
+    snprintf(cas, sizeof cas, "same fits, worst joint's q RMSE (nominal: %.2g rad); worst param error vs truth",
+             rm0);
+    snprintf(ours, sizeof ours, "%.2g rad; %.2g", rm_ours, max_rel_err(fc.theta, truth, idx, k));
+    snprintf(ref, sizeof ref, "MuJoCo FD %.2g rad; %.2g", rm_mj, max_rel_err(th_mj, truth, idx, k));
+    snprintf(ratio, sizeof ratio, "%.2g× ours/MuJoCo", rm_ours / rm_mj);
+    row(6, "fit final RMSE", cas, ours, ref, ratio);
+    size_t len = strlen(notes);
+    snprintf(notes + len, nnotes - len,
+             "Fit (row 6): sid_fit stopped: %s; MuJoCo FD L-BFGS stopped: NLopt %s. At the MuJoCo fit, MuJoCo's "
+             "loss %.6g and ours %.6g (relative gap %.0e).",
+             fc.res.message, nlopt_result_to_string(mc.nr), mc.best_loss, L_sid, fabs(mc.best_loss / L_sid - 1));
+
+    fd_free(&fd);
+    sid_problem_free(p);
+    sid_traj_free(tr);
+    free(fc.theta);
+    free(th_mj);
+    free(truth);
 }
 
 int main(void)
@@ -504,7 +739,7 @@ int main(void)
     bench_forward(&tree, tree_q0, tree_amp, notes, sizeof notes);
 
     /* rows 2-5 on arm7 logs made by our simulator from the README's start state */
-    sid_traj *tr100 = bench_log_make(&arm, arm_q0, arm_amp, 100);
+    sid_traj *tr100 = bench_log_make(&arm, NULL, arm_q0, arm_amp, 100);
     sid_traj tr = *tr100;
     tr.n = quick ? 2001 : 10001;
     bench_gradient(&arm, &tr);
@@ -513,7 +748,12 @@ int main(void)
     bench_joints(quick ? 2 : 10);
     row(5, "peak tape; gradient time", r5.cas, r5.ours, r5.ref, r5.ratio);
 
+    /* row 6: a log our simulator makes from perturbed parameters, fitted both ways */
+    char fit_notes[512] = "";
+    bench_fit(&arm, arm_q0, arm_amp, quick ? 2 : 4, quick ? 1 : 3, fit_notes, sizeof fit_notes);
+
     printf("\nTwin check, max |q_ours - q_MuJoCo| after %d steps [rad]: %s.\n", FWD_STEPS, notes);
+    printf("%s\n", fit_notes);
     sid_traj_free(tr100);
     bench_robot_free(&pend);
     bench_robot_free(&arm);

@@ -154,7 +154,7 @@ void bench_command(const bench_robot *r, const double *amp, double t, double *u)
     }
 }
 
-sid_traj *bench_log_make(const bench_robot *r, const double *q0, const double *amp, double T)
+sid_traj *bench_log_make(const bench_robot *r, const double *theta, const double *q0, const double *amp, double T)
 {
     const int nv = r->nv, n = (int)lround(T * 1000) + 1;
     sid_traj *tr = sid_traj_create(n, nv, nv, 1);
@@ -169,7 +169,7 @@ sid_traj *bench_log_make(const bench_robot *r, const double *q0, const double *a
     sid_sim_opts o;
     sid_sim_opts_defaults(&o);
     sid_error err = {0};
-    bench_check(sid_simulate(r->m, r->theta, tr, &o, q, v, &err), &err, r->name);
+    bench_check(sid_simulate(r->m, theta ? theta : r->theta, tr, &o, q, v, &err), &err, r->name);
     memcpy(tr->q, q, sizeof(double) * (size_t)n * (size_t)nv);
     memcpy(tr->qd, v, sizeof(double) * (size_t)n * (size_t)nv);
     free(q);
