@@ -185,6 +185,7 @@ static sid_problem *problem_make(const bench_robot *r, const sid_traj *const *lo
     sid_loss_opts o;
     sid_loss_opts_defaults(&o);
     o.window = window;
+    o.threads = 1;   /* the table is single-threaded, as the MuJoCo cells are */
     sid_problem *p = NULL;
     sid_error err = {0};
     bench_check(sid_problem_create(&p, r->m, log, 1, &o, &err), &err, "sid_problem_create");
