@@ -41,6 +41,7 @@ static void help(void)
            "  --max-dt S          also split any interval longer than S seconds\n"
            "  --columns MAP       log column names: {\"q.elbow\": \"pos2\"} or q.elbow=pos2\n"
            "  --scale MAP         multiply logical columns: {\"t\": 0.001} or t=0.001\n"
+           "  --threads N         windows evaluated in parallel (default 0: all cores)\n"
            "  --json              one JSON object on stdout:\n"
            "                      {\"loss\", \"nres\", \"windows\",\n"
            "                       \"rmse\": {\"q\": {JOINT: X}, \"qd\": {JOINT: X or null}},\n"
@@ -163,6 +164,7 @@ int cmd_eval(int argc, char **argv)
         { "max-dt", required_argument, NULL, CMD_SPEC_OPT + 3 },
         { "columns", required_argument, NULL, CMD_SPEC_OPT + 4 },
         { "scale", required_argument, NULL, CMD_SPEC_OPT + 5 },
+        { "threads", required_argument, NULL, CMD_SPEC_OPT + 6 },
         { "config", required_argument, NULL, 'c' },
         { "json", no_argument, NULL, 'j' },
         { "help", no_argument, NULL, 'h' },

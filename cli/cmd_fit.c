@@ -54,7 +54,9 @@ static void help(void)
            "                      (multiple shooting; default) or taken from the log\n"
            "  --integrator euler|rk4, --substeps N, --max-dt S   simulation\n"
            "  --max-iter N, --ftol-rel X, --time-limit S         optimizer limits\n"
-           "  --columns MAP, --scale MAP                         log column names and units\n\n"
+           "  --columns MAP, --scale MAP                         log column names and units\n"
+           "  --threads N         windows evaluated in parallel (default 0: all cores); the\n"
+           "                      result is the same, to the bit, for any N\n\n"
            "Checks:\n"
            "  --validate LOG.csv  also report the prediction error on a log that was not\n"
            "                      fitted (repeatable)\n"
@@ -304,6 +306,7 @@ int cmd_fit(int argc, char **argv)
         { "ftol-rel", required_argument, NULL, CMD_SPEC_OPT + 9 },
         { "time-limit", required_argument, NULL, CMD_SPEC_OPT + 10 },
         { "start", required_argument, NULL, CMD_SPEC_OPT + 11 },
+        { "threads", required_argument, NULL, CMD_SPEC_OPT + 12 },
         { "output", required_argument, NULL, 'o' },
         { "config", required_argument, NULL, 'c' },
         { "in-place", no_argument, NULL, OPT_IN_PLACE },

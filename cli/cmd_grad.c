@@ -43,6 +43,7 @@ static void help(void)
            "  --max-dt S          also split any interval longer than S seconds\n"
            "  --columns MAP       log column names: {\"q.elbow\": \"pos2\"} or q.elbow=pos2\n"
            "  --scale MAP         multiply logical columns: {\"t\": 0.001} or t=0.001\n"
+           "  --threads N         windows evaluated in parallel (default 0: all cores)\n"
            "  --bounds, --max-iter, --ftol-rel, --time-limit, --start\n"
            "                      accepted as by `sysid fit`; they do not change the gradient\n"
            "  --check             also compute a fourth-order central finite difference of\n"
@@ -209,6 +210,7 @@ int cmd_grad(int argc, char **argv)
         { "ftol-rel", required_argument, NULL, CMD_SPEC_OPT + 9 },
         { "time-limit", required_argument, NULL, CMD_SPEC_OPT + 10 },
         { "start", required_argument, NULL, CMD_SPEC_OPT + 11 },
+        { "threads", required_argument, NULL, CMD_SPEC_OPT + 12 },
         { "config", required_argument, NULL, 'c' },
         { "json", no_argument, NULL, 'j' },
         { "check", no_argument, NULL, 'k' },

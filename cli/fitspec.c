@@ -18,7 +18,7 @@ void fitspec_init(fitspec *s)
     sid_sim_opts_defaults(&s->sim);
     s->w_q = 1.0;
     s->w_qd = 0.1;
-    s->max_iter = 200;
+    s->max_iter = 1000;
     s->ftol_rel = 1e-10;
     s->time_limit = 300;
     s->start = FITSPEC_START_UNSET;
@@ -321,7 +321,7 @@ int fitspec_load(fitspec *s, const char *path, sid_error *err)
 static const char *const flags[] = { "--free", "--bounds", "--window", "--integrator",
                                      "--substeps", "--max-dt", "--columns", "--scale",
                                      "--max-iter", "--ftol-rel", "--time-limit", "--start",
-                                     NULL };
+                                     "--threads", NULL };
 
 int fitspec_is_flag(const char *flag)
 {
@@ -483,6 +483,12 @@ int fitspec_apply_flag(fitspec *s, const char *flag, const char *value, sid_erro
         *(flag[2] == 's' ? &s->sim.substeps : &s->max_iter) = (int)x;
         return 0;
     }
+    if (strcmp(flag, "--threads") == 0) {
+        if (parse_double(value, &x) || x < 0 || x != floor(x) || x > 4096)
+            return bad_flag(err, flag, "a whole number >= 0 (0: all cores)", value);
+        s->threads = (int)x;
+        return 0;
+    }
     if (strcmp(flag, "--max-dt") == 0) {
         if (parse_double(value, &x) || !(x > 0))
             return bad_flag(err, flag, "a positive number of seconds", value);
@@ -620,6 +626,7 @@ void fitspec_loss_opts(const fitspec *s, sid_loss_opts *o)
     o->weight_qd = s->w_qd;
     o->sim = s->sim;
     o->estimate_start = s->start == FITSPEC_START_FITTED;
+    o->threads = s->threads;
 }
 
 void fitspec_fit_opts(const fitspec *s, const fitspec_selection *sel, sid_fit_opts *o)

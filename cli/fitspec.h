@@ -5,7 +5,7 @@
  *     "bounds": { "links.*.mass": { "scale": [0.2, 5] }, "joints.*.friction.*": [0, 10] },
  *     "window": 0.5, "substeps": 1, "max_dt": 0.001, "integrator": "euler",
  *     "weights": { "q": 1, "qd": 0.1 },
- *     "optimizer": { "max_iter": 200, "ftol_rel": 1e-10, "time_limit": 300 },
+ *     "optimizer": { "max_iter": 1000, "ftol_rel": 1e-10, "time_limit": 300 },
  *     "columns": { "t": "time", "q.shoulder": "pos_meas1" },
  *     "scale": { "t": 0.001 }, "start": "fitted" }
  *
@@ -57,6 +57,7 @@ typedef struct {
     int max_iter;
     double ftol_rel;
     double time_limit;             /* [s] of wall time; 0: none */
+    int threads;                   /* --threads: windows in parallel; 0: all cores (a flag only) */
     traj_colmap columns;           /* log column renaming and scales */
     int start;                     /* FITSPEC_START_*: window start states */
     /* bookkeeping for flags overriding the file */

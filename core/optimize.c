@@ -180,7 +180,16 @@ sid_status sid_fit(sid_problem *p, double *theta, double *x0, const sid_fit_opts
         sid_error_prefix(err, "at the nominal parameters");
         goto done;
     }
-    d.fscale = r->loss0 > 0 ? 1 / r->loss0 : 1;
+    if (r->loss0 <= SID_EXACT_LOSS) {
+        /* the data are reproduced to rounding error: there is nothing to fit, and the
+         * gradient is rounding noise that would only send L-BFGS astray */
+        r->loss = r->loss0;
+        r->stop = SID_STOP_CONVERGED;
+        snprintf(r->message, sizeof r->message, "converged: the nominal parameters reproduce the data to rounding error");
+        r->seconds = now() - d.t0;
+        goto done;
+    }
+    d.fscale = 1 / r->loss0;
     d.reject_loss = 1e6 * r->loss0 + 1e-300;
     nlopt_opt opt = nlopt_create(NLOPT_LD_LBFGS, (unsigned)n);
     if (!opt) {

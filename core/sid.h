@@ -280,6 +280,9 @@ sid_status sid_problem_rmse(sid_problem *p, const double *theta, const double *x
  * diverges is rejected: the line search sees a large loss and steps back, and no NaN or Inf
  * leaves the driver. The best point seen is the result. */
 
+/* A loss this small means residuals of ~1e-13 of their scale: rounding error, nothing to fit. */
+#define SID_EXACT_LOSS 1e-26
+
 typedef enum {
     SID_STOP_CONVERGED,   /* ftol_rel or xtol reached */
     SID_STOP_MAX_ITER,

@@ -358,5 +358,19 @@ jq -e --slurpfile f "$TMP/int.json" '[.parameters[] | select(.name == "links.upp
 no_temp "$TMP" || why+=" a temporary file was left;"
 check "exit 130: interrupted, best point written and marked" "$why"
 
+# ---- --threads: the same bits for any number of threads ---------------------------------------------
+
+why=""
+for t in 1 2 3; do
+    "$SYSID" fit "$TMP/dp.json" data/double_pendulum/log.csv --free 'links.*.mass' --free 'joints.*.armature' \
+        --window 0.2 --threads "$t" -o "$TMP/thr$t.json" --report "$TMP/thr$t.r.json" -q || why+=" --threads $t failed;"
+    jq 'del(.timing)' "$TMP/thr$t.r.json" >"$TMP/thr$t.r" 2>/dev/null
+done
+cmp -s "$TMP/thr1.json" "$TMP/thr2.json" && cmp -s "$TMP/thr1.json" "$TMP/thr3.json" || why+=" fitted robots differ;"
+cmp -s "$TMP/thr1.r" "$TMP/thr2.r" && cmp -s "$TMP/thr1.r" "$TMP/thr3.r" || why+=" reports differ;"
+"$SYSID" fit "$TMP/dp.json" data/double_pendulum/log.csv --threads x -o "$TMP/thrx.json" 2>/dev/null
+[ $? -eq 2 ] && [ ! -e "$TMP/thrx.json" ] || why+=" --threads x not a usage error;"
+check "--threads 1, 2, 3: byte-identical fitted robot and report" "$why"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
