@@ -51,7 +51,7 @@ test: $(BIN) $(B)/test_runner
 	@set -e; for t in tests/cli*.sh; do SYSID=$(abspath $(BIN)) bash $$t; done
 
 debug:
-	$(MAKE) B=build-debug BIN=build-debug/sysid OPT="-O0 -g3 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	$(MAKE) B=build-debug BIN=build-debug/sysid OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	    LDFLAGS="-fsanitize=address,undefined" test
 
 bench: $(B)/bench_runner

@@ -112,7 +112,7 @@ static int get_number(reader *r, const cJSON *obj, const char *key, const char *
 static int get_vec3(reader *r, const cJSON *obj, const char *key, const char *where,
                     double out[3])
 {
-    char p[PATH_LEN], pk[PATH_LEN + 8];
+    char p[PATH_LEN], pk[PATH_LEN + 16];   /* room for "[%d]" of any int, so -O1 sees no truncation */
     join(p, where, key);
     const cJSON *v = obj ? cJSON_GetObjectItemCaseSensitive(obj, key) : NULL;
     if (!v)
@@ -120,7 +120,7 @@ static int get_vec3(reader *r, const cJSON *obj, const char *key, const char *wh
     if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != 3)
         return expected(r, p, "an array of 3 numbers", v);
     for (int k = 0; k < 3; k++) {
-        snprintf(pk, sizeof pk, "%s[%d]", p, k);
+        snprintf(pk, sizeof pk, "%s[%d]", p, k % 3);
         if (check_number(r, cJSON_GetArrayItem(v, k), pk, ANY, &out[k]))
             return -1;
     }
