@@ -23,9 +23,10 @@
 #endif
 
 /* Windows are independent, so they run on all cores. For results that do not depend on the
- * number of threads, windows are grouped into fixed chunks; a chunk's windows add up in order
- * into the chunk's own sums, and the chunks add up in order at the end. */
-#define CHUNK_WINDOWS 8
+ * number of threads, windows are grouped into at most MAX_CHUNKS chunks fixed by the problem
+ * alone; a chunk's windows add up in order into the chunk's own sums, and the chunks add up
+ * in order at the end. MAX_CHUNKS bounds the per-chunk gradient buffers. */
+#define MAX_CHUNKS 64
 
 /* The scratch of one thread: workspace, checkpoints, tape and state buffers. */
 typedef struct {
@@ -51,7 +52,7 @@ struct sid_problem {
     double *sq, *sqd;        /* (nq), (nv) residual scales */
     int max_seg_steps, max_cp;
     int stride;              /* doubles per tape entry: state, and for Euler a and the factor L */
-    int nlane, nchunk;
+    int nlane, nchunk, chunk_windows;
     lane *lane;              /* (nlane) one per thread */
     double *chunk_sum;       /* (nchunk) loss sums */
     double *chunk_grad;      /* (nchunk x nparam) gradient sums */
@@ -71,7 +72,7 @@ void sid_loss_opts_defaults(sid_loss_opts *o)
     o->threads = 0;
 }
 
-static int default_threads(void)
+int sid_problem_default_threads(void)
 {
 #ifdef _OPENMP
     return omp_get_max_threads();
@@ -218,8 +219,9 @@ sid_status sid_problem_create(sid_problem **out, const sid_model *m, const sid_t
         }
         p->nres += (p->win[w].rb - p->win[w].ra + 1) * ((o->weight_q > 0 ? nq : 0) + (o->weight_qd > 0 && tr->qd ? nv : 0));
     }
-    p->nchunk = (p->nwin + CHUNK_WINDOWS - 1) / CHUNK_WINDOWS;
-    p->nlane = o->threads > 0 ? o->threads : default_threads();
+    p->chunk_windows = (p->nwin + MAX_CHUNKS - 1) / MAX_CHUNKS;
+    p->nchunk = (p->nwin + p->chunk_windows - 1) / p->chunk_windows;
+    p->nlane = o->threads > 0 ? o->threads : sid_problem_default_threads();
     if (p->nlane > p->nchunk) p->nlane = p->nchunk;
     if (p->nlane < 1) p->nlane = 1;
     p->lane = sid_alloc(sizeof(lane) * (size_t)p->nlane);
@@ -433,7 +435,7 @@ static sid_status run_chunks(sid_problem *p, const double *theta, const double *
         p->chunk_status[c] = SID_OK;
         if (g) memset(g, 0, sizeof(double) * (size_t)np);
         if (sse) memset(sse, 0, sizeof(double) * (size_t)nx);
-        for (int w = c * CHUNK_WINDOWS; w < (c + 1) * CHUNK_WINDOWS && w < p->nwin; w++) {
+        for (int w = c * p->chunk_windows; w < (c + 1) * p->chunk_windows && w < p->nwin; w++) {
             const size_t off = (size_t)w * (size_t)nx;
             p->chunk_status[c] = window_loss(p, L, theta, &p->win[w], x0 ? x0 + off : NULL, &p->chunk_sum[c], sse,
                                              sse ? sse + nq : NULL, g, grad_x0 ? grad_x0 + off : NULL, &p->chunk_err[c]);

@@ -234,6 +234,7 @@ typedef struct {
 } sid_loss_opts;
 
 void sid_loss_opts_defaults(sid_loss_opts *o);   /* window 0.5 s, weights q 1 and qd 0.1 */
+int sid_problem_default_threads(void);          /* what threads = 0 means here: all cores */
 
 typedef struct sid_problem sid_problem;
 

@@ -198,7 +198,7 @@ START_TEST(threads_give_identical_bits_and_no_allocation)
     for (int t = 0; t < 3; t++) {
         sid_loss_opts o;
         sid_loss_opts_defaults(&o);
-        o.window = 0.05;   /* 24 windows in 3 chunks */
+        o.window = 0.05;   /* 24 windows */
         o.threads = threads[t];
         sid_problem *p;
         ck_assert_int_eq(sid_problem_create(&p, m, (const sid_traj *const *)&log, 1, &o, &err), SID_OK);

@@ -395,6 +395,40 @@ static void bench_gradient(bench_robot *r, const sid_traj *tr)
     free(th);
 }
 
+/* Row 7: windows on all cores against one thread, same problem (results are bit-identical). */
+static void bench_threads(bench_robot *r, const sid_traj *tr)
+{
+    const int np = sid_model_nparam(r->m), ncore = sid_problem_default_threads();
+    const double nstep = tr->n - 1, T = tr->t[tr->n - 1] - tr->t[0];
+    double *th = theta_eval(r), *grad = malloc(sizeof(double) * (size_t)np);
+    int *idx = free_order(r);
+    const sid_traj *log[1] = {tr};
+    sid_problem *p1 = problem_make(r, log, 0.5), *pn = NULL;
+    sid_loss_opts o;
+    sid_loss_opts_defaults(&o);
+    o.window = 0.5;
+    o.threads = ncore;
+    sid_error err = {0};
+    bench_check(sid_problem_create(&pn, r->m, log, 1, &o, &err), &err, "sid_problem_create");
+    loss_ctx l1 = {p1, th, grad, idx, np}, ln = {pn, th, grad, idx, np};
+    bench_cell c1, cn;
+    bench_cell_init(&c1, run_loss, &l1, 1e6 / nstep);
+    bench_cell_init(&cn, run_loss, &ln, 1e6 / nstep);
+    bench_cell *all[2] = {&c1, &cn};
+    bench_measure(all, 2);
+    char cas[160], ours[64], ref[96], ratio[64];
+    snprintf(cas, sizeof cas, "%s, %.0f s log, window 0.5 s, all %d params; %d threads vs 1", r->name, T, np, ncore);
+    snprintf(ours, sizeof ours, "%.2f", cn.median);
+    snprintf(ref, sizeof ref, "1 thread %.2f", c1.median);
+    snprintf(ratio, sizeof ratio, "**%.2f×** speed-up", c1.median / cn.median);
+    row(7, "loss+grad µs/step", cas, ours, ref, ratio);
+    sid_problem_free(p1);
+    sid_problem_free(pn);
+    free(idx);
+    free(grad);
+    free(th);
+}
+
 typedef struct { char cas[160], ours[64], ref[96], ratio[64]; } row_text;
 
 /* Row 4a and row 5: arm7, log length 1, 10, 100 s; window 0.5 s and one window per log.
@@ -752,6 +786,9 @@ int main(void)
     /* row 6: a log our simulator makes from perturbed parameters, fitted both ways */
     char fit_notes[512] = "";
     bench_fit(&arm, arm_q0, arm_amp, quick ? 2 : 4, quick ? 1 : 3, fit_notes, sizeof fit_notes);
+
+    /* row 7: the same gradient on all cores */
+    bench_threads(&arm, &tr);
 
     printf("\nTwin check, max |q_ours - q_MuJoCo| after %d steps [rad]: %s.\n", FWD_STEPS, notes);
     printf("%s\n", fit_notes);
