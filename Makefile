@@ -6,10 +6,13 @@ CFLAGS  ?= $(OPT)
 WARN     = -std=c11 -Wall -Wextra -Werror -Wpedantic -Wshadow -Wmissing-prototypes -Wvla \
            -ffp-contract=off -D_POSIX_C_SOURCE=200809L
 PKGS     = libcjson nlopt
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lcjson -lnlopt)
-CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
-CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lpthread)
+# Asked of pkg-config when first used, not when the Makefile is read, so that
+# `make deps demo` on a fresh machine sees the packages `deps` has just installed.
+lazy = $(eval $1 := $$(shell $2))$($1)
+PKG_CFLAGS   = $(call lazy,PKG_CFLAGS,pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS     = $(call lazy,PKG_LIBS,pkg-config --libs $(PKGS) 2>/dev/null || echo -lcjson -lnlopt)
+CHECK_CFLAGS = $(call lazy,CHECK_CFLAGS,pkg-config --cflags check 2>/dev/null)
+CHECK_LIBS   = $(call lazy,CHECK_LIBS,pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm)
 MUJOCO_LIBS  = -lmujoco
 OMP      = -fopenmp
 
@@ -77,6 +80,14 @@ deps:
 	    SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	    $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
 	fi
+
+# A real fit on a bundled recording: the DFKI pendulum, checked on a swing-up it never saw.
+demo: $(BIN)
+	@mkdir -p $(B)
+	./$(BIN) fit data/dfki_pendulum/robot.json data/dfki_pendulum/sysid_pd_data_measured.csv \
+	    -c data/dfki_pendulum/fit.json --validate data/dfki_pendulum/ddp_swingup_data_measured.csv \
+	    -o $(B)/dfki_pendulum_fitted.json --report $(B)/dfki_pendulum_report.json
+	./$(BIN) diff data/dfki_pendulum/robot.json $(B)/dfki_pendulum_fitted.json
 
 clean:
 	rm -rf build build-debug sysid

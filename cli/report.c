@@ -493,8 +493,12 @@ void report_warnings(const report *r)
             cli_warn("%s is at its %s bound %g: the data may want it beyond; its interval ignores the bound",
                      name, c.at_bound < 0 ? "lower" : "upper", c.at_bound < 0 ? r->sel->lo[k] : r->sel->hi[k]);
         if (c.poor)
-            cli_warn("%s is poorly determined: standard error %.3g is %.0f%% of its value %g", name,
-                     c.stderr_, 100 * c.stderr_ / fabs(r->theta[i] != 0 ? r->theta[i] : r->theta0[i]),
-                     r->theta[i]);
+        {
+            /* a fitted value of 0 has no relative error: compare with the nominal instead */
+            const int zero = r->theta[i] == 0;
+            cli_warn("%s is poorly determined: standard error %.3g is %.0f%% of its %s value %g", name, c.stderr_,
+                     100 * c.stderr_ / fabs(zero ? r->theta0[i] : r->theta[i]), zero ? "nominal" : "fitted",
+                     zero ? r->theta0[i] : r->theta[i]);
+        }
     }
 }
