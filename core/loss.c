@@ -1,13 +1,15 @@
 /* loss.c — the windowed trajectory loss and its gradient by the adjoint method.
  *
  * A problem binds a model to logs cut into windows. For each window the forward pass
- * simulates from the logged start state, adds the residuals of every later sample to the
- * loss and keeps a checkpoint state every C samples. The backward pass walks the segments
- * between checkpoints last to first: it re-simulates one segment onto a small tape of step
- * states, then sweeps its steps in reverse with sid_step_vjp, adding each sample's residual
- * seed dL/dx_k to the state adjoint as it passes. Memory is O(N/C + C) states for an N-sample
- * window (C = sqrt N by default); time is one extra forward pass plus the step adjoints, and
- * does not depend on the number of parameters (ADJOINT.md, "Across a window").
+ * simulates from the window's start state and adds the residuals of its samples to the loss.
+ * With a gradient wanted, the forward pass also tapes every step's state (and, for Euler, the
+ * step's acceleration and the Cholesky factor of M + B + hD), and the backward pass sweeps the
+ * steps in reverse (sid_euler_vjp_taped, or sid_step_vjp for RK4), adding each sample's
+ * residual seed dL/dx_k to the state adjoint as it passes. A window whose tape would exceed
+ * TAPE_BUDGET_BYTES keeps a checkpoint state every C = sqrt(N) samples instead, and the
+ * backward pass re-simulates one segment at a time onto the tape: memory O(N/C + C), one
+ * extra forward pass. Either way the cost does not depend on the number of parameters
+ * (ADJOINT.md, "Across a window").
  *
  * Start states. By default a window starts from the logged state and its residuals are the
  * samples after the start. Logged states are noisy, and noise in a start state biases every
