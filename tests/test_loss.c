@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "robot_json.h"
 #include "test_util.h"
 
 Suite *loss_suite(void);
@@ -53,13 +54,15 @@ typedef struct {
     double tol;
 } scenario;
 
-static void check_window_gradient(const scenario *sc, unsigned seed)
+/* The gradient of robot d's windowed loss against finite differences (d: NULL for a random
+ * robot with sc->features). */
+static void check_window_gradient_of(const sid_robot_desc *given, const scenario *sc, unsigned seed)
 {
-    sid_robot_desc *d = tu_random_robot(seed, 4, sc->features);
+    sid_robot_desc *d = given ? NULL : tu_random_robot(seed, 4, sc->features);
     sid_model *m;
     double *theta;
     sid_error err = {0};
-    ck_assert_msg(sid_model_create(&m, &theta, d, &err) == SID_OK, "%s", err.msg);
+    ck_assert_msg(sid_model_create(&m, &theta, given ? given : d, &err) == SID_OK, "%s", err.msg);
     tu_desc_free(d);
     const int np = sid_model_nparam(m), nx = sid_model_nq(m) + sid_model_nv(m);
     /* truth: every parameter moved by a few per cent */
@@ -89,7 +92,7 @@ static void check_window_gradient(const scenario *sc, unsigned seed)
     }
     ck_assert_msg(sid_problem_loss(p, theta, xs, &loss, grad, gx0, &err) == SID_OK, "%s", err.msg);
     ck_assert(loss > 0);
-    double worst = 0, gnorm = 0, gmax = 0;
+    double worst = 0, gnorm = 0, gmax = 0, absdiff = 0;
     char where[512] = "none";
     /* Components 1e-9 below the largest are compared in absolute terms: the loss's own
      * rounding (summed over thousands of steps) dominates their finite differences. */
@@ -106,6 +109,7 @@ static void check_window_gradient(const scenario *sc, unsigned seed)
         }
         theta[i] = x0;
         const double num = (8 * (l[0] - l[1]) - (l[2] - l[3])) / (12 * e), rel = tu_rel_err(grad[i], num, 1e-9 * gmax);
+        absdiff = fmax(absdiff, fabs(grad[i] - num));
         gnorm += grad[i] * grad[i];
         if (rel > worst)
             worst = rel, snprintf(where, sizeof where, "%s: analytic %.10g, fd %.10g", sid_model_param(m, i)->name,
@@ -138,9 +142,9 @@ static void check_window_gradient(const scenario *sc, unsigned seed)
         if (rel > worst) worst = rel, snprintf(where, sizeof where, "start state x0[%d]: %.10g vs %.10g", i, gx0[i], num);
     }
     fprintf(stderr, "window gradient %s substeps %d samples %d window %g qd %d: %d windows, loss %.3e, |g| %.3e, "
-                    "worst rel err %.2e at %s; tape %zu bytes\n",
+                    "worst rel err %.2e at %s; max |a - fd| / max |g| %.1e; tape %zu bytes\n",
             sc->integ == SID_EULER ? "euler" : "rk4", sc->substeps, sc->nsample, sc->window, sc->has_qd, nwin, loss,
-            sqrt(gnorm), worst, where, sid_problem_tape_bytes(p));
+            sqrt(gnorm), worst, where, absdiff / gmax, sid_problem_tape_bytes(p));
     ck_assert_msg(sqrt(gnorm) > 1e-8, "gradient vanished");
     ck_assert_msg(worst <= sc->tol, "relative error %g at %s", worst, where);
     free(grad);
@@ -153,6 +157,8 @@ static void check_window_gradient(const scenario *sc, unsigned seed)
     sid_model_free(m);
     sid_free(theta);
 }
+
+static void check_window_gradient(const scenario *sc, unsigned seed) { check_window_gradient_of(NULL, sc, seed); }
 
 static const scenario scenarios[] = {
     /* integ, substeps, samples, qd, checkpoint, features, estimate_start, dt, jitter, window, tol */
@@ -169,6 +175,32 @@ static const scenario scenarios[] = {
 START_TEST(window_gradient_matches_finite_differences)
 {
     check_window_gradient(&scenarios[_i], 20 + (unsigned)_i);
+}
+END_TEST
+
+/* The example robots of data/, with Coulomb and Stribeck friction switched on at every joint,
+ * both integrators: every parameter's gradient within 1e-6 of finite differences. */
+static const char *const examples[] = {"../data/pendulum/robot.json", "../data/double_pendulum/robot.json",
+                                       "../data/arm7/robot.json", "../data/tree/robot.json"};
+
+START_TEST(example_robots_gradient)
+{
+    sid_robot_desc d;
+    sid_error err = {0};
+    ck_assert_msg(robot_json_load(examples[_i / 2], &d, NULL, &err) == 0, "%s", err.msg);
+    for (int j = 0; j < d.njoint; j++) {
+        sid_joint_desc *jd = &d.joint[j];
+        if (jd->type == SID_JOINT_FIXED) continue;
+        jd->coulomb = 0.05;
+        jd->smoothing = 0.1;
+        jd->has_stribeck = 1;
+        jd->stribeck_torque = 0.03;
+        jd->stribeck_velocity = 0.5;
+    }
+    const scenario sc = {_i % 2 ? SID_RK4 : SID_EULER, 1, 120, 1, 0, 0, 0, 2e-3, 0.2, 0.06, 1e-6};
+    fprintf(stderr, "%s: ", examples[_i / 2]);
+    check_window_gradient_of(&d, &sc, 60 + (unsigned)_i);
+    robot_desc_free(&d);
 }
 END_TEST
 
@@ -227,6 +259,7 @@ Suite *loss_suite(void)
     tcase_set_timeout(tc, 300);
     tcase_add_loop_test(tc, window_gradient_matches_finite_differences, 0, (int)(sizeof scenarios / sizeof scenarios[0]));
     tcase_add_test(tc, long_window_with_checkpoints);
+    tcase_add_loop_test(tc, example_robots_gradient, 0, 8);
     tcase_add_test(tc, threads_give_identical_bits_and_no_allocation);
     suite_add_tcase(s, tc);
     return s;
