@@ -372,5 +372,20 @@ cmp -s "$TMP/thr1.r" "$TMP/thr2.r" && cmp -s "$TMP/thr1.r" "$TMP/thr3.r" || why+
 [ $? -eq 2 ] && [ ! -e "$TMP/thrx.json" ] || why+=" --threads x not a usage error;"
 check "--threads 1, 2, 3: byte-identical fitted robot and report" "$why"
 
+# ---- no poison: unphysical trial points are rejected and the fit goes on ------------------------------
+
+why=""
+"$SYSID" params data/double_pendulum/robot.json --set links.fore.inertia.ixx=0.014 --set links.fore.inertia.iyy=0.013 \
+    --set links.fore.mass=1.4 -o "$TMP/pz.json" 2>/dev/null
+"$SYSID" simulate "$TMP/pz.json" data/double_pendulum/log.csv -o "$TMP/pz.csv" 2>/dev/null
+# unbounded inertias: L-BFGS's first steps leave the physical set (a tensor that is not
+# positive definite), which must be rejected, not simulated or written
+"$SYSID" fit data/double_pendulum/robot.json "$TMP/pz.csv" --free 'links.*.inertia.*' --free 'links.*.mass' \
+    --free 'links.*.com*' -o "$TMP/pzf.json" --report "$TMP/pzr.json" -q || why+=" exit $?;"
+jqt "$TMP/pzr.json" '.rejected >= 1 and .stop == "converged" and .loss.after < 1e-10' || why+=" no rejection or no convergence;"
+grep -qwiE 'nan|inf|infinity' "$TMP/pzf.json" "$TMP/pzr.json" && why+=" non-finite output;"
+"$SYSID" validate "$TMP/pzf.json" >/dev/null 2>&1 || why+=" the fitted robot is not physical;"
+check "no poison: unphysical trial points rejected, fit converges, outputs physical and finite" "$why"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
