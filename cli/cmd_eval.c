@@ -42,6 +42,8 @@ static void help(void)
            "  --columns MAP       log column names: {\"q.elbow\": \"pos2\"} or q.elbow=pos2\n"
            "  --scale MAP         multiply logical columns: {\"t\": 0.001} or t=0.001\n"
            "  --threads N         windows evaluated in parallel (default 0: all cores)\n"
+           "  --start-velocity logged|positions   window start velocities from the velocity\n"
+           "                      columns (default) or from positions\n"
            "  --json              one JSON object on stdout:\n"
            "                      {\"loss\", \"nres\", \"windows\",\n"
            "                       \"rmse\": {\"q\": {JOINT: X}, \"qd\": {JOINT: X or null}},\n"
@@ -165,6 +167,7 @@ int cmd_eval(int argc, char **argv)
         { "columns", required_argument, NULL, CMD_SPEC_OPT + 4 },
         { "scale", required_argument, NULL, CMD_SPEC_OPT + 5 },
         { "threads", required_argument, NULL, CMD_SPEC_OPT + 6 },
+        { "start-velocity", required_argument, NULL, CMD_SPEC_OPT + 7 },
         { "config", required_argument, NULL, 'c' },
         { "json", no_argument, NULL, 'j' },
         { "help", no_argument, NULL, 'h' },

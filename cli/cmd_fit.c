@@ -55,6 +55,9 @@ static void help(void)
            "  --integrator euler|rk4, --substeps N, --max-dt S   simulation\n"
            "  --max-iter N, --ftol-rel X, --time-limit S         optimizer limits\n"
            "  --columns MAP, --scale MAP                         log column names and units\n"
+           "  --start-velocity logged|positions   logged start states take velocities from\n"
+           "                      the velocity columns (default) or from positions (when\n"
+           "                      the logged velocity is itself a noisy difference)\n"
            "  --threads N         windows evaluated in parallel (default 0: all cores); the\n"
            "                      result is the same, to the bit, for any N\n\n"
            "Checks:\n"
@@ -307,6 +310,7 @@ int cmd_fit(int argc, char **argv)
         { "time-limit", required_argument, NULL, CMD_SPEC_OPT + 10 },
         { "start", required_argument, NULL, CMD_SPEC_OPT + 11 },
         { "threads", required_argument, NULL, CMD_SPEC_OPT + 12 },
+        { "start-velocity", required_argument, NULL, CMD_SPEC_OPT + 13 },
         { "output", required_argument, NULL, 'o' },
         { "config", required_argument, NULL, 'c' },
         { "in-place", no_argument, NULL, OPT_IN_PLACE },

@@ -44,6 +44,8 @@ static void help(void)
            "  --columns MAP       log column names: {\"q.elbow\": \"pos2\"} or q.elbow=pos2\n"
            "  --scale MAP         multiply logical columns: {\"t\": 0.001} or t=0.001\n"
            "  --threads N         windows evaluated in parallel (default 0: all cores)\n"
+           "  --start-velocity logged|positions   window start velocities from the velocity\n"
+           "                      columns (default) or from positions\n"
            "  --bounds, --max-iter, --ftol-rel, --time-limit, --start\n"
            "                      accepted as by `sysid fit`; they do not change the gradient\n"
            "  --check             also compute a fourth-order central finite difference of\n"
@@ -211,6 +213,7 @@ int cmd_grad(int argc, char **argv)
         { "time-limit", required_argument, NULL, CMD_SPEC_OPT + 10 },
         { "start", required_argument, NULL, CMD_SPEC_OPT + 11 },
         { "threads", required_argument, NULL, CMD_SPEC_OPT + 12 },
+        { "start-velocity", required_argument, NULL, CMD_SPEC_OPT + 13 },
         { "config", required_argument, NULL, 'c' },
         { "json", no_argument, NULL, 'j' },
         { "check", no_argument, NULL, 'k' },

@@ -226,11 +226,22 @@ static int read_start(const char *value, int *out)
     return 0;
 }
 
+static int read_start_velocity(const char *value, int *out)
+{
+    if (strcmp(value, "logged") == 0)
+        *out = 0;
+    else if (strcmp(value, "positions") == 0)
+        *out = 1;
+    else
+        return -1;
+    return 0;
+}
+
 static int read_spec(ctx *c, fitspec *s, const cJSON *root)
 {
     static const char *const keys[] = { "free", "bounds", "window", "substeps", "max_dt",
                                         "integrator", "weights", "optimizer", "columns",
-                                        "scale", "start", "description", NULL };
+                                        "scale", "start", "start_velocity", "description", NULL };
     static const char *const wkeys[] = { "q", "qd", NULL };
     static const char *const okeys[] = { "max_iter", "ftol_rel", "time_limit", NULL };
     const cJSON *v;
@@ -302,6 +313,9 @@ static int read_spec(ctx *c, fitspec *s, const cJSON *root)
     if ((v = cJSON_GetObjectItemCaseSensitive(root, "start")) &&
         (!cJSON_IsString(v) || read_start(v->valuestring, &s->start)))
         return expected(c, "start", "\"logged\" or \"fitted\"", v);
+    if ((v = cJSON_GetObjectItemCaseSensitive(root, "start_velocity")) &&
+        (!cJSON_IsString(v) || read_start_velocity(v->valuestring, &s->start_velocity_from_q)))
+        return expected(c, "start_velocity", "\"logged\" or \"positions\"", v);
     return 0;
 }
 
@@ -321,7 +335,7 @@ int fitspec_load(fitspec *s, const char *path, sid_error *err)
 static const char *const flags[] = { "--free", "--bounds", "--window", "--integrator",
                                      "--substeps", "--max-dt", "--columns", "--scale",
                                      "--max-iter", "--ftol-rel", "--time-limit", "--start",
-                                     "--threads", NULL };
+                                     "--threads", "--start-velocity", NULL };
 
 int fitspec_is_flag(const char *flag)
 {
@@ -501,6 +515,11 @@ int fitspec_apply_flag(fitspec *s, const char *flag, const char *value, sid_erro
         *(flag[2] == 'f' ? &s->ftol_rel : &s->time_limit) = x;
         return 0;
     }
+    if (strcmp(flag, "--start-velocity") == 0) {
+        if (read_start_velocity(value, &s->start_velocity_from_q))
+            return bad_flag(err, flag, "logged or positions", value);
+        return 0;
+    }
     if (strcmp(flag, "--start") == 0) {
         if (read_start(value, &s->start))
             return bad_flag(err, flag, "logged or fitted", value);
@@ -627,6 +646,7 @@ void fitspec_loss_opts(const fitspec *s, sid_loss_opts *o)
     o->sim = s->sim;
     o->estimate_start = s->start == FITSPEC_START_FITTED;
     o->threads = s->threads;
+    o->start_velocity_from_q = s->start_velocity_from_q;
 }
 
 void fitspec_fit_opts(const fitspec *s, const fitspec_selection *sel, sid_fit_opts *o)

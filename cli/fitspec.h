@@ -60,6 +60,7 @@ typedef struct {
     int threads;                   /* --threads: windows in parallel; 0: all cores (a flag only) */
     traj_colmap columns;           /* log column renaming and scales */
     int start;                     /* FITSPEC_START_*: window start states */
+    int start_velocity_from_q;     /* "start_velocity": "positions" (1) or "logged" (0) */
     /* bookkeeping for flags overriding the file */
     int free_flagged, nbound_flagged;
 } fitspec;

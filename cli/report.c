@@ -184,6 +184,7 @@ static void settings(jb *b, cJSON *o, const report *r)
     const fitspec *s = r->spec;
     cJSON *x = add(b, o, "settings", cJSON_CreateObject());
     str(b, x, "start", r->estimate_start ? "fitted" : "logged");
+    str(b, x, "start_velocity", s->start_velocity_from_q ? "positions" : "logged");
     num(b, x, "window", s->window);
     integer(b, x, "windows", r->nwindows);
     str(b, x, "integrator", s->sim.integrator == SID_RK4 ? "rk4" : "euler");

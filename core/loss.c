@@ -72,6 +72,7 @@ void sid_loss_opts_defaults(sid_loss_opts *o)
     o->checkpoint = 0;
     o->estimate_start = 0;
     o->threads = 0;
+    o->start_velocity_from_q = 0;
 }
 
 int sid_problem_default_threads(void)
@@ -345,7 +346,8 @@ static void start_state(const sid_problem *p, const double *theta, const window 
         return;
     }
     sid_traj_state_q(p->m, theta, tr, w->k0, x);
-    sid_traj_velocity(tr, w->k0, x + p->m->nq);
+    if (p->o.start_velocity_from_q) sid_traj_velocity_from_q(tr, w->k0, x + p->m->nq);
+    else sid_traj_velocity(tr, w->k0, x + p->m->nq);
 }
 
 void sid_problem_start_states(const sid_problem *p, const double *theta, double *x0)

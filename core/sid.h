@@ -211,6 +211,9 @@ void sid_traj_free(sid_traj *tr);
 
 /* Velocity at sample k: logged qd, or a smoothed central difference of q when absent. */
 void sid_traj_velocity(const sid_traj *tr, int k, double *v);
+/* Velocity at sample k from positions alone (a difference over +-2 samples), for logs whose
+ * velocity column is itself a noisy difference of encoder positions. */
+void sid_traj_velocity_from_q(const sid_traj *tr, int k, double *v);
 
 /* Replay tr's commands from its first logged state; q_out (n x nq, measured convention)
  * and v_out (n x nv) receive the simulated trajectory at the log's sample times. */
@@ -231,6 +234,7 @@ typedef struct {
     int checkpoint;       /* log samples between checkpoints of the backward pass; 0 = sqrt(window) */
     int estimate_start;   /* 1: window start states are unknowns (multiple shooting), see loss.c */
     int threads;          /* windows evaluated in parallel; 0 = all cores. Results do not depend on it. */
+    int start_velocity_from_q;   /* 1: logged start velocities from positions, even where qd is logged */
 } sid_loss_opts;
 
 void sid_loss_opts_defaults(sid_loss_opts *o);   /* window 0.5 s, weights q 1 and qd 0.1 */

@@ -32,14 +32,16 @@ void sid_traj_free(sid_traj *tr)
     sid_free(tr);
 }
 
-/* Without logged velocities, a difference over +-2 samples (one-sided at the ends) smooths
- * encoder quantisation while staying centred on the sample. Assumes nq == nv (no free joints). */
 void sid_traj_velocity(const sid_traj *tr, int k, double *v)
 {
-    if (tr->qd) {
-        memcpy(v, tr->qd + (size_t)k * (size_t)tr->nv, sizeof(double) * (size_t)tr->nv);
-        return;
-    }
+    if (tr->qd) memcpy(v, tr->qd + (size_t)k * (size_t)tr->nv, sizeof(double) * (size_t)tr->nv);
+    else sid_traj_velocity_from_q(tr, k, v);
+}
+
+/* A difference over +-2 samples (one-sided at the ends) smooths encoder quantisation while
+ * staying centred on the sample. Assumes nq == nv (no free joints). */
+void sid_traj_velocity_from_q(const sid_traj *tr, int k, double *v)
+{
     if (tr->n < 2) {
         memset(v, 0, sizeof(double) * (size_t)tr->nv);
         return;

@@ -211,5 +211,21 @@ expect_bad "diff: --tol -1" diff data/pendulum/robot.json "$TMP/heavy.json" --to
 expect_bad "diff: missing file" diff data/pendulum/robot.json "$TMP/no_such.json"
 expect_bad "diff: bad robot" diff "$FIX/bad/cycle.json" data/pendulum/robot.json
 
+# ---- eval --start-velocity: start velocities from positions on a real log ------------------
+# The DFKI double pendulum's vel_meas is the backward difference of its encoder positions:
+# windows started from it predict far worse than windows started from a smoothed difference.
+D=data/dfki_double_pendulum
+cols='t=time,q.shoulder=pos_meas1,q.elbow=pos_meas2,qd.shoulder=vel_meas1,qd.elbow=vel_meas2,u.shoulder=tau_meas1,u.elbow=tau_meas2'
+why=""
+run eval "$D/robot.json" "$D/trajectory_02.csv" --columns "$cols" --window 0.3 --json
+[ "$rc" -eq 0 ] || why+=" logged: exit $rc;"
+cp "$TMP/out" "$TMP/logged.json"
+run eval "$D/robot.json" "$D/trajectory_02.csv" --columns "$cols" --window 0.3 --start-velocity positions --json
+[ "$rc" -eq 0 ] || why+=" positions: exit $rc;"
+jqok '.rmse.q.shoulder < 0.5 * $l[0].rmse.q.shoulder and .rmse.q.elbow < 0.5 * $l[0].rmse.q.elbow' \
+    --slurpfile l "$TMP/logged.json" || why+=" positions did not predict better;"
+check "eval --start-velocity positions on a log with differenced velocities" "$why"
+expect_bad "eval: --start-velocity bad value" eval data/pendulum/robot.json data/pendulum/log.csv --start-velocity x
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -252,6 +252,43 @@ START_TEST(threads_give_identical_bits_and_no_allocation)
 }
 END_TEST
 
+START_TEST(start_velocity_from_positions)
+{
+    /* logged start states take their velocity from the qd column, or from positions */
+    sid_robot_desc *d = tu_random_robot(71, 3, 0);
+    sid_model *m;
+    double *theta;
+    sid_error err = {0};
+    ck_assert_int_eq(sid_model_create(&m, &theta, d, &err), SID_OK);
+    tu_desc_free(d);
+    sid_traj *log = tu_synth_log(m, theta, 301, 1e-3, 0.3, 9);
+    tu_add_noise(log, 0, 0.5, 3);   /* velocities noisy, positions exact */
+    const int nq = sid_model_nq(m), nx = 2 * nq;
+    double x_logged[64 * 8], x_pos[64 * 8], v[64];
+    for (int from_q = 0; from_q < 2; from_q++) {
+        sid_loss_opts o;
+        sid_loss_opts_defaults(&o);
+        o.window = 0.1;
+        o.start_velocity_from_q = from_q;
+        sid_problem *p;
+        ck_assert_int_eq(sid_problem_create(&p, m, (const sid_traj *const *)&log, 1, &o, &err), SID_OK);
+        ck_assert_int_le(sid_problem_nwindows(p), 8);
+        sid_problem_start_states(p, theta, from_q ? x_pos : x_logged);
+        sid_problem_free(p);
+    }
+    /* window 1 starts at sample 100 */
+    sid_traj_velocity_from_q(log, 100, v);
+    for (int i = 0; i < nq; i++) {
+        ck_assert_double_eq(x_logged[nx + nq + i], log->qd[100 * nq + i]);
+        ck_assert_double_eq(x_pos[nx + nq + i], v[i]);
+        ck_assert_double_eq(x_pos[nx + i], x_logged[nx + i]);
+    }
+    sid_traj_free(log);
+    sid_model_free(m);
+    sid_free(theta);
+}
+END_TEST
+
 Suite *loss_suite(void)
 {
     Suite *s = suite_create("loss");
@@ -261,6 +298,7 @@ Suite *loss_suite(void)
     tcase_add_test(tc, long_window_with_checkpoints);
     tcase_add_loop_test(tc, example_robots_gradient, 0, 8);
     tcase_add_test(tc, threads_give_identical_bits_and_no_allocation);
+    tcase_add_test(tc, start_velocity_from_positions);
     suite_add_tcase(s, tc);
     return s;
 }
