@@ -101,6 +101,25 @@ static sid_status check_finite(const double *x, int n, const char *what, sid_err
     return SID_OK;
 }
 
+/* The RK4 stages of a step into ws->rk = (q2, v2, q3, v3, q4, v4, a1, a2, a3, a4): the stage
+ * states, and the accelerations of the first nstage stages. */
+static sid_status rk4_stages(const sid_model *m, const double *theta, sid_workspace *ws, double h, const double *q,
+                             const double *v, const double *u, int nstage, sid_error *err)
+{
+    const int nv = m->nv;
+    double *q2 = ws->rk, *v2 = q2 + nv, *q3 = v2 + nv, *v3 = q3 + nv, *q4 = v3 + nv, *v4 = q4 + nv;
+    double *a1 = v4 + nv, *a2 = a1 + nv, *a3 = a2 + nv, *a4 = a3 + nv;
+    sid_status s;
+    if ((s = fd(m, theta, ws, q, v, u, 0, a1, err))) return s;
+    for (int i = 0; i < nv; i++) q2[i] = q[i] + 0.5 * h * v[i], v2[i] = v[i] + 0.5 * h * a1[i];
+    if ((s = fd(m, theta, ws, q2, v2, u, 0, a2, err))) return s;
+    for (int i = 0; i < nv; i++) q3[i] = q[i] + 0.5 * h * v2[i], v3[i] = v[i] + 0.5 * h * a2[i];
+    if ((s = fd(m, theta, ws, q3, v3, u, 0, a3, err))) return s;
+    for (int i = 0; i < nv; i++) q4[i] = q[i] + h * v3[i], v4[i] = v[i] + h * a3[i];
+    if (nstage == 4 && (s = fd(m, theta, ws, q4, v4, u, 0, a4, err))) return s;
+    return SID_OK;
+}
+
 sid_status sid_step(const sid_model *m, const double *theta, sid_workspace *ws, sid_integrator integ, double h,
                     const double *q, const double *v, const double *u, double *q1, double *v1, sid_error *err)
 {
@@ -114,15 +133,9 @@ sid_status sid_step(const sid_model *m, const double *theta, sid_workspace *ws, 
             q1[i] = q[i] + h * v1[i];
         }
     } else {
-        double *q2 = ws->rk, *v2 = q2 + nv, *q3 = v2 + nv, *v3 = q3 + nv, *q4 = v3 + nv, *v4 = q4 + nv;
-        double *a1 = v4 + nv, *a2 = a1 + nv, *a3 = a2 + nv, *a4 = a3 + nv;
-        if ((s = fd(m, theta, ws, q, v, u, 0, a1, err))) return s;
-        for (int i = 0; i < nv; i++) q2[i] = q[i] + 0.5 * h * v[i], v2[i] = v[i] + 0.5 * h * a1[i];
-        if ((s = fd(m, theta, ws, q2, v2, u, 0, a2, err))) return s;
-        for (int i = 0; i < nv; i++) q3[i] = q[i] + 0.5 * h * v2[i], v3[i] = v[i] + 0.5 * h * a2[i];
-        if ((s = fd(m, theta, ws, q3, v3, u, 0, a3, err))) return s;
-        for (int i = 0; i < nv; i++) q4[i] = q[i] + h * v3[i], v4[i] = v[i] + h * a3[i];
-        if ((s = fd(m, theta, ws, q4, v4, u, 0, a4, err))) return s;
+        if ((s = rk4_stages(m, theta, ws, h, q, v, u, 4, err))) return s;
+        const double *v2 = ws->rk + nv, *v3 = v2 + 2 * nv, *v4 = v3 + 2 * nv;
+        const double *a1 = v4 + nv, *a2 = a1 + nv, *a3 = a2 + nv, *a4 = a3 + nv;
         for (int i = 0; i < nv; i++) {
             q1[i] = q[i] + h / 6 * (v[i] + 2 * v2[i] + 2 * v3[i] + v4[i]);
             v1[i] = v[i] + h / 6 * (a1[i] + 2 * a2[i] + 2 * a3[i] + a4[i]);
@@ -149,17 +162,11 @@ sid_status sid_step_vjp(const sid_model *m, const double *theta, sid_workspace *
         }
         return fd_vjp(m, theta, ws, q, v, u, h, abar, qbar, vbar, thetabar, err);
     }
-    /* Recompute the stages, then reverse them (last stage first). */
-    double *q2 = ws->rk, *v2 = q2 + nv, *q3 = v2 + nv, *v3 = q3 + nv, *q4 = v3 + nv, *v4 = q4 + nv;
-    double *a1 = v4 + nv, *a2 = a1 + nv, *a3 = a2 + nv;
+    /* Recompute the stages (the fourth's acceleration is not needed), then reverse them. */
+    if ((s = rk4_stages(m, theta, ws, h, q, v, u, 3, err))) return s;
+    const double *q2 = ws->rk, *v2 = q2 + nv, *q3 = v2 + nv, *v3 = q3 + nv, *q4 = v3 + nv, *v4 = q4 + nv;
     double *ab1 = ws->rkbar, *ab2 = ab1 + nv, *ab3 = ab2 + nv, *ab4 = ab3 + nv;
     double *qs = ab4 + nv, *vs = qs + nv, *vb2 = vs + nv, *vb3 = vb2 + nv;
-    if ((s = fd(m, theta, ws, q, v, u, 0, a1, err))) return s;
-    for (int i = 0; i < nv; i++) q2[i] = q[i] + 0.5 * h * v[i], v2[i] = v[i] + 0.5 * h * a1[i];
-    if ((s = fd(m, theta, ws, q2, v2, u, 0, a2, err))) return s;
-    for (int i = 0; i < nv; i++) q3[i] = q[i] + 0.5 * h * v2[i], v3[i] = v[i] + 0.5 * h * a2[i];
-    if ((s = fd(m, theta, ws, q3, v3, u, 0, a3, err))) return s;
-    for (int i = 0; i < nv; i++) q4[i] = q[i] + h * v3[i], v4[i] = v[i] + h * a3[i];
     /* q1 = q + h/6 (v + 2 v2 + 2 v3 + v4);  v1 = v + h/6 (a1 + 2 a2 + 2 a3 + a4) */
     for (int i = 0; i < nv; i++) {
         qbar[i] += q1bar[i];
