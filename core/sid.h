@@ -322,7 +322,7 @@ const char *sid_stop_str(sid_stop s);
 
 /* ---- what the data determine ------------------------------------------------------------ */
 
-#define SID_MAX_FREE 256
+#define SID_MAX_FREE 1024   /* the covariance result holds two 1024 x 1024 matrices: allocate it */
 #define SID_NULL_RATIO 1e-10   /* eigenvalue ratio of the scaled J^T J below which a direction is unresolved */
 
 typedef struct {
