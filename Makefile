@@ -1,7 +1,7 @@
 # sysid build. `make` builds ./sysid; `make test` runs the Check suites and tests/cli.sh;
 # `make debug` runs the same tests under ASan + UBSan; `make bench` runs the benchmarks.
 CC      ?= cc
-OPT     ?= -O2
+OPT     ?= -O3
 CFLAGS  ?= $(OPT)
 WARN     = -std=c11 -Wall -Wextra -Werror -Wpedantic -Wshadow -Wmissing-prototypes -Wvla \
            -ffp-contract=off -D_POSIX_C_SOURCE=200809L

@@ -261,7 +261,7 @@ static int read_motor(reader *r, const cJSON *v, const char *where, sid_joint_de
                                              SID_MOTOR_VOLTAGE };
     const cJSON *mo;
     char p[PATH_LEN];
-    int input;
+    int input = 0;
     join(p, where, "motor");
     if (get_object(r, v, "motor", where, &mo, 0, keys))
         return -1;
@@ -294,7 +294,7 @@ static int read_joint(reader *r, const cJSON *v, const char *where, const sid_ro
                                             SID_JOINT_PRISMATIC, SID_JOINT_FIXED };
     const cJSON *origin;
     char p[PATH_LEN];
-    int type;
+    int type = 0;
     sid_joint_desc_defaults(j);
     j->axis[0] = 1; /* URDF's default axis */
     if (!cJSON_IsObject(v))
