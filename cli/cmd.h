@@ -38,6 +38,22 @@ typedef struct {
 
 /* getopt_long `val` of a fit-spec flag: CMD_SPEC_OPT + its index in the option table. */
 #define CMD_SPEC_OPT 1000
+/* Every fit-spec flag, first in the option table of a command that takes them all. */
+#define CMD_SPEC_OPTIONS                                                 \
+    { "free", required_argument, NULL, CMD_SPEC_OPT + 0 },               \
+    { "bounds", required_argument, NULL, CMD_SPEC_OPT + 1 },             \
+    { "window", required_argument, NULL, CMD_SPEC_OPT + 2 },             \
+    { "integrator", required_argument, NULL, CMD_SPEC_OPT + 3 },         \
+    { "substeps", required_argument, NULL, CMD_SPEC_OPT + 4 },           \
+    { "max-dt", required_argument, NULL, CMD_SPEC_OPT + 5 },             \
+    { "columns", required_argument, NULL, CMD_SPEC_OPT + 6 },            \
+    { "scale", required_argument, NULL, CMD_SPEC_OPT + 7 },              \
+    { "max-iter", required_argument, NULL, CMD_SPEC_OPT + 8 },           \
+    { "ftol-rel", required_argument, NULL, CMD_SPEC_OPT + 9 },           \
+    { "time-limit", required_argument, NULL, CMD_SPEC_OPT + 10 },        \
+    { "start", required_argument, NULL, CMD_SPEC_OPT + 11 },             \
+    { "threads", required_argument, NULL, CMD_SPEC_OPT + 12 },           \
+    { "start-velocity", required_argument, NULL, CMD_SPEC_OPT + 13 }
 /* Record option `opt` (a fit-spec flag) with its value; 0, or -1 if there are too many. */
 int cmd_spec_add(cmd_spec_args *a, const struct option *opt, const char *value);
 /* fitspec_init, read a->path if given, then apply the flags over it. */

@@ -297,20 +297,7 @@ static int check_outputs(const fit_args *a, const char *config)
 int cmd_fit(int argc, char **argv)
 {
     static const struct option opts[] = {
-        { "free", required_argument, NULL, CMD_SPEC_OPT + 0 },
-        { "bounds", required_argument, NULL, CMD_SPEC_OPT + 1 },
-        { "window", required_argument, NULL, CMD_SPEC_OPT + 2 },
-        { "integrator", required_argument, NULL, CMD_SPEC_OPT + 3 },
-        { "substeps", required_argument, NULL, CMD_SPEC_OPT + 4 },
-        { "max-dt", required_argument, NULL, CMD_SPEC_OPT + 5 },
-        { "columns", required_argument, NULL, CMD_SPEC_OPT + 6 },
-        { "scale", required_argument, NULL, CMD_SPEC_OPT + 7 },
-        { "max-iter", required_argument, NULL, CMD_SPEC_OPT + 8 },
-        { "ftol-rel", required_argument, NULL, CMD_SPEC_OPT + 9 },
-        { "time-limit", required_argument, NULL, CMD_SPEC_OPT + 10 },
-        { "start", required_argument, NULL, CMD_SPEC_OPT + 11 },
-        { "threads", required_argument, NULL, CMD_SPEC_OPT + 12 },
-        { "start-velocity", required_argument, NULL, CMD_SPEC_OPT + 13 },
+        CMD_SPEC_OPTIONS,
         { "output", required_argument, NULL, 'o' },
         { "config", required_argument, NULL, 'c' },
         { "in-place", no_argument, NULL, OPT_IN_PLACE },
