@@ -41,9 +41,10 @@ sid_workspace *sid_workspace_create(const sid_model *m)
     ws->w = sid_alloc(nv * sizeof *ws->w);
     ws->rk = sid_alloc(10 * nv * sizeof *ws->rk);
     ws->rkbar = sid_alloc(8 * nv * sizeof *ws->rkbar);
+    ws->Lst = sid_alloc(4 * nv * nv * sizeof *ws->Lst);
     if (!ws->X || !ws->RT || !ws->dRT || !ws->theta_seen || !ws->Q || !ws->I || !ws->vJ || !ws->v || !ws->a || !ws->h || !ws->f || !ws->cm ||
         !ws->ch || !ws->cI || !ws->vbar || !ws->abar || !ws->fbar || !ws->Ebar || !ws->rbar || !ws->Ibar || !ws->M ||
-        !ws->c || !ws->F || !ws->rhs || !ws->tmp || !ws->w || !ws->rk || !ws->rkbar) {
+        !ws->c || !ws->F || !ws->rhs || !ws->tmp || !ws->w || !ws->rk || !ws->rkbar || !ws->Lst) {
         sid_workspace_free(ws);
         return NULL;
     }
@@ -55,7 +56,7 @@ void sid_workspace_free(sid_workspace *ws)
     if (!ws) return;
     void *p[] = {ws->X, ws->RT, ws->dRT, ws->theta_seen, ws->Q, ws->I, ws->vJ, ws->v, ws->a, ws->h, ws->f, ws->cm, ws->ch, ws->cI,
                  ws->vbar, ws->abar, ws->fbar, ws->Ebar, ws->rbar, ws->Ibar, ws->M, ws->c, ws->F, ws->rhs,
-                 ws->tmp, ws->w, ws->rk, ws->rkbar};
+                 ws->tmp, ws->w, ws->rk, ws->rkbar, ws->Lst};
     for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) sid_free(p[i]);
     sid_free(ws);
 }

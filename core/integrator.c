@@ -109,14 +109,22 @@ static sid_status rk4_stages(const sid_model *m, const double *theta, sid_worksp
     const int nv = m->nv;
     double *q2 = ws->rk, *v2 = q2 + nv, *q3 = v2 + nv, *v3 = q3 + nv, *q4 = v3 + nv, *v4 = q4 + nv;
     double *a1 = v4 + nv, *a2 = a1 + nv, *a3 = a2 + nv, *a4 = a3 + nv;
+    const size_t nn = (size_t)nv * (size_t)nv, bytes = sizeof(double) * nn;
     sid_status s;
+    /* each stage's factor is kept in ws->Lst, so that a tape can hold it for the adjoint */
     if ((s = fd(m, theta, ws, q, v, u, 0, a1, err))) return s;
+    memcpy(ws->Lst, ws->M, bytes);
     for (int i = 0; i < nv; i++) q2[i] = q[i] + 0.5 * h * v[i], v2[i] = v[i] + 0.5 * h * a1[i];
     if ((s = fd(m, theta, ws, q2, v2, u, 0, a2, err))) return s;
+    memcpy(ws->Lst + nn, ws->M, bytes);
     for (int i = 0; i < nv; i++) q3[i] = q[i] + 0.5 * h * v2[i], v3[i] = v[i] + 0.5 * h * a2[i];
     if ((s = fd(m, theta, ws, q3, v3, u, 0, a3, err))) return s;
+    memcpy(ws->Lst + 2 * nn, ws->M, bytes);
     for (int i = 0; i < nv; i++) q4[i] = q[i] + h * v3[i], v4[i] = v[i] + h * a3[i];
-    if (nstage == 4 && (s = fd(m, theta, ws, q4, v4, u, 0, a4, err))) return s;
+    if (nstage == 4) {
+        if ((s = fd(m, theta, ws, q4, v4, u, 0, a4, err))) return s;
+        memcpy(ws->Lst + 3 * nn, ws->M, bytes);
+    }
     return SID_OK;
 }
 
@@ -145,6 +153,62 @@ sid_status sid_step(const sid_model *m, const double *theta, sid_workspace *ws, 
     return SID_OK;
 }
 
+/* Adjoint of one RK4 stage a_s = fd(q_s, v_s, u): with the stage's factor L_s from a tape,
+ * or (L_s NULL) by recomputing the forward dynamics. */
+static sid_status stage_vjp(const sid_model *m, const double *theta, sid_workspace *ws, const double *qs,
+                            const double *vs, const double *u, const double *as, const double *Ls, const double *abar,
+                            double *qbar, double *vbar, double *thetabar, sid_error *err)
+{
+    if (!Ls) return fd_vjp(m, theta, ws, qs, vs, u, 0, abar, qbar, vbar, thetabar, err);
+    fd_vjp_factored(m, theta, ws, qs, vs, u, 0, as, Ls, abar, qbar, vbar, thetabar);
+    return SID_OK;
+}
+
+/* Reverse an RK4 step whose stages st = (q2, v2, q3, v3, q4, v4, a1, a2, a3, a4) are known;
+ * L holds the four stages' Cholesky factors, or is NULL to recompute them. */
+static sid_status rk4_reverse(const sid_model *m, const double *theta, sid_workspace *ws, double h, const double *q,
+                              const double *v, const double *u, const double *st, const double *L,
+                              const double *q1bar, const double *v1bar, double *qbar, double *vbar, double *thetabar,
+                              sid_error *err)
+{
+    const int nv = m->nv;
+    const size_t nn = (size_t)nv * (size_t)nv;
+    const double *q2 = st, *v2 = q2 + nv, *q3 = v2 + nv, *v3 = q3 + nv, *q4 = v3 + nv, *v4 = q4 + nv;
+    const double *a1 = v4 + nv, *a2 = a1 + nv, *a3 = a2 + nv, *a4 = a3 + nv;
+    const double *L1 = L, *L2 = L ? L + nn : NULL, *L3 = L ? L + 2 * nn : NULL, *L4 = L ? L + 3 * nn : NULL;
+    double *ab1 = ws->rkbar, *ab2 = ab1 + nv, *ab3 = ab2 + nv, *ab4 = ab3 + nv;
+    double *qs = ab4 + nv, *vs = qs + nv, *vb2 = vs + nv, *vb3 = vb2 + nv;
+    sid_status s;
+    /* q1 = q + h/6 (v + 2 v2 + 2 v3 + v4);  v1 = v + h/6 (a1 + 2 a2 + 2 a3 + a4) */
+    for (int i = 0; i < nv; i++) {
+        qbar[i] += q1bar[i];
+        vbar[i] += v1bar[i] + h / 6 * q1bar[i];
+        vb2[i] = h / 3 * q1bar[i];
+        vb3[i] = h / 3 * q1bar[i];
+        ab1[i] = h / 6 * v1bar[i];
+        ab2[i] = h / 3 * v1bar[i];
+        ab3[i] = h / 3 * v1bar[i];
+        ab4[i] = h / 6 * v1bar[i];
+    }
+    /* stage 4 at (q4, v4) = (q + h v3, v + h a3) */
+    memset(qs, 0, sizeof(double) * 2 * (size_t)nv);
+    for (int i = 0; i < nv; i++) vs[i] = h / 6 * q1bar[i];
+    if ((s = stage_vjp(m, theta, ws, q4, v4, u, a4, L4, ab4, qs, vs, thetabar, err))) return s;
+    for (int i = 0; i < nv; i++) qbar[i] += qs[i], vb3[i] += h * qs[i], vbar[i] += vs[i], ab3[i] += h * vs[i];
+    /* stage 3 at (q + h/2 v2, v + h/2 a2) */
+    memset(qs, 0, sizeof(double) * 2 * (size_t)nv);
+    for (int i = 0; i < nv; i++) vs[i] = vb3[i];
+    if ((s = stage_vjp(m, theta, ws, q3, v3, u, a3, L3, ab3, qs, vs, thetabar, err))) return s;
+    for (int i = 0; i < nv; i++) qbar[i] += qs[i], vb2[i] += 0.5 * h * qs[i], vbar[i] += vs[i], ab2[i] += 0.5 * h * vs[i];
+    /* stage 2 at (q + h/2 v, v + h/2 a1) */
+    memset(qs, 0, sizeof(double) * 2 * (size_t)nv);
+    for (int i = 0; i < nv; i++) vs[i] = vb2[i];
+    if ((s = stage_vjp(m, theta, ws, q2, v2, u, a2, L2, ab2, qs, vs, thetabar, err))) return s;
+    for (int i = 0; i < nv; i++) qbar[i] += qs[i], vbar[i] += 0.5 * h * qs[i] + vs[i], ab1[i] += 0.5 * h * vs[i];
+    /* stage 1 at (q, v) */
+    return stage_vjp(m, theta, ws, q, v, u, a1, L1, ab1, qbar, vbar, thetabar, err);
+}
+
 sid_status sid_step_vjp(const sid_model *m, const double *theta, sid_workspace *ws, sid_integrator integ,
                         double h, const double *q, const double *v, const double *u, const double *q1bar,
                         const double *v1bar, double *qbar, double *vbar, double *thetabar, sid_error *err)
@@ -162,39 +226,17 @@ sid_status sid_step_vjp(const sid_model *m, const double *theta, sid_workspace *
         }
         return fd_vjp(m, theta, ws, q, v, u, h, abar, qbar, vbar, thetabar, err);
     }
-    /* Recompute the stages (the fourth's acceleration is not needed), then reverse them. */
+    /* Recompute the stage states (the fourth's acceleration is not needed), then reverse. */
     if ((s = rk4_stages(m, theta, ws, h, q, v, u, 3, err))) return s;
-    const double *q2 = ws->rk, *v2 = q2 + nv, *q3 = v2 + nv, *v3 = q3 + nv, *q4 = v3 + nv, *v4 = q4 + nv;
-    double *ab1 = ws->rkbar, *ab2 = ab1 + nv, *ab3 = ab2 + nv, *ab4 = ab3 + nv;
-    double *qs = ab4 + nv, *vs = qs + nv, *vb2 = vs + nv, *vb3 = vb2 + nv;
-    /* q1 = q + h/6 (v + 2 v2 + 2 v3 + v4);  v1 = v + h/6 (a1 + 2 a2 + 2 a3 + a4) */
-    for (int i = 0; i < nv; i++) {
-        qbar[i] += q1bar[i];
-        vbar[i] += v1bar[i] + h / 6 * q1bar[i];
-        vb2[i] = h / 3 * q1bar[i];
-        vb3[i] = h / 3 * q1bar[i];
-        ab1[i] = h / 6 * v1bar[i];
-        ab2[i] = h / 3 * v1bar[i];
-        ab3[i] = h / 3 * v1bar[i];
-        ab4[i] = h / 6 * v1bar[i];
-    }
-    /* stage 4 at (q4, v4) = (q + h v3, v + h a3) */
-    memset(qs, 0, sizeof(double) * 2 * (size_t)nv);
-    for (int i = 0; i < nv; i++) vs[i] = h / 6 * q1bar[i];
-    if ((s = fd_vjp(m, theta, ws, q4, v4, u, 0, ab4, qs, vs, thetabar, err))) return s;
-    for (int i = 0; i < nv; i++) qbar[i] += qs[i], vb3[i] += h * qs[i], vbar[i] += vs[i], ab3[i] += h * vs[i];
-    /* stage 3 at (q + h/2 v2, v + h/2 a2) */
-    memset(qs, 0, sizeof(double) * 2 * (size_t)nv);
-    for (int i = 0; i < nv; i++) vs[i] = vb3[i];
-    if ((s = fd_vjp(m, theta, ws, q3, v3, u, 0, ab3, qs, vs, thetabar, err))) return s;
-    for (int i = 0; i < nv; i++) qbar[i] += qs[i], vb2[i] += 0.5 * h * qs[i], vbar[i] += vs[i], ab2[i] += 0.5 * h * vs[i];
-    /* stage 2 at (q + h/2 v, v + h/2 a1) */
-    memset(qs, 0, sizeof(double) * 2 * (size_t)nv);
-    for (int i = 0; i < nv; i++) vs[i] = vb2[i];
-    if ((s = fd_vjp(m, theta, ws, q2, v2, u, 0, ab2, qs, vs, thetabar, err))) return s;
-    for (int i = 0; i < nv; i++) qbar[i] += qs[i], vbar[i] += 0.5 * h * qs[i] + vs[i], ab1[i] += 0.5 * h * vs[i];
-    /* stage 1 at (q, v) */
-    return fd_vjp(m, theta, ws, q, v, u, 0, ab1, qbar, vbar, thetabar, err);
+    return rk4_reverse(m, theta, ws, h, q, v, u, ws->rk, NULL, q1bar, v1bar, qbar, vbar, thetabar, err);
+}
+
+void sid_rk4_vjp_taped(const sid_model *m, const double *theta, sid_workspace *ws, double h, const double *q,
+                       const double *v, const double *u, const double *stages, const double *L, const double *q1bar,
+                       const double *v1bar, double *qbar, double *vbar, double *thetabar)
+{
+    /* with every factor given, no stage can fail */
+    (void)rk4_reverse(m, theta, ws, h, q, v, u, stages, L, q1bar, v1bar, qbar, vbar, thetabar, NULL);
 }
 
 /* Directional derivative of a = fd(q, v, u, hd) along (qd, vd, thd), after fd() and sid_rnea at

@@ -2,9 +2,10 @@
  *
  * A problem binds a model to logs cut into windows. For each window the forward pass
  * simulates from the window's start state and adds the residuals of its samples to the loss.
- * With a gradient wanted, the forward pass also tapes every step's state (and, for Euler, the
- * step's acceleration and the Cholesky factor of M + B + hD), and the backward pass sweeps the
- * steps in reverse (sid_euler_vjp_taped, or sid_step_vjp for RK4), adding each sample's
+ * With a gradient wanted, the forward pass also tapes every step's state with what its adjoint
+ * needs (accelerations and Cholesky factors of each Euler step or RK4 stage), so that the
+ * backward pass never forms a mass matrix; it sweeps the
+ * steps in reverse (sid_euler_vjp_taped, sid_rk4_vjp_taped), adding each sample's
  * residual seed dL/dx_k to the state adjoint as it passes. A window whose tape would exceed
  * TAPE_BUDGET_BYTES keeps a checkpoint state every C = sqrt(N) samples instead, and the
  * backward pass re-simulates one segment at a time onto the tape: memory O(N/C + C), one
@@ -200,7 +201,9 @@ sid_status sid_problem_create(sid_problem **out, const sid_model *m, const sid_t
     for (int i = 0; i < nv; i++) p->sqd[i] = column_scale(logs, nlog, 1, i);
 
     /* Size the tape: samples between checkpoints, and the most steps any segment needs. */
-    p->stride = nx + (o->sim.integrator == SID_EULER ? nv + nv * nv : 0);
+    /* tape entry: the state, then what the step's adjoint needs so that nothing is recomputed:
+     * Euler: a and the factor; RK4: the stage states and accelerations and the four factors */
+    p->stride = nx + (o->sim.integrator == SID_EULER ? nv + nv * nv : 10 * nv + 4 * nv * nv);
     int longest = 1, most_steps = 1;
     for (int w = 0; w < p->nwin; w++) {
         const sid_traj *tr = logs[p->win[w].log];
@@ -321,9 +324,12 @@ static sid_status simulate_span(const sid_problem *p, lane *L, const double *the
                 sid_error_prefix(err, "log %d, t = %g s", l + 1, tr->t[k]);
                 return s;
             }
-            if (tape && p->stride > nx) {   /* Euler: keep a and the factor for the adjoint */
+            if (tape && p->o.sim.integrator == SID_EULER) {
                 memcpy(entry + nx, L->ws->rk, sizeof(double) * (size_t)nv);
                 memcpy(entry + nx + nv, L->ws->M, sizeof(double) * (size_t)nv * (size_t)nv);
+            } else if (tape) {
+                memcpy(entry + nx, L->ws->rk, sizeof(double) * 10 * (size_t)nv);
+                memcpy(entry + nx + 10 * nv, L->ws->Lst, sizeof(double) * 4 * (size_t)nv * (size_t)nv);
             }
             memcpy(x, L->x1, sizeof(double) * (size_t)nx);
         }
@@ -398,12 +404,12 @@ static sid_status window_loss(const sid_problem *p, lane *L, const double *theta
             for (int j = nsub - 1; j >= 0; j--) {
                 const double *xs = L->tape + (size_t)(L->tape_sample[k - ka] + j) * (size_t)p->stride;
                 memset(xbar1, 0, sizeof(double) * (size_t)nx);
-                if (p->stride > nx)
+                if (p->o.sim.integrator == SID_EULER)
                     sid_euler_vjp_taped(m, theta, L->ws, h, xs, xs + nq, u, xs + nx, xs + nx + nv, xbar, xbar + nq, xbar1,
                                         xbar1 + nq, thetabar);
-                else if ((s = sid_step_vjp(m, theta, L->ws, p->o.sim.integrator, h, xs, xs + nq, u, xbar, xbar + nq,
-                                           xbar1, xbar1 + nq, thetabar, err)))
-                    return s;
+                else
+                    sid_rk4_vjp_taped(m, theta, L->ws, h, xs, xs + nq, u, xs + nx, xs + nx + 10 * nv, xbar, xbar + nq,
+                                      xbar1, xbar1 + nq, thetabar);
                 memcpy(xbar, xbar1, sizeof(double) * (size_t)nx);
             }
         }

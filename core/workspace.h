@@ -33,6 +33,7 @@ struct sid_workspace {
     double *w;            /* (nv) adjoint solve w = A^-1 abar */
     double *rk;           /* (10 nv) RK4 stage states and accelerations */
     double *rkbar;        /* (8 nv) their adjoints */
+    double *Lst;          /* (4 nv x nv) the RK4 stages' Cholesky factors */
 };
 
 /* Quantities that depend on theta only (origin rotations and their derivatives, body
@@ -70,6 +71,11 @@ void sid_cholesky_solve(const double *L, double *b, int n);
 void sid_euler_vjp_taped(const sid_model *m, const double *theta, sid_workspace *ws, double h, const double *q,
                          const double *v, const double *u, const double *a, const double *L, const double *q1bar,
                          const double *v1bar, double *qbar, double *vbar, double *thetabar);
+/* Adjoint of one RK4 step whose stages (q2, v2, q3, v3, q4, v4, a1..a4; after sid_step in
+ * ws->rk) and stage factors (ws->Lst) were kept from the forward pass. */
+void sid_rk4_vjp_taped(const sid_model *m, const double *theta, sid_workspace *ws, double h, const double *q,
+                       const double *v, const double *u, const double *stages, const double *L, const double *q1bar,
+                       const double *v1bar, double *qbar, double *vbar, double *thetabar);
 /* Number of equal substeps for a log interval of length dt under options o. */
 int sid_substeps(const sid_sim_opts *o, double dt);
 /* The simulator's q at log sample k: logged q minus the encoder offsets. */
