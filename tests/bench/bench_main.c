@@ -395,6 +395,40 @@ static void bench_gradient(bench_robot *r, const sid_traj *tr)
     free(th);
 }
 
+/* Row 2b: the same gradient with the RK4 integrator. */
+static void bench_rk4(bench_robot *r, const sid_traj *tr)
+{
+    const int np = sid_model_nparam(r->m);
+    const double nstep = tr->n - 1, T = tr->t[tr->n - 1] - tr->t[0];
+    double *th = theta_eval(r), *grad = malloc(sizeof(double) * (size_t)np);
+    int *idx = free_order(r);
+    const sid_traj *log[1] = {tr};
+    sid_loss_opts o;
+    sid_loss_opts_defaults(&o);
+    o.window = 0.5;
+    o.threads = 1;
+    o.sim.integrator = SID_RK4;
+    sid_problem *p = NULL;
+    sid_error err = {0};
+    bench_check(sid_problem_create(&p, r->m, log, 1, &o, &err), &err, "sid_problem_create");
+    loss_ctx lf = {p, th, NULL, idx, 0}, lg = {p, th, grad, idx, np};
+    bench_cell f, g;
+    bench_cell_init(&f, run_loss, &lf, 1e6 / nstep);
+    bench_cell_init(&g, run_loss, &lg, 1e6 / nstep);
+    bench_cell *all[2] = {&f, &g};
+    bench_measure(all, 2);
+    char cas[160], ours[64], ref[96], ratio[64];
+    snprintf(cas, sizeof cas, "%s, %.0f s log, window 0.5 s, rk4, all %d params", r->name, T, np);
+    snprintf(ours, sizeof ours, "%.2f", g.median);
+    snprintf(ref, sizeof ref, "loss only %.2f", f.median);
+    snprintf(ratio, sizeof ratio, "**%.2f×** grad/forward", g.median / f.median);
+    row(2, "loss+grad µs/step", cas, ours, ref, ratio);
+    sid_problem_free(p);
+    free(idx);
+    free(grad);
+    free(th);
+}
+
 /* Row 7: windows on all cores against one thread, same problem (results are bit-identical). */
 static void bench_threads(bench_robot *r, const sid_traj *tr)
 {
@@ -778,6 +812,7 @@ int main(void)
     sid_traj tr = *tr100;
     tr.n = quick ? 2001 : 10001;
     bench_gradient(&arm, &tr);
+    bench_rk4(&arm, &tr);
     row_text r5;
     bench_length(&arm, tr100, &r5);
     bench_joints(quick ? 2 : 10);
