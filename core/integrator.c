@@ -26,10 +26,10 @@ static sid_status fd(const sid_model *m, const double *theta, sid_workspace *ws,
         ws->M[i * nv + i] += pd[P_ARMATURE] + hd * pd[P_VISCOUS];
         a[i] = ws->F[i] - ws->c[i] - pd[P_VISCOUS] * v[i];
     }
-    if (sid_cholesky(ws->M, nv))
+    if (sid_factor(m, ws->M))
         return sid_error_set(err, SID_ERR_SINGULAR,
                              "mass matrix is not positive definite (a massless link at the end of a chain?)");
-    sid_cholesky_solve(ws->M, a, nv);
+    sid_factor_solve(m, ws->M, a);
     return SID_OK;
 }
 
@@ -48,7 +48,7 @@ static void fd_vjp_factored(const sid_model *m, const double *theta, sid_workspa
     const int nv = m->nv;
     double *w = ws->w;
     memcpy(w, abar, sizeof(double) * (size_t)nv);
-    sid_cholesky_solve(L, w, nv);
+    sid_factor_solve(m, L, w);
     sid_joint_force_vjp(m, theta, v, u, w, vbar, thetabar);
     for (int b = 1; b < m->nbody; b++) {
         const sid_body *bd = &m->body[b];
@@ -246,7 +246,6 @@ static void fd_jvp_dir(const sid_model *m, const double *theta, sid_workspace *w
                        const double *u, double hd, const double *a, const double *qd, const double *vd,
                        const double *thd, double *ad)
 {
-    const int nv = m->nv;
     double *tau = ws->rhs;
     sid_joint_force_jvp(m, theta, v, u, vd, thd, ad);
     sid_rnea_jvp(m, theta, ws, q, qd, vd, thd, tau);
@@ -257,7 +256,7 @@ static void fd_jvp_dir(const sid_model *m, const double *theta, sid_workspace *w
         const double *pd = theta + bd->p_dof, *tp = thd + bd->p_dof;
         ad[i] -= tp[P_VISCOUS] * (v[i] + hd * a[i]) + pd[P_VISCOUS] * vd[i] + tau[i] + tp[P_ARMATURE] * a[i];
     }
-    sid_cholesky_solve(ws->M, ad, nv);
+    sid_factor_solve(m, ws->M, ad);
 }
 
 /* fd() plus the RNEA at (q, v, a) that fd_jvp_dir needs. */

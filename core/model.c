@@ -124,7 +124,8 @@ sid_status sid_model_create(sid_model **out, double **theta_out, const sid_robot
     m->param = sid_alloc(sizeof(sid_param_info) * (size_t)maxparam);
     m->dof_body = sid_alloc(sizeof(int) * (size_t)n);
     m->dof_name = sid_alloc(sizeof(*m->dof_name) * (size_t)n);
-    if (!m->body || !m->param || !m->dof_body || !m->dof_name) { s = sid_error_set(err, SID_ERR_NOMEM, "out of memory"); goto fail; }
+    m->dof_parent = sid_alloc(sizeof(int) * (size_t)n);
+    if (!m->body || !m->param || !m->dof_body || !m->dof_name || !m->dof_parent) { s = sid_error_set(err, SID_ERR_NOMEM, "out of memory"); goto fail; }
     for (int b = 0; b < n; b++) body_of_link[order[b]] = b;
 
     for (int b = 0; b < n; b++) {
@@ -149,6 +150,14 @@ sid_status sid_model_create(sid_model **out, double **theta_out, const sid_robot
             snprintf(m->dof_name[m->ndofj], SID_MAX_NAME, "%s", d->joint[bd->joint].name);
             m->ndofj++;
         }
+    }
+
+    /* The mass matrix couples a dof only with its ancestors: keep each dof's parent dof. */
+    for (int b = 1; b < n; b++) {
+        if (m->body[b].vadr < 0) continue;
+        int a = m->body[b].parent;
+        while (a > 0 && m->body[a].vadr < 0) a = m->body[a].parent;
+        m->dof_parent[m->body[b].vadr] = a > 0 ? m->body[a].vadr : -1;
     }
 
     /* Parameters: gravity, then links and joints in description order. */
@@ -224,6 +233,7 @@ void sid_model_free(sid_model *m)
     sid_free(m->param);
     sid_free(m->dof_body);
     sid_free(m->dof_name);
+    sid_free(m->dof_parent);
     sid_free(m);
 }
 

@@ -33,6 +33,7 @@ struct sid_model {
     sid_param_info *param;
     int ndofj;                /* moving joints, in q order */
     int *dof_body;            /* (ndofj) body of each moving joint */
+    int *dof_parent;          /* (nv) velocity index of the nearest moving ancestor, -1 at the root */
     char (*dof_name)[SID_MAX_NAME];
 };
 

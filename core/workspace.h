@@ -28,7 +28,7 @@ struct sid_workspace {
     sid_v3 *rbar;
     sid_inertia *Ibar;
     /* joint space */
-    double *M;            /* (nv x nv) mass matrix with armature and implicit damping; then its Cholesky factor */
+    double *M;            /* (nv x nv) mass matrix with armature and implicit damping; then its factor L^T L */
     double *c, *F, *rhs, *tmp;   /* (nv) */
     double *w;            /* (nv) adjoint solve w = A^-1 abar */
     double *rk;           /* (10 nv) RK4 stage states and accelerations */
@@ -60,10 +60,11 @@ void sid_joint_force_vjp(const sid_model *m, const double *theta, const double *
 /* Forward-mode twin of sid_joint_force: Fdot along (vdot, thetadot). */
 void sid_joint_force_jvp(const sid_model *m, const double *theta, const double *v, const double *u,
                          const double *vdot, const double *thetadot, double *Fdot);
-/* In-place Cholesky factor L (lower) of the symmetric positive definite A; -1 if not PD. */
-int sid_cholesky(double *A, int n);
-/* Solve L L^T x = b in place (x overwrites b). */
-void sid_cholesky_solve(const double *L, double *b, int n);
+/* In place, the tree-sparse factor A = L^T L of a joint-space matrix of m (nv x nv, entries
+ * only where a dof meets its ancestors, as the mass matrix); -1 if not positive definite. */
+int sid_factor(const sid_model *m, double *A);
+/* Solve L^T L x = b in place (x overwrites b) with a factor from sid_factor. */
+void sid_factor_solve(const sid_model *m, const double *L, double *b);
 
 /* Adjoint of one Euler step whose acceleration a and Cholesky factor L (of M + B + hD) were
  * kept from the forward pass (after sid_step they are in ws->rk and ws->M): no mass matrix
