@@ -27,7 +27,7 @@ CLI_OBJ   = $(CLI_SRC:%.c=$(B)/%.o)
 TEST_OBJ  = $(TEST_SRC:%.c=$(B)/%.o)
 ALL_FLAGS = $(WARN) $(CFLAGS) $(OMP) $(PKG_CFLAGS) -Icore -Icli
 
-.PHONY: all test unit debug bench clean logs deps demo
+.PHONY: all test unit debug bench clean logs deps demo fuzz
 all: $(BIN)
 
 $(B)/%.o: %.c $(wildcard core/*.h cli/*.h tests/*.h)
@@ -81,6 +81,16 @@ deps:
 	    $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
 	fi
 
+# libFuzzer on the readers of robot.json, logs and fit specs (not part of `make test`).
+FUZZ_SECONDS ?= 60
+fuzz:
+	@mkdir -p build-fuzz
+	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -std=c11 \
+	    -D_POSIX_C_SOURCE=200809L $(PKG_CFLAGS) -Icore -Icli tests/fuzz/fuzz_inputs.c \
+	    $(filter-out cli/main.c,$(wildcard cli/*.c)) $(CORE_SRC) -o build-fuzz/fuzz_inputs $(PKG_LIBS) -lcsv -lm
+	@mkdir -p build-fuzz/corpus && cp tests/fuzz/corpus/* build-fuzz/corpus/
+	./build-fuzz/fuzz_inputs -max_total_time=$(FUZZ_SECONDS) -max_len=4096 build-fuzz/corpus
+
 # A real fit on a bundled recording: the DFKI pendulum, checked on a swing-up it never saw.
 demo: $(BIN)
 	@mkdir -p $(B)
@@ -90,4 +100,4 @@ demo: $(BIN)
 	./$(BIN) diff data/dfki_pendulum/robot.json $(B)/dfki_pendulum_fitted.json
 
 clean:
-	rm -rf build build-debug sysid
+	rm -rf build build-debug build-fuzz sysid
