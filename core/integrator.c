@@ -4,7 +4,7 @@
  *  rk4:   classic Runge-Kutta on (q, v) with the plain forward dynamics (hd = 0).
  * The adjoint of the forward dynamics uses the implicit function theorem on the residual
  * R(a; q, v, theta) = F - D v - ID(q, v, a) - B a - hd D a = 0: with w = A^-1 abar, every
- * input z gets zbar += (dR/dz)^T w, so no derivative of M or of the Cholesky factor is needed. */
+ * input z gets zbar += (dR/dz)^T w, so no derivative of M or of its factor is needed. */
 #include "workspace.h"
 
 #include <string.h>
@@ -165,7 +165,7 @@ static sid_status stage_vjp(const sid_model *m, const double *theta, sid_workspa
 }
 
 /* Reverse an RK4 step whose stages st = (q2, v2, q3, v3, q4, v4, a1, a2, a3, a4) are known;
- * L holds the four stages' Cholesky factors, or is NULL to recompute them. */
+ * L holds the four stages' factors (sid_factor), or is NULL to recompute them. */
 static sid_status rk4_reverse(const sid_model *m, const double *theta, sid_workspace *ws, double h, const double *q,
                               const double *v, const double *u, const double *st, const double *L,
                               const double *q1bar, const double *v1bar, double *qbar, double *vbar, double *thetabar,

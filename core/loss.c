@@ -3,7 +3,7 @@
  * A problem binds a model to logs cut into windows. For each window the forward pass
  * simulates from the window's start state and adds the residuals of its samples to the loss.
  * With a gradient wanted, the forward pass also tapes every step's state with what its adjoint
- * needs (accelerations and Cholesky factors of each Euler step or RK4 stage), so that the
+ * needs (accelerations and L^T L factors of each Euler step or RK4 stage), so that the
  * backward pass never forms a mass matrix; it sweeps the
  * steps in reverse (sid_euler_vjp_taped, sid_rk4_vjp_taped), adding each sample's
  * residual seed dL/dx_k to the state adjoint as it passes. A window whose tape would exceed

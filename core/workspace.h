@@ -33,7 +33,7 @@ struct sid_workspace {
     double *w;            /* (nv) adjoint solve w = A^-1 abar */
     double *rk;           /* (10 nv) RK4 stage states and accelerations */
     double *rkbar;        /* (8 nv) their adjoints */
-    double *Lst;          /* (4 nv x nv) the RK4 stages' Cholesky factors */
+    double *Lst;          /* (4 nv x nv) the RK4 stages' L^T L factors */
 };
 
 /* Quantities that depend on theta only (origin rotations and their derivatives, body
@@ -66,7 +66,7 @@ int sid_factor(const sid_model *m, double *A);
 /* Solve L^T L x = b in place (x overwrites b) with a factor from sid_factor. */
 void sid_factor_solve(const sid_model *m, const double *L, double *b);
 
-/* Adjoint of one Euler step whose acceleration a and Cholesky factor L (of M + B + hD) were
+/* Adjoint of one Euler step whose acceleration a and factor L (sid_factor of M + B + hD) were
  * kept from the forward pass (after sid_step they are in ws->rk and ws->M): no mass matrix
  * is recomputed. Same accumulation as sid_step_vjp. */
 void sid_euler_vjp_taped(const sid_model *m, const double *theta, sid_workspace *ws, double h, const double *q,
