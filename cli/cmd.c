@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "diag.h"
+#include "jsonfile.h"
 
 int cmd_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
 {
@@ -49,4 +50,15 @@ int cmd_spec_build(fitspec *s, const cmd_spec_args *a, sid_error *err)
         if (fitspec_apply_flag(s, a->flag[i], a->value[i], err))
             return -1;
     return 0;
+}
+
+int cmd_print_json(cJSON *doc)
+{
+    const int rc = jsonfile_write(stdout, doc);
+    cJSON_Delete(doc);
+    if (rc) {
+        cli_error("out of memory");
+        return EXIT_INPUT;
+    }
+    return EXIT_OK;
 }

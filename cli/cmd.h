@@ -9,6 +9,8 @@
 #include <getopt.h>
 #include <stdio.h>
 
+#include <cjson/cJSON.h>
+
 #include "fitspec.h"
 #include "sid.h"
 
@@ -58,5 +60,8 @@ typedef struct {
 int cmd_spec_add(cmd_spec_args *a, const struct option *opt, const char *value);
 /* fitspec_init, read a->path if given, then apply the flags over it. */
 int cmd_spec_build(fitspec *s, const cmd_spec_args *a, sid_error *err);
+
+/* Print doc on stdout (jsonfile_write) and free it; EXIT_OK, or EXIT_INPUT if memory ran out. */
+int cmd_print_json(cJSON *doc);
 
 #endif

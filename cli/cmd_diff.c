@@ -110,15 +110,7 @@ static int print_json(const char *a, const char *b, const diff_row *row, int n, 
     for (int k = 0; k < n; k++)
         if (row[k].exceeds)
             cJSON_AddItemToArray(ex, cJSON_CreateString(row[k].name));
-    char *text = cJSON_Print(out);
-    cJSON_Delete(out);
-    if (!text) {
-        cli_error("out of memory");
-        return EXIT_INPUT;
-    }
-    printf("%s\n", text);
-    cJSON_free(text);
-    return EXIT_OK;
+    return cmd_print_json(out);
 }
 
 static void print_table(const diff_row *row, int n)

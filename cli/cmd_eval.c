@@ -113,15 +113,7 @@ static int print_json(const sid_model *m, const eval_result *all, const eval_res
         cJSON_AddItemToObject(o, "rmse", rmse_json(m, &per[l]));
         cJSON_AddItemToArray(arr, o);
     }
-    char *text = cJSON_Print(out);
-    cJSON_Delete(out);
-    if (!text) {
-        cli_error("out of memory");
-        return EXIT_INPUT;
-    }
-    printf("%s\n", text);
-    cJSON_free(text);
-    return EXIT_OK;
+    return cmd_print_json(out);
 }
 
 static void print_rmse_table(const sid_model *m, const eval_result *r)

@@ -23,6 +23,7 @@
 #include "atomic.h"
 #include "cmd.h"
 #include "diag.h"
+#include "jsonfile.h"
 #include "report.h"
 #include "robot_json.h"
 #include "sha256.h"
@@ -241,7 +242,7 @@ static int write_report(const char *path, const cJSON *doc)
     atomic_file af;
     if (atomic_open(&af, path, &err) != SID_OK)
         return cli_fail(&err);
-    if (report_print_json(af.f, doc) != 0) {
+    if (jsonfile_write(af.f, doc) != 0) {
         atomic_abort(&af);
         cli_error("%s: cannot write", path);
         return EXIT_INPUT;
@@ -525,7 +526,7 @@ int cmd_fit(int argc, char **argv)
     }
     if (a.report_path && (rc = write_report(a.report_path, rep)) != EXIT_OK)
         goto done;
-    if (a.json && report_print_json(stdout, rep) != 0) {
+    if (a.json && jsonfile_write(stdout, rep) != 0) {
         cli_error("cannot write to standard output");
         rc = EXIT_INPUT;
         goto done;

@@ -159,15 +159,7 @@ static int print_json(const sid_model *m, const fitspec_selection *sel, double l
         }
         cJSON_AddItemToObject(out, "max_rel_err", numfmt_json(max_rel));
     }
-    char *text = cJSON_Print(out);
-    cJSON_Delete(out);
-    if (!text) {
-        cli_error("out of memory");
-        return EXIT_INPUT;
-    }
-    printf("%s\n", text);
-    cJSON_free(text);
-    return EXIT_OK;
+    return cmd_print_json(out);
 }
 
 static void print_table(const sid_model *m, const double *theta, const fitspec_selection *sel,

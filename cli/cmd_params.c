@@ -50,15 +50,7 @@ static int print_json(const sid_model *m, const double *theta, const cJSON *doc)
         cJSON_AddStringToObject(o, "unit", p->unit ? p->unit : "");
         cJSON_AddItemToArray(list, o);
     }
-    char *text = cJSON_Print(out);
-    cJSON_Delete(out);
-    if (!text) {
-        cli_error("out of memory");
-        return EXIT_INPUT;
-    }
-    printf("%s\n", text);
-    cJSON_free(text);
-    return EXIT_OK;
+    return cmd_print_json(out);
 }
 
 static void print_table(const sid_model *m, const double *theta)

@@ -95,16 +95,6 @@ static void print_text(const cJSON *out)
     }
 }
 
-static void print_json(const cJSON *out)
-{
-    char *text = cJSON_Print(out);
-    if (text)
-        printf("%s\n", text);
-    else
-        cli_error("out of memory");
-    cJSON_free(text);
-}
-
 static void add_num(cJSON *o, const char *key, double x)
 {
     cJSON_AddItemToObject(o, key, numfmt_json(x));
@@ -206,10 +196,12 @@ int cmd_validate(int argc, char **argv)
     /* Only a valid set of inputs gets a summary: scripts see data or an error, not both. */
     cJSON_AddItemToObject(out, "logs", logs);
     logs = NULL;
-    if (json)
-        print_json(out);
-    else
+    if (json) {
+        rc = cmd_print_json(out);
+        out = NULL;
+    } else {
         print_text(out);
+    }
 done:
     cJSON_Delete(logs);
     cJSON_Delete(out);

@@ -99,3 +99,24 @@ int jsonfile_expected(sid_error *err, const char *file, const char *path, const 
     sid_error_set(err, SID_ERR_INPUT, "%s: %s: expected %s, got %s", file, path, what, g);
     return -1;
 }
+
+int jsonfile_write(FILE *f, const cJSON *doc)
+{
+    char *text = cJSON_Print(doc);
+    if (!text)
+        return -1;
+    /* cJSON indents with tabs and writes ":\t"; inside strings it escapes tabs, so every raw
+     * tab is layout: two spaces at a line start, one space elsewhere. */
+    int line_start = 1;
+    for (const char *s = text; *s; s++) {
+        if (*s == '\t')
+            fputs(line_start ? "  " : " ", f);
+        else {
+            fputc(*s, f);
+            line_start = *s == '\n';
+        }
+    }
+    fputc('\n', f);
+    cJSON_free(text);
+    return ferror(f) ? -1 : 0;
+}

@@ -1,4 +1,5 @@
-/* jsonfile.h — reading JSON input files (robot.json, fit specs) with located messages.
+/* jsonfile.h — JSON files: reading inputs (robot.json, fit specs) with located messages,
+ * and writing documents the way every sysid output looks.
  *
  * A syntax error is reported with its line and column ("cfg.json: line 3, column 14:
  * invalid JSON near '}'"); a wrong value by its JSON path and what it is ("got -1", "got
@@ -8,6 +9,7 @@
 #define CLI_JSONFILE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include <cjson/cJSON.h>
 
@@ -22,5 +24,9 @@ void jsonfile_describe(const cJSON *v, char *buf, size_t n);
 /* Set err to "FILE: PATH: expected WHAT, got DESCRIBE(v)" (SID_ERR_INPUT); returns -1. */
 int jsonfile_expected(sid_error *err, const char *file, const char *path, const char *what,
                       const cJSON *v);
+
+/* Write doc to f as indented JSON (two spaces, "key": value) and a newline; -1 if memory
+ * ran out or f failed. Every JSON sysid writes goes through here, so outputs diff alike. */
+int jsonfile_write(FILE *f, const cJSON *doc);
 
 #endif

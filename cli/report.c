@@ -361,28 +361,6 @@ cJSON *report_json(const report *r, sid_error *err)
     return o;
 }
 
-int report_print_json(FILE *f, const cJSON *doc)
-{
-    char *text = cJSON_Print(doc);
-    if (!text)
-        return -1;
-    /* cJSON indents with tabs and writes ":\t"; two spaces and ": " read better in diffs
-     * (as robot.json is written). Inside strings cJSON escapes tabs, so every raw tab is
-     * layout. */
-    int line_start = 1;
-    for (const char *s = text; *s; s++) {
-        if (*s == '\t')
-            fputs(line_start ? "  " : " ", f);
-        else {
-            fputc(*s, f);
-            line_start = *s == '\n';
-        }
-    }
-    fputc('\n', f);
-    cJSON_free(text);
-    return ferror(f) ? -1 : 0;
-}
-
 /* ---- for people ------------------------------------------------------------------------- */
 
 static void table_rmse(FILE *f, const report *r, const report_prediction *p, const char *what)

@@ -76,8 +76,6 @@ int report_gates_pass(const report *r);
 /* The report as a JSON object; NULL with err set (SID_ERR_NONFINITE naming the field) if a
  * number is not finite, or SID_ERR_NOMEM. */
 cJSON *report_json(const report *r, sid_error *err);
-/* Print a JSON document with two-space indents and a final newline; -1 on a write error. */
-int report_print_json(FILE *f, const cJSON *doc);
 /* The summary table for people (stderr). */
 void report_table(FILE *f, const report *r);
 /* One warning line (cli_warn) per unidentifiable combination, parameter at a bound and

@@ -583,21 +583,6 @@ static int put_param(cJSON *root, const sid_param_info *p, double x)
 
 /* cJSON indents with tabs and writes ":\t"; two spaces and ": " read better in diffs.
  * Raw tabs appear only as layout: inside strings cJSON escapes them as \t. */
-static int print_json(FILE *f, const char *s)
-{
-    int line_start = 1;
-    for (; *s; s++) {
-        if (*s == '\t')
-            fputs(line_start ? "  " : " ", f);
-        else {
-            fputc(*s, f);
-            line_start = *s == '\n';
-        }
-    }
-    fputc('\n', f);
-    return ferror(f) ? -1 : 0;
-}
-
 int robot_json_write(const char *path, const cJSON *doc, const sid_model *m,
                      const double *theta, sid_error *err)
 {
@@ -624,22 +609,16 @@ int robot_json_write(const char *path, const cJSON *doc, const sid_model *m,
             cJSON_Delete(out);
             return -1;
         }
-    char *text = cJSON_Print(out);
-    cJSON_Delete(out);
-    if (!text) {
-        sid_error_set(err, SID_ERR_NOMEM, "%s: not written: out of memory", path);
-        return -1;
-    }
     atomic_file af;
     int rc = -1;
     if (atomic_open(&af, path, err) == SID_OK) {
-        if (print_json(af.f, text) == 0)
+        if (jsonfile_write(af.f, out) == 0)
             rc = atomic_commit(&af, err) == SID_OK ? 0 : -1;
         else {
-            sid_error_set(err, SID_ERR_INPUT, "%s: cannot write", path);
+            sid_error_set(err, SID_ERR_INPUT, "%s: cannot write (out of memory or disk)", path);
             atomic_abort(&af);
         }
     }
-    cJSON_free(text);
+    cJSON_Delete(out);
     return rc;
 }
