@@ -8,9 +8,11 @@
 
 void sid_joint_force(const sid_model *m, const double *theta, const double *v, const double *u, double *F)
 {
+    if (m->nfree)   /* a free joint has neither motor nor friction */
+        for (int i = 0; i < m->nv; i++) F[i] = 0;
     for (int b = 1; b < m->nbody; b++) {
         const sid_body *bd = &m->body[b];
-        if (bd->vadr < 0) continue;
+        if (bd->p_dof < 0) continue;
         const int i = bd->vadr;
         const double *pd = theta + bd->p_dof;
         double tau = 0;
@@ -34,7 +36,7 @@ void sid_joint_force_vjp(const sid_model *m, const double *theta, const double *
 {
     for (int b = 1; b < m->nbody; b++) {
         const sid_body *bd = &m->body[b];
-        if (bd->vadr < 0) continue;
+        if (bd->p_dof < 0) continue;
         const int i = bd->vadr;
         const double w = Fbar[i];
         const double *pd = theta + bd->p_dof;

@@ -203,7 +203,7 @@ sid_status sid_problem_create(sid_problem **out, const sid_model *m, const sid_t
     /* Size the tape: samples between checkpoints, and the most steps any segment needs. */
     /* tape entry: the state, then what the step's adjoint needs so that nothing is recomputed:
      * Euler: a and the factor; RK4: the stage states and accelerations and the four factors */
-    p->stride = nx + (o->sim.integrator == SID_EULER ? nv + nv * nv : 10 * nv + 4 * nv * nv);
+    p->stride = nx + (o->sim.integrator == SID_EULER ? nv + nv * nv : sid_rk_size(m) + 4 * nv * nv);
     int longest = 1, most_steps = 1;
     for (int w = 0; w < p->nwin; w++) {
         const sid_traj *tr = logs[p->win[w].log];
@@ -266,6 +266,22 @@ void sid_problem_free(sid_problem *p)
     sid_free(p);
 }
 
+/* Error of the simulated q against the logged one at a sample: q + offset - q_log; for a free
+ * joint's quaternion, against the logged sign nearer the simulated one (q and -q are the same
+ * orientation), so the error is smooth where it is small. */
+static void q_error(const sid_model *m, const double *theta, const double *x, const double *ql, double *d)
+{
+    for (int i = 0; i < m->nq; i++) d[i] = x[i] - ql[i];
+    for (int b = 1; b < m->nbody; b++) {
+        const sid_body *bd = &m->body[b];
+        if (bd->p_dof >= 0) d[bd->qadr] += theta[bd->p_dof + P_OFFSET];
+        if (bd->type != SID_JOINT_FREE) continue;
+        const double *qs = x + bd->qadr + 3, *qm = ql + bd->qadr + 3;
+        if (qs[0] * qm[0] + qs[1] * qm[1] + qs[2] * qm[2] + qs[3] * qm[3] < 0)
+            for (int j = 0; j < 4; j++) d[bd->qadr + 3 + j] = qs[j] + qm[j];
+    }
+}
+
 /* Residual terms of sample k at simulated state x = (q, v): adds 1/2 sum w (delta / s)^2 to
  * *sum, squared raw errors to sse_q / sse_qd (if not NULL) and, with xbar, the seed
  * d(sum)/dx to xbar and d(sum)/d(offset) to thetabar. */
@@ -274,30 +290,30 @@ static void residual(const sid_problem *p, const double *theta, const sid_traj *
 {
     const sid_model *m = p->m;
     const int nq = m->nq, nv = m->nv;
-    const double *ql = tr->q + (size_t)k * (size_t)nq, *v = x + nq;
-    for (int b = 1; b < m->nbody; b++) {
-        const sid_body *bd = &m->body[b];
-        if (bd->qadr < 0) continue;
-        const int i = bd->qadr;
-        const double d = x[i] + theta[bd->p_dof + P_OFFSET] - ql[i];
-        if (sse_q) sse_q[i] += d * d;
+    const double *v = x + nq;
+    double d[7 * SID_MAX_JOINTS];
+    q_error(m, theta, x, tr->q + (size_t)k * (size_t)nq, d);
+    for (int i = 0; i < nq; i++) {
+        if (sse_q) sse_q[i] += d[i] * d[i];
         if (p->o.weight_q <= 0) continue;
         const double g = p->o.weight_q / (p->sq[i] * p->sq[i]);
-        *sum += 0.5 * g * d * d;
-        if (xbar) {
-            xbar[i] += g * d;
-            thetabar[bd->p_dof + P_OFFSET] += g * d;
-        }
+        *sum += 0.5 * g * d[i] * d[i];
+        if (xbar) xbar[i] += g * d[i];
     }
+    if (xbar && p->o.weight_q > 0)
+        for (int b = 1; b < m->nbody; b++) {
+            const sid_body *bd = &m->body[b];
+            if (bd->p_dof >= 0) thetabar[bd->p_dof + P_OFFSET] += p->o.weight_q / (p->sq[bd->qadr] * p->sq[bd->qadr]) * d[bd->qadr];
+        }
     if (!tr->qd) return;
     const double *vl = tr->qd + (size_t)k * (size_t)nv;
     for (int i = 0; i < nv; i++) {
-        const double d = v[i] - vl[i];
-        if (sse_qd) sse_qd[i] += d * d;
+        const double dv = v[i] - vl[i];
+        if (sse_qd) sse_qd[i] += dv * dv;
         if (p->o.weight_qd <= 0) continue;
         const double g = p->o.weight_qd / (p->sqd[i] * p->sqd[i]);
-        *sum += 0.5 * g * d * d;
-        if (xbar) xbar[nq + i] += g * d;
+        *sum += 0.5 * g * dv * dv;
+        if (xbar) xbar[nq + i] += g * dv;
     }
 }
 
@@ -328,8 +344,8 @@ static sid_status simulate_span(const sid_problem *p, lane *L, const double *the
                 memcpy(entry + nx, L->ws->rk, sizeof(double) * (size_t)nv);
                 memcpy(entry + nx + nv, L->ws->M, sizeof(double) * (size_t)nv * (size_t)nv);
             } else if (tape) {
-                memcpy(entry + nx, L->ws->rk, sizeof(double) * 10 * (size_t)nv);
-                memcpy(entry + nx + 10 * nv, L->ws->Lst, sizeof(double) * 4 * (size_t)nv * (size_t)nv);
+                memcpy(entry + nx, L->ws->rk, sizeof(double) * (size_t)sid_rk_size(m));
+                memcpy(entry + nx + sid_rk_size(m), L->ws->Lst, sizeof(double) * 4 * (size_t)nv * (size_t)nv);
             }
             memcpy(x, L->x1, sizeof(double) * (size_t)nx);
         }
@@ -352,8 +368,8 @@ static void start_state(const sid_problem *p, const double *theta, const window 
         return;
     }
     sid_traj_state_q(p->m, theta, tr, w->k0, x);
-    if (p->o.start_velocity_from_q) sid_traj_velocity_from_q(tr, w->k0, x + p->m->nq);
-    else sid_traj_velocity(tr, w->k0, x + p->m->nq);
+    if (p->o.start_velocity_from_q) sid_traj_velocity_from_q(p->m, tr, w->k0, x + p->m->nq);
+    else sid_traj_velocity(p->m, tr, w->k0, x + p->m->nq);
 }
 
 void sid_problem_start_states(const sid_problem *p, const double *theta, double *x0)
@@ -404,11 +420,15 @@ static sid_status window_loss(const sid_problem *p, lane *L, const double *theta
             for (int j = nsub - 1; j >= 0; j--) {
                 const double *xs = L->tape + (size_t)(L->tape_sample[k - ka] + j) * (size_t)p->stride;
                 memset(xbar1, 0, sizeof(double) * (size_t)nx);
-                if (p->o.sim.integrator == SID_EULER)
+                if (m->nsphere && m->contact == SID_CONTACT_HARD) {   /* the tape cannot replay a contact solve */
+                    if ((s = sid_step_vjp(m, theta, L->ws, SID_EULER, h, xs, xs + nq, u, xbar, xbar + nq, xbar1, xbar1 + nq,
+                                          thetabar, err)))
+                        return s;
+                } else if (p->o.sim.integrator == SID_EULER)
                     sid_euler_vjp_taped(m, theta, L->ws, h, xs, xs + nq, u, xs + nx, xs + nx + nv, xbar, xbar + nq, xbar1,
                                         xbar1 + nq, thetabar);
                 else
-                    sid_rk4_vjp_taped(m, theta, L->ws, h, xs, xs + nq, u, xs + nx, xs + nx + 10 * nv, xbar, xbar + nq,
+                    sid_rk4_vjp_taped(m, theta, L->ws, h, xs, xs + nq, u, xs + nx, xs + nx + sid_rk_size(m), xbar, xbar + nq,
                                       xbar1, xbar1 + nq, thetabar);
                 memcpy(xbar, xbar1, sizeof(double) * (size_t)nx);
             }
@@ -418,7 +438,7 @@ static sid_status window_loss(const sid_problem *p, lane *L, const double *theta
     /* a logged start x0 = (logged q - offset, logged v): the offsets also shape it */
     if (!x0w)
         for (int b = 1; b < m->nbody; b++)
-            if (m->body[b].qadr >= 0) thetabar[m->body[b].p_dof + P_OFFSET] -= xbar[m->body[b].qadr];
+            if (m->body[b].p_dof >= 0) thetabar[m->body[b].p_dof + P_OFFSET] -= xbar[m->body[b].qadr];
     if (x0bar) memcpy(x0bar, xbar, sizeof(double) * (size_t)nx);
     return SID_OK;
 }
@@ -512,18 +532,23 @@ static int residual_rows(const sid_problem *p, const double *theta, const sid_tr
     const sid_model *m = p->m;
     const int nq = m->nq, nv = m->nv;
     int n = 0;
-    if (p->o.weight_q > 0)
+    if (p->o.weight_q > 0) {
+        double d[7 * SID_MAX_JOINTS];
+        q_error(m, theta, x, tr->q + (size_t)k * (size_t)nq, d);
         for (int b = 1; b < m->nbody; b++) {
             const sid_body *bd = &m->body[b];
             if (bd->qadr < 0) continue;
-            const int i = bd->qadr, po = bd->p_dof + P_OFFSET;
-            const double g = sqrt(p->o.weight_q) / p->sq[i];
-            r[n] = g * (x[i] + theta[po] - tr->q[(size_t)k * (size_t)nq + (size_t)i]);
-            for (int d = 0; d < ndir; d++)
-                J[(size_t)n * (size_t)ndir + (size_t)d] =
-                    g * (qdot[(size_t)d * (size_t)nq + (size_t)i] + (d < nfree && idx[d] == po));
-            n++;
+            const int po = bd->p_dof >= 0 ? bd->p_dof + P_OFFSET : -1;
+            for (int i = bd->qadr; i < bd->qadr + (bd->type == SID_JOINT_FREE ? 7 : 1); i++) {
+                const double g = sqrt(p->o.weight_q) / p->sq[i];
+                r[n] = g * d[i];
+                for (int dd = 0; dd < ndir; dd++)
+                    J[(size_t)n * (size_t)ndir + (size_t)dd] =
+                        g * (qdot[(size_t)dd * (size_t)nq + (size_t)i] + (dd < nfree && idx[dd] == po));
+                n++;
+            }
         }
+    }
     if (p->o.weight_qd > 0 && tr->qd)
         for (int i = 0; i < nv; i++) {
             const double g = sqrt(p->o.weight_qd) / p->sqd[i];
@@ -543,9 +568,77 @@ int sid_problem_window_rows(const sid_problem *p, int w)
            ((p->o.weight_q > 0 ? p->m->nq : 0) + (p->o.weight_qd > 0 && tr->qd ? p->m->nv : 0));
 }
 
+/* Residuals r of window w from start x0w (NULL: the logged start), by simulation alone. */
+static sid_status window_residuals(sid_problem *p, const double *theta, const double *x0w, int w, double *r,
+                                   sid_error *err)
+{
+    const sid_model *m = p->m;
+    const int nq = m->nq, nv = m->nv, nx = nq + nv;
+    const window *win = &p->win[w];
+    const sid_traj *tr = p->logs[win->log];
+    lane *L = &p->lane[0];
+    double *x = L->x;
+    sid_status s;
+    size_t row = 0;
+    start_state(p, theta, win, x0w, x);
+    if (win->ra == win->k0) row += (size_t)residual_rows(p, theta, tr, win->k0, x, 0, 0, NULL, NULL, NULL, r, NULL);
+    for (int k = win->k0; k < win->k1; k++) {
+        const double dt = tr->t[k + 1] - tr->t[k];
+        const int nsub = sid_substeps(&p->o.sim, dt);
+        const double h = dt / nsub, *u = tr->u + (size_t)k * (size_t)nv;
+        for (int j = 0; j < nsub; j++) {
+            if ((s = sid_step(m, theta, L->ws, p->o.sim.integrator, h, x, x + nq, u, L->x1, L->x1 + nq, err))) return s;
+            memcpy(x, L->x1, sizeof(double) * (size_t)nx);
+        }
+        if (k + 1 <= win->rb) row += (size_t)residual_rows(p, theta, tr, k + 1, x, 0, 0, NULL, NULL, NULL, r + row, NULL);
+    }
+    return SID_OK;
+}
+
+/* The window Jacobian by central differences, for models whose forward-mode derivatives are
+ * not written (free joints, contact): two simulations per column, each step scaled to its
+ * variable's size. Used only for the covariance report; gradients stay exact (adjoint). */
+static sid_status window_jacobian_fd(sid_problem *p, const double *theta, const double *x0w, int w, int nfree,
+                                     const int *idx, double *r, double *J, sid_error *err)
+{
+    const sid_model *m = p->m;
+    const int nx = m->nq + m->nv, np = m->nparam, rows = sid_problem_window_rows(p, w);
+    const int nstart = p->o.estimate_start ? nx : 0, ncol = nfree + nstart;
+    double *th = sid_alloc(sizeof(double) * (size_t)np), *x0 = sid_alloc(sizeof(double) * (size_t)nx);
+    double *rp = sid_alloc(sizeof(double) * (size_t)rows), *rm = sid_alloc(sizeof(double) * (size_t)rows);
+    sid_status s = SID_OK;
+    if (!th || !x0 || !rp || !rm) {
+        s = sid_error_set(err, SID_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    memcpy(th, theta, sizeof(double) * (size_t)np);
+    if (x0w) memcpy(x0, x0w, sizeof(double) * (size_t)nx);
+    else start_state(p, theta, &p->win[w], NULL, x0);
+    if ((s = window_residuals(p, theta, x0w, w, r, err))) goto done;
+    for (int c = 0; c < ncol; c++) {
+        double *z = c < nfree ? &th[idx[c]] : &x0[c - nfree];
+        const double z0 = *z, dz = 1e-6 * fmax(fabs(z0), 0.1);
+        /* a parameter column keeps the caller's start convention; a start column needs x0 */
+        const double *start = c < nfree ? x0w : x0;
+        *z = z0 + dz;
+        if ((s = window_residuals(p, th, start, w, rp, err))) goto done;
+        *z = z0 - dz;
+        if ((s = window_residuals(p, th, start, w, rm, err))) goto done;
+        *z = z0;
+        for (int i = 0; i < rows; i++) J[(size_t)i * (size_t)ncol + (size_t)c] = (rp[i] - rm[i]) / (2 * dz);
+    }
+done:
+    sid_free(th);
+    sid_free(x0);
+    sid_free(rp);
+    sid_free(rm);
+    return s;
+}
+
 sid_status sid_problem_window_jacobian(sid_problem *p, const double *theta, const double *x0w, int w, int nfree,
                                        const int *idx, double *r, double *J, sid_error *err)
 {
+    if (p->m->nfree || p->m->nsphere) return window_jacobian_fd(p, theta, x0w, w, nfree, idx, r, J, err);
     const sid_model *m = p->m;
     const int nq = m->nq, nv = m->nv, nx = nq + nv, np = m->nparam;
     const int nstart = p->o.estimate_start ? nx : 0, ndir = nfree + nstart;
@@ -568,7 +661,7 @@ sid_status sid_problem_window_jacobian(sid_problem *p, const double *theta, cons
         /* a logged start q0 = logged q - offset moves with the offset */
         if (!x0w)
             for (int b = 1; b < m->nbody; b++)
-                if (m->body[b].qadr >= 0 && idx[d] == m->body[b].p_dof + P_OFFSET)
+                if (m->body[b].p_dof >= 0 && idx[d] == m->body[b].p_dof + P_OFFSET)
                     qdot[(size_t)d * (size_t)nq + (size_t)m->body[b].qadr] = -1;
     }
     for (int j = 0; j < nstart; j++) {

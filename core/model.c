@@ -66,7 +66,7 @@ static sid_status check_desc(const sid_robot_desc *d, int *child_of, sid_error *
                                  "joints[%d].child: link '%s' already has a parent joint (joints[%d]); a link has at most one",
                                  j, d->link[jd->child].name, child_of[jd->child]);
         child_of[jd->child] = j;
-        if (jd->type != SID_JOINT_FIXED) {
+        if (jd->type == SID_JOINT_REVOLUTE || jd->type == SID_JOINT_PRISMATIC) {
             const double n = sqrt(jd->axis[0] * jd->axis[0] + jd->axis[1] * jd->axis[1] + jd->axis[2] * jd->axis[2]);
             if (!(n > 1e-12) || !isfinite(n))
                 return sid_error_set(err, SID_ERR_INPUT, "joints[%d].axis: expected a non-zero finite vector", j);
@@ -83,8 +83,42 @@ static sid_status check_desc(const sid_robot_desc *d, int *child_of, sid_error *
     }
     if (root < 0)
         return sid_error_set(err, SID_ERR_INPUT, "joints: the links form a cycle; expected a tree with one root link");
+    for (int j = 0; j < d->njoint; j++)
+        if (d->joint[j].type == SID_JOINT_FREE && d->joint[j].parent != root)
+            return sid_error_set(err, SID_ERR_INPUT,
+                                 "joints[%d].parent: a free joint connects a floating link to the root link '%s'", j,
+                                 d->link[root].name);
+    if (d->nsphere > 0 && !d->ground.present)
+        return sid_error_set(err, SID_ERR_INPUT, "contact.ground: contact spheres need a ground plane");
+    for (int c = 0; c < d->nsphere; c++) {
+        const sid_sphere_desc *sd = &d->sphere[c];
+        if (!sd->name[0]) return sid_error_set(err, SID_ERR_INPUT, "contact.spheres[%d].name: expected a non-empty name", c);
+        for (int k = 0; k < c; k++)
+            if (!strcmp(sd->name, d->sphere[k].name))
+                return sid_error_set(err, SID_ERR_INPUT,
+                                     "contact.spheres[%d].name: duplicate sphere name '%s' (also contact.spheres[%d])", c,
+                                     sd->name, k);
+        if (sd->link < 0 || sd->link >= d->nlink)
+            return sid_error_set(err, SID_ERR_INPUT, "contact.spheres[%d].link: expected the name of a link", c);
+    }
     return SID_OK;
 }
+
+void sid_ground_desc_defaults(sid_ground_desc *g)
+{
+    memset(g, 0, sizeof *g);
+    g->present = 1;
+    g->model = SID_CONTACT_COMPLIANT;
+    g->stiffness = 1e4;
+    g->damping = 1e3;
+    g->friction = 1;
+    g->width = 1e-3;
+    g->smoothing = 1e-2;
+}
+
+/* Names of a free joint's coordinates. */
+static const char *free_q_suffix[7] = {"x", "y", "z", "qw", "qx", "qy", "qz"};
+static const char *free_v_suffix[6] = {"vx", "vy", "vz", "wx", "wy", "wz"};
 
 sid_status sid_model_create(sid_model **out, double **theta_out, const sid_robot_desc *d, sid_error *err)
 {
@@ -94,7 +128,7 @@ sid_status sid_model_create(sid_model **out, double **theta_out, const sid_robot
     int *order = sid_alloc(sizeof(int) * (size_t)(d->nlink > 0 ? d->nlink : 1));
     int *body_of_link = sid_alloc(sizeof(int) * (size_t)(d->nlink > 0 ? d->nlink : 1));
     sid_model *m = sid_alloc(sizeof *m);
-    const int maxparam = 3 + 10 * d->nlink + 17 * d->njoint;
+    const int maxparam = 3 + 10 * d->nlink + 17 * d->njoint + P_NGROUND + 4 * d->nsphere;
     double *theta = sid_alloc(sizeof(double) * (size_t)maxparam);
     sid_status s = SID_OK;
     if (!cof || !order || !body_of_link || !m || !theta) { s = sid_error_set(err, SID_ERR_NOMEM, "out of memory"); goto fail; }
@@ -124,8 +158,17 @@ sid_status sid_model_create(sid_model **out, double **theta_out, const sid_robot
     m->param = sid_alloc(sizeof(sid_param_info) * (size_t)maxparam);
     m->dof_body = sid_alloc(sizeof(int) * (size_t)n);
     m->dof_name = sid_alloc(sizeof(*m->dof_name) * (size_t)n);
-    m->dof_parent = sid_alloc(sizeof(int) * (size_t)n);
-    if (!m->body || !m->param || !m->dof_body || !m->dof_name || !m->dof_parent) { s = sid_error_set(err, SID_ERR_NOMEM, "out of memory"); goto fail; }
+    m->dof_parent = sid_alloc(sizeof(int) * (size_t)(6 * n));
+    m->q_name = sid_alloc(sizeof(*m->q_name) * (size_t)(7 * n));
+    m->v_name = sid_alloc(sizeof(*m->v_name) * (size_t)(6 * n));
+    m->q_angular = sid_alloc(sizeof(int) * (size_t)(7 * n));
+    m->v_angular = sid_alloc(sizeof(int) * (size_t)(6 * n));
+    m->sphere = sid_alloc(sizeof(sid_sphere) * (size_t)(d->nsphere > 0 ? d->nsphere : 1));
+    if (!m->body || !m->param || !m->dof_body || !m->dof_name || !m->dof_parent || !m->q_name || !m->v_name ||
+        !m->q_angular || !m->v_angular || !m->sphere) {
+        s = sid_error_set(err, SID_ERR_NOMEM, "out of memory");
+        goto fail;
+    }
     for (int b = 0; b < n; b++) body_of_link[order[b]] = b;
 
     for (int b = 0; b < n; b++) {
@@ -141,23 +184,45 @@ sid_status sid_model_create(sid_model **out, double **theta_out, const sid_robot
                 s = sid_error_set(err, SID_ERR_INPUT, "joints: more than %d moving joints", SID_MAX_JOINTS);
                 goto fail;
             }
-            const double *ax = d->joint[bd->joint].axis;
-            const double nrm = sqrt(ax[0] * ax[0] + ax[1] * ax[1] + ax[2] * ax[2]);
-            for (int k = 0; k < 3; k++) bd->axis[k] = ax[k] / nrm;
-            bd->qadr = m->nq++;
-            bd->vadr = m->nv++;
+            const char *jname = d->joint[bd->joint].name;
+            bd->qadr = m->nq;
+            bd->vadr = m->nv;
+            if (bd->type == SID_JOINT_FREE) {
+                for (int k = 0; k < 7; k++) {
+                    snprintf(m->q_name[m->nq + k], sizeof m->q_name[0], "%s.%s", jname, free_q_suffix[k]);
+                    m->q_angular[m->nq + k] = k >= 3;
+                }
+                for (int k = 0; k < 6; k++) {
+                    snprintf(m->v_name[m->nv + k], sizeof m->v_name[0], "%s.%s", jname, free_v_suffix[k]);
+                    m->v_angular[m->nv + k] = k >= 3;
+                }
+                m->nq += 7;
+                m->nv += 6;
+                m->nfree++;
+            } else {
+                const double *ax = d->joint[bd->joint].axis;
+                const double nrm = sqrt(ax[0] * ax[0] + ax[1] * ax[1] + ax[2] * ax[2]);
+                for (int k = 0; k < 3; k++) bd->axis[k] = ax[k] / nrm;
+                snprintf(m->q_name[m->nq], sizeof m->q_name[0], "%s", jname);
+                snprintf(m->v_name[m->nv], sizeof m->v_name[0], "%s", jname);
+                m->q_angular[m->nq++] = m->v_angular[m->nv++] = bd->type == SID_JOINT_REVOLUTE;
+            }
             m->dof_body[m->ndofj] = b;
-            snprintf(m->dof_name[m->ndofj], SID_MAX_NAME, "%s", d->joint[bd->joint].name);
+            snprintf(m->dof_name[m->ndofj], SID_MAX_NAME, "%s", jname);
             m->ndofj++;
         }
     }
 
-    /* The mass matrix couples a dof only with its ancestors: keep each dof's parent dof. */
+    /* The mass matrix couples a dof only with its ancestors: keep each dof's parent dof (the
+     * last dof of the nearest moving ancestor; a free joint's six dofs form a chain). */
     for (int b = 1; b < n; b++) {
-        if (m->body[b].vadr < 0) continue;
-        int a = m->body[b].parent;
+        const sid_body *bd = &m->body[b];
+        if (bd->vadr < 0) continue;
+        int a = bd->parent;
         while (a > 0 && m->body[a].vadr < 0) a = m->body[a].parent;
-        m->dof_parent[m->body[b].vadr] = a > 0 ? m->body[a].vadr : -1;
+        m->dof_parent[bd->vadr] = a > 0 ? m->body[a].vadr + (m->body[a].type == SID_JOINT_FREE ? 5 : 0) : -1;
+        if (bd->type == SID_JOINT_FREE)
+            for (int k = 1; k < 6; k++) m->dof_parent[bd->vadr + k] = bd->vadr + k - 1;
     }
 
     /* Parameters: gravity, then links and joints in description order. */
@@ -179,6 +244,7 @@ sid_status sid_model_create(sid_model **out, double **theta_out, const sid_robot
         const sid_joint_desc *jd = &d->joint[j];
         sid_body *bd = &m->body[body_of_link[jd->child]];
         const int prism = jd->type == SID_JOINT_PRISMATIC;
+        if (jd->type == SID_JOINT_FREE) continue;   /* its pose is state, not parameter */
         bd->p_origin = m->nparam;
         for (int k = 0; k < 3; k++)
             add_param(m, theta, jd->xyz[k], SID_P_XYZ, j, k, "m", "joints.%s.origin.xyz%s", jd->name, xyz[k]);
@@ -210,6 +276,26 @@ sid_status sid_model_create(sid_model **out, double **theta_out, const sid_robot
             }
         }
     }
+    m->p_ground = -1;
+    if (d->ground.present) {
+        const sid_ground_desc *g = &d->ground;
+        m->contact = g->model;
+        m->p_ground = add_param(m, theta, g->height, SID_P_GROUND_HEIGHT, -1, 0, "m", "contact.ground.height%s%s", "", "");
+        add_param(m, theta, g->stiffness, SID_P_GROUND_STIFFNESS, -1, 0, "N/m", "contact.ground.stiffness%s%s", "", "");
+        add_param(m, theta, g->damping, SID_P_GROUND_DAMPING, -1, 0, "N*s/m^2", "contact.ground.damping%s%s", "", "");
+        add_param(m, theta, g->friction, SID_P_GROUND_FRICTION, -1, 0, "1", "contact.ground.friction%s%s", "", "");
+        add_param(m, theta, g->width, SID_P_GROUND_WIDTH, -1, 0, "m", "contact.ground.width%s%s", "", "");
+        add_param(m, theta, g->smoothing, SID_P_GROUND_SMOOTHING, -1, 0, "m/s", "contact.ground.smoothing%s%s", "", "");
+    }
+    for (int c = 0; c < d->nsphere; c++) {
+        const sid_sphere_desc *sd = &d->sphere[c];
+        m->sphere[c].body = body_of_link[sd->link];
+        m->sphere[c].p = m->nparam;
+        for (int k = 0; k < 3; k++)
+            add_param(m, theta, sd->xyz[k], SID_P_SPHERE_XYZ, c, k, "m", "contact.spheres.%s.xyz%s", sd->name, xyz[k]);
+        add_param(m, theta, sd->radius, SID_P_SPHERE_RADIUS, c, 0, "m", "contact.spheres.%s.radius%s", sd->name, "");
+    }
+    m->nsphere = d->nsphere;
     if ((s = sid_model_check_theta(m, theta, err))) goto fail;
     sid_free(cof);
     sid_free(order);
@@ -234,6 +320,11 @@ void sid_model_free(sid_model *m)
     sid_free(m->dof_body);
     sid_free(m->dof_name);
     sid_free(m->dof_parent);
+    sid_free(m->q_name);
+    sid_free(m->v_name);
+    sid_free(m->q_angular);
+    sid_free(m->v_angular);
+    sid_free(m->sphere);
     sid_free(m);
 }
 
@@ -246,6 +337,16 @@ const char *sid_model_dof_joint_name(const sid_model *m, int k) { return m->dof_
 int sid_model_dof_joint_desc(const sid_model *m, int k) { return m->body[m->dof_body[k]].joint; }
 int sid_model_dof_joint_has_motor(const sid_model *m, int k) { return m->body[m->dof_body[k]].motor != SID_MOTOR_NONE; }
 int sid_model_dof_joint_is_prismatic(const sid_model *m, int k) { return m->body[m->dof_body[k]].type == SID_JOINT_PRISMATIC; }
+sid_joint_type sid_model_dof_joint_type(const sid_model *m, int k) { return m->body[m->dof_body[k]].type; }
+int sid_model_dof_joint_qadr(const sid_model *m, int k) { return m->body[m->dof_body[k]].qadr; }
+int sid_model_dof_joint_vadr(const sid_model *m, int k) { return m->body[m->dof_body[k]].vadr; }
+const char *sid_model_q_name(const sid_model *m, int i) { return m->q_name[i]; }
+const char *sid_model_v_name(const sid_model *m, int i) { return m->v_name[i]; }
+int sid_model_q_is_angular(const sid_model *m, int i) { return m->q_angular[i]; }
+int sid_model_v_is_angular(const sid_model *m, int i) { return m->v_angular[i]; }
+int sid_model_has_contact(const sid_model *m) { return m->p_ground >= 0; }
+sid_contact_model sid_model_contact_model(const sid_model *m) { return m->contact; }
+void sid_model_set_contact_model(sid_model *m, sid_contact_model c) { m->contact = c; }
 
 int sid_model_param_find(const sid_model *m, const char *name)
 {
@@ -281,6 +382,14 @@ void sid_model_param_path(const sid_model *m, int i, char *buf, size_t len)
     case SID_P_INERTIA: snprintf(buf, len, "links[%d].inertia.%s", p->owner, inertia_key[p->comp]); break;
     case SID_P_XYZ: snprintf(buf, len, "joints[%d].origin.xyz[%d]", p->owner, p->comp); break;
     case SID_P_RPY: snprintf(buf, len, "joints[%d].origin.rpy[%d]", p->owner, p->comp); break;
+    case SID_P_SPHERE_XYZ: snprintf(buf, len, "contact.spheres[%d].xyz[%d]", p->owner, p->comp); break;
+    case SID_P_SPHERE_RADIUS: snprintf(buf, len, "contact.spheres[%d].radius", p->owner); break;
+    case SID_P_GROUND_HEIGHT: snprintf(buf, len, "contact.ground.height"); break;
+    case SID_P_GROUND_STIFFNESS: snprintf(buf, len, "contact.ground.stiffness"); break;
+    case SID_P_GROUND_DAMPING: snprintf(buf, len, "contact.ground.damping"); break;
+    case SID_P_GROUND_FRICTION: snprintf(buf, len, "contact.ground.friction"); break;
+    case SID_P_GROUND_WIDTH: snprintf(buf, len, "contact.ground.width"); break;
+    case SID_P_GROUND_SMOOTHING: snprintf(buf, len, "contact.ground.smoothing"); break;
     default: snprintf(buf, len, "joints[%d].%s", p->owner, key[p->kind]); break;
     }
 }
@@ -354,11 +463,29 @@ sid_status sid_model_check_theta(const sid_model *m, const double *theta, sid_er
             return sid_error_set(err, SID_ERR_INPUT, "%s: expected a positive number, got %g", path,
                                  theta[bd->p_stribeck + P_STRIBECK_VELOCITY]);
         }
-        if (bd->motor == SID_MOTOR_VOLTAGE && !(theta[bd->p_motor + P_RESISTANCE] > 0)) {
+        if (bd->motor == SID_MOTOR_VOLTAGE && bd->p_motor >= 0 && !(theta[bd->p_motor + P_RESISTANCE] > 0)) {
             sid_model_param_path(m, bd->p_motor + P_RESISTANCE, path, sizeof path);
             return sid_error_set(err, SID_ERR_INPUT, "%s: expected a positive number, got %g", path,
                                  theta[bd->p_motor + P_RESISTANCE]);
         }
     }
+    if (m->p_ground >= 0) {
+        const struct { int off; int strict; } req[] = {
+            {P_STIFFNESS, 0}, {P_DAMPING, 0}, {P_FRICTION, 0}, {P_WIDTH, 1}, {P_FSMOOTH, 1}};
+        for (size_t k = 0; k < sizeof req / sizeof req[0]; k++) {
+            const double x = theta[m->p_ground + req[k].off];
+            if (req[k].strict ? !(x > 0) : !(x >= 0)) {
+                sid_model_param_path(m, m->p_ground + req[k].off, path, sizeof path);
+                return sid_error_set(err, SID_ERR_INPUT, "%s: expected a %s number, got %g", path,
+                                     req[k].strict ? "positive" : "non-negative", x);
+            }
+        }
+    }
+    for (int c = 0; c < m->nsphere; c++)
+        if (!(theta[m->sphere[c].p + P_SPHERE_RADIUS] >= 0)) {
+            sid_model_param_path(m, m->sphere[c].p + P_SPHERE_RADIUS, path, sizeof path);
+            return sid_error_set(err, SID_ERR_INPUT, "%s: expected a non-negative number, got %g", path,
+                                 theta[m->sphere[c].p + P_SPHERE_RADIUS]);
+        }
     return SID_OK;
 }

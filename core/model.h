@@ -12,29 +12,52 @@ enum { P_XYZ = 0, P_RPY = 3, P_NORIGIN = 6 };                          /* p_orig
 enum { P_ARMATURE = 0, P_VISCOUS, P_COULOMB, P_SMOOTHING, P_OFFSET, P_NDOF };   /* p_dof block */
 enum { P_STRIBECK_TORQUE = 0, P_STRIBECK_VELOCITY };                   /* p_stribeck block */
 enum { P_GEAR = 0, P_KT, P_KE, P_RESISTANCE };                         /* p_motor block */
+enum { P_SPHERE_XYZ = 0, P_SPHERE_RADIUS = 3 };                        /* sphere block */
+enum { P_HEIGHT = 0, P_STIFFNESS, P_DAMPING, P_FRICTION, P_WIDTH, P_FSMOOTH, P_NGROUND };   /* ground block */
 
 typedef struct {
     int parent, link, joint;
     sid_joint_type type;
     double axis[3];           /* unit, in the joint (= child body) frame */
-    int qadr, vadr;           /* -1 for fixed joints and the root */
+    int qadr, vadr;           /* first position / velocity index; -1 for fixed joints and the root */
     int p_inertial;           /* mass, com[3], inertia[6]; -1 for a massless link */
-    int p_origin;             /* xyz[3], rpy[3]; -1 for the root */
-    int p_dof;                /* armature, viscous, coulomb, smoothing, offset; -1 if fixed */
+    int p_origin;             /* xyz[3], rpy[3]; -1 for the root and free joints */
+    int p_dof;                /* armature, viscous, coulomb, smoothing, offset; -1 if fixed or free */
     int p_stribeck;           /* torque, velocity; -1 if absent */
     int p_motor;              /* gear, kt [, ke, resistance]; -1 if no motor */
     sid_motor_input motor;
 } sid_body;
 
+typedef struct {
+    int body;                 /* the body the sphere is fixed to */
+    int p;                    /* xyz[3], radius in theta */
+} sid_sphere;
+
 struct sid_model {
     int nbody, nq, nv, nparam;
     int p_gravity;
+    int p_ground;             /* height, stiffness, damping, friction, width, smoothing; -1: no contact */
+    sid_contact_model contact;
+    int nsphere;
+    sid_sphere *sphere;
+    int nfree;                /* free joints (each a child of the root) */
     sid_body *body;
     sid_param_info *param;
     int ndofj;                /* moving joints, in q order */
     int *dof_body;            /* (ndofj) body of each moving joint */
     int *dof_parent;          /* (nv) velocity index of the nearest moving ancestor, -1 at the root */
     char (*dof_name)[SID_MAX_NAME];
+    char (*q_name)[SID_MAX_NAME + 8];   /* (nq), (nv) coordinate names, see sid_model_q_name */
+    char (*v_name)[SID_MAX_NAME + 8];
+    int *q_angular, *v_angular;          /* (nq), (nv) */
 };
+
+/* Position update q1 = q (+) h v: a plain sum for one-dof joints; for a free joint the linear
+ * part adds h v and the quaternion turns by exp(h w / 2) in the body frame (then is normalised).
+ * q1 may alias q. */
+void sid_integrate_q(const sid_model *m, const double *q, const double *v, double h, double *q1);
+/* Adjoint of sid_integrate_q at (q, v): qbar += (dq1/dq)^T q1bar, vbar += (dq1/dv)^T q1bar. */
+void sid_integrate_q_vjp(const sid_model *m, const double *q, const double *v, double h, const double *q1bar,
+                         double *qbar, double *vbar);
 
 #endif

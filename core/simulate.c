@@ -27,7 +27,7 @@ void sid_traj_state_q(const sid_model *m, const double *theta, const sid_traj *t
 {
     memcpy(q, tr->q + (size_t)k * (size_t)m->nq, sizeof(double) * (size_t)m->nq);
     for (int b = 1; b < m->nbody; b++)
-        if (m->body[b].qadr >= 0) q[m->body[b].qadr] -= theta[m->body[b].p_dof + P_OFFSET];
+        if (m->body[b].p_dof >= 0) q[m->body[b].qadr] -= theta[m->body[b].p_dof + P_OFFSET];
 }
 
 sid_status sid_simulate(const sid_model *m, const double *theta, const sid_traj *tr, const sid_sim_opts *o,
@@ -47,13 +47,11 @@ sid_status sid_simulate(const sid_model *m, const double *theta, const sid_traj 
     }
     double *q = buf, *v = q + nq, *q1 = v + nv, *v1 = q1 + nq;
     sid_traj_state_q(m, theta, tr, 0, q);
-    sid_traj_velocity(tr, 0, v);
+    sid_traj_velocity(m, tr, 0, v);
     for (int k = 0;; k++) {
+        memcpy(q_out + (size_t)k * (size_t)nq, q, sizeof(double) * (size_t)nq);
         for (int b = 1; b < m->nbody; b++)
-            if (m->body[b].qadr >= 0) {
-                const int i = m->body[b].qadr;
-                q_out[(size_t)k * (size_t)nq + (size_t)i] = q[i] + theta[m->body[b].p_dof + P_OFFSET];
-            }
+            if (m->body[b].p_dof >= 0) q_out[(size_t)k * (size_t)nq + (size_t)m->body[b].qadr] += theta[m->body[b].p_dof + P_OFFSET];
         memcpy(v_out + (size_t)k * (size_t)nv, v, sizeof(double) * (size_t)nv);
         if (k == tr->n - 1) break;
         const double dt = tr->t[k + 1] - tr->t[k];

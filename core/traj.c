@@ -1,5 +1,7 @@
 /* traj.c — a logged trajectory in memory: sample times, measured q and qd, commands u. */
-#include "sid.h"
+#include "model.h"
+
+#include <math.h>
 
 #include <string.h>
 
@@ -32,15 +34,30 @@ void sid_traj_free(sid_traj *tr)
     sid_free(tr);
 }
 
-void sid_traj_velocity(const sid_traj *tr, int k, double *v)
+void sid_traj_velocity(const sid_model *m, const sid_traj *tr, int k, double *v)
 {
     if (tr->qd) memcpy(v, tr->qd + (size_t)k * (size_t)tr->nv, sizeof(double) * (size_t)tr->nv);
-    else sid_traj_velocity_from_q(tr, k, v);
+    else sid_traj_velocity_from_q(m, tr, k, v);
+}
+
+/* Body angular velocity that turns unit quaternion a into b in time dt: the rotation
+ * conj(a) b as axis * angle / dt (the shorter way round). */
+static void quat_rate(const double *a, const double *b, double dt, double *w)
+{
+    double r[4] = {a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3],
+                   a[0] * b[1] - a[1] * b[0] - a[2] * b[3] + a[3] * b[2],
+                   a[0] * b[2] + a[1] * b[3] - a[2] * b[0] - a[3] * b[1],
+                   a[0] * b[3] - a[1] * b[2] + a[2] * b[1] - a[3] * b[0]};
+    if (r[0] < 0)
+        for (int k = 0; k < 4; k++) r[k] = -r[k];
+    const double s = sqrt(r[1] * r[1] + r[2] * r[2] + r[3] * r[3]);
+    const double f = s > 1e-12 ? 2 * atan2(s, r[0]) / s : 2 / (r[0] > 0 ? r[0] : 1);
+    for (int k = 0; k < 3; k++) w[k] = f * r[1 + k] / dt;
 }
 
 /* A difference over +-2 samples (one-sided at the ends) smooths encoder quantisation while
- * staying centred on the sample. Assumes nq == nv (no free joints). */
-void sid_traj_velocity_from_q(const sid_traj *tr, int k, double *v)
+ * staying centred on the sample. */
+void sid_traj_velocity_from_q(const sid_model *m, const sid_traj *tr, int k, double *v)
 {
     if (tr->n < 2) {
         memset(v, 0, sizeof(double) * (size_t)tr->nv);
@@ -50,6 +67,19 @@ void sid_traj_velocity_from_q(const sid_traj *tr, int k, double *v)
     if (lo < 0) lo = 0;
     if (hi > tr->n - 1) hi = tr->n - 1;
     const double dt = tr->t[hi] - tr->t[lo];
-    for (int i = 0; i < tr->nv; i++)
-        v[i] = (tr->q[(size_t)hi * (size_t)tr->nq + (size_t)i] - tr->q[(size_t)lo * (size_t)tr->nq + (size_t)i]) / dt;
+    const double *qlo = tr->q + (size_t)lo * (size_t)tr->nq, *qhi = tr->q + (size_t)hi * (size_t)tr->nq;
+    for (int b = 1; b < m->nbody; b++) {
+        const sid_body *bd = &m->body[b];
+        if (bd->qadr < 0) continue;
+        const int iq = bd->qadr, iv = bd->vadr;
+        if (bd->type != SID_JOINT_FREE) {
+            v[iv] = (qhi[iq] - qlo[iq]) / dt;
+            continue;
+        }
+        for (int j = 0; j < 3; j++) v[iv + j] = (qhi[iq + j] - qlo[iq + j]) / dt;
+        double a[4], c[4], na = 0, nc = 0;
+        for (int j = 0; j < 4; j++) na += qlo[iq + 3 + j] * qlo[iq + 3 + j], nc += qhi[iq + 3 + j] * qhi[iq + 3 + j];
+        for (int j = 0; j < 4; j++) a[j] = qlo[iq + 3 + j] / sqrt(na), c[j] = qhi[iq + 3 + j] / sqrt(nc);
+        quat_rate(a, c, dt, v + iv + 3);
+    }
 }

@@ -277,7 +277,7 @@ START_TEST(start_velocity_from_positions)
         sid_problem_free(p);
     }
     /* window 1 starts at sample 100 */
-    sid_traj_velocity_from_q(log, 100, v);
+    sid_traj_velocity_from_q(m, log, 100, v);
     for (int i = 0; i < nq; i++) {
         ck_assert_double_eq(x_logged[nx + nq + i], log->qd[100 * nq + i]);
         ck_assert_double_eq(x_pos[nx + nq + i], v[i]);

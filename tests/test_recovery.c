@@ -67,7 +67,7 @@ static void recover(const case_t *c, double noise, unsigned seed)
     ck_assert_msg(sid_problem_create(&p, m, (const sid_traj *const *)logs, 2, &o, &err) == SID_OK, "%s", err.msg);
     double *x0 = malloc(sizeof(double) * (size_t)(sid_problem_nwindows(p) * nx));
     sid_problem_start_states(p, theta, x0);
-    sid_fit_opts fo = {n, idx, lo, hi, 1000, 1e-15, 0, NULL, NULL, NULL};
+    sid_fit_opts fo = {n, idx, lo, hi, 1000, 1e-15, 0, NULL, NULL, NULL, 0, 0, 0};
     sid_fit_result res;
     ck_assert_msg(sid_fit(p, theta, x0, &fo, &res, &err) == SID_OK, "%s", err.msg);
     sid_covariance_result *cov = sid_alloc(sizeof *cov);
@@ -110,6 +110,7 @@ Suite *recovery_suite(void)
 {
     Suite *s = suite_create("recovery");
     TCase *tc = tcase_create("examples");
+    tcase_set_tags(tc, "slow");   /* numerics, not memory: `make debug` leaves them out */
     tcase_set_timeout(tc, 600);
     const int n = (int)(sizeof cases / sizeof cases[0]);
     tcase_add_loop_test(tc, noise_free, 0, n);

@@ -98,6 +98,43 @@ sid_robot_desc *tu_random_robot(unsigned seed, int njoint, int features)
     return d;
 }
 
+sid_model *tu_box_robot(int leg, sid_contact_model model, double friction, double **theta)
+{
+    sid_robot_desc d = {0};
+    sid_link_desc link[3] = {{.name = "world"},
+                             {.name = "box", .has_mass = 1, .mass = 1, .inertia = {0.0027, 0.0042, 0.0052, 0, 0, 0}},
+                             {.name = "leg", .has_mass = 1, .mass = 0.2, .com = {0, 0, -0.05},
+                              .inertia = {2e-4, 2e-4, 1e-5, 0, 0, 0}}};
+    sid_joint_desc joint[2];
+    sid_joint_desc_defaults(&joint[0]);
+    sid_joint_desc_defaults(&joint[1]);
+    snprintf(joint[0].name, sizeof joint[0].name, "base");
+    joint[0].type = SID_JOINT_FREE, joint[0].parent = 0, joint[0].child = 1;
+    snprintf(joint[1].name, sizeof joint[1].name, "hip");
+    joint[1].parent = 1, joint[1].child = 2, joint[1].axis[1] = 1, joint[1].xyz[0] = 0.1, joint[1].xyz[2] = -0.02;
+    joint[1].viscous = 0.01, joint[1].armature = 1e-4, joint[1].motor = SID_MOTOR_TORQUE;
+    sid_sphere_desc sphere[5];
+    for (int c = 0; c < 4; c++) {
+        sphere[c] = (sid_sphere_desc){.link = 1, .xyz = {c & 1 ? 0.1 : -0.1, c & 2 ? 0.075 : -0.075, -0.05}, .radius = 0.005};
+        snprintf(sphere[c].name, sizeof sphere[c].name, "c%d", c);
+    }
+    sphere[4] = (sid_sphere_desc){.name = "foot", .link = 2, .xyz = {0, 0, -0.08}, .radius = 0.01};
+    d.gravity[2] = -9.81;
+    d.nlink = leg ? 3 : 2, d.link = link, d.njoint = leg ? 2 : 1, d.joint = joint, d.nsphere = leg ? 5 : 4;
+    d.sphere = sphere;
+    sid_ground_desc_defaults(&d.ground);
+    d.ground.model = model;
+    d.ground.friction = friction;
+    d.ground.height = 0.01;
+    sid_model *m;
+    sid_error err = {0};
+    if (sid_model_create(&m, theta, &d, &err) != SID_OK) {
+        fprintf(stderr, "tu_box_robot: %s\n", err.msg);
+        return NULL;
+    }
+    return m;
+}
+
 void tu_desc_free(sid_robot_desc *d)
 {
     if (!d) return;
@@ -128,6 +165,9 @@ sid_traj *tu_synth_log(const sid_model *m, const double *theta_true, int n, doub
             tr->u[(size_t)k * nv + i] = u;
         }
     }
+    /* start at rest with free joints at the identity orientation */
+    for (int j = 0; j < sid_model_ndof_joints(m); j++)
+        if (sid_model_dof_joint_type(m, j) == SID_JOINT_FREE) tr->q[sid_model_dof_joint_qadr(m, j) + 3] = 1;
     sid_sim_opts o;
     sid_sim_opts_defaults(&o);
     double *q = malloc(sizeof(double) * (size_t)(n * nq)), *v = malloc(sizeof(double) * (size_t)(n * nv));

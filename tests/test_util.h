@@ -19,6 +19,11 @@ enum {
  * origins, rpy, masses, COMs and full inertia tensors. Free with tu_desc_free. */
 sid_robot_desc *tu_random_robot(unsigned seed, int njoint, int features);
 void tu_desc_free(sid_robot_desc *d);
+/* A box (0.2 x 0.15 x 0.1 m, 1 kg) on a free joint "base" with a contact sphere (radius 5 mm)
+ * at each bottom corner, ground at z = 0.01 with the given model and friction (other ground
+ * fields: defaults); with leg, also a swinging leg on a motorised hinge "hip" whose foot is a
+ * sphere: contact on a descendant. NULL (with a message on stderr) if the model is rejected. */
+sid_model *tu_box_robot(int leg, sid_contact_model model, double friction, double **theta);
 /* Uniform in [lo, hi) from a small deterministic generator. */
 double tu_uniform(unsigned *state, double lo, double hi);
 
