@@ -11,7 +11,7 @@ sid_workspace *sid_workspace_create(const sid_model *m)
 {
     sid_workspace *ws = sid_alloc(sizeof *ws);
     if (!ws) return NULL;
-    const size_t nb = (size_t)m->nbody, nv = (size_t)(m->nv > 0 ? m->nv : 1);
+    const size_t nb = (size_t)m->nbody, nv = (size_t)(m->nv > 0 ? m->nv : 1), nq = (size_t)(m->nq > 0 ? m->nq : 1);
     ws->nbody = m->nbody;
     ws->nv = m->nv;
     ws->X = sid_alloc(nb * sizeof *ws->X);
@@ -21,6 +21,12 @@ sid_workspace *sid_workspace_create(const sid_model *m)
     ws->Q = sid_alloc(nb * sizeof *ws->Q);
     ws->I = sid_alloc(nb * sizeof *ws->I);
     ws->vJ = sid_alloc(nb * sizeof *ws->vJ);
+    ws->aJ = sid_alloc(nb * sizeof *ws->aJ);
+    ws->Rw = sid_alloc(nb * sizeof *ws->Rw);
+    ws->Rwbar = sid_alloc(nb * sizeof *ws->Rwbar);
+    ws->pw = sid_alloc(nb * sizeof *ws->pw);
+    ws->pwbar = sid_alloc(nb * sizeof *ws->pwbar);
+    ws->fext = sid_alloc(nb * sizeof *ws->fext);
     ws->v = sid_alloc(nb * sizeof *ws->v);
     ws->a = sid_alloc(nb * sizeof *ws->a);
     ws->h = sid_alloc(nb * sizeof *ws->h);
@@ -40,12 +46,14 @@ sid_workspace *sid_workspace_create(const sid_model *m)
     ws->rhs = sid_alloc(nv * sizeof *ws->rhs);
     ws->tmp = sid_alloc(nv * sizeof *ws->tmp);
     ws->w = sid_alloc(nv * sizeof *ws->w);
-    ws->rk = sid_alloc(10 * nv * sizeof *ws->rk);
-    ws->rkbar = sid_alloc(8 * nv * sizeof *ws->rkbar);
+    ws->rk = sid_alloc((3 * nq + 7 * nv) * sizeof *ws->rk);
+    ws->rkbar = sid_alloc((9 * nv + nq) * sizeof *ws->rkbar);
     ws->Lst = sid_alloc(4 * nv * nv * sizeof *ws->Lst);
-    if (!ws->X || !ws->RT || !ws->dRT || !ws->theta_seen || !ws->Q || !ws->I || !ws->vJ || !ws->v || !ws->a || !ws->h || !ws->f || !ws->cm ||
+    ws->hard = sid_hard_create(m);
+    if (!ws->X || !ws->RT || !ws->dRT || !ws->theta_seen || !ws->Q || !ws->I || !ws->vJ || !ws->aJ || !ws->Rw ||
+        !ws->Rwbar || !ws->pw || !ws->pwbar || !ws->fext || !ws->v || !ws->a || !ws->h || !ws->f || !ws->cm ||
         !ws->ch || !ws->cI || !ws->vbar || !ws->abar || !ws->fbar || !ws->Ebar || !ws->rbar || !ws->Ibar || !ws->M ||
-        !ws->c || !ws->F || !ws->rhs || !ws->tmp || !ws->w || !ws->rk || !ws->rkbar || !ws->Lst) {
+        !ws->c || !ws->F || !ws->rhs || !ws->tmp || !ws->w || !ws->rk || !ws->rkbar || !ws->Lst || (m->nsphere && !ws->hard)) {
         sid_workspace_free(ws);
         return NULL;
     }
@@ -55,10 +63,12 @@ sid_workspace *sid_workspace_create(const sid_model *m)
 void sid_workspace_free(sid_workspace *ws)
 {
     if (!ws) return;
-    void *p[] = {ws->X, ws->RT, ws->dRT, ws->theta_seen, ws->Q, ws->I, ws->vJ, ws->v, ws->a, ws->h, ws->f, ws->cm, ws->ch, ws->cI,
+    void *p[] = {ws->X, ws->RT, ws->dRT, ws->theta_seen, ws->Q, ws->I, ws->vJ, ws->aJ, ws->Rw, ws->Rwbar, ws->pw,
+                 ws->pwbar, ws->fext, ws->v, ws->a, ws->h, ws->f, ws->cm, ws->ch, ws->cI,
                  ws->vbar, ws->abar, ws->fbar, ws->Ebar, ws->rbar, ws->Ibar, ws->M, ws->c, ws->F, ws->rhs,
                  ws->tmp, ws->w, ws->rk, ws->rkbar, ws->Lst};
     for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) sid_free(p[i]);
+    sid_hard_free(ws->hard);
     sid_free(ws);
 }
 
@@ -96,11 +106,29 @@ static sid_inertia body_inertia(const sid_body *bd, const double *theta)
     return I;
 }
 
-/* Motion subspace of a one-dof joint, in the body frame. */
-static sid_sv joint_axis(const sid_body *bd)
+/* Rotation (body -> world) of the unit quaternion n = (w, x, y, z), and dR/dn_k if dR. */
+static sid_m3 quat_matrix(const double *n, sid_m3 *dR)
 {
-    const sid_v3 ax = sid_v3_load(bd->axis), z = {0, 0, 0};
-    return bd->type == SID_JOINT_PRISMATIC ? sid_sv_make(z, ax) : sid_sv_make(ax, z);
+    const double w = n[0], x = n[1], y = n[2], z = n[3];
+    const sid_m3 R = {{{1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)},
+                       {2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)},
+                       {2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)}}};
+    if (dR) {
+        const sid_m3 dw = {{{0, -2 * z, 2 * y}, {2 * z, 0, -2 * x}, {-2 * y, 2 * x, 0}}};
+        const sid_m3 dx = {{{0, 2 * y, 2 * z}, {2 * y, -4 * x, -2 * w}, {2 * z, 2 * w, -4 * x}}};
+        const sid_m3 dy = {{{-4 * y, 2 * x, 2 * w}, {2 * x, 0, 2 * z}, {-2 * w, 2 * z, -4 * y}}};
+        const sid_m3 dz = {{{-4 * z, -2 * w, 2 * x}, {2 * w, -4 * z, 2 * y}, {2 * x, 2 * y, 0}}};
+        dR[0] = dw, dR[1] = dx, dR[2] = dy, dR[3] = dz;
+    }
+    return R;
+}
+
+/* The unit quaternion of a free joint's q and the norm it was divided by. */
+static double quat_normalize(const double *q, double *n)
+{
+    const double r = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    for (int k = 0; k < 4; k++) n[k] = q[k] / r;
+    return r;
 }
 
 void sid_workspace_bind(const sid_model *m, const double *theta, sid_workspace *ws)
@@ -109,7 +137,12 @@ void sid_workspace_bind(const sid_model *m, const double *theta, sid_workspace *
     if (ws->cache_valid && !memcmp(ws->theta_seen, theta, bytes)) return;
     for (int b = 1; b < m->nbody; b++) {
         const sid_body *bd = &m->body[b];
-        ws->RT[b] = rpy_matrix(theta + bd->p_origin + P_RPY, ws->dRT + 3 * b);
+        if (bd->p_origin >= 0) {
+            ws->RT[b] = rpy_matrix(theta + bd->p_origin + P_RPY, ws->dRT + 3 * b);
+        } else {   /* a free joint: no origin */
+            ws->RT[b] = sid_m3_identity();
+            ws->dRT[3 * b] = ws->dRT[3 * b + 1] = ws->dRT[3 * b + 2] = sid_m3_zero();
+        }
         ws->I[b] = body_inertia(bd, theta);
     }
     memcpy(ws->theta_seen, theta, bytes);
@@ -121,6 +154,15 @@ void sid_kinematics(const sid_model *m, const double *theta, sid_workspace *ws, 
     sid_workspace_bind(m, theta, ws);
     for (int b = 1; b < m->nbody; b++) {
         const sid_body *bd = &m->body[b];
+        if (bd->type == SID_JOINT_FREE) {
+            double n[4];
+            quat_normalize(q + bd->qadr + 3, n);
+            const sid_m3 R = quat_matrix(n, NULL);
+            ws->Q[b] = R;
+            ws->X[b].E = sid_m3_transpose(&R);
+            ws->X[b].r = sid_v3_load(q + bd->qadr);
+            continue;
+        }
         const double *o = theta + bd->p_origin;
         const sid_m3 RT = ws->RT[b];
         sid_v3 r = sid_v3_load(o + P_XYZ);
@@ -133,6 +175,16 @@ void sid_kinematics(const sid_model *m, const double *theta, sid_workspace *ws, 
         ws->X[b].E = sid_m3_transpose(&RQ);
         ws->X[b].r = r;
         ws->Q[b] = Q;
+    }
+    if (m->nsphere == 0) return;
+    /* world poses: R_b = R_p E_b^T, p_b = p_p + R_p r_b */
+    ws->Rw[0] = sid_m3_identity();
+    ws->pw[0] = sid_v3_make(0, 0, 0);
+    for (int b = 1; b < m->nbody; b++) {
+        const int p = m->body[b].parent;
+        const sid_m3 Et = sid_m3_transpose(&ws->X[b].E);
+        ws->Rw[b] = sid_m3_mul(&ws->Rw[p], &Et);
+        ws->pw[b] = sid_v3_add(ws->pw[p], sid_m3_mul_v3(&ws->Rw[p], ws->X[b].r));
     }
 }
 
@@ -149,22 +201,57 @@ void sid_rnea(const sid_model *m, const double *theta, sid_workspace *ws, const 
         const sid_body *bd = &m->body[b];
         const int p = bd->parent;
         sid_sv vJ = sid_sv_zero(), aJ = sid_sv_zero();
-        if (bd->vadr >= 0) {
-            const sid_sv S = joint_axis(bd);
-            vJ = sid_sv_scale(v ? v[bd->vadr] : 0, S);
-            aJ = sid_sv_scale(a ? a[bd->vadr] : 0, S);
+        for (int k = 0; k < sid_joint_ndof(bd); k++) {
+            const sid_sv S = sid_joint_col(bd, &ws->X[b], k);
+            sid_sv_acc(&vJ, sid_sv_scale(v ? v[bd->vadr + k] : 0, S));
+            sid_sv_acc(&aJ, sid_sv_scale(a ? a[bd->vadr + k] : 0, S));
         }
+        /* a free joint's S moves with the body: dS/dt qd = (0, -w x E v_lin) */
+        if (bd->type == SID_JOINT_FREE) sid_v3_acc(&aJ.l, sid_v3_cross(vJ.l, vJ.w));
         ws->vJ[b] = vJ;
+        ws->aJ[b] = aJ;
         ws->v[b] = sid_sv_add(sid_xform_motion(&ws->X[b], ws->v[p]), vJ);
         ws->a[b] = sid_sv_add(sid_sv_add(sid_xform_motion(&ws->X[b], ws->a[p]), aJ), sid_sv_crossm(ws->v[b], vJ));
         ws->h[b] = sid_inertia_mul(&ws->I[b], ws->v[b]);
         ws->f[b] = sid_sv_add(sid_inertia_mul(&ws->I[b], ws->a[b]), sid_sv_crossf(ws->v[b], ws->h[b]));
     }
+    if (m->nsphere && m->contact == SID_CONTACT_COMPLIANT) {
+        /* contact pushes on the links: the joints need that much less force */
+        sid_contact_forces(m, theta, ws);
+        for (int b = 1; b < m->nbody; b++) ws->f[b] = sid_sv_add(ws->f[b], sid_sv_scale(-1, ws->fext[b]));
+    } else if (ws->hard_mode == SID_HARD_FORCES) {   /* hard contact's impulses / h (contact_hard.c) */
+        sid_hard_fext(m, ws);
+        for (int b = 1; b < m->nbody; b++) ws->f[b] = sid_sv_add(ws->f[b], sid_sv_scale(-1, ws->fext[b]));
+    }
     for (int b = m->nbody - 1; b >= 1; b--) {
         const sid_body *bd = &m->body[b];
-        if (bd->vadr >= 0) tau[bd->vadr] = sid_sv_dot(joint_axis(bd), ws->f[b]);
+        for (int k = 0; k < sid_joint_ndof(bd); k++) tau[bd->vadr + k] = sid_sv_dot(sid_joint_col(bd, &ws->X[b], k), ws->f[b]);
         sid_sv_acc(&ws->f[bd->parent], sid_xform_force_inv(&ws->X[b], ws->f[b]));
     }
+}
+
+/* Adjoint of a free joint's transform E = R(n)^T, r = p, n = quat / |quat|, from (Ebar, rbar). */
+static void free_xform_vjp(const sid_body *bd, const double *q, sid_m3 Ebar, sid_v3 rbar, double *qbar)
+{
+    if (!qbar) return;
+    double n[4];
+    const double r = quat_normalize(q + bd->qadr + 3, n);
+    sid_m3 dR[4];
+    quat_matrix(n, dR);
+    double nb[4], d = 0;
+    for (int k = 0; k < 4; k++) {
+        /* <Rbar, dR_k> with Rbar = Ebar^T */
+        double g = 0;
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++) g += Ebar.m[j][i] * dR[k].m[i][j];
+        nb[k] = g;
+        d += n[k] * g;
+    }
+    double *qb = qbar + bd->qadr;
+    qb[0] += rbar.x;
+    qb[1] += rbar.y;
+    qb[2] += rbar.z;
+    for (int k = 0; k < 4; k++) qb[3 + k] += (nb[k] - n[k] * d) / r;
 }
 
 /* Adjoint of the body transform X_b(q, xyz, rpy) from (Ebar, rbar):
@@ -203,24 +290,42 @@ static void xform_vjp(const sid_model *m, const sid_workspace *ws, int b, const 
 void sid_rnea_vjp(const sid_model *m, const double *theta, sid_workspace *ws, const double *q,
                   const double *taubar, double *qbar, double *vbar, double *thetabar)
 {
-    (void)theta;   /* ws is bound to theta by the sid_kinematics before sid_rnea */
     const int nb = m->nbody;
     for (int b = 0; b < nb; b++) {
         ws->vbar[b] = ws->abar[b] = ws->fbar[b] = sid_sv_zero();
         ws->Ebar[b] = sid_m3_zero();
         ws->rbar[b] = sid_v3_make(0, 0, 0);
+        ws->Rwbar[b] = sid_m3_zero();
+        ws->pwbar[b] = sid_v3_make(0, 0, 0);
         memset(&ws->Ibar[b], 0, sizeof ws->Ibar[b]);
     }
     /* Reverse of the leaves-to-root force pass, root to leaves: fbar_b = S taubar_b + X_b fbar_p. */
     for (int b = 1; b < nb; b++) {
         const sid_body *bd = &m->body[b];
-        if (bd->vadr >= 0) sid_sv_acc(&ws->fbar[b], sid_sv_scale(taubar[bd->vadr], joint_axis(bd)));
+        for (int k = 0; k < sid_joint_ndof(bd); k++)
+            sid_sv_acc(&ws->fbar[b], sid_sv_scale(taubar[bd->vadr + k], sid_joint_col(bd, &ws->X[b], k)));
+        if (bd->type == SID_JOINT_FREE)   /* tau_lin = E^T f_l */
+            sid_m3_acc_outer(&ws->Ebar[b], ws->f[b].l, sid_v3_load(taubar + bd->vadr));
         sid_xform_force_inv_vjp(&ws->X[b], ws->f[b], ws->fbar[bd->parent], &ws->fbar[b], &ws->Ebar[b], &ws->rbar[b]);
     }
+    const int compliant = m->nsphere && m->contact == SID_CONTACT_COMPLIANT;
+    const int contact = compliant || ws->hard_mode != SID_HARD_OFF;
+    if (compliant) sid_contact_forces_vjp(m, theta, ws, thetabar);
+    else if (contact) sid_hard_rnea_vjp(m, theta, ws, thetabar);
     /* Reverse of the root-to-leaves pass, leaves to root. */
     for (int b = nb - 1; b >= 1; b--) {
         const sid_body *bd = &m->body[b];
         const int p = bd->parent;
+        if (contact) {
+            /* world pose R_b = R_p E^T, p_b = p_p + R_p r */
+            const sid_m3 *Rp = &ws->Rw[p], *Rb = &ws->Rwbar[b];
+            const sid_m3 RbT = sid_m3_transpose(Rb), G = sid_m3_mul(&RbT, Rp), RE = sid_m3_mul(Rb, &ws->X[b].E);
+            for (int i = 0; i < 3; i++)
+                for (int j = 0; j < 3; j++) ws->Ebar[b].m[i][j] += G.m[i][j], ws->Rwbar[p].m[i][j] += RE.m[i][j];
+            sid_m3_acc_outer(&ws->Rwbar[p], ws->pwbar[b], ws->X[b].r);
+            sid_v3_acc(&ws->pwbar[p], ws->pwbar[b]);
+            sid_v3_acc(&ws->rbar[b], sid_m3_tmul_v3(Rp, ws->pwbar[b]));
+        }
         sid_sv hbar = sid_sv_zero(), vJbar = sid_sv_zero();
         sid_inertia_mul_vjp(&ws->I[b], ws->a[b], ws->fbar[b], &ws->abar[b], &ws->Ibar[b]);
         sid_sv_crossf_vjp(ws->v[b], ws->h[b], ws->fbar[b], &ws->vbar[b], &hbar);
@@ -229,8 +334,19 @@ void sid_rnea_vjp(const sid_model *m, const double *theta, sid_workspace *ws, co
         sid_sv_crossm_vjp(ws->v[b], ws->vJ[b], ws->abar[b], &ws->vbar[b], &vJbar);
         sid_xform_motion_vjp(&ws->X[b], ws->v[p], ws->vbar[b], &ws->vbar[p], &ws->Ebar[b], &ws->rbar[b]);
         sid_sv_acc(&vJbar, ws->vbar[b]);
-        if (bd->vadr >= 0 && vbar) vbar[bd->vadr] += sid_sv_dot(joint_axis(bd), vJbar);
-        xform_vjp(m, ws, b, q, ws->Ebar[b], ws->rbar[b], qbar, thetabar);
+        if (bd->type == SID_JOINT_FREE) {
+            /* aJ = (alpha, E a_lin + vJ.l x vJ.w), vJ = (w, E v_lin) */
+            const sid_v3 cb = ws->abar[b].l;
+            const sid_v3 alin = sid_m3_tmul_v3(&ws->X[b].E, sid_v3_sub(ws->aJ[b].l, sid_v3_cross(ws->vJ[b].l, ws->vJ[b].w)));
+            const sid_v3 vlin = sid_m3_tmul_v3(&ws->X[b].E, ws->vJ[b].l);
+            sid_v3_acc(&vJbar.l, sid_v3_cross(ws->vJ[b].w, cb));
+            sid_v3_acc(&vJbar.w, sid_v3_cross(cb, ws->vJ[b].l));
+            sid_m3_acc_outer(&ws->Ebar[b], cb, alin);
+            sid_m3_acc_outer(&ws->Ebar[b], vJbar.l, vlin);
+        }
+        for (int k = 0; k < sid_joint_ndof(bd) && vbar; k++) vbar[bd->vadr + k] += sid_sv_dot(sid_joint_col(bd, &ws->X[b], k), vJbar);
+        if (bd->type == SID_JOINT_FREE) free_xform_vjp(bd, q, ws->Ebar[b], ws->rbar[b], qbar);
+        else xform_vjp(m, ws, b, q, ws->Ebar[b], ws->rbar[b], qbar, thetabar);
         if (thetabar && bd->p_inertial >= 0) {
             double *tb = thetabar + bd->p_inertial;
             const sid_inertia *Ib = &ws->Ibar[b];
@@ -290,19 +406,22 @@ void sid_crba(const sid_model *m, sid_workspace *ws, double *M)
     memset(M, 0, sizeof(double) * (size_t)nv * (size_t)nv);
     for (int b = 1; b < nb; b++) {
         const sid_body *bd = &m->body[b];
-        if (bd->vadr < 0) continue;
-        const sid_sv S = joint_axis(bd);
-        /* F = Ic S = (Io w + h x l, m l - h x w) */
-        sid_sv F = sid_sv_make(sid_v3_add(sid_m3_mul_v3(&ws->cI[b], S.w), sid_v3_cross(ws->ch[b], S.l)),
-                               sid_v3_sub(sid_v3_scale(ws->cm[b], S.l), sid_v3_cross(ws->ch[b], S.w)));
-        const int i = bd->vadr;
-        M[i * nv + i] = sid_sv_dot(S, F);
-        for (int j = b; m->body[j].parent > 0;) {
-            F = sid_xform_force_inv(&ws->X[j], F);
-            j = m->body[j].parent;
-            if (m->body[j].vadr >= 0) {
-                const int k = m->body[j].vadr;
-                M[i * nv + k] = M[k * nv + i] = sid_sv_dot(joint_axis(&m->body[j]), F);
+        for (int c = 0; c < sid_joint_ndof(bd); c++) {
+            const sid_sv S = sid_joint_col(bd, &ws->X[b], c);
+            /* F = Ic S = (Io w + h x l, m l - h x w) */
+            sid_sv F = sid_sv_make(sid_v3_add(sid_m3_mul_v3(&ws->cI[b], S.w), sid_v3_cross(ws->ch[b], S.l)),
+                                   sid_v3_sub(sid_v3_scale(ws->cm[b], S.l), sid_v3_cross(ws->ch[b], S.w)));
+            const int i = bd->vadr + c;
+            for (int c2 = 0; c2 <= c; c2++)
+                M[i * nv + bd->vadr + c2] = M[(bd->vadr + c2) * nv + i] = sid_sv_dot(sid_joint_col(bd, &ws->X[b], c2), F);
+            for (int j = b; m->body[j].parent > 0;) {
+                F = sid_xform_force_inv(&ws->X[j], F);
+                j = m->body[j].parent;
+                const sid_body *bj = &m->body[j];
+                for (int c2 = 0; c2 < sid_joint_ndof(bj); c2++) {
+                    const int k = bj->vadr + c2;
+                    M[i * nv + k] = M[k * nv + i] = sid_sv_dot(sid_joint_col(bj, &ws->X[j], c2), F);
+                }
             }
         }
     }
@@ -427,7 +546,7 @@ void sid_rnea_jvp(const sid_model *m, const double *theta, sid_workspace *ws, co
             for (int i = 0; i < 3; i++)
                 for (int j = 0; j < 3; j++) RTd.m[i][j] += dR[k].m[i][j] * od[P_RPY + k];
         const sid_v3 ax = sid_v3_load(bd->axis);
-        const double qd = bd->qadr >= 0 ? qdot[bd->qadr] : 0;
+        const double qd = bd->qadr >= 0 ? qdot[bd->qadr] : 0;   /* no free joints here (see sid_step_jvp) */
         /* E = (RT Q)^T:  Edot = (RTd Q + RT [ax]x Q qd)^T */
         sid_m3 RQd = sid_m3_mul(&RTd, &ws->Q[b]);
         sid_v3 rd = sid_v3_load(od + P_XYZ);
@@ -453,7 +572,7 @@ void sid_rnea_jvp(const sid_model *m, const double *theta, sid_workspace *ws, co
         }
         ws->Ibar[b] = Id;
         sid_sv vJd = sid_sv_zero();
-        if (bd->vadr >= 0) vJd = sid_sv_scale(vdot[bd->vadr], joint_axis(bd));
+        if (bd->vadr >= 0) vJd = sid_sv_scale(vdot[bd->vadr], sid_joint_col(bd, &ws->X[b], 0));
         const sid_xform *X = &ws->X[b];
         vd[b] = sid_sv_add(sid_sv_add(xform_motion_dot(X, &Ed, rd, ws->v[p]), sid_xform_motion(X, vd[p])), vJd);
         ad[b] = sid_sv_add(sid_sv_add(xform_motion_dot(X, &Ed, rd, ws->a[p]), sid_xform_motion(X, ad[p])),
@@ -464,7 +583,7 @@ void sid_rnea_jvp(const sid_model *m, const double *theta, sid_workspace *ws, co
     }
     for (int b = nb - 1; b >= 1; b--) {
         const sid_body *bd = &m->body[b];
-        if (bd->vadr >= 0) taudot[bd->vadr] = sid_sv_dot(joint_axis(bd), fd[b]);
+        if (bd->vadr >= 0) taudot[bd->vadr] = sid_sv_dot(sid_joint_col(bd, &ws->X[b], 0), fd[b]);
         sid_sv_acc(&fd[bd->parent], xform_force_inv_dot(&ws->X[b], &ws->Ebar[b], ws->rbar[b], ws->f[b]));
         sid_sv_acc(&fd[bd->parent], sid_xform_force_inv(&ws->X[b], fd[b]));
     }

@@ -18,13 +18,14 @@ static sid_status fd(const sid_model *m, const double *theta, sid_workspace *ws,
     sid_rnea(m, theta, ws, v, NULL, ws->c);
     sid_crba(m, ws, ws->M);
     sid_joint_force(m, theta, v, u, ws->F);
+    for (int i = 0; i < nv; i++) a[i] = ws->F[i] - ws->c[i];
     for (int b = 1; b < m->nbody; b++) {
         const sid_body *bd = &m->body[b];
-        if (bd->vadr < 0) continue;
+        if (bd->p_dof < 0) continue;
         const int i = bd->vadr;
         const double *pd = theta + bd->p_dof;
         ws->M[i * nv + i] += pd[P_ARMATURE] + hd * pd[P_VISCOUS];
-        a[i] = ws->F[i] - ws->c[i] - pd[P_VISCOUS] * v[i];
+        a[i] -= pd[P_VISCOUS] * v[i];
     }
     if (sid_factor(m, ws->M))
         return sid_error_set(err, SID_ERR_SINGULAR,
@@ -50,20 +51,27 @@ static void fd_vjp_factored(const sid_model *m, const double *theta, sid_workspa
     memcpy(w, abar, sizeof(double) * (size_t)nv);
     sid_factor_solve(m, L, w);
     sid_joint_force_vjp(m, theta, v, u, w, vbar, thetabar);
+    for (int i = 0; i < nv; i++) ws->rhs[i] = -w[i];
     for (int b = 1; b < m->nbody; b++) {
         const sid_body *bd = &m->body[b];
-        if (bd->vadr < 0) continue;
+        if (bd->p_dof < 0) continue;
         const int i = bd->vadr;
         const double *pd = theta + bd->p_dof;
         double *td = thetabar + bd->p_dof;
         vbar[i] -= pd[P_VISCOUS] * w[i];
         td[P_VISCOUS] -= (v[i] + hd * a[i]) * w[i];
         td[P_ARMATURE] -= a[i] * w[i];
-        ws->rhs[i] = -w[i];
     }
     sid_kinematics(m, theta, ws, q);
     sid_rnea(m, theta, ws, v, a, ws->c);
     sid_rnea_vjp(m, theta, ws, q, ws->rhs, qbar, vbar, thetabar);
+}
+
+void sid_fd_vjp_factored(const sid_model *m, const double *theta, sid_workspace *ws, const double *q,
+                         const double *v, const double *u, double hd, const double *a, const double *L,
+                         const double *abar, double *qbar, double *vbar, double *thetabar)
+{
+    fd_vjp_factored(m, theta, ws, q, v, u, hd, a, L, abar, qbar, vbar, thetabar);
 }
 
 /* Adjoint of a = fd(q, v, u, hd), recomputing the forward dynamics first. */
@@ -83,12 +91,13 @@ void sid_euler_vjp_taped(const sid_model *m, const double *theta, sid_workspace 
                          const double *v1bar, double *qbar, double *vbar, double *thetabar)
 {
     const int nv = m->nv;
-    double *abar = ws->rkbar;
+    double *abar = ws->rkbar, *v1 = abar + nv;
+    /* q1 = q (+) h v1, v1 = v + h a */
+    for (int i = 0; i < nv; i++) v1[i] = v[i] + h * a[i], abar[i] = v1bar[i];
+    sid_integrate_q_vjp(m, q, v1, h, q1bar, qbar, abar);
     for (int i = 0; i < nv; i++) {
-        const double vb = v1bar[i] + h * q1bar[i];
-        qbar[i] += q1bar[i];
-        vbar[i] += vb;
-        abar[i] = h * vb;
+        vbar[i] += abar[i];
+        abar[i] *= h;
     }
     fd_vjp_factored(m, theta, ws, q, v, u, h, a, L, abar, qbar, vbar, thetabar);
 }
@@ -106,21 +115,24 @@ static sid_status check_finite(const double *x, int n, const char *what, sid_err
 static sid_status rk4_stages(const sid_model *m, const double *theta, sid_workspace *ws, double h, const double *q,
                              const double *v, const double *u, int nstage, sid_error *err)
 {
-    const int nv = m->nv;
-    double *q2 = ws->rk, *v2 = q2 + nv, *q3 = v2 + nv, *v3 = q3 + nv, *q4 = v3 + nv, *v4 = q4 + nv;
+    const int nq = m->nq, nv = m->nv;
+    double *q2 = ws->rk, *v2 = q2 + nq, *q3 = v2 + nv, *v3 = q3 + nq, *q4 = v3 + nv, *v4 = q4 + nq;
     double *a1 = v4 + nv, *a2 = a1 + nv, *a3 = a2 + nv, *a4 = a3 + nv;
     const size_t nn = (size_t)nv * (size_t)nv, bytes = sizeof(double) * nn;
     sid_status s;
     /* each stage's factor is kept in ws->Lst, so that a tape can hold it for the adjoint */
     if ((s = fd(m, theta, ws, q, v, u, 0, a1, err))) return s;
     memcpy(ws->Lst, ws->M, bytes);
-    for (int i = 0; i < nv; i++) q2[i] = q[i] + 0.5 * h * v[i], v2[i] = v[i] + 0.5 * h * a1[i];
+    sid_integrate_q(m, q, v, 0.5 * h, q2);
+    for (int i = 0; i < nv; i++) v2[i] = v[i] + 0.5 * h * a1[i];
     if ((s = fd(m, theta, ws, q2, v2, u, 0, a2, err))) return s;
     memcpy(ws->Lst + nn, ws->M, bytes);
-    for (int i = 0; i < nv; i++) q3[i] = q[i] + 0.5 * h * v2[i], v3[i] = v[i] + 0.5 * h * a2[i];
+    sid_integrate_q(m, q, v2, 0.5 * h, q3);
+    for (int i = 0; i < nv; i++) v3[i] = v[i] + 0.5 * h * a2[i];
     if ((s = fd(m, theta, ws, q3, v3, u, 0, a3, err))) return s;
     memcpy(ws->Lst + 2 * nn, ws->M, bytes);
-    for (int i = 0; i < nv; i++) q4[i] = q[i] + h * v3[i], v4[i] = v[i] + h * a3[i];
+    sid_integrate_q(m, q, v3, h, q4);
+    for (int i = 0; i < nv; i++) v4[i] = v[i] + h * a3[i];
     if (nstage == 4) {
         if ((s = fd(m, theta, ws, q4, v4, u, 0, a4, err))) return s;
         memcpy(ws->Lst + 3 * nn, ws->M, bytes);
@@ -131,23 +143,28 @@ static sid_status rk4_stages(const sid_model *m, const double *theta, sid_worksp
 sid_status sid_step(const sid_model *m, const double *theta, sid_workspace *ws, sid_integrator integ, double h,
                     const double *q, const double *v, const double *u, double *q1, double *v1, sid_error *err)
 {
-    const int nv = m->nv;
+    const int nq = m->nq, nv = m->nv;
     sid_status s;
-    if (integ == SID_EULER) {
+    const int hard = m->nsphere && m->contact == SID_CONTACT_HARD;
+    if (hard && integ != SID_EULER)
+        return sid_error_set(err, SID_ERR_INPUT, "the hard contact model needs the euler integrator, not rk4");
+    if (hard) {
+        if ((s = sid_hard_step(m, theta, ws, h, q, v, u, q1, v1, err))) return s;
+    } else if (integ == SID_EULER) {
         double *a = ws->rk;
         if ((s = fd(m, theta, ws, q, v, u, h, a, err))) return s;
-        for (int i = 0; i < nv; i++) {
-            v1[i] = v[i] + h * a[i];
-            q1[i] = q[i] + h * v1[i];
-        }
+        for (int i = 0; i < nv; i++) v1[i] = v[i] + h * a[i];
+        sid_integrate_q(m, q, v1, h, q1);
     } else {
         if ((s = rk4_stages(m, theta, ws, h, q, v, u, 4, err))) return s;
-        const double *v2 = ws->rk + nv, *v3 = v2 + 2 * nv, *v4 = v3 + 2 * nv;
+        const double *v2 = ws->rk + nq, *v3 = v2 + nv + nq, *v4 = v3 + nv + nq;
         const double *a1 = v4 + nv, *a2 = a1 + nv, *a3 = a2 + nv, *a4 = a3 + nv;
+        double *vc = ws->rkbar;   /* the combined velocity of the position update */
         for (int i = 0; i < nv; i++) {
-            q1[i] = q[i] + h / 6 * (v[i] + 2 * v2[i] + 2 * v3[i] + v4[i]);
+            vc[i] = (v[i] + 2 * v2[i] + 2 * v3[i] + v4[i]) / 6;
             v1[i] = v[i] + h / 6 * (a1[i] + 2 * a2[i] + 2 * a3[i] + a4[i]);
         }
+        sid_integrate_q(m, q, vc, h, q1);
     }
     if ((s = check_finite(q1, m->nq, "q", err)) || (s = check_finite(v1, nv, "v", err))) return s;
     return SID_OK;
@@ -171,40 +188,44 @@ static sid_status rk4_reverse(const sid_model *m, const double *theta, sid_works
                               const double *q1bar, const double *v1bar, double *qbar, double *vbar, double *thetabar,
                               sid_error *err)
 {
-    const int nv = m->nv;
+    const int nq = m->nq, nv = m->nv;
     const size_t nn = (size_t)nv * (size_t)nv;
-    const double *q2 = st, *v2 = q2 + nv, *q3 = v2 + nv, *v3 = q3 + nv, *q4 = v3 + nv, *v4 = q4 + nv;
+    const double *q2 = st, *v2 = q2 + nq, *q3 = v2 + nv, *v3 = q3 + nq, *q4 = v3 + nv, *v4 = q4 + nq;
     const double *a1 = v4 + nv, *a2 = a1 + nv, *a3 = a2 + nv, *a4 = a3 + nv;
     const double *L1 = L, *L2 = L ? L + nn : NULL, *L3 = L ? L + 2 * nn : NULL, *L4 = L ? L + 3 * nn : NULL;
     double *ab1 = ws->rkbar, *ab2 = ab1 + nv, *ab3 = ab2 + nv, *ab4 = ab3 + nv;
-    double *qs = ab4 + nv, *vs = qs + nv, *vb2 = vs + nv, *vb3 = vb2 + nv;
+    double *vs = ab4 + nv, *vb2 = vs + nv, *vb3 = vb2 + nv, *vc = vb3 + nv, *vcb = vc + nv, *qs = vcb + nv;
     sid_status s;
-    /* q1 = q + h/6 (v + 2 v2 + 2 v3 + v4);  v1 = v + h/6 (a1 + 2 a2 + 2 a3 + a4) */
+    /* q1 = q (+) h vc, vc = (v + 2 v2 + 2 v3 + v4) / 6;  v1 = v + h/6 (a1 + 2 a2 + 2 a3 + a4) */
+    for (int i = 0; i < nv; i++) vc[i] = (v[i] + 2 * v2[i] + 2 * v3[i] + v4[i]) / 6, vcb[i] = 0;
+    sid_integrate_q_vjp(m, q, vc, h, q1bar, qbar, vcb);
     for (int i = 0; i < nv; i++) {
-        qbar[i] += q1bar[i];
-        vbar[i] += v1bar[i] + h / 6 * q1bar[i];
-        vb2[i] = h / 3 * q1bar[i];
-        vb3[i] = h / 3 * q1bar[i];
+        vbar[i] += v1bar[i] + vcb[i] / 6;
+        vb2[i] = vcb[i] / 3;
+        vb3[i] = vcb[i] / 3;
+        vs[i] = vcb[i] / 6;
         ab1[i] = h / 6 * v1bar[i];
         ab2[i] = h / 3 * v1bar[i];
         ab3[i] = h / 3 * v1bar[i];
         ab4[i] = h / 6 * v1bar[i];
     }
-    /* stage 4 at (q4, v4) = (q + h v3, v + h a3) */
-    memset(qs, 0, sizeof(double) * 2 * (size_t)nv);
-    for (int i = 0; i < nv; i++) vs[i] = h / 6 * q1bar[i];
+    /* stage 4 at (q4, v4) = (q (+) h v3, v + h a3) */
+    memset(qs, 0, sizeof(double) * (size_t)nq);
     if ((s = stage_vjp(m, theta, ws, q4, v4, u, a4, L4, ab4, qs, vs, thetabar, err))) return s;
-    for (int i = 0; i < nv; i++) qbar[i] += qs[i], vb3[i] += h * qs[i], vbar[i] += vs[i], ab3[i] += h * vs[i];
-    /* stage 3 at (q + h/2 v2, v + h/2 a2) */
-    memset(qs, 0, sizeof(double) * 2 * (size_t)nv);
-    for (int i = 0; i < nv; i++) vs[i] = vb3[i];
+    sid_integrate_q_vjp(m, q, v3, h, qs, qbar, vb3);
+    for (int i = 0; i < nv; i++) vbar[i] += vs[i], ab3[i] += h * vs[i];
+    /* stage 3 at (q (+) h/2 v2, v + h/2 a2) */
+    memset(qs, 0, sizeof(double) * (size_t)nq);
+    memcpy(vs, vb3, sizeof(double) * (size_t)nv);
     if ((s = stage_vjp(m, theta, ws, q3, v3, u, a3, L3, ab3, qs, vs, thetabar, err))) return s;
-    for (int i = 0; i < nv; i++) qbar[i] += qs[i], vb2[i] += 0.5 * h * qs[i], vbar[i] += vs[i], ab2[i] += 0.5 * h * vs[i];
-    /* stage 2 at (q + h/2 v, v + h/2 a1) */
-    memset(qs, 0, sizeof(double) * 2 * (size_t)nv);
-    for (int i = 0; i < nv; i++) vs[i] = vb2[i];
+    sid_integrate_q_vjp(m, q, v2, 0.5 * h, qs, qbar, vb2);
+    for (int i = 0; i < nv; i++) vbar[i] += vs[i], ab2[i] += 0.5 * h * vs[i];
+    /* stage 2 at (q (+) h/2 v, v + h/2 a1) */
+    memset(qs, 0, sizeof(double) * (size_t)nq);
+    memcpy(vs, vb2, sizeof(double) * (size_t)nv);
     if ((s = stage_vjp(m, theta, ws, q2, v2, u, a2, L2, ab2, qs, vs, thetabar, err))) return s;
-    for (int i = 0; i < nv; i++) qbar[i] += qs[i], vbar[i] += 0.5 * h * qs[i] + vs[i], ab1[i] += 0.5 * h * vs[i];
+    sid_integrate_q_vjp(m, q, v, 0.5 * h, qs, qbar, vbar);
+    for (int i = 0; i < nv; i++) vbar[i] += vs[i], ab1[i] += 0.5 * h * vs[i];
     /* stage 1 at (q, v) */
     return stage_vjp(m, theta, ws, q, v, u, a1, L1, ab1, qbar, vbar, thetabar, err);
 }
@@ -213,18 +234,17 @@ sid_status sid_step_vjp(const sid_model *m, const double *theta, sid_workspace *
                         double h, const double *q, const double *v, const double *u, const double *q1bar,
                         const double *v1bar, double *qbar, double *vbar, double *thetabar, sid_error *err)
 {
-    const int nv = m->nv;
     sid_status s;
+    if (m->nsphere && m->contact == SID_CONTACT_HARD) {
+        if (integ != SID_EULER)
+            return sid_error_set(err, SID_ERR_INPUT, "the hard contact model needs the euler integrator, not rk4");
+        return sid_hard_step_vjp(m, theta, ws, h, q, v, u, q1bar, v1bar, qbar, vbar, thetabar, err);
+    }
     if (integ == SID_EULER) {
-        double *abar = ws->rkbar;
-        /* q1 = q + h v1, v1 = v + h a */
-        for (int i = 0; i < nv; i++) {
-            const double vb = v1bar[i] + h * q1bar[i];
-            qbar[i] += q1bar[i];
-            vbar[i] += vb;
-            abar[i] = h * vb;
-        }
-        return fd_vjp(m, theta, ws, q, v, u, h, abar, qbar, vbar, thetabar, err);
+        double *a = ws->rk;
+        if ((s = fd(m, theta, ws, q, v, u, h, a, err))) return s;
+        sid_euler_vjp_taped(m, theta, ws, h, q, v, u, a, ws->M, q1bar, v1bar, qbar, vbar, thetabar);
+        return SID_OK;
     }
     /* Recompute the stage states (the fourth's acceleration is not needed), then reverse. */
     if ((s = rk4_stages(m, theta, ws, h, q, v, u, 3, err))) return s;
@@ -274,6 +294,8 @@ sid_status sid_step_jvp(const sid_model *m, const double *theta, sid_workspace *
 {
     const int nq = m->nq, nv = m->nv, np = m->nparam;
     sid_status s;
+    if (m->nfree || m->nsphere)
+        return sid_error_set(err, SID_ERR_INPUT, "forward-mode derivatives of free joints and contact are not implemented");
     if (integ == SID_EULER) {
         double *a = ws->rk, *ad = ws->rk + nv;
         if ((s = fd_jvp_prepare(m, theta, ws, q, v, u, h, a, err))) return s;
