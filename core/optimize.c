@@ -1,4 +1,5 @@
-/* optimize.c — the NLopt L-BFGS driver (see sid.h, "fitting"). */
+/* optimize.c — the NLopt L-BFGS driver (see sid.h, "fitting"), with or without randomized
+ * smoothing of the loss. */
 #include "model.h"
 
 #include <math.h>
@@ -7,25 +8,26 @@
 #include <string.h>
 #include <time.h>
 
+/* The variables NLopt sees are x = (nf scaled free parameters, then nstart scaled start
+ * states); every array below lives in one allocation. */
 typedef struct {
     sid_problem *p;
     const sid_model *m;
     const sid_fit_opts *o;
     sid_fit_result *r;
-    double *theta;               /* working parameter vector */
-    double *x0, *x0_best, *gx0;  /* working / best start states and their gradient (estimated starts) */
-    const double *x0_init, *x0_scale;   /* (nwin x nx) starting guess, (nx) scale */
-    int nstart;                  /* number of start-state variables: nwin * nx, or 0 */
-    int nx;
-    double *best;                /* best valid theta seen */
-    double *grad;                /* (nparam) */
-    const double *nominal;       /* (nfree) */
-    const double *scale;         /* (nfree) typical magnitude, or 0 for log space */
-    double best_loss, reject_loss, t0;
-    double fscale;               /* objective = loss * fscale, so it starts at 1 */
-    sid_error *err;
+    int nf, nstart, nx, n;       /* free parameters, start-state variables (nwin * nx or 0), n = nf + nstart */
+    const double *x0_fixed;      /* start states when they are not variables (NULL: the logged ones) */
+    double *theta, *grad;        /* (nparam) working parameter vector and its gradient */
+    double *x0, *gx0;            /* (nstart) working start states and their gradient */
+    double *x0_init, *x0_scale;  /* (nstart) first guess, (nx) scale */
+    double *nominal, *scale;     /* (nf) nominal value; typical magnitude, or 0 for log space */
+    double *x, *lo, *hi, *best;  /* (n) the variables, their bounds, the best point seen */
+    double *dir, *xp;            /* smoothing: (pairs x nf) directions and (nf) a perturbed point; dir NULL: off */
+    double best_f, reject_loss, fscale, t0;   /* objective = f * fscale, so that it starts near 1 */
+    sid_error fail;              /* why an evaluation failed for a reason other than divergence */
+    int failed;
     nlopt_opt opt;
-    int failed;                  /* an evaluation failed for a reason other than divergence */
+    double *buf;
 } driver;
 
 const char *sid_stop_str(sid_stop s)
@@ -58,156 +60,228 @@ static double typical(sid_param_kind kind)
     case SID_P_INERTIA: case SID_P_VISCOUS: case SID_P_COULOMB: case SID_P_STRIBECK_TORQUE: case SID_P_OFFSET:
     case SID_P_KE: return 0.01;
     case SID_P_ARMATURE: return 1e-3;
+    case SID_P_SPHERE_XYZ: case SID_P_SPHERE_RADIUS: case SID_P_GROUND_HEIGHT: case SID_P_GROUND_WIDTH: return 0.01;
+    case SID_P_GROUND_STIFFNESS: return 1e4;
+    case SID_P_GROUND_DAMPING: return 1e3;
+    case SID_P_GROUND_FRICTION: return 1;
+    case SID_P_GROUND_SMOOTHING: return 0.01;
     }
     return 1;
 }
 
 static int strictly_positive(sid_param_kind kind)
 {
-    return kind == SID_P_MASS || kind == SID_P_SMOOTHING || kind == SID_P_STRIBECK_VELOCITY || kind == SID_P_RESISTANCE;
+    return kind == SID_P_MASS || kind == SID_P_SMOOTHING || kind == SID_P_STRIBECK_VELOCITY || kind == SID_P_RESISTANCE ||
+           kind == SID_P_GROUND_WIDTH || kind == SID_P_GROUND_SMOOTHING;
 }
 
-/* Variables: nfree scaled parameters, then the start states scaled by the data's scales. */
-static void unpack(const driver *d, const double *x, double *theta, double *x0)
+/* x into the working theta and (when they are variables) start states. */
+static void unpack(driver *d, const double *x)
 {
-    const int n = d->o->nfree;
-    for (int k = 0; k < n; k++)
-        theta[d->o->idx[k]] = d->scale[k] > 0 ? d->nominal[k] + d->scale[k] * x[k] : d->nominal[k] * exp(x[k]);
-    for (int j = 0; j < d->nstart; j++) x0[j] = d->x0_init[j] + d->x0_scale[j % d->nx] * x[n + j];
+    for (int k = 0; k < d->nf; k++)
+        d->theta[d->o->idx[k]] = d->scale[k] > 0 ? d->nominal[k] + d->scale[k] * x[k] : d->nominal[k] * exp(x[k]);
+    for (int j = 0; j < d->nstart; j++) d->x0[j] = d->x0_init[j] + d->x0_scale[j % d->nx] * x[d->nf + j];
+}
+
+/* The loss at x and, with gx, fscale times its adjoint gradient in x. A point that is
+ * unphysical (say, an inertia no longer positive definite) or whose simulation diverges gets
+ * the rejection loss and a zero gradient: far above any loss seen, it makes the line search
+ * step back. */
+static double plain(driver *d, const double *x, double *gx)
+{
+    unpack(d, x);
+    double loss = HUGE_VAL;
+    sid_error e = {0};
+    sid_status s = sid_model_check_theta(d->m, d->theta, &e);
+    if (!s)
+        s = sid_problem_loss(d->p, d->theta, d->nstart ? d->x0 : d->x0_fixed, &loss, gx ? d->grad : NULL,
+                             gx && d->nstart ? d->gx0 : NULL, &e);
+    if (s == SID_ERR_NOMEM) {
+        d->failed = 1;
+        d->fail = e;
+    }
+    if (s || !isfinite(loss)) {
+        d->r->rejected++;
+        for (int k = 0; gx && k < d->n; k++) gx[k] = 0;
+        return d->reject_loss;
+    }
+    for (int k = 0; gx && k < d->nf; k++) {
+        const int i = d->o->idx[k];
+        gx[k] = d->fscale * d->grad[i] * (d->scale[k] > 0 ? d->scale[k] : d->theta[i]);
+    }
+    for (int j = 0; gx && j < d->nstart; j++) gx[d->nf + j] = d->fscale * d->gx0[j] * d->x0_scale[j % d->nx];
+    return loss;
+}
+
+/* The loss at x + s e, clamped to the bounds (outside them the loss is not the user's). */
+static double perturbed(driver *d, const double *x, const double *e, double s)
+{
+    for (int k = 0; k < d->nf; k++) d->xp[k] = fmin(fmax(x[k] + s * e[k], d->lo[k]), d->hi[k]);
+    return plain(d, d->xp, NULL);
+}
+
+/* The smoothed loss 1/(2N) sum_i [L(x + sigma e_i) + L(x - sigma e_i)] and, with gx, fscale
+ * times its antithetic gradient estimate sum_i (L(x + sigma e_i) - L(x - sigma e_i)) e_i /
+ * (2 N sigma). The pairs are summed in a fixed order: the result depends on the seed alone. */
+static double smoothed(driver *d, const double *x, double *gx)
+{
+    const int nf = d->nf, pairs = d->o->smoothing_pairs;
+    const double sigma = d->o->smoothing_sigma;
+    double sum = 0;
+    for (int k = 0; gx && k < nf; k++) gx[k] = 0;
+    for (int i = 0; i < pairs; i++) {
+        const double *e = d->dir + (size_t)i * (size_t)nf;
+        const double lp = perturbed(d, x, e, sigma), lm = perturbed(d, x, e, -sigma);
+        sum += lp + lm;
+        for (int k = 0; gx && k < nf; k++) gx[k] += (lp - lm) * e[k];
+    }
+    for (int k = 0; gx && k < nf; k++) gx[k] *= d->fscale / (2 * pairs * sigma);
+    return sum / (2 * pairs);
+}
+
+static double evaluate(driver *d, const double *x, double *gx)
+{
+    return d->dir ? smoothed(d, x, gx) : plain(d, x, gx);
 }
 
 static double objective(unsigned n, const double *x, double *gx, void *data)
 {
     driver *d = data;
     sid_fit_result *r = d->r;
-    r->evaluations++;
     if (d->o->interrupt && *d->o->interrupt) {
         r->stop = SID_STOP_INTERRUPTED;
         nlopt_force_stop(d->opt);
     }
-    unpack(d, x, d->theta, d->x0);
-    double loss = HUGE_VAL;
-    sid_error e = {0};
-    sid_status s = sid_model_check_theta(d->m, d->theta, &e);
-    if (!s) s = sid_problem_loss(d->p, d->theta, d->nstart ? d->x0 : NULL, &loss, gx ? d->grad : NULL, d->nstart ? d->gx0 : NULL, &e);
-    if (s == SID_ERR_NOMEM) {
-        d->failed = 1;
-        *d->err = e;
-    }
-    if (s || !isfinite(loss)) {
-        /* reject: a loss far above any seen makes the line search step back */
-        r->rejected++;
-        if (gx)
-            for (unsigned k = 0; k < n; k++) gx[k] = 0;
+    if (nlopt_get_force_stop(d->opt)) {
+        /* L-BFGS looks at a stop request only between line searches: until then, answer
+         * without simulating, with a loss above any seen, so the line search ends at once */
+        for (unsigned k = 0; gx && k < n; k++) gx[k] = 0;
         return d->reject_loss * d->fscale;
     }
+    r->evaluations++;
+    const double f = evaluate(d, x, gx);
     double gnorm = 0;
-    const int nf = d->o->nfree;
-    if (gx) {
-        for (int k = 0; k < nf; k++) {
-            const int i = d->o->idx[k];
-            gx[k] = d->fscale * d->grad[i] * (d->scale[k] > 0 ? d->scale[k] : d->theta[i]);
-            gnorm += gx[k] * gx[k];
-        }
-        for (int j = 0; j < d->nstart; j++) gx[nf + j] = d->fscale * d->gx0[j] * d->x0_scale[j % d->nx];
-    }
-    (void)n;
-    if (loss < d->best_loss) {
-        d->best_loss = loss;
-        memcpy(d->best, d->theta, sizeof(double) * (size_t)d->m->nparam);
-        if (d->nstart) memcpy(d->x0_best, d->x0, sizeof(double) * (size_t)d->nstart);
+    for (int k = 0; gx && k < d->nf; k++) gnorm += gx[k] * gx[k];
+    if (f < d->best_f) {
+        d->best_f = f;
+        memcpy(d->best, x, sizeof(double) * n);
         if (r->evaluations > 1) {
             r->iterations++;
-            if (d->o->progress) d->o->progress(d->o->ctx, r->iterations, loss, sqrt(gnorm) / d->fscale, now() - d->t0);
+            if (d->o->progress) d->o->progress(d->o->ctx, r->iterations, f, sqrt(gnorm) / d->fscale, now() - d->t0);
             if (d->o->max_iter > 0 && r->iterations >= d->o->max_iter) nlopt_force_stop(d->opt);
         }
     }
     /* NLopt's L-BFGS stops on an absolute gradient size: keep the objective near 1 */
-    return loss * d->fscale;
+    return f * d->fscale;
 }
 
-sid_status sid_fit(sid_problem *p, double *theta, double *x0, const sid_fit_opts *o, sid_fit_result *r, sid_error *err)
+/* Scaling and bounds of free parameter k (its nominal value v = theta[idx[k]]). */
+static sid_status scale_param(driver *d, int k, sid_error *err)
 {
-    memset(r, 0, sizeof *r);
+    const int i = d->o->idx[k];
+    const sid_param_kind kind = d->m->param[i].kind;
+    double l = d->o->lo[k], h = d->o->hi[k];
+    const double v = d->theta[i];
+    if (!(v >= l && v <= h))
+        return sid_error_set(err, SID_ERR_INPUT, "%s: nominal value %g is outside its bounds [%g, %g]", d->m->param[i].name,
+                             v, l, h);
+    if (strictly_positive(kind) && l <= 0) l = v * 1e-6;
+    d->nominal[k] = v;
+    if (v > 0 && l > 0) {   /* log space */
+        d->scale[k] = 0;
+        d->lo[k] = log(l / v);
+        d->hi[k] = isfinite(h) ? log(h / v) : HUGE_VAL;
+    } else {
+        d->scale[k] = fmax(fabs(v), typical(kind));
+        d->lo[k] = isfinite(l) ? (l - v) / d->scale[k] : -HUGE_VAL;
+        d->hi[k] = isfinite(h) ? (h - v) / d->scale[k] : HUGE_VAL;
+    }
+    return SID_OK;
+}
+
+/* Carve the driver's arrays out of one allocation; -1 if it fails. */
+static int layout(driver *d, int np, int pairs)
+{
+    const size_t nf = (size_t)d->nf, ns = (size_t)d->nstart, n = (size_t)d->n;
+    double *b = d->buf = sid_alloc(sizeof(double) * (2 * (size_t)np + 4 * ns + (size_t)d->nx + 3 * nf + 4 * n +
+                                                     (size_t)pairs * nf));
+    if (!b) return -1;
+    d->theta = b, d->grad = b + np, b += 2 * (size_t)np;
+    d->x0 = b, d->gx0 = b + ns, d->x0_init = b + 2 * ns, d->x0_scale = b + 3 * ns, b += 4 * ns + (size_t)d->nx;
+    d->nominal = b, d->scale = b + nf, d->xp = b + 2 * nf, b += 3 * nf;
+    d->x = b, d->lo = b + n, d->hi = b + 2 * n, d->best = b + 3 * n, b += 4 * n;
+    d->dir = pairs ? b : NULL;
+    return 0;
+}
+
+/* Size the driver for a fit from (theta, x0) with options o: the start states are variables
+ * when the problem estimates them, start_vars is set and there is no smoothing; otherwise
+ * they are held at x0. On failure nothing is left allocated. */
+static sid_status driver_init(driver *d, sid_problem *p, const double *theta, const double *x0, const sid_fit_opts *o,
+                              sid_fit_result *r, int start_vars, sid_error *err)
+{
+    memset(d, 0, sizeof *d);
     const int nf = o->nfree;
     if (nf < 1) return sid_error_set(err, SID_ERR_INPUT, "no free parameters");
+    if (o->smoothing_pairs < 0 || (o->smoothing_pairs > 0 && !(o->smoothing_sigma > 0 && isfinite(o->smoothing_sigma))))
+        return sid_error_set(err, SID_ERR_INPUT, "smoothing: expected sigma > 0 and pairs >= 0, got %g and %d",
+                             o->smoothing_sigma, o->smoothing_pairs);
     const sid_model *m = sid_problem_model(p);
+    const int estimates = sid_problem_estimates_start(p), pairs = o->smoothing_pairs;
+    if (estimates && start_vars && !x0)
+        return sid_error_set(err, SID_ERR_INPUT, "start states are estimated but none were given");
     const int np = m->nparam, nx = m->nq + m->nv;
-    const int nstart = sid_problem_estimates_start(p) ? sid_problem_nwindows(p) * nx : 0, n = nf + nstart;
-    if (nstart && !x0) return sid_error_set(err, SID_ERR_INPUT, "start states are estimated but none were given");
-    double *buf = sid_alloc(sizeof(double) * (size_t)(3 * np + 3 * n + 2 * nf + 4 * nstart + nx));
-    if (!buf) return sid_error_set(err, SID_ERR_NOMEM, "out of memory");
-    double *work = buf, *best = work + np, *grad = best + np, *x = grad + np, *lo = x + n, *hi = lo + n;
-    double *nominal = hi + n, *scale = nominal + nf;
-    double *x0w = scale + nf, *x0b = x0w + nstart, *gx0 = x0b + nstart, *x0i = gx0 + nstart, *x0s = x0i + nstart;
-    memcpy(work, theta, sizeof(double) * (size_t)np);
-    memcpy(best, theta, sizeof(double) * (size_t)np);
-    sid_status s = SID_OK;
+    const int nstart = estimates && start_vars && !pairs ? sid_problem_nwindows(p) * nx : 0;
+    *d = (driver){.p = p, .m = m, .o = o, .r = r, .nf = nf, .nstart = nstart, .nx = nx, .n = nf + nstart, .t0 = now(),
+                  .x0_fixed = estimates && !nstart ? x0 : NULL, .best_f = HUGE_VAL, .fscale = 1};
+    if (layout(d, np, pairs)) return sid_error_set(err, SID_ERR_NOMEM, "out of memory");
+    memcpy(d->theta, theta, sizeof(double) * (size_t)np);
     if (nstart) {
-        memcpy(x0i, x0, sizeof(double) * (size_t)nstart);
-        memcpy(x0b, x0, sizeof(double) * (size_t)nstart);
+        memcpy(d->x0_init, x0, sizeof(double) * (size_t)nstart);
         const double *sq = sid_problem_scale_q(p), *sqd = sid_problem_scale_qd(p);
-        for (int i = 0; i < nx; i++) x0s[i] = i < m->nq ? sq[i] : sqd[i - m->nq];
-        for (int j = 0; j < nstart; j++) x[nf + j] = 0, lo[nf + j] = -HUGE_VAL, hi[nf + j] = HUGE_VAL;
+        for (int i = 0; i < nx; i++) d->x0_scale[i] = i < m->nq ? sq[i] : sqd[i - m->nq];
+        for (int j = 0; j < nstart; j++) d->lo[nf + j] = -HUGE_VAL, d->hi[nf + j] = HUGE_VAL;
     }
-    for (int k = 0; k < nf; k++) {
-        const int i = o->idx[k];
-        const sid_param_kind kind = m->param[i].kind;
-        double l = o->lo[k], h = o->hi[k];
-        const double v = theta[i];
-        if (!(v >= l && v <= h)) {
-            s = sid_error_set(err, SID_ERR_INPUT, "%s: nominal value %g is outside its bounds [%g, %g]", m->param[i].name, v,
-                              l, h);
-            goto done;
-        }
-        if (strictly_positive(kind) && l <= 0) l = v * 1e-6;
-        nominal[k] = v;
-        x[k] = 0;
-        if (v > 0 && l > 0) {   /* log space */
-            scale[k] = 0;
-            lo[k] = log(l / v);
-            hi[k] = isfinite(h) ? log(h / v) : HUGE_VAL;
-        } else {
-            scale[k] = fmax(fabs(v), typical(kind));
-            lo[k] = isfinite(l) ? (l - v) / scale[k] : -HUGE_VAL;
-            hi[k] = isfinite(h) ? (h - v) / scale[k] : HUGE_VAL;
-        }
+    sid_status s = SID_OK;
+    for (int k = 0; k < nf && !s; k++) s = scale_param(d, k, err);
+    if (s) {
+        sid_free(d->buf);
+        return s;
     }
-    sid_error e = {0};
-    driver d = {p, m, o, r, work, x0w, x0b, gx0, x0i, x0s, nstart, nx, best, grad, nominal, scale, HUGE_VAL, 0, now(), 1,
-                &e, NULL, 0};
-    if ((s = sid_problem_loss(p, theta, nstart ? x0 : NULL, &r->loss0, NULL, NULL, err))) {
-        sid_error_prefix(err, "at the nominal parameters");
-        goto done;
+    if (pairs) sid_smoothing_directions(o->smoothing_seed, pairs, nf, d->dir);
+    return SID_OK;
+}
+
+/* The loss at the nominal point, and the rejection loss scaled from it. */
+static sid_status nominal_loss(driver *d, double *loss0, sid_error *err)
+{
+    sid_status s = sid_problem_loss(d->p, d->theta, d->nstart ? d->x0_init : d->x0_fixed, loss0, NULL, NULL, err);
+    if (s) sid_error_prefix(err, "at the nominal parameters");
+    d->reject_loss = 1e6 * *loss0 + 1e-300;
+    return s;
+}
+
+sid_status sid_fit_objective(sid_problem *p, const double *theta, const double *x0, const sid_fit_opts *o, double *f,
+                             double *gx, sid_error *err)
+{
+    sid_fit_result r = {0};
+    driver d;
+    double loss0;
+    sid_status s = driver_init(&d, p, theta, x0, o, &r, 0, err);
+    if (s) return s;
+    if (!(s = sid_model_check_theta(d.m, theta, err)) && !(s = nominal_loss(&d, &loss0, err))) {
+        *f = evaluate(&d, d.x, gx);
+        if (d.failed) s = sid_error_set(err, d.fail.status, "%s", d.fail.msg);
     }
-    if (r->loss0 <= SID_EXACT_LOSS) {
-        /* the data are reproduced to rounding error: there is nothing to fit, and the
-         * gradient is rounding noise that would only send L-BFGS astray */
-        r->loss = r->loss0;
-        r->stop = SID_STOP_CONVERGED;
-        snprintf(r->message, sizeof r->message, "converged: the nominal parameters reproduce the data to rounding error");
-        r->seconds = now() - d.t0;
-        goto done;
-    }
-    d.fscale = 1 / r->loss0;
-    d.reject_loss = 1e6 * r->loss0 + 1e-300;
-    nlopt_opt opt = nlopt_create(NLOPT_LD_LBFGS, (unsigned)n);
-    if (!opt) {
-        s = sid_error_set(err, SID_ERR_NOMEM, "out of memory (nlopt_create)");
-        goto done;
-    }
-    d.opt = opt;
-    nlopt_set_lower_bounds(opt, lo);
-    nlopt_set_upper_bounds(opt, hi);
-    nlopt_set_min_objective(opt, objective, &d);
-    nlopt_set_ftol_rel(opt, o->ftol_rel > 0 ? o->ftol_rel : 1e-10);
-    nlopt_set_xtol_rel(opt, 1e-12);
-    nlopt_set_maxeval(opt, o->max_iter > 0 ? 20 * o->max_iter + 20 : 0);
-    if (o->time_limit > 0) nlopt_set_maxtime(opt, o->time_limit);
-    double fmin = 0;
-    r->stop = SID_STOP_CONVERGED;
-    const nlopt_result nr = nlopt_optimize(opt, x, &fmin);
+    sid_free(d.buf);
+    return s;
+}
+
+/* r->stop and r->message from NLopt's result. */
+static void stop_reason(nlopt_opt opt, nlopt_result nr, const sid_fit_opts *o, sid_fit_result *r)
+{
     const char *msg = nlopt_get_errmsg(opt);
+    if (nlopt_get_force_stop(opt)) nr = NLOPT_FORCED_STOP;   /* whatever the line search made of it */
     switch (nr) {
     case NLOPT_FTOL_REACHED: case NLOPT_XTOL_REACHED: case NLOPT_STOPVAL_REACHED: case NLOPT_SUCCESS:
         snprintf(r->message, sizeof r->message, "converged (%s)", nlopt_result_to_string(nr));
@@ -232,21 +306,79 @@ sid_status sid_fit(sid_problem *p, double *theta, double *x0, const sid_fit_opts
         r->stop = SID_STOP_FAILURE;
         snprintf(r->message, sizeof r->message, "NLopt: %s%s%s", nlopt_result_to_string(nr), msg ? ": " : "", msg ? msg : "");
     }
+}
+
+/* L-BFGS from x = 0, the nominal point (d->best_f holds its objective value). */
+static sid_status run(driver *d, sid_error *err)
+{
+    const sid_fit_opts *o = d->o;
+    nlopt_opt opt = nlopt_create(NLOPT_LD_LBFGS, (unsigned)d->n);
+    if (!opt) return sid_error_set(err, SID_ERR_NOMEM, "out of memory (nlopt_create)");
+    d->opt = opt;
+    nlopt_set_lower_bounds(opt, d->lo);
+    nlopt_set_upper_bounds(opt, d->hi);
+    nlopt_set_min_objective(opt, objective, d);
+    nlopt_set_ftol_rel(opt, o->ftol_rel > 0 ? o->ftol_rel : 1e-10);
+    nlopt_set_xtol_rel(opt, 1e-12);
+    nlopt_set_maxeval(opt, o->max_iter > 0 ? 20 * o->max_iter + 20 : 0);
+    if (o->time_limit > 0) nlopt_set_maxtime(opt, o->time_limit);
+    double fmin = 0;
+    d->r->stop = SID_STOP_CONVERGED;
+    stop_reason(opt, nlopt_optimize(opt, d->x, &fmin), o, d->r);
     nlopt_destroy(opt);
-    r->seconds = now() - d.t0;
-    if (d.failed) {
-        *err = e;
-        s = e.status;
+    d->r->seconds = now() - d->t0;
+    return d->failed ? sid_error_set(err, d->fail.status, "%s", d->fail.msg) : SID_OK;
+}
+
+/* With smoothing, the point returned is the best of the smoothed loss; its plain loss is
+ * what r->loss reports. Should that point not even simulate, the nominal one is returned. */
+static void smoothed_result(driver *d)
+{
+    sid_fit_result *r = d->r;
+    const int rejected = r->rejected;
+    r->smoothed_loss = d->best_f;
+    r->loss = plain(d, d->best, NULL);
+    if (r->rejected == rejected) return;
+    r->rejected = rejected;
+    memset(d->best, 0, sizeof(double) * (size_t)d->n);
+    r->loss = r->loss0;
+    r->smoothed_loss = r->smoothed_loss0;
+    const size_t len = strlen(r->message);
+    snprintf(r->message + len, sizeof r->message - len, "; the smoothed optimum does not simulate: nominal returned");
+}
+
+sid_status sid_fit(sid_problem *p, double *theta, double *x0, const sid_fit_opts *o, sid_fit_result *r, sid_error *err)
+{
+    memset(r, 0, sizeof *r);
+    driver d;
+    sid_status s = driver_init(&d, p, theta, x0, o, r, 1, err);
+    if (s) return s;
+    if ((s = nominal_loss(&d, &r->loss0, err))) goto done;
+    r->smoothed_loss0 = d.dir ? smoothed(&d, d.x, NULL) : r->loss0;
+    r->rejected = 0;   /* perturbations of the nominal point are not trial points */
+    if (r->loss0 <= SID_EXACT_LOSS) {
+        /* the data are reproduced to rounding error: there is nothing to fit, and the
+         * gradient is rounding noise that would only send L-BFGS astray */
+        r->loss = r->loss0;
+        r->smoothed_loss = r->smoothed_loss0;
+        r->stop = SID_STOP_CONVERGED;
+        snprintf(r->message, sizeof r->message, "converged: the nominal parameters reproduce the data to rounding error");
+        r->seconds = now() - d.t0;
         goto done;
     }
-    if (d.best_loss < r->loss0) {
-        memcpy(theta, best, sizeof(double) * (size_t)np);
-        if (nstart) memcpy(x0, x0b, sizeof(double) * (size_t)nstart);
-        r->loss = d.best_loss;
+    d.best_f = d.dir ? r->smoothed_loss0 : r->loss0;   /* the nominal point, until something beats it */
+    d.fscale = 1 / (d.best_f > 0 ? d.best_f : r->loss0);
+    if ((s = run(&d, err))) goto done;
+    if (d.dir) {
+        smoothed_result(&d);
     } else {
-        r->loss = r->loss0;
+        r->loss = d.best_f;
+        r->smoothed_loss = r->loss;
     }
+    unpack(&d, d.best);
+    memcpy(theta, d.theta, sizeof(double) * (size_t)d.m->nparam);
+    if (d.nstart) memcpy(x0, d.x0, sizeof(double) * (size_t)d.nstart);
 done:
-    sid_free(buf);
+    sid_free(d.buf);
     return s;
 }

@@ -54,7 +54,11 @@ long sid_alloc_count(void);           /* number of sid_alloc calls so far */
 
 /* ---- robot description: what cli/ fills from robot.json ----------------------------- */
 
-typedef enum { SID_JOINT_FIXED, SID_JOINT_REVOLUTE, SID_JOINT_PRISMATIC } sid_joint_type;
+/* A free joint (6 dof) connects a floating link to the root link. Its position is
+ * (x, y, z, qw, qx, qy, qz): origin in the world frame and the unit quaternion of the link's
+ * orientation; its velocity (vx, vy, vz, wx, wy, wz): linear velocity of the link origin in the
+ * world frame, angular velocity in the link frame (MuJoCo's convention). */
+typedef enum { SID_JOINT_FIXED, SID_JOINT_REVOLUTE, SID_JOINT_PRISMATIC, SID_JOINT_FREE } sid_joint_type;
 typedef enum { SID_MOTOR_NONE, SID_MOTOR_TORQUE, SID_MOTOR_CURRENT, SID_MOTOR_VOLTAGE } sid_motor_input;
 
 typedef struct {
@@ -80,12 +84,55 @@ typedef struct {
     double offset;            /* encoder offset: measured q = q + offset [rad or m] */
 } sid_joint_desc;
 
+/* Contact: spheres fixed to links against the ground plane z = height (world frame).
+ *  compliant: penetration d = height + radius - z_centre, S(d) = w log(1 + exp(d / w)),
+ *             normal force f_n = S(d) (stiffness - damping * zdot) (Hunt-Crossley: no pull
+ *             unless zdot > stiffness / damping), smooth Coulomb friction
+ *             f_t = -friction f_n v_t / sqrt(|v_t|^2 + smoothing^2) at the sphere's lowest point.
+ *  hard:      Euler only (RK4 with hard contact is SID_ERR_INPUT). Each step: a = fd(q, v, u)
+ *             without contact, v* = v + h a; every sphere whose gap phi = z_centre - radius -
+ *             height is below a margin is a contact with an impulse lambda (world axes) at its
+ *             lowest point; v+ = v* + A^-1 J^T lambda (A = M + B + h D, J the contact points'
+ *             world velocities), with ln >= 0, u_n >= -beta phi / h (beta 0.2: no penetration
+ *             velocity), complementarity, Coulomb friction |l_t| <= friction ln with maximum
+ *             dissipation (sticking: u_t = 0; sliding: l_t opposite u_t), solved to machine
+ *             precision (a 1e-3 / total-mass regularisation makes lambda unique on redundant
+ *             contacts); q+ = q (+) h v+. Stiffness, damping, width and smoothing are unused.
+ *             The step's adjoint differentiates the solution implicitly (implicit function
+ *             theorem on the conditions with the active set fixed); see contact_hard.c. */
+typedef enum { SID_CONTACT_COMPLIANT, SID_CONTACT_HARD } sid_contact_model;
+
+typedef struct {
+    char name[SID_MAX_NAME];
+    int link;                 /* index into sid_robot_desc.link; -1 if unresolved */
+    double xyz[3];            /* centre in the link frame [m] */
+    double radius;            /* [m] */
+} sid_sphere_desc;
+
+typedef struct {
+    int present;              /* 0: no ground, no contact */
+    sid_contact_model model;
+    double height;            /* [m] */
+    double stiffness;         /* [N/m] */
+    double damping;           /* [N·s/m²] Hunt-Crossley: f_n = S(d) (stiffness - damping zdot) */
+    double friction;          /* [-] Coulomb coefficient */
+    double width;             /* [m] activation width w of the compliant normal force */
+    double smoothing;         /* [m/s] velocity scale of the smooth Coulomb friction */
+} sid_ground_desc;
+
+/* Defaults (FORMATS.md): compliant, height 0, stiffness 1e4, damping 1e3, friction 1,
+ * width 1e-3, smoothing 1e-2; present = 1. */
+void sid_ground_desc_defaults(sid_ground_desc *g);
+
 typedef struct {
     char name[SID_MAX_NAME];
     double gravity[3];        /* [m/s²] in the world (root) frame */
     int nlink, njoint;
     sid_link_desc *link;      /* in robot.json order */
     sid_joint_desc *joint;    /* in robot.json order */
+    sid_ground_desc ground;   /* present = 0: no contact */
+    int nsphere;
+    sid_sphere_desc *sphere;  /* in robot.json order */
 } sid_robot_desc;
 
 /* Defaults of the optional joint fields (FORMATS.md): all zero, smoothing 0.01, gear 1, kt 1. */
@@ -100,7 +147,10 @@ typedef enum {
     SID_P_ARMATURE, SID_P_VISCOUS, SID_P_COULOMB, SID_P_SMOOTHING,
     SID_P_STRIBECK_TORQUE, SID_P_STRIBECK_VELOCITY,
     SID_P_GEAR, SID_P_KT, SID_P_KE, SID_P_RESISTANCE,
-    SID_P_OFFSET
+    SID_P_OFFSET,
+    SID_P_SPHERE_XYZ, SID_P_SPHERE_RADIUS,      /* owner = sphere index; xyz comp 0..2 */
+    SID_P_GROUND_HEIGHT, SID_P_GROUND_STIFFNESS, SID_P_GROUND_DAMPING, SID_P_GROUND_FRICTION,
+    SID_P_GROUND_WIDTH, SID_P_GROUND_SMOOTHING  /* owner = -1 */
 } sid_param_kind;
 
 typedef struct {
@@ -136,6 +186,22 @@ const char *sid_model_dof_joint_name(const sid_model *m, int k);
 int sid_model_dof_joint_desc(const sid_model *m, int k);
 int sid_model_dof_joint_has_motor(const sid_model *m, int k);
 int sid_model_dof_joint_is_prismatic(const sid_model *m, int k);
+sid_joint_type sid_model_dof_joint_type(const sid_model *m, int k);
+int sid_model_dof_joint_qadr(const sid_model *m, int k);
+int sid_model_dof_joint_vadr(const sid_model *m, int k);
+/* Name of position coordinate i / velocity coordinate i: a one-dof joint's own name, or for a
+ * free joint "<joint>.x", .y, .z, .qw, .qx, .qy, .qz (q) and "<joint>.vx" .. ".wz" (v); the
+ * log columns are "q.<name>", "qd.<name>", "u.<name>". */
+const char *sid_model_q_name(const sid_model *m, int i);
+const char *sid_model_v_name(const sid_model *m, int i);
+/* 1 if position coordinate i is angular (rad or a quaternion component), 0 for a length. */
+int sid_model_q_is_angular(const sid_model *m, int i);
+int sid_model_v_is_angular(const sid_model *m, int i);
+/* Contact: 1 if the model has a ground plane; its contact model. */
+int sid_model_has_contact(const sid_model *m);
+sid_contact_model sid_model_contact_model(const sid_model *m);
+/* Override the contact model chosen in the robot (a fit spec's "contact_model"). */
+void sid_model_set_contact_model(sid_model *m, sid_contact_model c);
 /* Check theta is physically valid (positive masses, inertia triangle inequality, ...). */
 sid_status sid_model_check_theta(const sid_model *m, const double *theta, sid_error *err);
 
@@ -210,10 +276,10 @@ sid_traj *sid_traj_create(int n, int nq, int nv, int has_qd);
 void sid_traj_free(sid_traj *tr);
 
 /* Velocity at sample k: logged qd, or a smoothed central difference of q when absent. */
-void sid_traj_velocity(const sid_traj *tr, int k, double *v);
+void sid_traj_velocity(const sid_model *m, const sid_traj *tr, int k, double *v);
 /* Velocity at sample k from positions alone (a difference over +-2 samples), for logs whose
  * velocity column is itself a noisy difference of encoder positions. */
-void sid_traj_velocity_from_q(const sid_traj *tr, int k, double *v);
+void sid_traj_velocity_from_q(const sid_model *m, const sid_traj *tr, int k, double *v);
 
 /* Replay tr's commands from its first logged state; q_out (n x nq, measured convention)
  * and v_out (n x nv) receive the simulated trajectory at the log's sample times. */
@@ -308,11 +374,33 @@ typedef struct {
     void (*progress)(void *ctx, int iter, double loss, double gnorm, double seconds);
     void *ctx;
     volatile const int *interrupt;   /* nonzero: stop at the next evaluation (Ctrl-C) */
+    /* Randomized smoothing (smoothing_pairs = 0: off). The optimizer then minimises the
+     * smoothed loss E[L(x + sigma e)], E[e e^T] = I in the scaled coordinates x, estimated from
+     * smoothing_pairs antithetic pairs (x + sigma e_i, x - sigma e_i) drawn once from
+     * smoothing_seed (blocks of nfree orthogonal directions of length sqrt(nfree), see
+     * smoothing.c), so the surrogate is deterministic; its gradient is
+     * sum_i (L(x + sigma e_i) - L(x - sigma e_i)) e_i / (2 N sigma): no derivative of the
+     * simulation is taken. Start states are then held at their first guess. Each objective
+     * evaluation costs 2 N loss evaluations. A perturbed point is clamped to the bounds (the
+     * estimate stays that of E[L(clamp(x + sigma e))]); one that is unphysical or diverges
+     * counts as the rejection loss. The steps lie (bounds aside) in the span of the N
+     * directions, so N < nfree fits only a random subspace of the parameters. */
+    double smoothing_sigma;
+    int smoothing_pairs;
+    unsigned long smoothing_seed;
 } sid_fit_opts;
 
+/* The smoothing directions: pairs x n numbers (row i is e_i) from seed, standard normal then
+ * made orthogonal within blocks of n rows, each of length sqrt(n); the same on every platform
+ * and thread count; the first k rows do not depend on pairs >= k. */
+void sid_smoothing_directions(unsigned long seed, int pairs, int n, double *e);
+
 typedef struct {
-    double loss0, loss;          /* at the nominal and at the returned point */
-    int iterations, evaluations, rejected;
+    double loss0, loss;          /* at the nominal and at the returned point (always the plain loss) */
+    double smoothed_loss0, smoothed_loss;   /* the smoothed loss there, which a smoothed fit minimises
+                                             * (without smoothing: loss0, loss) */
+    int iterations, evaluations, rejected;   /* with smoothing: objective evaluations (2 N losses
+                                              * each) and rejected perturbed points */
     double seconds;
     sid_stop stop;
     char message[160];
@@ -347,5 +435,11 @@ sid_status sid_problem_covariance(sid_problem *p, const double *theta, const dou
  * estimates start states, x0 (nwindows x (nq + nv)) holds their first guess on entry (see
  * sid_problem_start_states) and the fitted ones on return; otherwise it may be NULL. */
 sid_status sid_fit(sid_problem *p, double *theta, double *x0, const sid_fit_opts *o, sid_fit_result *r, sid_error *err);
+/* The objective sid_fit minimises, where a fit from theta would start (scaled coordinates
+ * x = 0), start states held at x0 (NULL: logged): *f is the loss, or with smoothing the
+ * smoothed loss, and gx (nfree) its gradient in the scaled coordinates of the free
+ * parameters (adjoint, or the smoothing estimate). For tests and diagnostics. */
+sid_status sid_fit_objective(sid_problem *p, const double *theta, const double *x0, const sid_fit_opts *o, double *f,
+                             double *gx, sid_error *err);
 
 #endif
