@@ -55,7 +55,9 @@ typedef struct {
     { "time-limit", required_argument, NULL, CMD_SPEC_OPT + 10 },        \
     { "start", required_argument, NULL, CMD_SPEC_OPT + 11 },             \
     { "threads", required_argument, NULL, CMD_SPEC_OPT + 12 },           \
-    { "start-velocity", required_argument, NULL, CMD_SPEC_OPT + 13 }
+    { "start-velocity", required_argument, NULL, CMD_SPEC_OPT + 13 },    \
+    { "smoothing", required_argument, NULL, CMD_SPEC_OPT + 14 },         \
+    { "contact", required_argument, NULL, CMD_SPEC_OPT + 15 }
 /* Record option `opt` (a fit-spec flag) with its value; 0, or -1 if there are too many. */
 int cmd_spec_add(cmd_spec_args *a, const struct option *opt, const char *value);
 /* fitspec_init, read a->path if given, then apply the flags over it. */

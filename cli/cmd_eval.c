@@ -1,8 +1,8 @@
 /* cmd_eval.c — `sysid eval ROBOT.json LOG.csv... [--json]`: how well a robot replays logs.
  *
- * The loss `sysid fit` minimises and the per-joint root-mean-square error of positions and
- * velocities, over the windows of the fit spec, every window started from the logged state.
- * RMSE is unscaled and unweighted, in the joints' own units (rad or m, rad/s or m/s), over
+ * The loss `sysid fit` minimises and the per-coordinate root-mean-square error of positions
+ * and velocities, over the windows of the fit spec, every window started from the logged state.
+ * RMSE is unscaled and unweighted, in the coordinates' own units (rad or m, rad/s or m/s), over
  * all logs together and for each log on its own. `--window 0` replays each log in one piece,
  * which is the honest test of a model meant to run open loop.
  */
@@ -14,6 +14,7 @@
 #include <cjson/cJSON.h>
 
 #include "cmd.h"
+#include "coords.h"
 #include "diag.h"
 #include "numfmt.h"
 #include "robot_json.h"
@@ -28,9 +29,11 @@ static void help(void)
     printf("usage: %s\n\n"
            "Replay the logs on ROBOT.json window by window (each window starts from the\n"
            "logged state and replays the logged commands) and report the loss `sysid fit`\n"
-           "minimises and the root-mean-square error of each joint's position and velocity,\n"
-           "over all logs and per log. RMSE is in the joint's units (rad or m; rad/s or m/s),\n"
-           "unscaled and unweighted; a log without velocities has no velocity RMSE.\n\n"
+           "minimises and the root-mean-square error of each joint's position and velocity\n"
+           "(of each coordinate of a free joint: base.x .. base.qz, base.vx .. base.wz),\n"
+           "over all logs and per log. RMSE is in the coordinate's units (rad or m; rad/s or\n"
+           "m/s; 1 for quaternion components), unscaled and unweighted; a log without\n"
+           "velocities has no velocity RMSE.\n\n"
            "Options:\n"
            "  -c SPEC.json        read window, integrator, substeps, max_dt, weights, columns\n"
            "                      and scale from a fit spec; the options below override it\n"
@@ -46,7 +49,7 @@ static void help(void)
            "                      columns (default) or from positions\n"
            "  --json              one JSON object on stdout:\n"
            "                      {\"loss\", \"nres\", \"windows\",\n"
-           "                       \"rmse\": {\"q\": {JOINT: X}, \"qd\": {JOINT: X or null}},\n"
+           "                       \"rmse\": {\"q\": {COORD: X}, \"qd\": {COORD: X or null}},\n"
            "                       \"logs\": [{\"file\", \"samples\", \"duration\", \"windows\",\n"
            "                                  \"rmse\": {\"q\": {...}, \"qd\": {...}}}]}\n"
            "  -q                  no warnings\n"
@@ -87,11 +90,11 @@ static cJSON *rmse_json(const sid_model *m, const eval_result *r)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON *q = cJSON_AddObjectToObject(o, "q"), *qd = cJSON_AddObjectToObject(o, "qd");
-    for (int k = 0; k < sid_model_ndof_joints(m); k++) {
-        const char *name = sid_model_dof_joint_name(m, k);
-        cJSON_AddItemToObject(q, name, numfmt_json(r->rmse_q[k]));
-        cJSON_AddItemToObject(qd, name, r->has_qd ? numfmt_json(r->rmse_qd[k]) : cJSON_CreateNull());
-    }
+    for (int i = 0; i < sid_model_nq(m); i++)
+        cJSON_AddItemToObject(q, sid_model_q_name(m, i), numfmt_json(r->rmse_q[i]));
+    for (int i = 0; i < sid_model_nv(m); i++)
+        cJSON_AddItemToObject(qd, sid_model_v_name(m, i),
+                              r->has_qd ? numfmt_json(r->rmse_qd[i]) : cJSON_CreateNull());
     return o;
 }
 
@@ -116,37 +119,39 @@ static int print_json(const sid_model *m, const eval_result *all, const eval_res
     return cmd_print_json(out);
 }
 
-static void print_rmse_table(const sid_model *m, const eval_result *r)
+/* One row per coordinate (coords.h); a cell the row has no coordinate for stays blank. */
+static void print_rmse_table(const eval_result *r, const coords_row *rows, int nrow, int w)
 {
-    int w = 5;
-    for (int k = 0; k < sid_model_ndof_joints(m); k++) {
-        int n = (int)strlen(sid_model_dof_joint_name(m, k));
-        w = n > w ? n : w;
-    }
     printf("%-*s  %-12s  %-12s  %s\n", w, "joint", "rmse_q", "rmse_qd", "unit");
-    for (int k = 0; k < sid_model_ndof_joints(m); k++) {
-        int pris = sid_model_dof_joint_is_prismatic(m, k);
-        char qd[32];
-        if (r->has_qd)
-            snprintf(qd, sizeof qd, "%.6g", r->rmse_qd[k]);
-        else
+    for (int k = 0; k < nrow; k++) {
+        char q[32] = "", qd[32] = "";
+        if (rows[k].q >= 0)
+            snprintf(q, sizeof q, "%.6g", r->rmse_q[rows[k].q]);
+        if (rows[k].v >= 0 && r->has_qd)
+            snprintf(qd, sizeof qd, "%.6g", r->rmse_qd[rows[k].v]);
+        else if (rows[k].v >= 0)
             snprintf(qd, sizeof qd, "-");
-        printf("%-*s  %-12.6g  %-12s  %s\n", w, sid_model_dof_joint_name(m, k), r->rmse_q[k], qd,
-               pris ? "m, m/s" : "rad, rad/s");
+        printf("%-*s  %-12s  %-12s  %s\n", w, rows[k].name, q, qd, rows[k].unit);
     }
 }
 
-static void print_table(const sid_model *m, const eval_result *all, const eval_result *per,
-                        char *const *files, int nlog)
+static int print_table(const sid_model *m, const eval_result *all, const eval_result *per,
+                       char *const *files, int nlog)
 {
-    printf("loss     %.17g\nnres     %d\nwindows  %d\n\n", all->loss, all->nres, all->nwin);
-    print_rmse_table(m, all);
-    if (nlog < 2)
-        return;
-    for (int l = 0; l < nlog; l++) {
-        printf("\n%s (%d windows)\n", files[l], per[l].nwin);
-        print_rmse_table(m, &per[l]);
+    int nrow, w;
+    coords_row *rows = coords_table(m, &nrow, &w);
+    if (!rows) {
+        cli_error("out of memory");
+        return EXIT_INPUT;
     }
+    printf("loss     %.17g\nnres     %d\nwindows  %d\n\n", all->loss, all->nres, all->nwin);
+    print_rmse_table(all, rows, nrow, w);
+    for (int l = 0; l < nlog && nlog > 1; l++) {
+        printf("\n%s (%d windows)\n", files[l], per[l].nwin);
+        print_rmse_table(&per[l], rows, nrow, w);
+    }
+    free(rows);
+    return EXIT_OK;
 }
 
 int cmd_eval(int argc, char **argv)
@@ -254,7 +259,7 @@ int cmd_eval(int argc, char **argv)
     if (json)
         rc = print_json(m, &res[0], &res[1], files, logs, nlog);
     else
-        print_table(m, &res[0], &res[1], files, nlog);
+        rc = print_table(m, &res[0], &res[1], files, nlog);
 done:
     free(buf);
     free(res);

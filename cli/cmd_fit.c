@@ -60,7 +60,13 @@ static void help(void)
            "                      the velocity columns (default) or from positions (when\n"
            "                      the logged velocity is itself a noisy difference)\n"
            "  --threads N         windows evaluated in parallel (default 0: all cores); the\n"
-           "                      result is the same, to the bit, for any N\n\n"
+           "                      result is the same, to the bit, for any N\n"
+           "  --smoothing SIGMA,N[,SEED] | off   minimise the loss smoothed over N pairs of\n"
+           "                      Gaussian perturbations x +- SIGMA e of the scaled parameters\n"
+           "                      (drawn once from SEED, default 1), with a gradient from the\n"
+           "                      loss values alone (no adjoint); start states are held at\n"
+           "                      their first guess; each step costs 2N simulations\n"
+           "  --contact compliant|hard   override the robot's contact model\n\n"
            "Checks:\n"
            "  --validate LOG.csv  also report the prediction error on a log that was not\n"
            "                      fitted (repeatable)\n"
@@ -71,7 +77,9 @@ static void help(void)
            "  -h, --help          this text\n\n"
            "Report: inputs with their SHA-256; settings; \"stop\" (converged, max_iter,\n"
            "time_limit, interrupted, roundoff_limited, failure), iterations, evaluations,\n"
-           "rejected; \"loss\" {before, after}; \"prediction\" {fit, validation}: loss and\n"
+           "rejected; \"gradient\" (\"adjoint\", or the smoothing settings); \"contact_model\"\n"
+           "(robots with contact); \"loss\" {before, after, and with smoothing smoothed\n"
+           "{before, after}}; \"prediction\" {fit, validation}: loss and\n"
            "per-joint RMSE of q and qd before and after; \"parameters\": name, unit, nominal,\n"
            "fitted, change, relative_change, bounds, stderr, relative_stderr, ci95 (fitted +-\n"
            "1.96 stderr), identifiable, at_bound, poorly_determined (stderr > 50%% of the value);\n"
@@ -217,11 +225,12 @@ static void predict(sid_problem *p, const double *theta, report_prediction *out,
                  s ? "after" : "before", err.msg[0] ? err.msg : "not finite");
 }
 
-static int prediction_alloc(report_prediction *p, int nd)
+/* RMSE per position (nq) and velocity (nv) coordinate, before and after. */
+static int prediction_alloc(report_prediction *p, int nq, int nv)
 {
     for (int s = 0; s < 2; s++) {
-        p->rmse_q[s] = calloc((size_t)(nd ? nd : 1), sizeof(double));
-        p->rmse_qd[s] = calloc((size_t)(nd ? nd : 1), sizeof(double));
+        p->rmse_q[s] = calloc((size_t)(nq ? nq : 1), sizeof(double));
+        p->rmse_qd[s] = calloc((size_t)(nv ? nv : 1), sizeof(double));
         if (!p->rmse_q[s] || !p->rmse_qd[s])
             return -1;
     }
@@ -399,6 +408,7 @@ int cmd_fit(int argc, char **argv)
         }
         in[j].samples = tr[j]->n;
     }
+    fitspec_apply_model(&spec, m, a.robot);
     if (fitspec_select(&spec, m, theta0, &sel, &err)) {
         rc = cli_fail(&err);
         goto done;
@@ -417,13 +427,13 @@ int cmd_fit(int argc, char **argv)
         rc = cli_fail(&err);
         goto done;
     }
-    const int np = sid_model_nparam(m), nd = sid_model_ndof_joints(m);
-    const int nx = sid_model_nq(m) + sid_model_nv(m), nwin = sid_problem_nwindows(pfit);
+    const int np = sid_model_nparam(m), nq = sid_model_nq(m), nv = sid_model_nv(m);
+    const int nx = nq + nv, nwin = sid_problem_nwindows(pfit);
     theta = malloc((size_t)np * sizeof *theta);
     if (lo.estimate_start)
         x0 = malloc((size_t)nwin * (size_t)nx * sizeof *x0);
-    if (!theta || (lo.estimate_start && !x0) || prediction_alloc(&r.pred_fit, nd) ||
-        prediction_alloc(&r.pred_val, nd)) {
+    if (!theta || (lo.estimate_start && !x0) || prediction_alloc(&r.pred_fit, nq, nv) ||
+        prediction_alloc(&r.pred_val, nq, nv)) {
         cli_error("out of memory");
         goto done;
     }
@@ -446,7 +456,11 @@ int cmd_fit(int argc, char **argv)
     if (!cli_quiet)
         fprintf(stderr, "fitting %d parameter%s of %s to %d log%s (%d window%s, start states %s)\n",
                 sel.n, sel.n == 1 ? "" : "s", a.robot, a.nlog, a.nlog == 1 ? "" : "s", nwin,
-                nwin == 1 ? "" : "s", x0 ? "fitted" : "logged");
+                nwin == 1 ? "" : "s", !x0 ? "logged" : fo.smoothing_pairs ? "held at the logged ones" : "fitted");
+    if (fo.smoothing_pairs > 0 && fo.smoothing_pairs < sel.n)
+        /* L-BFGS only ever moves along combinations of the smoothed gradients */
+        cli_warn("--smoothing with %d pairs for %d free parameters: the fit moves only within the span of "
+                 "%d random directions", fo.smoothing_pairs, sel.n, fo.smoothing_pairs);
     catch_sigint();
     sid_status st = sid_fit(pfit, theta, x0, &fo, &fr, &err);
     release_sigint();
@@ -460,6 +474,9 @@ int cmd_fit(int argc, char **argv)
         /* the nominal point had a finite loss, so there is always a usable result */
         cli_warn("the optimizer stopped: %s; the best point found (loss %g, nominal %g) is reported",
                  fr.message, fr.loss, fr.loss0);
+    if (fo.smoothing_pairs && fr.loss > fr.loss0)
+        cli_warn("with smoothing the loss rose from %g to %g (the smoothed loss fell from %g to %g)", fr.loss0,
+                 fr.loss, fr.smoothed_loss0, fr.smoothed_loss);
 
     /* ---- what the data determine ---- */
     const double t_cov = now();

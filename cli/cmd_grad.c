@@ -46,8 +46,10 @@ static void help(void)
            "  --threads N         windows evaluated in parallel (default 0: all cores)\n"
            "  --start-velocity logged|positions   window start velocities from the velocity\n"
            "                      columns (default) or from positions\n"
-           "  --bounds, --max-iter, --ftol-rel, --time-limit, --start\n"
+           "  --contact compliant|hard   override the robot's contact model\n"
+           "  --bounds, --max-iter, --ftol-rel, --time-limit, --start, --smoothing\n"
            "                      accepted as by `sysid fit`; they do not change the gradient\n"
+           "                      (always the adjoint one)\n"
            "  --check             also compute a fourth-order central finite difference of\n"
            "                      the loss for each free parameter (step 1e-6*max(1,|theta|))\n"
            "                      and the relative error max(0,|a-b|-atol)/(|a|+|b|+atol),\n"
@@ -246,6 +248,7 @@ int cmd_grad(int argc, char **argv)
         rc = cli_fail(&err);
         goto done;
     }
+    fitspec_apply_model(&spec, m, robot);
     if (sid_model_check_theta(m, theta, &err) != SID_OK) {
         sid_error_prefix(&err, "%s", robot);
         rc = cli_fail(&err);

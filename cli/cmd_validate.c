@@ -78,11 +78,16 @@ static const char *str(const cJSON *o, const char *key)
 static void print_text(const cJSON *out)
 {
     const cJSON *ro = cJSON_GetObjectItemCaseSensitive(out, "robot"), *lo;
+    const cJSON *co = cJSON_GetObjectItemCaseSensitive(ro, "contact");
     const char *name = str(ro, "name");
     printf("%s: robot %s: %.0f links, %.0f joints (%.0f moving, %.0f with a motor), "
-           "%.0f parameters\n", str(ro, "file"), name && name[0] ? name : "(unnamed)", num(ro, "links"),
+           "%.0f parameters", str(ro, "file"), name && name[0] ? name : "(unnamed)", num(ro, "links"),
            num(ro, "joints"), num(ro, "moving_joints"), num(ro, "motors"),
            num(ro, "parameters"));
+    if (co)
+        printf("; contact: %s ground, %.0f sphere%s", str(co, "model"), num(co, "spheres"),
+               num(co, "spheres") == 1 ? "" : "s");
+    putchar('\n');
     cJSON_ArrayForEach(lo, cJSON_GetObjectItemCaseSensitive(out, "logs"))
     {
         double med = num(lo, "dt_median");
@@ -167,6 +172,12 @@ int cmd_validate(int argc, char **argv)
     cJSON_AddNumberToObject(ro, "moving_joints", nd);
     cJSON_AddNumberToObject(ro, "motors", nmotor);
     cJSON_AddNumberToObject(ro, "parameters", sid_model_nparam(m));
+    if (d.ground.present) {
+        /* only robots with contact have the key, so older outputs stay as they were */
+        cJSON *co = cJSON_AddObjectToObject(ro, "contact");
+        cJSON_AddStringToObject(co, "model", d.ground.model == SID_CONTACT_HARD ? "hard" : "compliant");
+        cJSON_AddNumberToObject(co, "spheres", d.nsphere);
+    }
 
     for (int i = optind + 1; i < argc; i++) {
         sid_traj *tr;

@@ -22,6 +22,8 @@ void fitspec_init(fitspec *s)
     s->ftol_rel = 1e-10;
     s->time_limit = 300;
     s->start = FITSPEC_START_UNSET;
+    s->smoothing_seed = 1;
+    s->contact_model = -1;
     traj_colmap_init(&s->columns);
 }
 
@@ -237,11 +239,44 @@ static int read_start_velocity(const char *value, int *out)
     return 0;
 }
 
+static int read_contact(const char *value, int *out)
+{
+    if (strcmp(value, "compliant") == 0)
+        *out = SID_CONTACT_COMPLIANT;
+    else if (strcmp(value, "hard") == 0)
+        *out = SID_CONTACT_HARD;
+    else
+        return -1;
+    return 0;
+}
+
+/* "smoothing": { "sigma": s, "pairs": n, "seed": k }; without "seed" the current one stays.
+ * The --smoothing flag comes here too, as such an object. */
+static int read_smoothing(ctx *c, fitspec *s, const cJSON *v)
+{
+    static const char *const keys[] = { "sigma", "pairs", "seed", NULL };
+    if (!cJSON_IsObject(v))
+        return expected(c, "smoothing", "an object { \"sigma\": s, \"pairs\": n, \"seed\": k }", v);
+    warn_keys(c, v, "smoothing", keys);
+    const cJSON *seed = cJSON_GetObjectItemCaseSensitive(v, "seed");
+    int k = 0;
+    if (number(c, cJSON_GetObjectItemCaseSensitive(v, "sigma"), "smoothing.sigma", 0, 1,
+               "a positive number (in the fit's scaled coordinates)", &s->smoothing_sigma) ||
+        integer(c, cJSON_GetObjectItemCaseSensitive(v, "pairs"), "smoothing.pairs", 1,
+                "a whole number >= 1", &s->smoothing_pairs) ||
+        (seed && integer(c, seed, "smoothing.seed", 0, "a whole number >= 0", &k)))
+        return -1;
+    if (seed)
+        s->smoothing_seed = (unsigned long)k;
+    return 0;
+}
+
 static int read_spec(ctx *c, fitspec *s, const cJSON *root)
 {
     static const char *const keys[] = { "free", "bounds", "window", "substeps", "max_dt",
                                         "integrator", "weights", "optimizer", "columns",
-                                        "scale", "start", "start_velocity", "description", NULL };
+                                        "scale", "start", "start_velocity", "smoothing",
+                                        "contact_model", "description", NULL };
     static const char *const wkeys[] = { "q", "qd", NULL };
     static const char *const okeys[] = { "max_iter", "ftol_rel", "time_limit", NULL };
     const cJSON *v;
@@ -316,6 +351,13 @@ static int read_spec(ctx *c, fitspec *s, const cJSON *root)
     if ((v = cJSON_GetObjectItemCaseSensitive(root, "start_velocity")) &&
         (!cJSON_IsString(v) || read_start_velocity(v->valuestring, &s->start_velocity_from_q)))
         return expected(c, "start_velocity", "\"logged\" or \"positions\"", v);
+    if ((v = cJSON_GetObjectItemCaseSensitive(root, "smoothing")) && read_smoothing(c, s, v))
+        return -1;
+    if ((v = cJSON_GetObjectItemCaseSensitive(root, "contact_model"))) {
+        if (!cJSON_IsString(v) || read_contact(v->valuestring, &s->contact_model))
+            return expected(c, "contact_model", "\"compliant\" or \"hard\"", v);
+        set_origin(s->contact_origin, "%s: %s", c->file, "contact_model");
+    }
     return 0;
 }
 
@@ -335,7 +377,8 @@ int fitspec_load(fitspec *s, const char *path, sid_error *err)
 static const char *const flags[] = { "--free", "--bounds", "--window", "--integrator",
                                      "--substeps", "--max-dt", "--columns", "--scale",
                                      "--max-iter", "--ftol-rel", "--time-limit", "--start",
-                                     "--threads", "--start-velocity", NULL };
+                                     "--threads", "--start-velocity", "--smoothing",
+                                     "--contact", NULL };
 
 int fitspec_is_flag(const char *flag)
 {
@@ -409,6 +452,38 @@ static int flag_columns(fitspec *s, const char *flag, const char *value, int is_
     if (rc == 0 && traj_colmap_merge(&s->columns, &tmp.columns))
         rc = nomem(err);
     fitspec_free(&tmp);
+    cJSON_Delete(obj);
+    return rc;
+}
+
+/* SIGMA,PAIRS[,SEED] or "off"; checked by the file's reader, as an object. */
+static int flag_smoothing(fitspec *s, const char *value, sid_error *err)
+{
+    static const char *const what = "SIGMA,PAIRS[,SEED] (sigma > 0, pairs >= 1, seed >= 0) or off";
+    static const char *const keys[] = { "sigma", "pairs", "seed" };
+    if (strcmp(value, "off") == 0) {
+        s->smoothing_pairs = 0;
+        return 0;
+    }
+    cJSON *obj = cJSON_CreateObject();
+    char *copy = dup_str(value);
+    if (!obj || !copy) {
+        free(copy);
+        cJSON_Delete(obj);
+        return nomem(err);
+    }
+    int n = 0, bad = 0;
+    for (char *tok = copy; !bad && tok; n++) {
+        char *comma = strchr(tok, ',');
+        if (comma)
+            *comma = '\0';
+        double x;
+        bad = n == 3 || parse_double(tok, &x) || !cJSON_AddNumberToObject(obj, keys[n], x);
+        tok = comma ? comma + 1 : NULL;
+    }
+    free(copy);
+    ctx c = { "--smoothing", err };
+    int rc = bad || n < 2 ? bad_flag(err, "--smoothing", what, value) : read_smoothing(&c, s, obj);
     cJSON_Delete(obj);
     return rc;
 }
@@ -527,6 +602,14 @@ int fitspec_apply_flag(fitspec *s, const char *flag, const char *value, sid_erro
     }
     if (strcmp(flag, "--columns") == 0 || strcmp(flag, "--scale") == 0)
         return flag_columns(s, flag, value, strcmp(flag, "--scale") == 0, err);
+    if (strcmp(flag, "--smoothing") == 0)
+        return flag_smoothing(s, value, err);
+    if (strcmp(flag, "--contact") == 0) {
+        if (read_contact(value, &s->contact_model))
+            return bad_flag(err, flag, "compliant or hard", value);
+        set_origin(s->contact_origin, "%s%s", flag, "");
+        return 0;
+    }
     sid_error_set(err, SID_ERR_INPUT, "%s: not a fit-spec option", flag);
     return -1;
 }
@@ -659,4 +742,18 @@ void fitspec_fit_opts(const fitspec *s, const fitspec_selection *sel, sid_fit_op
     o->max_iter = s->max_iter;
     o->ftol_rel = s->ftol_rel;
     o->time_limit = s->time_limit;
+    o->smoothing_sigma = s->smoothing_sigma;
+    o->smoothing_pairs = s->smoothing_pairs;
+    o->smoothing_seed = s->smoothing_seed;
+}
+
+void fitspec_apply_model(const fitspec *s, sid_model *m, const char *robot)
+{
+    if (s->contact_model < 0)
+        return;
+    if (sid_model_has_contact(m))
+        sid_model_set_contact_model(m, (sid_contact_model)s->contact_model);
+    else
+        cli_warn("%s: %s has no contact (no ground plane): the contact model has no effect",
+                 s->contact_origin, robot);
 }

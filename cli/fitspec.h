@@ -7,15 +7,20 @@
  *     "weights": { "q": 1, "qd": 0.1 },
  *     "optimizer": { "max_iter": 1000, "ftol_rel": 1e-10, "time_limit": 300 },
  *     "columns": { "t": "time", "q.shoulder": "pos_meas1" },
- *     "scale": { "t": 0.001 }, "start": "fitted" }
+ *     "scale": { "t": 0.001 }, "start": "fitted",
+ *     "smoothing": { "sigma": 0.05, "pairs": 16, "seed": 1 }, "contact_model": "hard" }
  *
  * Every key is optional; absent ones keep the defaults of fitspec_init (those above, with
- * "free" empty, no bounds, no max_dt). "substeps" splits every log interval into that many
- * simulation steps; "max_dt" also splits any interval longer than it. "scale" multiplies a
- * logical column's values (after the "columns" renaming). "start" says where each window
- * starts: "logged" (the logged state) or "fitted" (the start states are unknowns fitted
- * with the parameters: multiple shooting); unset, each command picks its own default. Keys starting with '_' and
- * "description" are for people; other unknown keys are ignored with a warning.
+ * "free" empty, no bounds, no max_dt, no smoothing, the robot's own contact model).
+ * "substeps" splits every log interval into that many simulation steps; "max_dt" also
+ * splits any interval longer than it. "scale" multiplies a logical column's values (after
+ * the "columns" renaming). "start" says where each window starts: "logged" (the logged
+ * state) or "fitted" (the start states are unknowns fitted with the parameters: multiple
+ * shooting); unset, each command picks its own default. "smoothing" makes `sysid fit`
+ * minimise the randomized-smoothing estimate of the loss (see sid_fit_opts; sigma and pairs
+ * are required, seed defaults to 1). "contact_model" overrides the robot's contact.model
+ * (fitspec_apply_model). Keys starting with '_' and "description" are for people; other
+ * unknown keys are ignored with a warning.
  *
  * Globs are shell patterns where '*' also crosses dots; '[' and ']' match themselves too,
  * so "links.*.com[2]" selects every link's z COM. A parameter takes its bounds from the
@@ -61,6 +66,11 @@ typedef struct {
     traj_colmap columns;           /* log column renaming and scales */
     int start;                     /* FITSPEC_START_*: window start states */
     int start_velocity_from_q;     /* "start_velocity": "positions" (1) or "logged" (0) */
+    double smoothing_sigma;        /* "smoothing": in the scaled coordinates of the fit */
+    int smoothing_pairs;           /* 0: no smoothing (the adjoint gradient) */
+    unsigned long smoothing_seed;  /* 1 unless given */
+    int contact_model;             /* -1: as the robot says; else a sid_contact_model */
+    char contact_origin[FITSPEC_ORIGIN];   /* where contact_model was set, for messages */
     /* bookkeeping for flags overriding the file */
     int free_flagged, nbound_flagged;
 } fitspec;
@@ -81,7 +91,8 @@ int fitspec_load(fitspec *s, const char *path, sid_error *err);
 int fitspec_is_flag(const char *flag);
 /* Apply one flag over the file: --free GLOB, --bounds GLOB=LO:HI | GLOB=scale:A:B | JSON,
  * --window S, --integrator euler|rk4, --substeps N, --max-dt S, --columns JSON|k=v,...,
- * --scale JSON|k=x,..., --max-iter N, --ftol-rel X, --time-limit S, --start logged|fitted. 0, or -1 with err. */
+ * --scale JSON|k=x,..., --max-iter N, --ftol-rel X, --time-limit S, --start logged|fitted,
+ * --smoothing SIGMA,PAIRS[,SEED] | off, --contact compliant|hard. 0, or -1 with err. */
 int fitspec_apply_flag(fitspec *s, const char *flag, const char *value, sid_error *err);
 
 /* Does parameter name match glob pattern (see above)? */
@@ -100,5 +111,8 @@ void fitspec_loss_opts(const fitspec *s, sid_loss_opts *o);
 /* The spec's optimizer options with sel's free parameters and bounds (borrowed: sel must
  * outlive o); progress, ctx and interrupt are left NULL for the caller. */
 void fitspec_fit_opts(const fitspec *s, const fitspec_selection *sel, sid_fit_opts *o);
+/* What the spec says about the model itself: "contact_model" overrides the robot's, with a
+ * warning naming robot (its path) when it has no contact and so nothing to override. */
+void fitspec_apply_model(const fitspec *s, sid_model *m, const char *robot);
 
 #endif

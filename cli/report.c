@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coords.h"
 #include "diag.h"
 #include "numfmt.h"
 
@@ -43,7 +44,7 @@ static double max_of(const double *v, int n)
 
 double report_worst_rmse(const report *r)
 {
-    const int nd = sid_model_ndof_joints(r->m);
+    const int nq = sid_model_nq(r->m);
     double w = 0;
     const report_prediction *sets[2] = { &r->pred_fit, &r->pred_val };
     for (int s = 0; s < 2; s++) {
@@ -51,7 +52,7 @@ double report_worst_rmse(const report *r)
             continue;
         if (!sets[s]->ok[1])
             return HUGE_VAL;
-        w = fmax(w, max_of(sets[s]->rmse_q[1], nd));
+        w = fmax(w, max_of(sets[s]->rmse_q[1], nq));
     }
     return w;
 }
@@ -144,12 +145,13 @@ static void input(jb *b, cJSON *o, const char *key, const report_input *in, int 
         integer(b, x, "samples", in->samples);
 }
 
-/* {"JOINT": value, ...} */
-static void per_joint(jb *b, cJSON *o, const char *key, const sid_model *m, const double *v)
+/* {"COORDINATE": value, ...} over positions (vel = 0) or velocities (vel = 1); a one-dof
+ * joint's coordinate is named after the joint. */
+static void per_coord(jb *b, cJSON *o, const char *key, const sid_model *m, int vel, const double *v)
 {
     cJSON *x = add(b, o, key, cJSON_CreateObject());
-    for (int j = 0; j < sid_model_ndof_joints(m); j++)
-        num(b, x, sid_model_dof_joint_name(m, j), v[j]);
+    for (int i = 0; i < (vel ? sid_model_nv(m) : sid_model_nq(m)); i++)
+        num(b, x, vel ? sid_model_v_name(m, i) : sid_model_q_name(m, i), v[i]);
 }
 
 static void prediction(jb *b, cJSON *o, const char *key, const report *r, const report_prediction *p)
@@ -171,9 +173,9 @@ static void prediction(jb *b, cJSON *o, const char *key, const report *r, const 
         }
         num(b, loss, when[s], p->loss[s]);
         cJSON *w = add(b, rmse, when[s], cJSON_CreateObject());
-        per_joint(b, w, "q", r->m, p->rmse_q[s]);
+        per_coord(b, w, "q", r->m, 0, p->rmse_q[s]);
         if (p->has_qd)
-            per_joint(b, w, "qd", r->m, p->rmse_qd[s]);
+            per_coord(b, w, "qd", r->m, 1, p->rmse_qd[s]);
         else
             add(b, w, "qd", cJSON_CreateNull());
     }
@@ -197,6 +199,23 @@ static void settings(jb *b, cJSON *o, const report *r)
     integer(b, opt, "max_iter", s->max_iter);
     num(b, opt, "ftol_rel", s->ftol_rel);
     num(b, opt, "time_limit", s->time_limit);
+}
+
+/* "gradient": how the optimizer got its gradient; "contact_model" when the robot has contact. */
+static void method(jb *b, cJSON *o, const report *r)
+{
+    const fitspec *s = r->spec;
+    if (s->smoothing_pairs > 0) {
+        cJSON *g = add(b, o, "gradient", cJSON_CreateObject());
+        str(b, g, "method", "smoothed");
+        num(b, g, "sigma", s->smoothing_sigma);
+        integer(b, g, "pairs", s->smoothing_pairs);
+        integer(b, g, "seed", (int)s->smoothing_seed);
+    } else {
+        str(b, o, "gradient", "adjoint");
+    }
+    if (sid_model_has_contact(r->m))
+        str(b, o, "contact_model", sid_model_contact_model(r->m) == SID_CONTACT_HARD ? "hard" : "compliant");
 }
 
 static void parameter(jb *b, cJSON *list, const report *r, int k)
@@ -330,6 +349,7 @@ cJSON *report_json(const report *r, sid_error *err)
     for (int j = 0; j < r->nval; j++)
         input(&b, vals, NULL, &r->val[j], 1);
     settings(&b, o, r);
+    method(&b, o, r);
     str(&b, o, "stop", sid_stop_str(r->fit->stop));
     str(&b, o, "message", r->fit->message);
     integer(&b, o, "iterations", r->fit->iterations);
@@ -339,6 +359,11 @@ cJSON *report_json(const report *r, sid_error *err)
     b.where = "loss";
     num(&b, loss, "before", r->fit->loss0);
     num(&b, loss, "after", r->fit->loss);
+    if (r->spec->smoothing_pairs > 0) {
+        cJSON *sm = add(&b, loss, "smoothed", cJSON_CreateObject());
+        num(&b, sm, "before", r->fit->smoothed_loss0);
+        num(&b, sm, "after", r->fit->smoothed_loss);
+    }
     b.where = "prediction";
     cJSON *pred = add(&b, o, "prediction", cJSON_CreateObject());
     prediction(&b, pred, "fit", r, &r->pred_fit);
@@ -363,32 +388,36 @@ cJSON *report_json(const report *r, sid_error *err)
 
 /* ---- for people ------------------------------------------------------------------------- */
 
+/* One row per coordinate (coords.h); a cell the row has no coordinate for stays blank, and
+ * without logged velocities the rows of velocity coordinates are left out. */
 static void table_rmse(FILE *f, const report *r, const report_prediction *p, const char *what)
 {
-    if (!p->present)
-        return;
-    const int nd = sid_model_ndof_joints(r->m);
-    int w = 5;
-    for (int j = 0; j < nd; j++) {
-        int len = (int)strlen(sid_model_dof_joint_name(r->m, j));
-        w = len > w ? len : w;
-    }
+    int nrow, w;
+    coords_row *rows = p->present ? coords_table(r->m, &nrow, &w) : NULL;
+    if (!rows)
+        return;   /* nothing to show, or out of memory: a summary for people; the report is complete */
     fprintf(f, "\nRMSE on %s, predicted from logged start states:\n", what);
     fprintf(f, "  %-*s  %-11s %-11s", w, "joint", "q before", "q after");
     if (p->has_qd)
         fprintf(f, "  %-11s %-11s", "qd before", "qd after");
     fputc('\n', f);
-    for (int j = 0; j < nd; j++) {
-        fprintf(f, "  %-*s", w, sid_model_dof_joint_name(r->m, j));
+    for (int j = 0; j < nrow; j++) {
+        if (rows[j].q < 0 && !p->has_qd)
+            continue;
+        fprintf(f, "  %-*s", w, rows[j].name);
         for (int v = 0; v < (p->has_qd ? 2 : 1); v++)
             for (int s = 0; s < 2; s++) {
-                if (p->ok[s])
-                    fprintf(f, "%s%-11.4g", s ? " " : "  ", (v ? p->rmse_qd[s] : p->rmse_q[s])[j]);
+                const int i = v ? rows[j].v : rows[j].q;
+                if (i < 0)
+                    fprintf(f, "%s%-11s", s ? " " : "  ", "");
+                else if (p->ok[s])
+                    fprintf(f, "%s%-11.4g", s ? " " : "  ", (v ? p->rmse_qd[s] : p->rmse_q[s])[i]);
                 else
                     fprintf(f, "%s%-11s", s ? " " : "  ", "diverged");
             }
         fputc('\n', f);
     }
+    free(rows);
 }
 
 void report_table(FILE *f, const report *r)
@@ -402,8 +431,12 @@ void report_table(FILE *f, const report *r)
         fprintf(f, "\nstop: %s (%s)", stop, fr->message);
     fprintf(f, " after %d iterations, %d evaluations, %d rejected, %.2f s\n", fr->iterations,
             fr->evaluations, fr->rejected, fr->seconds);
-    fprintf(f, "loss: %.6g -> %.6g (start states %s, %d windows)\n\n", fr->loss0, fr->loss,
-            r->estimate_start ? "fitted" : "logged", r->nwindows);
+    fprintf(f, "loss: %.6g -> %.6g (start states %s, %d windows)\n", fr->loss0, fr->loss,
+            !r->estimate_start ? "logged" : r->spec->smoothing_pairs ? "held" : "fitted", r->nwindows);
+    if (r->spec->smoothing_pairs > 0)
+        fprintf(f, "smoothed loss: %.6g -> %.6g (sigma %g, %d pairs, seed %lu)\n", fr->smoothed_loss0,
+                fr->smoothed_loss, r->spec->smoothing_sigma, r->spec->smoothing_pairs, r->spec->smoothing_seed);
+    fputc('\n', f);
     int w = 9;
     for (int k = 0; k < r->sel->n; k++) {
         int len = (int)strlen(sid_model_param(r->m, r->sel->idx[k])->name);

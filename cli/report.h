@@ -36,7 +36,7 @@ typedef struct {
     int has_qd;                      /* some log has velocities */
     int ok[2];                       /* [0] before, [1] after: computed (did not diverge) */
     double loss[2];
-    double *rmse_q[2], *rmse_qd[2];  /* (ndof) each, per joint [rad or m], [rad/s or m/s] */
+    double *rmse_q[2], *rmse_qd[2];  /* (nq), (nv): per coordinate [rad, m or 1], [rad/s or m/s] */
 } report_prediction;
 
 /* Everything a report shows; all borrowed. */
@@ -67,7 +67,7 @@ typedef struct {
 } report_param;
 
 void report_param_classify(const report *r, int k, report_param *out);
-/* The largest per-joint q RMSE after the fit over the fit and validation logs; HUGE_VAL if
+/* The largest per-coordinate q RMSE after the fit over the fit and validation logs; HUGE_VAL if
  * a prediction diverged. */
 double report_worst_rmse(const report *r);
 /* Do the --max-rmse and --max-loss gates pass? */

@@ -109,13 +109,14 @@ static int get_number(reader *r, const cJSON *obj, const char *key, const char *
     return check_number(r, v, p, rg, out);
 }
 
+/* obj.key as 3 numbers; absent keeps out (the default) unless required. */
 static int get_vec3(reader *r, const cJSON *obj, const char *key, const char *where,
-                    double out[3])
+                    int required, double out[3])
 {
     char p[PATH_LEN], pk[PATH_LEN + 16];   /* room for "[%d]" of any int, so -O1 sees no truncation */
     join(p, where, key);
     const cJSON *v = obj ? cJSON_GetObjectItemCaseSensitive(obj, key) : NULL;
-    if (!v)
+    if (!v && !required)
         return 0;
     if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != 3)
         return expected(r, p, "an array of 3 numbers", v);
@@ -174,7 +175,7 @@ static int read_link(reader *r, const cJSON *v, const char *where, sid_link_desc
     }
     l->has_mass = 1;
     if (get_number(r, v, "mass", where, POSITIVE, 1, &l->mass) ||
-        get_vec3(r, v, "com", where, l->com))
+        get_vec3(r, v, "com", where, 0, l->com))
         return -1;
     char p[PATH_LEN];
     join(p, where, "inertia");
@@ -283,15 +284,39 @@ static int read_motor(reader *r, const cJSON *v, const char *where, sid_joint_de
                : 0;
 }
 
+/* A free joint's six coordinates are state: it has none of the fields that describe a joint
+ * with an axis. Naming the field and why beats ignoring what the user believes is used. */
+static int check_free_joint(reader *r, const cJSON *v, const char *where)
+{
+    static const char *const field[][2] = {
+        { "origin", "its pose is its state" },
+        { "axis", "it moves in all six directions" },
+        { "armature", "no rotor turns a floating link" },
+        { "friction", "a floating link meets resistance only through contact" },
+        { "motor", "nothing drives a floating link directly; motors go on the joints below it" },
+        { "offset", "its pose is logged directly, without an encoder" },
+    };
+    for (size_t k = 0; k < sizeof field / sizeof field[0]; k++)
+        if (cJSON_GetObjectItemCaseSensitive(v, field[k][0])) {
+            char p[PATH_LEN];
+            join(p, where, field[k][0]);
+            sid_error_set(r->err, SID_ERR_INPUT, "%s: %s: a free joint has no %s; %s", r->file, p,
+                          field[k][0], field[k][1]);
+            return -1;
+        }
+    return 0;
+}
+
 static int read_joint(reader *r, const cJSON *v, const char *where, const sid_robot_desc *d,
                       sid_joint_desc *j)
 {
     static const char *const keys[] = { "name", "type", "parent", "child", "origin", "axis",
                                         "armature", "friction", "motor", "offset", NULL };
     static const char *const okeys[] = { "xyz", "rpy", NULL };
-    static const char *const types[] = { "revolute", "continuous", "prismatic", "fixed", NULL };
+    static const char *const types[] = { "revolute", "continuous", "prismatic", "fixed", "free",
+                                         NULL };
     static const sid_joint_type kinds[] = { SID_JOINT_REVOLUTE, SID_JOINT_REVOLUTE,
-                                            SID_JOINT_PRISMATIC, SID_JOINT_FIXED };
+                                            SID_JOINT_PRISMATIC, SID_JOINT_FIXED, SID_JOINT_FREE };
     const cJSON *origin;
     char p[PATH_LEN];
     int type = 0;
@@ -301,15 +326,17 @@ static int read_joint(reader *r, const cJSON *v, const char *where, const sid_ro
         return expected(r, where, "an object", v);
     if (check_keys(r, v, where, keys) || get_name(r, v, "name", where, j->name, 1) ||
         get_enum(r, v, "type", where, types,
-                 "\"revolute\", \"continuous\", \"prismatic\" or \"fixed\"", &type))
+                 "\"revolute\", \"continuous\", \"prismatic\", \"fixed\" or \"free\"", &type))
         return -1;
     j->type = kinds[type];
+    if (j->type == SID_JOINT_FREE && check_free_joint(r, v, where))
+        return -1;
     join(p, where, "origin");
     if (get_link_ref(r, v, "parent", where, d, &j->parent) ||
         get_link_ref(r, v, "child", where, d, &j->child) ||
         get_object(r, v, "origin", where, &origin, 0, okeys) ||
-        get_vec3(r, origin, "xyz", p, j->xyz) || get_vec3(r, origin, "rpy", p, j->rpy) ||
-        get_vec3(r, v, "axis", where, j->axis) ||
+        get_vec3(r, origin, "xyz", p, 0, j->xyz) || get_vec3(r, origin, "rpy", p, 0, j->rpy) ||
+        get_vec3(r, v, "axis", where, 0, j->axis) ||
         get_number(r, v, "armature", where, NONNEGATIVE, 0, &j->armature) ||
         get_number(r, v, "offset", where, ANY, 0, &j->offset) ||
         read_friction(r, v, where, j) || read_motor(r, v, where, j))
@@ -317,17 +344,100 @@ static int read_joint(reader *r, const cJSON *v, const char *where, const sid_ro
     return 0;
 }
 
+/* ---- contact ---------------------------------------------------------------------------- */
+
+static int read_ground(reader *r, const cJSON *g, const char *where, sid_ground_desc *out)
+{
+    /* Ranges as core's sid_model_check_theta: the activation width and the friction's
+     * velocity scale divide, so they must be positive. */
+    return get_number(r, g, "height", where, ANY, 0, &out->height) ||
+                   get_number(r, g, "stiffness", where, NONNEGATIVE, 0, &out->stiffness) ||
+                   get_number(r, g, "damping", where, NONNEGATIVE, 0, &out->damping) ||
+                   get_number(r, g, "friction", where, NONNEGATIVE, 0, &out->friction) ||
+                   get_number(r, g, "width", where, POSITIVE, 0, &out->width) ||
+                   get_number(r, g, "smoothing", where, POSITIVE, 0, &out->smoothing)
+               ? -1
+               : 0;
+}
+
+static int read_sphere(reader *r, const cJSON *v, const char *where, const sid_robot_desc *d,
+                       sid_sphere_desc *sp)
+{
+    static const char *const keys[] = { "name", "link", "xyz", "radius", NULL };
+    if (!cJSON_IsObject(v))
+        return expected(r, where, "an object", v);
+    return check_keys(r, v, where, keys) || get_name(r, v, "name", where, sp->name, 1) ||
+                   get_link_ref(r, v, "link", where, d, &sp->link) ||
+                   get_vec3(r, v, "xyz", where, 1, sp->xyz) ||
+                   get_number(r, v, "radius", where, NONNEGATIVE, 0, &sp->radius)
+               ? -1
+               : 0;
+}
+
+/* The optional "contact" object: a ground plane and the spheres that touch it. */
+static int read_contact(reader *r, const cJSON *root, sid_robot_desc *d)
+{
+    static const char *const keys[] = { "model", "ground", "spheres", NULL };
+    static const char *const gkeys[] = { "height", "stiffness", "damping", "friction", "width",
+                                         "smoothing", NULL };
+    static const char *const models[] = { "compliant", "hard", NULL };
+    static const sid_contact_model kinds[] = { SID_CONTACT_COMPLIANT, SID_CONTACT_HARD };
+    const cJSON *c, *g;
+    int model = 0;
+    if (get_object(r, root, "contact", "", &c, 0, keys))
+        return -1;
+    if (!c)
+        return 0;
+    if (cJSON_GetObjectItemCaseSensitive(c, "model") &&
+        get_enum(r, c, "model", "contact", models, "\"compliant\" or \"hard\"", &model))
+        return -1;
+    if (get_object(r, c, "ground", "contact", &g, 0, gkeys))
+        return -1;
+    sid_ground_desc_defaults(&d->ground);
+    d->ground.present = g != NULL;
+    d->ground.model = kinds[model];
+    if (g && read_ground(r, g, "contact.ground", &d->ground))
+        return -1;
+
+    const cJSON *spheres = cJSON_GetObjectItemCaseSensitive(c, "spheres"), *v;
+    if (!spheres)
+        return 0;
+    if (!cJSON_IsArray(spheres))
+        return expected(r, "contact.spheres", "an array of spheres", spheres);
+    if (cJSON_GetArraySize(spheres) > 0 && !g) {
+        /* Without a plane nothing can touch them: surely the ground was forgotten. */
+        sid_error_set(r->err, SID_ERR_INPUT, "%s: contact.ground: contact spheres need a ground "
+                      "plane; expected an object (\"ground\": {} for the defaults), got nothing",
+                      r->file);
+        return -1;
+    }
+    d->sphere = calloc((size_t)cJSON_GetArraySize(spheres) + 1, sizeof *d->sphere);
+    if (!d->sphere) {
+        sid_error_set(r->err, SID_ERR_NOMEM, "%s: out of memory", r->file);
+        return -1;
+    }
+    char p[PATH_LEN];
+    cJSON_ArrayForEach(v, spheres)
+    {
+        snprintf(p, sizeof p, "contact.spheres[%d]", d->nsphere);
+        if (read_sphere(r, v, p, d, &d->sphere[d->nsphere]))
+            return -1;
+        d->nsphere++;
+    }
+    return 0;
+}
+
 /* ---- loading ---------------------------------------------------------------------------- */
 
 static int read_robot(reader *r, const cJSON *root, sid_robot_desc *d)
 {
-    static const char *const keys[] = { "name", "gravity", "links", "joints", NULL };
+    static const char *const keys[] = { "name", "gravity", "links", "joints", "contact", NULL };
     if (!cJSON_IsObject(root))
         return expected(r, "top level", "an object", root);
     if (check_keys(r, root, "", keys) || get_name(r, root, "name", "", d->name, 0))
         return -1;
     memcpy(d->gravity, gravity_default, sizeof d->gravity);
-    if (get_vec3(r, root, "gravity", "", d->gravity))
+    if (get_vec3(r, root, "gravity", "", 0, d->gravity))
         return -1;
 
     const cJSON *links = cJSON_GetObjectItemCaseSensitive(root, "links");
@@ -367,7 +477,7 @@ static int read_robot(reader *r, const cJSON *root, sid_robot_desc *d)
             return -1;
         d->njoint++;
     }
-    return 0;
+    return read_contact(r, root, d);
 }
 
 int robot_json_load(const char *path, sid_robot_desc *d, cJSON **doc, sid_error *err)
@@ -395,6 +505,7 @@ void robot_desc_free(sid_robot_desc *d)
 {
     free(d->link);
     free(d->joint);
+    free(d->sphere);
     memset(d, 0, sizeof *d);
 }
 
@@ -421,9 +532,11 @@ int robot_json_model(const char *path, sid_model **m, double **theta0, cJSON **d
 
 /* ---- parameter locations ------------------------------------------------------------------ */
 
-/* Where parameter p lives: root[array][p->owner] (array NULL: the root itself), then the
- * object keys key[0..nkey-1]; index >= 0 selects an element of the last key's array. */
+/* Where parameter p lives: root[scope][array][p->owner] (scope NULL: array is a key of the
+ * root; array NULL: the root itself), then the object keys key[0..nkey-1]; index >= 0
+ * selects an element of the last key's array. */
 typedef struct {
+    const char *scope;
     const char *array;
     const char *key[3];
     int nkey;
@@ -431,12 +544,51 @@ typedef struct {
     double dflt;       /* the loader's value when the field is absent */
 } location;
 
+/* contact.ground.KEY: every ground field is optional, with sid_ground_desc_defaults. */
+static void locate_ground(sid_param_kind kind, location *l)
+{
+    sid_ground_desc g;
+    sid_ground_desc_defaults(&g);
+    l->array = NULL;
+    l->key[0] = "contact";
+    l->key[1] = "ground";
+    l->nkey = 3;
+    switch (kind) {
+    case SID_P_GROUND_HEIGHT: l->key[2] = "height"; l->dflt = g.height; break;
+    case SID_P_GROUND_STIFFNESS: l->key[2] = "stiffness"; l->dflt = g.stiffness; break;
+    case SID_P_GROUND_DAMPING: l->key[2] = "damping"; l->dflt = g.damping; break;
+    case SID_P_GROUND_FRICTION: l->key[2] = "friction"; l->dflt = g.friction; break;
+    case SID_P_GROUND_WIDTH: l->key[2] = "width"; l->dflt = g.width; break;
+    default: /* SID_P_GROUND_SMOOTHING */ l->key[2] = "smoothing"; l->dflt = g.smoothing; break;
+    }
+}
+
 static location locate(const sid_param_info *p)
 {
     sid_joint_desc jd;
     sid_joint_desc_defaults(&jd);
-    location l = { "joints", { NULL, NULL, NULL }, 1, -1, 0 };
+    location l = { NULL, "joints", { NULL, NULL, NULL }, 1, -1, 0 };
     switch (p->kind) {
+    case SID_P_GROUND_HEIGHT:
+    case SID_P_GROUND_STIFFNESS:
+    case SID_P_GROUND_DAMPING:
+    case SID_P_GROUND_FRICTION:
+    case SID_P_GROUND_WIDTH:
+    case SID_P_GROUND_SMOOTHING:
+        locate_ground(p->kind, &l);
+        break;
+    case SID_P_SPHERE_XYZ:
+        l.scope = "contact";
+        l.array = "spheres";
+        l.key[0] = "xyz";
+        l.index = p->comp;
+        l.dflt = NAN; /* required */
+        break;
+    case SID_P_SPHERE_RADIUS:
+        l.scope = "contact";
+        l.array = "spheres";
+        l.key[0] = "radius";
+        break;
     case SID_P_GRAVITY:
         l.array = NULL;
         l.key[0] = "gravity";
@@ -519,7 +671,8 @@ void robot_json_param_path(const sid_model *m, int i, char *buf, size_t n)
     location l = locate(p);
     size_t k = 0;
     if (l.array)
-        k += (size_t)snprintf(buf, n, "%s[%d]", l.array, p->owner);
+        k += (size_t)snprintf(buf, n, "%s%s%s[%d]", l.scope ? l.scope : "", l.scope ? "." : "",
+                              l.array, p->owner);
     for (int j = 0; j < l.nkey && k < n; j++)
         k += (size_t)snprintf(buf + k, n - k, "%s%s", k ? "." : "", l.key[j]);
     if (l.index >= 0 && k < n)
@@ -532,9 +685,9 @@ void robot_json_param_path(const sid_model *m, int i, char *buf, size_t n)
 static int put_param(cJSON *root, const sid_param_info *p, double x)
 {
     location l = locate(p);
-    cJSON *node = root;
+    cJSON *node = l.scope ? cJSON_GetObjectItemCaseSensitive(root, l.scope) : root;
     if (l.array)
-        node = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(root, l.array), p->owner);
+        node = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(node, l.array), p->owner);
     if (!cJSON_IsObject(node))
         return -1;
     /* Leave a default alone when the user did not write it (keeps files as written). */

@@ -5,7 +5,11 @@
  * Structural checks (tree shape, duplicate names, zero axes, inertia) are core's
  * sid_model_create; robot_json_model prefixes its messages with the file name.
  * Defaults: gravity [0, 0, -9.81]; origin xyz and rpy 0; axis [1, 0, 0] as in URDF; the
- * optional joint fields as sid_joint_desc_defaults. "continuous" is a revolute joint.
+ * optional joint fields as sid_joint_desc_defaults. "continuous" is a revolute joint. A
+ * "free" joint has none of origin, axis, armature, friction, motor, offset (an error names
+ * the field). The optional "contact" object gives the ground (its fields default as
+ * sid_ground_desc_defaults; present only when "ground" is given) and the spheres (xyz
+ * required, radius 0 by default), which need a ground.
  * Unknown keys are ignored with a warning on stderr (as unknown log columns are), except
  * keys starting with '_', which are free for annotations. A key given twice is an error.
  *
@@ -32,7 +36,8 @@ void robot_desc_free(sid_robot_desc *d);
 int robot_json_model(const char *path, sid_model **m, double **theta0, cJSON **doc,
                      sid_error *err);
 
-/* JSON path of parameter i in robot.json ("links[1].inertia.ixx", "gravity[2]"). */
+/* JSON path of parameter i in robot.json ("links[1].inertia.ixx", "gravity[2]",
+ * "contact.spheres[3].radius"). */
 void robot_json_param_path(const sid_model *m, int i, char *buf, size_t n);
 
 /* Write doc with every parameter of theta at its JSON path to path, atomically. Fails

@@ -2,7 +2,9 @@
  *
  * The file is fed to libcsv one physical line at a time, so that the callbacks know the
  * line they are on (libcsv counts records, not lines). The header row decides, once, what
- * each column feeds: a slot of the sample row [t, q(nd), qd(nd), u(nd)] or nothing.
+ * each column feeds: a slot of the sample row [t, q(nq), qd(nv), u(nv)] or nothing.
+ * Columns are named by coordinate (sid_model_q_name, sid_model_v_name): a one-dof joint's
+ * own name, "base.qw" or "base.vx" for the coordinates of a free joint "base".
  * The first mistake stops the reading; its message is kept in err.
  */
 #include "traj_csv.h"
@@ -13,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coords.h"
 #include "diag.h"
 #include "numfmt.h"
 #include "readfile.h"
@@ -80,7 +83,7 @@ typedef struct {
     sid_error *err;
     int failed;
     int line;             /* physical line being parsed, from 1 */
-    int nd, width;        /* moving joints; slots per sample: 1 + 3 nd */
+    int nd, nq, nv, width;   /* moving joints, coordinates; slots per sample: 1 + nq + 2 nv */
     int has_qd;
     /* header */
     int in_header;        /* still reading the first row */
@@ -109,14 +112,22 @@ static int fail(reader *r, const char *fmt, ...)
     return -1;
 }
 
-/* "column q.elbow", or "column pos2 (q.elbow)" when the map renamed it. */
-static void column_name(const reader *r, int c, char *buf, size_t n)
+/* "q.elbow", or "pos2 (q.elbow)" when the map renamed it. */
+static void column_label(const reader *r, int c, char *buf, size_t n)
 {
     const char *h = r->header[c], *l = r->col[c].logical;
     if (l[0] && strcmp(l, h) != 0)
-        snprintf(buf, n, "column %s (%s)", h, l);
+        snprintf(buf, n, "%s (%s)", h, l);
     else
-        snprintf(buf, n, "column %s", h);
+        snprintf(buf, n, "%s", h);
+}
+
+/* "column q.elbow", or "column pos2 (q.elbow)". */
+static void column_name(const reader *r, int c, char *buf, size_t n)
+{
+    char label[300];
+    column_label(r, c, label, sizeof label);
+    snprintf(buf, n, "column %s", label);
 }
 
 static const traj_column *mapped(const reader *r, const char *logical)
@@ -182,16 +193,75 @@ static int known_logical(const reader *r, const char *s)
         size_t n = strlen(prefix[p]);
         if (strncmp(s, prefix[p], n) != 0)
             continue;
-        for (int k = 0; k < r->nd; k++)
-            if (strcmp(s + n, sid_model_dof_joint_name(r->m, k)) == 0)
-                return p != 2 || sid_model_dof_joint_has_motor(r->m, k);
+        for (int k = 0; k < r->nd; k++) {
+            int q0, nq, v0, nv;
+            coords_joint(r->m, k, &q0, &nq, &v0, &nv);
+            for (int i = 0; p == 0 && i < nq; i++)
+                if (strcmp(s + n, sid_model_q_name(r->m, q0 + i)) == 0)
+                    return 1;
+            for (int i = 0; p > 0 && i < nv; i++)
+                if (strcmp(s + n, sid_model_v_name(r->m, v0 + i)) == 0)
+                    return p != 2 || sid_model_dof_joint_has_motor(r->m, k);
+        }
+    }
+    return 0;
+}
+
+/* Bind the columns of moving joint k; returns the number of qd.* columns found, or -1. */
+static int bind_joint(reader *r, int k)
+{
+    const char *j = sid_model_dof_joint_name(r->m, k);
+    const int motor = sid_model_dof_joint_has_motor(r->m, k);
+    char name[SID_MAX_NAME + 16], why[SID_MAX_NAME + 40];
+    int q0, nq, v0, nv, nqd = 0;
+    coords_joint(r->m, k, &q0, &nq, &v0, &nv);
+    for (int i = q0; i < q0 + nq; i++) {
+        snprintf(name, sizeof name, "q.%s", sid_model_q_name(r->m, i));
+        snprintf(why, sizeof why, "position of joint %s", j);
+        if (bind(r, name, 1 + i, 1, why) < 0)
+            return -1;
+    }
+    for (int i = v0; i < v0 + nv; i++) {
+        const char *c = sid_model_v_name(r->m, i);
+        snprintf(name, sizeof name, "qd.%s", c);
+        int got = bind(r, name, 1 + r->nq + i, 0, "");
+        if (got < 0)
+            return -1;
+        nqd += got;
+        snprintf(name, sizeof name, "u.%s", c);
+        snprintf(why, sizeof why, "command of joint %s, which has a motor", j);
+        if (motor && bind(r, name, 1 + r->nq + r->nv + i, 1, why) < 0)
+            return -1;
+        snprintf(name, sizeof name, "tau.%s", c);
+        if (bind(r, name, -1, 0, "") < 0)
+            return -1;
+    }
+    return nqd;
+}
+
+/* Velocities are logged for every coordinate or for none: name the first one missing. */
+static int check_all_qd(reader *r)
+{
+    char name[SID_MAX_NAME + 16];
+    const char *given = NULL;
+    for (int i = 0; i < r->nv && !given; i++) {
+        snprintf(name, sizeof name, "qd.%s", sid_model_v_name(r->m, i));
+        for (int c = 0; c < r->ncol && !given; c++)
+            if (strcmp(r->col[c].logical, name) == 0)
+                given = sid_model_v_name(r->m, i);
+    }
+    for (int i = 0; i < r->nv; i++) {
+        snprintf(name, sizeof name, "qd.%s", sid_model_v_name(r->m, i));
+        const traj_column *mc = mapped(r, name);
+        if (find_header(r, mc && mc->source[0] ? mc->source : name) < 0)
+            return fail(r, "line %d: missing column %s (velocities are given for all "
+                        "joints or none, and qd.%s is given)", r->hline, name, given);
     }
     return 0;
 }
 
 static int on_header(reader *r)
 {
-    char name[SID_MAX_NAME + 8];
     r->col = calloc((size_t)r->ncol, sizeof *r->col);
     if (!r->col)
         return fail(r, "out of memory");
@@ -204,12 +274,17 @@ static int on_header(reader *r)
             return fail(r, "line %d: column %s appears twice (columns %d and %d)", r->hline,
                         r->header[c], d + 1, c + 1);
     }
+    int has_free = 0;
+    for (int k = 0; k < r->nd; k++)
+        has_free |= sid_model_dof_joint_type(r->m, k) == SID_JOINT_FREE;
     for (int i = 0; r->map && i < r->map->n; i++)
         if (!known_logical(r, r->map->col[i].name)) {
             /* A mistake of the map, not of the log: name where the map came from. */
             sid_error_set(r->err, SID_ERR_INPUT, "%s: %s is not a log column of this robot "
                           "(t, q.JOINT, qd.JOINT, u.JOINT for a joint with a motor, "
-                          "tau.JOINT)", r->map->col[i].origin, r->map->col[i].name);
+                          "tau.JOINT%s)", r->map->col[i].origin, r->map->col[i].name,
+                          has_free ? "; a free joint's are q.JOINT.x .. q.JOINT.qz and "
+                                     "qd.JOINT.vx .. qd.JOINT.wz" : "");
             r->failed = 1;
             return -1;
         }
@@ -218,35 +293,15 @@ static int on_header(reader *r)
     for (int c = 0; c < r->ncol; c++)
         if (r->col[c].slot == 0)
             r->tcol = c;
-    int nqd = 0, first_qd = -1;
+    int nqd = 0;
     for (int k = 0; k < r->nd; k++) {
-        const char *j = sid_model_dof_joint_name(r->m, k);
-        char why[SID_MAX_NAME + 40];
-        snprintf(name, sizeof name, "q.%s", j);
-        snprintf(why, sizeof why, "position of joint %s", j);
-        if (bind(r, name, 1 + k, 1, why) < 0)
+        int got = bind_joint(r, k);
+        if (got < 0)
             return -1;
-        snprintf(name, sizeof name, "qd.%s", j);
-        int got = bind(r, name, 1 + r->nd + k, 0, "");
-        if (got > 0 && first_qd < 0)
-            first_qd = k;
-        nqd += got > 0;
-        snprintf(name, sizeof name, "u.%s", j);
-        snprintf(why, sizeof why, "command of joint %s, which has a motor", j);
-        if (sid_model_dof_joint_has_motor(r->m, k) && bind(r, name, 1 + 2 * r->nd + k, 1, why) < 0)
-            return -1;
-        snprintf(name, sizeof name, "tau.%s", j);
-        bind(r, name, -1, 0, "");
+        nqd += got;
     }
-    if (nqd > 0 && nqd < r->nd)
-        for (int k = 0; k < r->nd; k++) {
-            snprintf(name, sizeof name, "qd.%s", sid_model_dof_joint_name(r->m, k));
-            const traj_column *mc = mapped(r, name);
-            if (find_header(r, mc && mc->source[0] ? mc->source : name) < 0)
-                return fail(r, "line %d: missing column %s (velocities are given for all "
-                            "joints or none, and qd.%s is given)", r->hline, name,
-                            sid_model_dof_joint_name(r->m, first_qd));
-        }
+    if (nqd > 0 && nqd < r->nv && check_all_qd(r))
+        return -1;
     if (r->failed)
         return -1;
     r->has_qd = nqd > 0;
@@ -327,6 +382,40 @@ static void on_field(void *s, size_t len, void *data)
     r->val[(size_t)r->nrow * (size_t)r->width + (size_t)r->col[c].slot] = x;
 }
 
+/* The column that feeds sample slot `slot`, or -1. */
+static int slot_column(const reader *r, int slot)
+{
+    for (int c = 0; c < r->ncol; c++)
+        if (r->col[c].slot == slot)
+            return c;
+    return -1;
+}
+
+/* A free joint's logged orientation must be a rotation. Logs round and filter, so a norm
+ * near 1 is accepted as it is; one far from 1 is a wrong column or a wrong unit. */
+static int check_quaternions(reader *r, const double *row)
+{
+    for (int k = 0; k < r->nd; k++) {
+        if (sid_model_dof_joint_type(r->m, k) != SID_JOINT_FREE)
+            continue;
+        const int s0 = 1 + sid_model_dof_joint_qadr(r->m, k) + 3;   /* qw after x, y, z */
+        const double n = sqrt(row[s0] * row[s0] + row[s0 + 1] * row[s0 + 1] +
+                              row[s0 + 2] * row[s0 + 2] + row[s0 + 3] * row[s0 + 3]);
+        if (n >= 0.5 && n <= 1.5)
+            continue;
+        char names[4 * 310];
+        size_t len = 0;
+        for (int i = 0; i < 4; i++) {
+            char label[300];
+            column_label(r, slot_column(r, s0 + i), label, sizeof label);
+            len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", i ? ", " : "columns ", label);
+        }
+        return fail(r, "line %d, %s: quaternion of norm %.6g; expected a unit quaternion (norm "
+                    "between 0.5 and 1.5)", r->line, names, n);
+    }
+    return 0;
+}
+
 static void on_row(int term, void *data)
 {
     reader *r = data;
@@ -347,6 +436,8 @@ static void on_row(int term, void *data)
         return;
     }
     const double *row = r->val + (size_t)r->nrow * (size_t)r->width;
+    if (check_quaternions(r, row))
+        return;
     if (r->nrow > 0) {
         double t0 = row[-r->width], t = row[0];
         char a[NUMFMT_LEN], b[NUMFMT_LEN], cname[320];
@@ -402,30 +493,29 @@ static void parse(reader *r, const char *text, size_t len)
     csv_free(&p);
 }
 
-/* Copy the samples into a new sid_traj. */
+/* Copy the samples into a new sid_traj. Commands of joints without a motor stay 0 (their
+ * slots of the sample rows were never filled). */
 static sid_traj *build(reader *r)
 {
-    int nq = sid_model_nq(r->m), nv = sid_model_nv(r->m), nd = r->nd;
-    if (nq != nd || nv != nd) {
-        sid_error_set(r->err, SID_ERR_INPUT, "%s: the model has joints with several "
-                      "coordinates, which logs cannot describe yet", r->path);
-        return NULL;
-    }
-    sid_traj *tr = sid_traj_create(r->nrow, nq, nv, r->has_qd);
+    const int nq = r->nq, nv = r->nv;
+    int *mc = malloc((size_t)(nv ? nv : 1) * sizeof *mc);
+    sid_traj *tr = mc ? sid_traj_create(r->nrow, nq, nv, r->has_qd) : NULL;
     if (!tr) {
+        free(mc);
         sid_error_set(r->err, SID_ERR_NOMEM, "%s: out of memory", r->path);
         return NULL;
     }
+    const int nm = coords_motor(r->m, mc);
     for (int i = 0; i < r->nrow; i++) {
         const double *row = r->val + (size_t)i * (size_t)r->width;
         tr->t[i] = row[0];
-        for (int k = 0; k < nd; k++) {
-            tr->q[i * nq + k] = row[1 + k];
-            if (tr->qd)
-                tr->qd[i * nv + k] = row[1 + nd + k];
-            tr->u[i * nv + k] = sid_model_dof_joint_has_motor(r->m, k) ? row[1 + 2 * nd + k] : 0;
-        }
+        memcpy(tr->q + (size_t)i * (size_t)nq, row + 1, (size_t)nq * sizeof *row);
+        if (tr->qd)
+            memcpy(tr->qd + (size_t)i * (size_t)nv, row + 1 + nq, (size_t)nv * sizeof *row);
+        for (int c = 0; c < nm; c++)
+            tr->u[(size_t)i * (size_t)nv + (size_t)mc[c]] = row[1 + nq + nv + mc[c]];
     }
+    free(mc);
     return tr;
 }
 
@@ -440,7 +530,9 @@ int traj_csv_load(const char *path, const sid_model *m, const traj_colmap *map, 
     r.err = err;
     r.in_header = 1;
     r.nd = sid_model_ndof_joints(m);
-    r.width = 1 + 3 * r.nd;
+    r.nq = sid_model_nq(m);
+    r.nv = sid_model_nv(m);
+    r.width = 1 + r.nq + 2 * r.nv;
     *tr = NULL;
 
     size_t len;
@@ -479,30 +571,33 @@ static void cell(FILE *f, double x, int first)
 int traj_csv_write(FILE *f, const sid_model *m, const sid_traj *tr, const double *q,
                    const double *v)
 {
-    int nd = sid_model_ndof_joints(m), nq = tr->nq, nv = tr->nv;
+    const int nq = tr->nq, nv = tr->nv;
+    int *mc = malloc((size_t)(nv ? nv : 1) * sizeof *mc);
+    if (!mc)
+        return -1;
+    const int nm = coords_motor(m, mc);
     if (!q)
         q = tr->q;
     if (!v)
         v = tr->qd;
     fputs("t", f);
-    for (int k = 0; k < nd; k++)
-        fprintf(f, ",q.%s", sid_model_dof_joint_name(m, k));
-    for (int k = 0; v && k < nd; k++)
-        fprintf(f, ",qd.%s", sid_model_dof_joint_name(m, k));
-    for (int k = 0; k < nd; k++)
-        if (sid_model_dof_joint_has_motor(m, k))
-            fprintf(f, ",u.%s", sid_model_dof_joint_name(m, k));
+    for (int i = 0; i < nq; i++)
+        fprintf(f, ",q.%s", sid_model_q_name(m, i));
+    for (int i = 0; v && i < nv; i++)
+        fprintf(f, ",qd.%s", sid_model_v_name(m, i));
+    for (int c = 0; c < nm; c++)
+        fprintf(f, ",u.%s", sid_model_v_name(m, mc[c]));
     fputc('\n', f);
     for (int i = 0; i < tr->n && !ferror(f); i++) {
         cell(f, tr->t[i], 1);
-        for (int k = 0; k < nd; k++)
+        for (int k = 0; k < nq; k++)
             cell(f, q[i * nq + k], 0);
-        for (int k = 0; v && k < nd; k++)
+        for (int k = 0; v && k < nv; k++)
             cell(f, v[i * nv + k], 0);
-        for (int k = 0; k < nd; k++)
-            if (sid_model_dof_joint_has_motor(m, k))
-                cell(f, tr->u[i * nv + k], 0);
+        for (int c = 0; c < nm; c++)
+            cell(f, tr->u[i * nv + mc[c]], 0);
         fputc('\n', f);
     }
+    free(mc);
     return ferror(f) ? -1 : 0;
 }

@@ -1,13 +1,16 @@
 /* traj_csv.h — logs (CSV) <-> sid_traj (FORMATS.md "Logs (CSV)").
  *
  * A log has one header row and one row per sample. Its columns have logical names: `t`,
- * `q.<joint>` for every moving joint (required), `qd.<joint>` (all or none), `u.<joint>`
- * for every joint with a motor (required), `tau.<joint>` (accepted, unused). A column map
+ * `q.<coordinate>` for every position coordinate (required), `qd.<coordinate>` for every
+ * velocity coordinate (all or none), `u.<coordinate>` for the velocity coordinates of every
+ * joint with a motor (required), `tau.<coordinate>` (accepted, unused). A one-dof joint's
+ * coordinate is named after the joint; a free joint "base" has positions base.x .. base.qz
+ * and velocities base.vx .. base.wz (sid_model_q_name, sid_model_v_name). A column map
  * says which header holds a logical column when the names differ, and a scale multiplies
  * its values (unit conversion). Other columns are ignored with a warning on stderr.
  * Errors name the file, the line and the column: "log.csv: line 7, column q.elbow:
- * expected a number, got 'abc'". Moving joint k of the model is q and v index k (all
- * joints have one coordinate).
+ * expected a number, got 'abc'". A free joint's logged quaternion must have a norm
+ * between 0.5 and 1.5 on every row; it is kept as logged (not normalised).
  */
 #ifndef CLI_TRAJ_CSV_H
 #define CLI_TRAJ_CSV_H
@@ -41,7 +44,7 @@ int traj_csv_load(const char *path, const sid_model *m, const traj_colmap *map, 
                   sid_error *err);
 
 /* Write a trajectory with the log's logical columns: t, q.*, qd.*, u.* (joints with a
- * motor), %.17g-exact. q (n x nq) and v (n x nv) default to tr's own when NULL; v is
+ * motor), in coordinate order, %.17g-exact. q (n x nq) and v (n x nv) default to tr's own when NULL; v is
  * omitted when both v and tr->qd are NULL. Returns 0, or -1 on a write error (errno). */
 int traj_csv_write(FILE *f, const sid_model *m, const sid_traj *tr, const double *q,
                    const double *v);

@@ -9,6 +9,8 @@ FIX=tests/fixtures
 BAD=$FIX/bad
 ROBOT=$FIX/arm2.json
 LOG=$FIX/arm2_log.csv
+BOX=$FIX/box.json           # a floating box (free joint) with 8 contact spheres
+BOXLOG=$FIX/box_log.csv
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
@@ -91,6 +93,24 @@ bad_log empty.csv "empty file"
 expect_invalid "log: missing file" "$BAD/no_such_log.csv" "cannot open" \
     simulate "$ROBOT" "$BAD/no_such_log.csv"
 expect_invalid "validate: bad log" "$BAD/nan.csv" "line 5" validate "$ROBOT" "$LOG" "$BAD/nan.csv"
+
+# ---- floating bases and contact: the same, for free joints, contact and quaternions ------
+
+bad_box() { expect_invalid "robot: $1" "$BAD/$1" "$2" simulate "$BAD/$1" "$BOXLOG"; }
+bad_box free_origin.json "joints[0].origin: a free joint has no origin"
+bad_box free_not_root.json "joints[1].parent: a free joint connects a floating link to the root link 'world'"
+bad_box sphere_unknown_link.json "contact.spheres[0].link: unknown link 'lid'"
+bad_box spheres_without_ground.json "contact.ground: contact spheres need a ground plane"
+bad_box negative_stiffness.json "contact.ground.stiffness: expected a non-negative number, got -10000"
+bad_box zero_width.json "contact.ground.width: expected a positive number, got 0"
+bad_box contact_model.json 'contact.model: expected "compliant" or "hard", got "soft"'
+expect_invalid "validate: free joint with origin" "$BAD/free_origin.json" "joints[0].origin" \
+    validate "$BAD/free_origin.json"
+bad_box_log() { expect_invalid "log: $1" "$BAD/$1" "$2" simulate "$BOX" "$BAD/$1"; }
+bad_box_log box_zero_quaternion.csv "line 4, columns q.base.qw, q.base.qx, q.base.qy, q.base.qz: quaternion of norm 0"
+bad_box_log box_missing_qz.csv "line 1: missing column q.base.qz"
+expect_invalid "validate: zero quaternion" "$BAD/box_zero_quaternion.csv" "line 4" \
+    validate "$BOX" "$BOXLOG" "$BAD/box_zero_quaternion.csv"
 
 # ---- fit specs and option values -------------------------------------------------------
 
@@ -180,6 +200,61 @@ check "columns and scale from a spec" "$([ "$rc" -eq 0 ] || echo " exit $rc;")$(
 run simulate "$ROBOT" "$LOG" --integrator rk4 --substeps 4 --max-dt 0.001
 check "simulate rk4 with substeps" "$([ "$rc" -eq 0 ] || echo " exit $rc;")$([ "$(wc -l <"$TMP/out")" -eq 22 ] || echo " row count;")"
 
+# ---- floating bases and contact: parameters, logs, simulation ---------------------------
+
+run params "$BOX"
+why=""
+[ "$rc" -eq 0 ] || why+=" exit $rc;"
+grep -qE '^contact\.ground\.stiffness +10000 +N/m$' "$TMP/out" || why+=" no ground stiffness row;"
+grep -qE '^contact\.ground\.width +0\.001 +m$' "$TMP/out" || why+=" no default width row;"
+grep -qE '^contact\.spheres\.c8\.xyz\[2\] +0\.05 +m$' "$TMP/out" || why+=" no sphere xyz row;"
+[ "$(grep -c '^contact\.ground\.' "$TMP/out")" -eq 6 ] || why+=" not 6 ground parameters;"
+[ "$(grep -c '^contact\.spheres\.c[1-8]\.' "$TMP/out")" -eq 32 ] || why+=" not 32 sphere parameters;"
+grep -q '^joints\.' "$TMP/out" && why+=" the free joint has parameters;"
+check "params: contact parameters" "$why"
+
+run params "$BOX" --json
+check "params --json: contact paths" "$([ "$rc" -eq 0 ] || echo " exit $rc;")$(jq -e '[.parameters[] | select((.name == "contact.spheres.c3.radius" and .path == "contact.spheres[2].radius" and .value == 0.01) or (.name == "contact.ground.damping" and .path == "contact.ground.damping" and .unit == "N*s/m^2"))] | length == 2' "$TMP/out" >/dev/null 2>&1 || echo " unexpected JSON;")"
+
+run validate "$BOX" "$BOXLOG" --json
+check "validate: floating box" "$([ "$rc" -eq 0 ] || echo " exit $rc;")$(jq -e '.robot.moving_joints == 1 and .robot.contact.model == "compliant" and .robot.contact.spheres == 8 and .logs[0].samples == 5 and .logs[0].velocities' "$TMP/out" >/dev/null 2>&1 || echo " unexpected JSON;")$([ ! -s "$TMP/err" ] || echo " stderr not empty;")"
+
+BOXQ="t,q.base.x,q.base.y,q.base.z,q.base.qw,q.base.qx,q.base.qy,q.base.qz"
+BOXQD="qd.base.vx,qd.base.vy,qd.base.vz,qd.base.wx,qd.base.wy,qd.base.wz"
+run simulate "$BOX" "$BOXLOG"
+check "simulate: floating box" "$([ "$rc" -eq 0 ] || echo " exit $rc;")$([ "$(head -1 "$TMP/out")" = "$BOXQ,$BOXQD" ] || echo " header;")$([ "$(wc -l <"$TMP/out")" -eq 6 ] || echo " row count;")"
+
+# Positions only: the start velocity comes from them; the simulated velocities are written.
+cut -d, -f1-8 "$BOXLOG" >"$TMP/box_q.csv"
+run simulate "$BOX" "$TMP/box_q.csv"
+check "simulate: floating box without velocities" "$([ "$rc" -eq 0 ] || echo " exit $rc;")$([ "$(head -1 "$TMP/out")" = "$BOXQ,$BOXQD" ] || echo " header;")"
+
+cut -d, -f1-9 "$BOXLOG" >"$TMP/box_qd1.csv"
+expect_invalid "log: some of a free joint's velocities" "$TMP/box_qd1.csv" "missing column qd.base.vy" \
+    simulate "$BOX" "$TMP/box_qd1.csv"
+
+# A free joint with a motorised leg: the leg's u.* column follows all the coordinates.
+jq '.links += [{ "name": "leg", "mass": 0.2, "com": [0, 0, -0.1],
+                 "inertia": { "ixx": 0.001, "iyy": 0.001, "izz": 0.0001 } }]
+    | .joints += [{ "name": "hip", "type": "revolute", "parent": "box", "child": "leg",
+                    "axis": [0, 1, 0], "motor": { "input": "torque" } }]' "$BOX" >"$TMP/legged.json"
+paste -d, "$BOXLOG" <(printf 'q.hip,qd.hip,u.hip\n'; for _ in 1 2 3 4 5; do echo 0.1,0,0.2; done) >"$TMP/legged.csv"
+run simulate "$TMP/legged.json" "$TMP/legged.csv" -o "$TMP/legged_sim.csv"
+why=""
+[ "$rc" -eq 0 ] || why+=" exit $rc;"
+[ "$(head -1 "$TMP/legged_sim.csv" 2>/dev/null)" = "$BOXQ,q.hip,$BOXQD,qd.hip,u.hip" ] || why+=" header;"
+run validate "$TMP/legged.json" "$TMP/legged_sim.csv"
+[ "$rc" -eq 0 ] || why+=" simulate's output does not read back;"
+check "simulate: free joint and a motorised joint" "$why"
+
+run eval "$BOX" "$BOXLOG" --window 0
+why=""
+[ "$rc" -eq 0 ] || why+=" exit $rc;"
+grep -qE '^base\.z +[-0-9.e]+ +m$' "$TMP/out" || why+=" no base.z row in m;"
+grep -qE '^base\.qw +[-0-9.e]+ +1$' "$TMP/out" || why+=" no base.qw row, unitless;"
+grep -qE '^base\.wx +[-0-9.e]+ +rad/s$' "$TMP/out" || why+=" no base.wx row in rad/s;"
+check "eval: a row per coordinate of a free joint" "$why"
+
 # ---- writing a robot back: exact values, created fields, everything else as given -------
 
 rm -f "$TMP/set.json"
@@ -196,6 +271,19 @@ jq -e '.joints[1].friction.coulomb == 0.12345678901234568' "$TMP/set.json" >/dev
     jq -e '.parameters[] | select(.name == "links.upper.mass") | .value == 1.3200000000000003' >/dev/null 2>&1 ||
     why+=" does not read back;"
 check "params --set writes exact values back" "$why"
+
+# Fitted contact parameters go back into robot.json, fields the file left out included.
+jq 'del(.contact.spheres[7].radius)' "$BOX" >"$TMP/box.json"
+rm -f "$TMP/box_set.json"
+run params "$TMP/box.json" --set contact.ground.width=0.002 --set contact.ground.stiffness=20000 \
+    --set 'contact.spheres.c8.radius=0.02' --set 'contact.spheres.c1.xyz[2]=-0.06' -o "$TMP/box_set.json"
+why=""
+[ "$rc" -eq 0 ] || why+=" exit $rc;"
+jq -e '.contact.ground.width == 0.002 and .contact.ground.stiffness == 20000 and .contact.spheres[7].radius == 0.02 and .contact.spheres[0].xyz == [0.1, 0.075, -0.06]' "$TMP/box_set.json" >/dev/null 2>&1 || why+=" values not written;"
+jq -e '.contact.ground | has("smoothing") | not' "$TMP/box_set.json" >/dev/null 2>&1 || why+=" a default was written;"
+[ "$(jq -S 'del(.contact.ground.width, .contact.ground.stiffness, .contact.spheres[7].radius, .contact.spheres[0].xyz[2])' "$TMP/box_set.json" 2>/dev/null)" = \
+  "$(jq -S 'del(.contact.ground.stiffness, .contact.spheres[0].xyz[2])' "$TMP/box.json")" ] || why+=" other fields changed;"
+check "params --set writes contact parameters back" "$why"
 
 expect_invalid "params --set negative mass" "--set" "links[1].mass: expected a positive number" \
     params "$ROBOT" --set links.upper.mass=-1 -o "$TMP/out.csv"

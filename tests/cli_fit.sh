@@ -387,5 +387,64 @@ grep -qwiE 'nan|inf|infinity' "$TMP/pzf.json" "$TMP/pzr.json" && why+=" non-fini
 "$SYSID" validate "$TMP/pzf.json" >/dev/null 2>&1 || why+=" the fitted robot is not physical;"
 check "no poison: unphysical trial points rejected, fit converges, outputs physical and finite" "$why"
 
+# ---- randomized smoothing and the contact model ------------------------------------------------
+
+jqt "$R" '.gradient == "adjoint" and (has("contact_model") | not) and (.loss | has("smoothed") | not)' &&
+    why="" || why=" adjoint report: gradient/contact_model/loss.smoothed;"
+check "report: \"gradient\": \"adjoint\" by default, no contact_model without contact" "$why"
+
+SM=(fit "$TMP/dp.json" data/double_pendulum/log.csv --free 'links.*.mass' --free 'joints.*.armature' --window 0.2 --max-iter 3)
+why=""
+for t in 1 2; do
+    "$SYSID" "${SM[@]}" --smoothing 0.05,4 --threads "$t" -o "$TMP/sm$t.json" --report "$TMP/sm$t.r.json" 2>"$TMP/err" ||
+        why+=" --threads $t: exit $?;"
+    jq 'del(.timing)' "$TMP/sm$t.r.json" >"$TMP/sm$t.r" 2>/dev/null
+done
+S=$TMP/sm1.r.json
+jqt "$S" '.gradient == {"method": "smoothed", "sigma": 0.05, "pairs": 4, "seed": 1}' || why+=" gradient object;"
+jqt "$S" '.iterations >= 1 and .iterations <= 3 and .stop == "max_iter"' || why+=" max_iter 3 not honoured;"
+jqt "$S" '.loss.smoothed.before > .loss.smoothed.after and (.loss.after | type == "number")' || why+=" loss.smoothed;"
+grep -q '"method": "smoothed"' "$S" || why+=" no \"method\": \"smoothed\" in the file;"
+grep -q "^smoothed loss: .* (sigma 0.05, 4 pairs, seed 1)" "$TMP/err" || why+=" no smoothed loss in the table;"
+grep -q "start states held" "$TMP/err" || why+=" the table does not say the start states were held;"
+cmp -s "$TMP/sm1.json" "$TMP/sm2.json" && cmp -s "$TMP/sm1.r" "$TMP/sm2.r" || why+=" 1 and 2 threads differ;"
+"$SYSID" "${SM[@]}" --smoothing 0.05,4,2 -q -o "$TMP/sm3.json" || why+=" seed 2: exit $?;"
+cmp -s "$TMP/sm1.json" "$TMP/sm3.json" && why+=" seeds 1 and 2 give the same fit;"
+check "--smoothing 0.05,4: a short smoothed fit, reported, the same bits for any --threads" "$why"
+
+echo '{"smoothing": {"sigma": 0.02, "pairs": 6, "seed": 9}, "contact_model": "hard"}' >"$TMP/sm_spec.json"
+why=""
+run "${SM[@]}" -c "$TMP/sm_spec.json" --smoothing 0.05,4 --json
+jqt "$TMP/out" '.gradient == {"method": "smoothed", "sigma": 0.05, "pairs": 4, "seed": 9}' ||
+    why+=" --smoothing SIGMA,N should keep the spec's seed;"
+grep -q "warning: $TMP/sm_spec.json: contact_model: .* has no contact" "$TMP/err" ||
+    why+=" no warning that contact_model has no effect;"
+jqt "$TMP/out" 'has("contact_model") | not' || why+=" contact_model reported for a robot without contact;"
+run "${SM[@]}" -c "$TMP/sm_spec.json" --smoothing off --json -q
+jqt "$TMP/out" '.gradient == "adjoint"' || why+=" --smoothing off;"
+check "smoothing from the spec, flags over it; contact_model without contact warns" "$why"
+
+why=""
+run fit "$FIX/box.json" "$FIX/box_log.csv" --free links.box.mass --max-iter 1 --json -q
+jqt "$TMP/out" '.contact_model == "compliant"' || why+=" robot's model not reported;"
+run fit "$FIX/box.json" "$FIX/box_log.csv" --free links.box.mass --max-iter 1 --contact hard --json -q
+jqt "$TMP/out" '.contact_model == "hard"' || why+=" --contact hard not applied;"
+check "contact_model: the robot's, or --contact's" "$why"
+
+printf '{"free": ["links.pole.mass"], "smoothing": {"sigma": -1, "pairs": 4}}' >"$TMP/bad_sigma.json"
+printf '{"free": ["links.pole.mass"], "smoothing": {"sigma": 0.1}}' >"$TMP/bad_pairs.json"
+printf '{"free": ["links.pole.mass"], "smoothing": {"sigma": 0.1, "pairs": 4, "seed": 1.5}}' >"$TMP/bad_seed.json"
+printf '{"free": ["links.pole.mass"], "smoothing": [0.1, 4]}' >"$TMP/bad_smoothing.json"
+printf '{"free": ["links.pole.mass"], "contact_model": "soft"}' >"$TMP/bad_contact.json"
+expect_invalid "bad smoothing.sigma" "bad_sigma.json: smoothing.sigma" fit "$ROBOT" "$TMP/synth.csv" -c "$TMP/bad_sigma.json" "${K[@]}"
+expect_invalid "missing smoothing.pairs" "bad_pairs.json: smoothing.pairs" fit "$ROBOT" "$TMP/synth.csv" -c "$TMP/bad_pairs.json" "${K[@]}"
+expect_invalid "bad smoothing.seed" "bad_seed.json: smoothing.seed" fit "$ROBOT" "$TMP/synth.csv" -c "$TMP/bad_seed.json" "${K[@]}"
+expect_invalid "smoothing not an object" "bad_smoothing.json: smoothing" fit "$ROBOT" "$TMP/synth.csv" -c "$TMP/bad_smoothing.json" "${K[@]}"
+expect_invalid "bad contact_model" "bad_contact.json: contact_model" fit "$ROBOT" "$TMP/synth.csv" -c "$TMP/bad_contact.json" "${K[@]}"
+for v in abc 0.05 0,4 -0.1,4 0.05,0 0.05,2.5 0.05,4,-1 0.05,4,1,2 0.05,,4 ""; do
+    expect_invalid "--smoothing '$v'" "--smoothing" fit "$ROBOT" "$TMP/synth.csv" -c "$SPEC" --smoothing "$v" "${K[@]}"
+done
+expect_invalid "bad --contact" "--contact" fit "$ROBOT" "$TMP/synth.csv" -c "$SPEC" --contact soft "${K[@]}"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
