@@ -18,9 +18,37 @@ The twin is the same physics as sysid's model, so MuJoCo can serve as a test ora
   - armature -> armature, friction.viscous -> damping;
   - torque/current motor -> <motor gear = gear*kt> (ctrl is the command u, so the joint
     torque is gear*kt*u as in FORMATS.md);
-  - no geoms, contact disabled, no limits, no frictionloss.
+  - no geoms, contact disabled, no limits, no frictionloss (robots without "contact").
 Refused (MuJoCo has no exact equivalent): Coulomb/Stribeck friction, voltage motors,
 encoder offsets, massless moving links (MuJoCo rejects them).
+
+Floating bodies and ground contact. Here MuJoCo is NOT a twin but plays the "real robot":
+its contact model (soft constraints solved per step) deliberately differs from sysid's
+compliant one, and the robot.json may carry the truth MuJoCo simulates next to the nominal
+values sysid starts from:
+  - a "free" joint (parent: the massless root link) -> <freejoint name=.../> in a body at the
+    origin with identity orientation (mjlog sets the log's start state); no friction,
+    armature, motor or offset allowed on it;
+  - "contact": {"model", "ground": {"height", "friction", ...}, "spheres": [...]} ->
+    a <geom type="plane"> at z = height in the world body and, per sphere, a
+    <geom type="sphere" size=radius pos=xyz mass=0> in its link's body (the mass and inertia
+    stay those of <inertial>). contype/conaffinity: plane 1/1, spheres 0/1, so spheres
+    collide with the plane only, never with each other. condim 3 (sliding friction only),
+    elliptic friction cone, friction "mu 0.005 0.0001" (torsional and rolling values unused
+    at condim 3), the same solref/solimp on the plane and every sphere (MuJoCo mixes the two
+    geoms' values; equal values make the mix exact). The compliant model's stiffness,
+    damping, width and smoothing have no MuJoCo meaning and are not translated.
+  - an optional top-level "_mujoco" object (sysid ignores keys starting with "_") holds the
+    truth for MuJoCo:
+      "friction": mu            Coulomb coefficient (default: contact.ground.friction)
+      "solref": [a, b]          MuJoCo solref (default [0.02, 1], MuJoCo's own default;
+                                negative values are direct stiffness and damping)
+      "solimp": [d0, dw, width(, midpoint, power)]   (default [0.9, 0.95, 0.001])
+      "timestep": h             simulation step [s] (default 0.001)
+      "links": {"<link>": {"mass": m, "com": [...], "inertia": {...}}}
+                                true mass properties replacing robot.json's, key by key
+      "mass_scale": s           multiplies every link's (true) mass and inertia by s
+    A robot without "_mujoco" and without "contact" gives the same model.xml as before.
 Only the Python standard library is used.
 """
 import json
@@ -128,7 +156,27 @@ def main():
     path = sys.argv[1]
     with open(path) as f:
         robot = json.load(f)
-    links = {l["name"]: l for l in robot["links"]}
+    truth = robot.get("_mujoco", {})
+    known = {"friction", "solref", "solimp", "timestep", "links", "mass_scale"}
+    for k in truth:
+        if k not in known and not k.startswith("_"):
+            die(f'_mujoco.{k}: unknown key (known: {", ".join(sorted(known))})')
+    links = {l["name"]: dict(l) for l in robot["links"]}
+    for name, over in truth.get("links", {}).items():
+        if name not in links:
+            die(f"_mujoco.links.{name}: no such link")
+        for k, v in over.items():
+            if k not in ("mass", "com", "inertia"):
+                die(f"_mujoco.links.{name}.{k}: only mass, com, inertia")
+            links[name][k] = v
+    if "mass_scale" in truth:
+        s = float(truth["mass_scale"])
+        if not s > 0:
+            die("_mujoco.mass_scale: must be positive")
+        for l in links.values():
+            if "mass" in l:
+                l["mass"] = float(l["mass"]) * s
+                l["inertia"] = {k: float(v) * s for k, v in l["inertia"].items()}
     joints = robot["joints"]
     children = {name: [] for name in links}
     child_of = set()
@@ -145,11 +193,35 @@ def main():
     w(f'<mujoco model="{robot.get("name", "robot")}">')
     w('  <compiler angle="radian" inertiafromgeom="false" autolimits="true"/>')
     g = robot.get("gravity", [0, 0, -9.81])
-    w(f'  <option timestep="0.001" gravity="{vec(g)}" integrator="Euler">')
-    w('    <flag contact="disable"/>')
-    w('  </option>')
+    contact = robot.get("contact")
+    timestep = fmt(truth["timestep"]) if "timestep" in truth else "0.001"
+    if contact is None:
+        w(f'  <option timestep="{timestep}" gravity="{vec(g)}" integrator="Euler">')
+        w('    <flag contact="disable"/>')
+        w('  </option>')
+    else:
+        w(f'  <option timestep="{timestep}" gravity="{vec(g)}" integrator="Euler" '
+          f'cone="elliptic"/>')
     w('  <worldbody>')
     actuators = []
+    spheres = {}     # link name -> [sphere]
+    cattr = ""       # contact attributes shared by the plane and every sphere
+    if contact is not None:
+        ground = contact.get("ground", {})
+        mu = float(truth.get("friction", ground.get("friction", 1.0)))
+        solref = truth.get("solref", [0.02, 1])
+        solimp = truth.get("solimp", [0.9, 0.95, 0.001])
+        if len(solref) != 2 or len(solimp) not in (3, 5):
+            die("_mujoco: solref needs 2 numbers, solimp 3 or 5")
+        cattr = (f'condim="3" friction="{fmt(mu)} 0.005 0.0001" '
+                 f'solref="{vec(solref)}" solimp="{vec(solimp)}"')
+        h = float(ground.get("height", 0))
+        w(f'    <geom name="ground" type="plane" size="0 0 1" pos="0 0 {fmt(h)}" '
+          f'contype="1" conaffinity="1" {cattr}/>')
+        for sp in contact.get("spheres", []):
+            if sp["link"] not in links:
+                die(f'contact sphere {sp.get("name")}: no link {sp["link"]}')
+            spheres.setdefault(sp["link"], []).append(sp)
 
     def body(j, depth):
         ind = "  " * depth
@@ -168,7 +240,17 @@ def main():
               f'mass="{fmt(link["mass"])}" diaginertia="{vec(e)}"/>')
         elif j["type"] != "fixed":
             die(f'link {link["name"]}: MuJoCo rejects massless moving bodies')
-        if j["type"] != "fixed":
+        if j["type"] == "free":
+            if depth != 2:
+                die(f'joint {j["name"]}: a free joint must have the root link as parent')
+            if any(float(x) != 0 for x in xyz + rpy):
+                die(f'joint {j["name"]}: a free joint has no origin')
+            fr = j.get("friction", {})
+            if (any(fr.get(k, 0) != 0 for k in ("viscous", "coulomb")) or "stribeck" in fr
+                    or j.get("armature", 0) != 0 or j.get("motor") or j.get("offset", 0) != 0):
+                die(f'joint {j["name"]}: friction, armature, motor or offset on a free joint')
+            w(f'{ind}  <freejoint name="{j["name"]}"/>')
+        elif j["type"] != "fixed":
             fr = j.get("friction", {})
             if fr.get("coulomb", 0) != 0 or "stribeck" in fr:
                 die(f'joint {j["name"]}: Coulomb/Stribeck friction has no MuJoCo twin')
@@ -184,6 +266,10 @@ def main():
                     die(f'joint {j["name"]}: {mot["input"]} motor has no MuJoCo twin')
                 gear = float(mot.get("gear", 1.0)) * float(mot.get("kt", 1.0))
                 actuators.append((j["name"], gear))
+        for sp in spheres.get(link["name"], []):
+            w(f'{ind}  <geom name="{sp["name"]}" type="sphere" size="{fmt(sp["radius"])}" '
+              f'pos="{vec(sp.get("xyz", [0, 0, 0]))}" mass="0" contype="0" conaffinity="1" '
+              f'{cattr}/>')
         for c in children[link["name"]]:
             body(c, depth + 1)
         w(f'{ind}</body>')
@@ -191,11 +277,12 @@ def main():
     for j in children[roots[0]]:
         body(j, 2)
     w('  </worldbody>')
-    w('  <actuator>')
-    for name, gear in actuators:
-        w(f'    <motor name="{name}" joint="{name}" gear="{fmt(gear)}" '
-          f'ctrllimited="false" forcelimited="false"/>')
-    w('  </actuator>')
+    if actuators:
+        w('  <actuator>')
+        for name, gear in actuators:
+            w(f'    <motor name="{name}" joint="{name}" gear="{fmt(gear)}" '
+              f'ctrllimited="false" forcelimited="false"/>')
+        w('  </actuator>')
     w('</mujoco>')
     sys.stdout.write("\n".join(out) + "\n")
 
