@@ -53,8 +53,10 @@ test: $(BIN) $(B)/test_runner
 	cd tests && ../$(B)/test_runner
 	@set -e; for t in tests/cli*.sh; do SYSID=$(abspath $(BIN)) bash $$t; done
 
+# The sanitizer build leaves out the slow recovery fits (Check tag "slow"): they test numerics,
+# which the optimised `make test` covers, and would take most of CI's time under ASan.
 debug:
-	$(MAKE) B=build-debug BIN=build-debug/sysid OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	CK_EXCLUDE_TAGS=slow $(MAKE) B=build-debug BIN=build-debug/sysid OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	    LDFLAGS="-fsanitize=address,undefined" test
 
 bench: $(B)/bench_runner

@@ -10,6 +10,10 @@ Suite *mujoco_suite(void);
 Suite *loss_suite(void);
 Suite *fit_suite(void);
 Suite *recovery_suite(void);
+Suite *free_suite(void);
+Suite *hard_contact_suite(void);
+Suite *contact_mujoco_suite(void);
+Suite *contact_recovery_suite(void);
 
 int main(void)
 {
@@ -20,6 +24,10 @@ int main(void)
     srunner_add_suite(sr, loss_suite());
     srunner_add_suite(sr, fit_suite());
     srunner_add_suite(sr, recovery_suite());
+    srunner_add_suite(sr, free_suite());
+    srunner_add_suite(sr, hard_contact_suite());
+    srunner_add_suite(sr, contact_mujoco_suite());
+    srunner_add_suite(sr, contact_recovery_suite());
     srunner_run_all(sr, CK_NORMAL);
     const int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

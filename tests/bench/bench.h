@@ -72,4 +72,7 @@ sid_traj *bench_log_make(const bench_robot *r, const double *theta, const double
 void bench_check(sid_status s, const sid_error *err, const char *what);
 void bench_die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
+/* Row 8: floating box with ground contact (bench_contact.c); row prints one table row. */
+void bench_contact(void (*row)(int, const char *, const char *, const char *, const char *, const char *));
+
 #endif

@@ -1,0 +1,144 @@
+/* bench_contact.c — row 8 of `make bench`: the box of data/box (free joint, eight corner
+ * spheres on the ground). Forward step time against MuJoCo on its twin with contact on
+ * (MuJoCo's soft-constraint solver, ours the compliant model), and the cost of a gradient
+ * relative to the loss alone, per contact gradient mode: compliant (exact adjoint), randomized
+ * smoothing (2 N loss evaluations, N antithetic pairs) and hard contact (implicit gradient; its
+ * backward pass re-solves each step's contact problem). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "robot_json.h"
+#include "traj_csv.h"
+
+typedef struct {
+    const sid_model *m;
+    const double *theta;
+    sid_workspace *ws;
+    mjModel *mm;
+    mjData *md;
+    double q0[7], v0[6];
+} box_ctx;
+
+enum { BOX_STEPS = 1000 };
+
+static void run_sid_box(void *p)
+{
+    box_ctx *c = p;
+    double q[7], v[6], q1[7], v1[6], u[6] = {0};
+    sid_error err = {0};
+    memcpy(q, c->q0, sizeof q);
+    memcpy(v, c->v0, sizeof v);
+    for (int s = 0; s < BOX_STEPS; s++) {
+        bench_check(sid_step(c->m, c->theta, c->ws, SID_EULER, 1e-3, q, v, u, q1, v1, &err), &err, "box");
+        memcpy(q, q1, sizeof q);
+        memcpy(v, v1, sizeof v);
+    }
+    bench_sink = q[2];
+}
+
+static void run_mj_box(void *p)
+{
+    box_ctx *c = p;
+    mj_resetData(c->mm, c->md);
+    memcpy(c->md->qpos, c->q0, sizeof c->q0);
+    memcpy(c->md->qvel, c->v0, sizeof c->v0);
+    for (int s = 0; s < BOX_STEPS; s++) mj_step(c->mm, c->md);
+    bench_sink = c->md->qpos[2];
+}
+
+typedef struct {
+    sid_problem *p;
+    const double *theta;
+    double *grad;
+    int nloss;   /* loss evaluations per run (smoothing: 2 N) */
+} box_loss_ctx;
+
+static void run_box_loss(void *p)
+{
+    box_loss_ctx *c = p;
+    sid_error err = {0};
+    double loss = 0, s = 0;
+    for (int k = 0; k < c->nloss; k++) {
+        bench_check(sid_problem_loss(c->p, c->theta, NULL, &loss, c->grad, NULL, &err), &err, "box loss");
+        s += loss;
+    }
+    bench_sink = s + (c->grad ? c->grad[0] : 0);
+}
+
+void bench_contact(void (*row)(int, const char *, const char *, const char *, const char *, const char *))
+{
+    sid_model *m;
+    double *theta;
+    sid_error err = {0};
+    char errstr[1000] = "";
+    if (robot_json_model("data/box/robot.json", &m, &theta, NULL, &err)) bench_die("data/box/robot.json: %s", err.msg);
+    mjModel *mm = mj_loadXML("data/box/model.xml", NULL, errstr, sizeof errstr);
+    if (!mm) bench_die("data/box/model.xml: %s", errstr);
+    mjData *md = mj_makeData(mm);
+    sid_traj *tr = NULL;
+    if (traj_csv_load("data/box/tumble.csv", m, NULL, &tr, &err)) bench_die("data/box/tumble.csv: %s", err.msg);
+    box_ctx c = {.m = m, .theta = theta, .ws = sid_workspace_create(m), .mm = mm, .md = md};
+    memcpy(c.q0, tr->q, sizeof c.q0);
+    memcpy(c.v0, tr->qd, sizeof c.v0);
+    char ours[64], ref[64], ratio[64];
+    for (int hard = 0; hard < 2; hard++) {
+        sid_model_set_contact_model(m, hard ? SID_CONTACT_HARD : SID_CONTACT_COMPLIANT);
+        bench_cell cells[2];
+        bench_cell_init(&cells[0], run_sid_box, &c, 1e6 / BOX_STEPS);
+        bench_cell_init(&cells[1], run_mj_box, &c, 1e6 / BOX_STEPS);
+        bench_cell *g[2] = {&cells[0], &cells[1]};
+        bench_measure(g, 2);
+        snprintf(ours, sizeof ours, "%.2f", cells[0].median);
+        snprintf(ref, sizeof ref, "mj_step %.2f", cells[1].median);
+        snprintf(ratio, sizeof ratio, "**%.2f×** ours/MuJoCo", cells[0].median / cells[1].median);
+        row(8, "forward µs/step",
+            hard ? "box, 8 contact spheres, tumbling, hard contact (euler)" : "box, 8 contact spheres, tumbling, compliant (euler)",
+            ours, ref, ratio);
+    }
+    sid_model_set_contact_model(m, SID_CONTACT_COMPLIANT);
+
+    /* gradient cost per mode against the loss alone, on the tumble log, window 0.2 s */
+    sid_loss_opts o;
+    sid_loss_opts_defaults(&o);
+    o.window = 0.2;
+    o.threads = 1;
+    sid_problem *p = NULL;
+    bench_check(sid_problem_create(&p, m, (const sid_traj *const *)&tr, 1, &o, &err), &err, "box problem");
+    double *grad = malloc(sizeof(double) * (size_t)sid_model_nparam(m));
+    enum { PAIRS = 8 };
+    box_loss_ctx lc[3] = {{p, theta, NULL, 1}, {p, theta, grad, 1}, {p, theta, NULL, 2 * PAIRS}};
+    bench_cell lcells[3];
+    const double per_step = 1e6 / (double)(tr->n - 1);
+    for (int i = 0; i < 3; i++) bench_cell_init(&lcells[i], run_box_loss, &lc[i], per_step);
+    bench_cell *lg[3] = {&lcells[0], &lcells[1], &lcells[2]};
+    bench_measure(lg, 3);
+    snprintf(ours, sizeof ours, "%.2f", lcells[1].median);
+    snprintf(ref, sizeof ref, "loss only %.2f", lcells[0].median);
+    snprintf(ratio, sizeof ratio, "**%.2f×** grad/forward", lcells[1].median / lcells[0].median);
+    row(8, "loss+grad µs/step", "box, compliant, exact adjoint (all params)", ours, ref, ratio);
+    snprintf(ours, sizeof ours, "%.2f", lcells[2].median);
+    snprintf(ratio, sizeof ratio, "**%.2f×** grad/forward", lcells[2].median / lcells[0].median);
+    row(8, "loss+grad µs/step", "box, randomized smoothing, 8 pairs", ours, ref, ratio);
+
+    /* hard contact: the same problem with the model switched (problems read it at each step) */
+    sid_model_set_contact_model(m, SID_CONTACT_HARD);
+    for (int i = 0; i < 2; i++) bench_cell_init(&lcells[i], run_box_loss, &lc[i], per_step);
+    bench_measure(lg, 2);
+    snprintf(ours, sizeof ours, "%.2f", lcells[1].median);
+    snprintf(ref, sizeof ref, "loss only %.2f", lcells[0].median);
+    snprintf(ratio, sizeof ratio, "**%.2f×** grad/forward", lcells[1].median / lcells[0].median);
+    row(8, "loss+grad µs/step", "box, hard contact, implicit gradient (all params)", ours, ref, ratio);
+    sid_model_set_contact_model(m, SID_CONTACT_COMPLIANT);
+
+    free(grad);
+    sid_problem_free(p);
+    sid_traj_free(tr);
+    sid_workspace_free(c.ws);
+    mj_deleteData(md);
+    mj_deleteModel(mm);
+    sid_model_free(m);
+    sid_free(theta);
+}
