@@ -20,10 +20,15 @@
  *      Coulomb friction |l_t| <= mu ln with maximum dissipation: zeta_t = 0 while sticking
  *      (|l_t| < mu ln), l_t = -mu ln zeta_t / |zeta_t| while sliding; mu = ground friction.
  *    Solved by projected Gauss-Seidel to find the active set (separated / sticking / sliding per
- *    contact), then a damped Newton on that set's equations to machine precision (modes corrected
- *    and retried when the Newton solution violates them; more PGS if that does not settle). Cold
- *    start every step, so a step is a function of its inputs. No allocation: scratch sized at
- *    creation (sid_workspace_create).
+ *    contact), run only until the modes it implies stop changing (PGS finds the active set long
+ *    before it converges: a few sweeps), then a damped Newton on that set's equations to machine
+ *    precision (modes corrected and retried when the Newton solution violates them; more PGS, to
+ *    tighter and tighter residuals, if that does not settle). Cold start every step, so a step
+ *    is a function of its inputs. With friction the conditions can have more than one solution
+ *    (several contacts, large mu: Coulomb friction's known non-uniqueness); the solver returns
+ *    one that meets them to 1e-13, and which one may depend on its path (a 0.8 s tumble of the
+ *    box met one such step, where an earlier version of this solver chose the other solution).
+ *    No allocation: scratch sized at creation (sid_workspace_create).
  *  - q+ = q (+) h v+ (sid_integrate_q).
  * Stiffness, damping, width and smoothing of the ground are not used by this model.
  *
@@ -53,14 +58,17 @@ struct sid_hard {
     int nc;                 /* contacts of the last solve */
     int frozen;             /* tests only: adjoint with the impulses held fixed (the naive gradient) */
     int *sph, *mode, *piv;  /* (ns) sphere and mode of contact i; (3 ns) pivots */
+    int *prev;              /* (ns) modes at the previous check of the PGS */
     sid_v3 *cp;             /* (ns) contact point in the body frame */
     double *phi;            /* (ns) gap */
     sid_v3 *seed;           /* (ns) world force (forces pass) or contact velocity adjoint (velocity pass) */
     double *phibar;         /* (ns) gap adjoint (velocity pass) */
-    double *J, *Y;          /* (3 ns x nv) rows of J and of (A^-1 J^T)^T */
+    double *J, *W;          /* (3 ns x nv) rows of J and of W = (L^-T J^T)^T, A = L^T L */
+    sid_sv *vb;             /* (nbody) body velocities at v*, for the margin test */
     double *G, *K;          /* (3 ns x 3 ns) */
-    double *lam, *b, *zeta, *E, *dl, *best, *z, *keep;   /* (3 ns; keep 3 x 3 ns) */
+    double *lam, *b, *zeta, *E, *dl, *best, *z, *keep;   /* (3 ns; keep 2 x 3 ns) */
     double *vstar, *vplus, *aplus, *abar, *zero, *tau;   /* (nv) */
+    double *dinv;           /* (nv) inverse diagonal of the factor L of A */
     double r, residual;     /* regularisation; fixed-point residual of the last solve / velocity scale */
 };
 
@@ -73,34 +81,37 @@ struct sid_hard *sid_hard_create(const sid_model *m)
     H->ns = m->nsphere;
     H->nv = m->nv;
     H->sph = sid_alloc(ns * sizeof *H->sph);
-    H->mode = sid_alloc(ns * sizeof *H->mode);
+    H->mode = sid_alloc(2 * ns * sizeof *H->mode);
     H->piv = sid_alloc(n3 * sizeof *H->piv);
     H->cp = sid_alloc(ns * sizeof *H->cp);
     H->phi = sid_alloc(ns * sizeof *H->phi);
     H->seed = sid_alloc(ns * sizeof *H->seed);
     H->phibar = sid_alloc(ns * sizeof *H->phibar);
     H->J = sid_alloc(n3 * nv * sizeof *H->J);
-    H->Y = sid_alloc(n3 * nv * sizeof *H->Y);
+    H->W = sid_alloc(n3 * nv * sizeof *H->W);
+    H->vb = sid_alloc((size_t)m->nbody * sizeof *H->vb);
     H->G = sid_alloc(n3 * n3 * sizeof *H->G);
     H->K = sid_alloc(n3 * n3 * sizeof *H->K);
-    H->lam = sid_alloc(10 * n3 * sizeof *H->lam);
-    H->vstar = sid_alloc(6 * nv * sizeof *H->vstar);
-    if (!H->sph || !H->mode || !H->piv || !H->cp || !H->phi || !H->seed || !H->phibar || !H->J || !H->Y || !H->G ||
-        !H->K || !H->lam || !H->vstar) {
+    H->lam = sid_alloc(9 * n3 * sizeof *H->lam);
+    H->vstar = sid_alloc(7 * nv * sizeof *H->vstar);
+    if (!H->sph || !H->mode || !H->piv || !H->cp || !H->phi || !H->seed || !H->phibar || !H->J || !H->W || !H->vb ||
+        !H->G || !H->K || !H->lam || !H->vstar) {
         sid_hard_free(H);
         return NULL;
     }
+    H->prev = H->mode + ns;
     H->b = H->lam + n3, H->zeta = H->b + n3, H->E = H->zeta + n3, H->dl = H->E + n3, H->best = H->dl + n3;
     H->z = H->best + n3, H->keep = H->z + n3;
     H->vplus = H->vstar + nv, H->aplus = H->vplus + nv, H->abar = H->aplus + nv, H->zero = H->abar + nv;
-    H->tau = H->zero + nv;
+    H->tau = H->zero + nv, H->dinv = H->tau + nv;
     return H;
 }
 
 void sid_hard_free(struct sid_hard *H)
 {
     if (!H) return;
-    void *p[] = {H->sph, H->mode, H->piv, H->cp, H->phi, H->seed, H->phibar, H->J, H->Y, H->G, H->K, H->lam, H->vstar};
+    void *p[] = {H->sph, H->mode, H->piv, H->cp, H->phi, H->seed, H->phibar, H->J, H->W, H->vb, H->G, H->K, H->lam,
+                 H->vstar};
     for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) sid_free(p[i]);
     sid_free(H);
 }
@@ -358,7 +369,7 @@ static double merit(int n3, const double *E, const double *wt)
 static int newton(const problem *P, struct sid_hard *H, double *lam, double vscale)
 {
     const int n3 = P->n3;
-    double *wt = H->keep + n3, *trial = wt + n3;
+    double *wt = H->keep, *trial = wt + n3;
     zeta_all(P, lam, H->zeta);
     mode_system(P, H->mode, lam, H->zeta, H->E, NULL);
     row_weights(P, H->mode, lam, wt);
@@ -413,17 +424,59 @@ static int modes_hold(const problem *P, int *mode, const double *lam, const doub
     return ok;
 }
 
+/* Newton from the point lam with the modes H->mode, the modes corrected and Newton rerun while
+ * its solution violates them; the result in out (may be lam), its fixed-point residual returned. */
+static double polish(const problem *P, struct sid_hard *H, const double *lam, double *out, double vscale)
+{
+    const int n3 = P->n3;
+    if (out != lam) memcpy(out, lam, sizeof(double) * (size_t)n3);
+    for (int rep = 0; rep < 2 * (n3 / 3) + 2; rep++) {
+        if (newton(P, H, out, vscale) < 0) break;
+        double lscale = DBL_MIN;
+        for (int k = 0; k < n3; k++) lscale = fmax(lscale, fabs(out[k]));
+        zeta_all(P, out, H->zeta);
+        if (modes_hold(P, H->mode, out, H->zeta, vscale, lscale)) break;
+    }
+    return fixed_point(P, out, H->zeta, NULL);
+}
+
+/* PGS from lam until the modes it implies (into H->mode) are the same at two checks `every`
+ * sweeps apart, or at most STABLE_MAX sweeps. PGS finds the active set long before it converges
+ * (the Delassus matrix of redundant contacts is near singular, and its rate is slow), and
+ * Newton needs only the active set. */
+enum { STABLE_MAX = 100, FAST_TRIES = 3 };
+static void pgs_until_stable(const problem *P, struct sid_hard *H, double *lam, int every)
+{
+    const int nc = P->n3 / 3;
+    for (int i = 0; i < nc; i++) H->prev[i] = -1;
+    for (int k = 0; k < STABLE_MAX; k++) {
+        pgs_sweep(P, lam);
+        if (k % every != every - 1) continue;
+        fixed_point(P, lam, H->zeta, H->mode);
+        if (!memcmp(H->mode, H->prev, sizeof(int) * (size_t)nc)) return;
+        memcpy(H->prev, H->mode, sizeof(int) * (size_t)nc);
+    }
+    fixed_point(P, lam, H->zeta, H->mode);
+}
+
 /* Solve the contact problem into H->lam and H->mode; H->residual gets the relative residual. */
 static void solve(const problem *P, struct sid_hard *H)
 {
-    const int n3 = P->n3, nc = n3 / 3;
+    const int n3 = P->n3;
     double *lam = H->lam;
     double vscale = DBL_MIN;
     for (int k = 0; k < n3; k++) vscale = fmax(vscale, fabs(P->b[k] + (k % 3 == 2 ? P->c * P->phi[k / 3] : 0)));
     memset(lam, 0, sizeof(double) * (size_t)n3);
+    /* fast path: Newton as soon as the PGS's active set settles (usually after two sweeps, and
+     * usually the solution's); if not, PGS on, asking for a longer stable stretch each time */
     double best = HUGE_VAL;
-    for (int round = 0; round < 8; round++) {
-        /* PGS until the active set is clear, then Newton on it */
+    for (int t = 0, every = 1; t < FAST_TRIES && !(best <= 1e-13 * vscale); t++, every *= 4) {
+        pgs_until_stable(P, H, lam, every);
+        const double rn = polish(P, H, lam, H->z, vscale);
+        if (rn < best) best = rn, memcpy(H->best, H->z, sizeof(double) * (size_t)n3);
+    }
+    /* otherwise PGS to tighter and tighter residuals, each time Newton on its active set */
+    for (int round = 0; round < 8 && !(best <= 1e-13 * vscale); round++) {
         const double target = round == 0 ? 1e-6 : 1e-6 * pow(1e-2, round);
         for (int k = 0; k < 400; k++) {
             pgs_sweep(P, lam);
@@ -431,27 +484,93 @@ static void solve(const problem *P, struct sid_hard *H)
         }
         const double rp = fixed_point(P, lam, H->zeta, H->mode);
         if (rp < best) best = rp, memcpy(H->best, lam, sizeof(double) * (size_t)n3);
-        memcpy(H->keep, lam, sizeof(double) * (size_t)n3);   /* keep the PGS point */
         double *trial = H->z;
-        memcpy(trial, lam, sizeof(double) * (size_t)n3);
-        for (int rep = 0; rep < 2 * nc + 2; rep++) {
-            if (newton(P, H, trial, vscale) < 0) break;
-            double lscale = DBL_MIN;
-            for (int k = 0; k < n3; k++) lscale = fmax(lscale, fabs(trial[k]));
-            zeta_all(P, trial, H->zeta);
-            if (modes_hold(P, H->mode, trial, H->zeta, vscale, lscale)) break;
-        }
-        const double rn = fixed_point(P, trial, H->zeta, NULL);
+        const double rn = polish(P, H, lam, trial, vscale);
         if (rn < best) best = rn, memcpy(H->best, trial, sizeof(double) * (size_t)n3);
-        if (best <= 1e-13 * vscale) break;
         /* not there yet: carry on with PGS from the better of the two points */
-        memcpy(lam, rn < rp ? trial : H->keep, sizeof(double) * (size_t)n3);
+        if (rn < rp) memcpy(lam, trial, sizeof(double) * (size_t)n3);
     }
     memcpy(lam, H->best, sizeof(double) * (size_t)n3);
     H->residual = fixed_point(P, lam, H->zeta, H->mode) / vscale;
 }
 
 /* ---- the step ----------------------------------------------------------------------------- */
+
+/* Spatial velocities of the bodies (body coordinates) at joint velocities v, as sid_rnea's. */
+static void body_velocities(const sid_model *m, const sid_workspace *ws, const double *v, sid_sv *vb)
+{
+    vb[0] = sid_sv_zero();
+    for (int b = 1; b < m->nbody; b++) {
+        const sid_body *bd = &m->body[b];
+        vb[b] = sid_xform_motion(&ws->X[b], vb[bd->parent]);
+        for (int k = 0; k < sid_joint_ndof(bd); k++)
+            sid_sv_acc(&vb[b], sid_sv_scale(v[bd->vadr + k], sid_joint_col(bd, &ws->X[b], k)));
+    }
+}
+
+/* Collect the contacts (spheres within the margin) with their rows of J and b = J v*. A sphere
+ * is first screened with its contact point's speed |u*| from the body velocities (the margin is
+ * at most radius + 2 h sqrt(2) |u*| / beta; 3 h leaves room for roundoff), so that J is built
+ * only for spheres near the ground. Returns the number of contacts. */
+static int gather_contacts(const sid_model *m, const double *theta, sid_workspace *ws, double h)
+{
+    struct sid_hard *H = ws->hard;
+    const int nv = m->nv;
+    int nc = 0;
+    body_velocities(m, ws, H->vstar, H->vb);
+    for (int sp = 0; sp < m->nsphere; sp++) {
+        const int b = m->sphere[sp].body;
+        const double rad = theta[m->sphere[sp].p + P_SPHERE_RADIUS];
+        double phi;
+        const sid_v3 cp = contact_point(m, theta, ws, sp, &phi);
+        const double speed = sid_v3_norm(sid_v3_add(H->vb[b].l, sid_v3_cross(H->vb[b].w, cp)));
+        if (!(phi < rad + 3 * h * speed / SID_HARD_BETA)) continue;
+        double *J3 = H->J + (size_t)(3 * nc) * (size_t)nv, *b3 = H->b + 3 * nc;
+        jacobian_rows(m, ws, b, cp, J3);
+        for (int d = 0; d < 3; d++) {
+            double x = 0;
+            for (int i = 0; i < nv; i++) x += J3[d * nv + i] * H->vstar[i];
+            b3[d] = x;
+        }
+        const double margin = rad + 2 * h * (fmax(0, -b3[2]) + sqrt(b3[0] * b3[0] + b3[1] * b3[1])) / SID_HARD_BETA;
+        if (!(phi < margin)) continue;
+        H->sph[nc] = sp, H->cp[nc] = cp, H->phi[nc] = phi;
+        nc++;
+    }
+    return nc;
+}
+
+/* x := L^-T x, the first half of sid_factor_solve (dynamics.c) for the factor A = L^T L, with
+ * dinv the inverse of L's diagonal. */
+static void half_solve(const sid_model *m, const double *L, const double *dinv, double *x)
+{
+    const int n = m->nv, *parent = m->dof_parent;
+    for (int k = n - 1; k >= 0; k--) {
+        x[k] *= dinv[k];
+        for (int i = parent[k]; i >= 0; i = parent[i]) x[i] -= L[k * n + i] * x[k];
+    }
+}
+
+/* The Delassus matrix G = J A^-1 J^T = W W^T, W = J L^-1 (rows L^-T J_k): half the solves of
+ * A^-1 J^T, and symmetric positive semidefinite by construction. Also sets H->dinv. */
+static void delassus(const sid_model *m, const sid_workspace *ws, int n3)
+{
+    struct sid_hard *H = ws->hard;
+    const int nv = m->nv;
+    for (int i = 0; i < nv; i++) H->dinv[i] = 1 / ws->M[i * nv + i];
+    for (int k = 0; k < n3; k++) {
+        double *Wk = H->W + (size_t)k * (size_t)nv;
+        memcpy(Wk, H->J + (size_t)k * (size_t)nv, sizeof(double) * (size_t)nv);
+        half_solve(m, ws->M, H->dinv, Wk);
+    }
+    for (int k = 0; k < n3; k++)
+        for (int l = 0; l <= k; l++) {
+            double x = 0;
+            const double *Wk = H->W + (size_t)k * (size_t)nv, *Wl = H->W + (size_t)l * (size_t)nv;
+            for (int i = 0; i < nv; i++) x += Wk[i] * Wl[i];
+            H->G[k * n3 + l] = H->G[l * n3 + k] = x;
+        }
+}
 
 /* Everything up to v+ (in H->vplus; a+ in H->aplus); ws->rk holds a, ws->M the factor of A. */
 static sid_status hard_forward(const sid_model *m, const double *theta, sid_workspace *ws, double h, const double *q,
@@ -464,54 +583,26 @@ static sid_status hard_forward(const sid_model *m, const double *theta, sid_work
     sid_status s = sid_forward_dynamics(m, theta, ws, q, v, u, h, a, err);
     if (s) return s;
     for (int i = 0; i < nv; i++) H->vstar[i] = v[i] + h * a[i];
-    /* candidates: the rows of J of every sphere, kept for those within the margin */
-    const double *g = theta + m->p_ground;
-    int nc = 0;
-    for (int sp = 0; sp < m->nsphere; sp++) {
-        double phi;
-        const sid_v3 cp = contact_point(m, theta, ws, sp, &phi);
-        double *J3 = H->J + (size_t)(3 * nc) * (size_t)nv;
-        jacobian_rows(m, ws, m->sphere[sp].body, cp, J3);
-        double un = 0, ut = 0;
-        for (int i = 0; i < nv; i++) un += J3[2 * nv + i] * H->vstar[i];
-        for (int d = 0; d < 2; d++) {
-            double x = 0;
-            for (int i = 0; i < nv; i++) x += J3[d * nv + i] * H->vstar[i];
-            ut += x * x;
-        }
-        const double margin = theta[m->sphere[sp].p + P_SPHERE_RADIUS] + 2 * h * (fmax(0, -un) + sqrt(ut)) / SID_HARD_BETA;
-        if (!(phi < margin)) continue;
-        H->sph[nc] = sp, H->cp[nc] = cp, H->phi[nc] = phi;
-        nc++;
-    }
-    H->nc = nc;
-    const int n3 = 3 * nc;
-    for (int k = 0; k < n3; k++) {
-        double x = 0;
-        const double *Jk = H->J + (size_t)k * (size_t)nv;
-        double *Yk = H->Y + (size_t)k * (size_t)nv;
-        for (int i = 0; i < nv; i++) x += Jk[i] * H->vstar[i], Yk[i] = Jk[i];
-        H->b[k] = x;
-        sid_factor_solve(m, ws->M, Yk);
-    }
-    for (int k = 0; k < n3; k++)
-        for (int l = 0; l <= k; l++) {
-            double x = 0;
-            const double *Jk = H->J + (size_t)k * (size_t)nv, *Yl = H->Y + (size_t)l * (size_t)nv;
-            for (int i = 0; i < nv; i++) x += Jk[i] * Yl[i];
-            H->G[k * n3 + l] = H->G[l * n3 + k] = x;
-        }
+    const int nc = H->nc = gather_contacts(m, theta, ws, h), n3 = 3 * nc;
+    delassus(m, ws, n3);
     const double mt = total_mass(m, theta);
     H->r = SID_HARD_REG / (mt > 0 ? mt : 1);
-    P->n3 = n3, P->G = H->G, P->b = H->b, P->phi = H->phi, P->r = H->r, P->c = SID_HARD_BETA / h, P->mu = g[P_FRICTION];
+    P->n3 = n3, P->G = H->G, P->b = H->b, P->phi = H->phi, P->r = H->r, P->c = SID_HARD_BETA / h;
+    P->mu = theta[m->p_ground + P_FRICTION];
     if (nc) solve(P, H);
     else H->residual = 0;
-    memcpy(H->vplus, H->vstar, sizeof(double) * (size_t)nv);
+    /* v+ = v* + A^-1 J^T lambda */
+    double *dv = H->tau;
+    memset(dv, 0, sizeof(double) * (size_t)nv);
     for (int k = 0; k < n3; k++) {
-        const double *Yk = H->Y + (size_t)k * (size_t)nv;
-        for (int i = 0; i < nv; i++) H->vplus[i] += Yk[i] * H->lam[k];
+        const double *Jk = H->J + (size_t)k * (size_t)nv;
+        for (int i = 0; i < nv; i++) dv[i] += Jk[i] * H->lam[k];
     }
-    for (int i = 0; i < nv; i++) H->aplus[i] = (H->vplus[i] - v[i]) / h;
+    sid_factor_solve(m, ws->M, dv);
+    for (int i = 0; i < nv; i++) {
+        H->vplus[i] = H->vstar[i] + dv[i];
+        H->aplus[i] = (H->vplus[i] - v[i]) / h;
+    }
     return SID_OK;
 }
 
@@ -545,7 +636,7 @@ sid_status sid_hard_step_vjp(const sid_model *m, const double *theta, sid_worksp
         vbar[i] += abar[i];
         abar[i] *= h;
     }
-    /* the impulses' own adjoint: K^T z = Y abar / h, zetabar = -(dE/dzeta)^T z */
+    /* the impulses' own adjoint: K^T z = J A^-1 abar / h, zetabar = -(dE/dzeta)^T z */
     double *z = H->z, *zb = H->dl;
     memset(zb, 0, sizeof(double) * (size_t)(n3 > 0 ? n3 : 1));
     double mubar = 0;
@@ -554,10 +645,14 @@ sid_status sid_hard_step_vjp(const sid_model *m, const double *theta, sid_worksp
         mode_system(&P, H->mode, H->lam, H->zeta, H->E, H->K);
         if (lu_factor(n3, H->K, H->piv))
             return sid_error_set(err, SID_ERR_NUMERIC, "hard contact: the contact problem's Jacobian is singular");
+        /* J A^-1 abar = W (L^-T abar) */
+        double *w = H->tau;
+        memcpy(w, abar, sizeof(double) * (size_t)nv);
+        half_solve(m, ws->M, H->dinv, w);
         for (int k = 0; k < n3; k++) {
-            const double *Yk = H->Y + (size_t)k * (size_t)nv;
+            const double *Wk = H->W + (size_t)k * (size_t)nv;
             double x = 0;
-            for (int i = 0; i < nv; i++) x += Yk[i] * abar[i];
+            for (int i = 0; i < nv; i++) x += Wk[i] * w[i];
             z[k] = x / h;
         }
         lu_solve(n3, H->K, H->piv, 1, z);
