@@ -16,13 +16,16 @@ fit() {  # fit NAME MODE ROBOT "LOGS" FREE-GLOBS...: one row
     for g in "$@"; do free="$free --free $g"; done
     case $mode in
     adjoint) extra="" ;;
-    smoothed) extra="--smoothing 0.05,8" ;;
+    smoothed) extra="--smoothing 0.05,${PAIRS:-8}" ;;
     hard) extra="--contact hard" ;;
+    hard-smoothed) extra="--contact hard --smoothing 0.05,${PAIRS:-8}" ;;
     esac
     # shellcheck disable=SC2086
-    "$SYSID" fit "$robot" $logs --start logged --window 0.2 $free $extra -q \
+    "$SYSID" fit "$robot" $logs --start logged ${WINDOW:---window 0.2} $free $extra -q \
         -o "$OUT/$name-$mode.json" --report "$OUT/$name-$mode.report.json" || true
-    jq -r --arg name "$name" --arg mode "$mode" '
+    label=$mode
+    case $mode in *smoothed) label="$mode (${PAIRS:-8} pairs)" ;; esac
+    jq -r --arg name "$name" --arg mode "$label" '
         [ $name, $mode,
           (.parameters | map("\(.name | sub("contact.ground."; "") | sub("links."; "")) \(.fitted | tostring | .[0:6])") | join(", ")),
           "\(.loss.before | tostring | .[0:7]) → \(.loss.after | tostring | .[0:7])",
@@ -38,6 +41,9 @@ for mode in adjoint smoothed; do
     fit box $mode data/box/robot.json "$BOX" contact.ground.friction contact.ground.stiffness contact.ground.damping
 done
 fit box hard data/box/robot.json "$BOX" contact.ground.friction
+for mode in adjoint smoothed hard hard-smoothed; do
+    PAIRS=4 WINDOW=" " fit slide $mode data/box/robot.json data/box/slide.csv contact.ground.friction
+done
 for mode in adjoint smoothed; do
     fit ball $mode data/ball/robot.json "$BALL" contact.ground.friction contact.ground.stiffness contact.ground.damping
 done
