@@ -63,6 +63,25 @@ START_TEST(recovers_friction_and_motor_constants)
 }
 END_TEST
 
+/* The problem of one log cut into windows of `window` s; with estimate, its start states are
+ * unknowns and *x0 receives their logged values (else NULL). */
+static void problem_make(const sid_model *m, const double *theta, sid_traj **log, double window, int estimate, int threads,
+                         sid_problem **p, double **x0)
+{
+    sid_loss_opts o;
+    sid_loss_opts_defaults(&o);
+    o.window = window;
+    o.estimate_start = estimate;
+    o.threads = threads;
+    sid_error err = {0};
+    ck_assert_msg(sid_problem_create(p, m, (const sid_traj *const *)log, 1, &o, &err) == SID_OK, "%s", err.msg);
+    *x0 = NULL;
+    if (estimate) {
+        *x0 = malloc(sizeof(double) * (size_t)(sid_problem_nwindows(*p) * (sid_model_nq(m) + sid_model_nv(m))));
+        sid_problem_start_states(*p, theta, *x0);
+    }
+}
+
 /* A problem on one synthetic log of a robot with friction and motors, truth perturbed. */
 typedef struct {
     sid_model *m;
@@ -94,16 +113,7 @@ static void setup_make(setup *su, const char *const *globs, int nglob, double no
         }
     su->log = tu_synth_log(su->m, su->truth, 4001, 1e-3, 0.4, 3);
     if (noise_scale > 0) tu_add_noise(su->log, 1e-3 * noise_scale, 1e-2 * noise_scale, 77);
-    sid_loss_opts o;
-    sid_loss_opts_defaults(&o);
-    o.window = window;
-    o.estimate_start = estimate;
-    ck_assert_int_eq(sid_problem_create(&su->p, su->m, (const sid_traj *const *)&su->log, 1, &o, &err), SID_OK);
-    su->x0 = NULL;
-    if (estimate) {
-        su->x0 = malloc(sizeof(double) * (size_t)(sid_problem_nwindows(su->p) * (sid_model_nq(su->m) + sid_model_nv(su->m))));
-        sid_problem_start_states(su->p, su->theta, su->x0);
-    }
+    problem_make(su->m, su->theta, &su->log, window, estimate, 0, &su->p, &su->x0);
 }
 
 static void setup_free(setup *su)
@@ -268,17 +278,7 @@ static void pendulum_make(pendulum *pd, int estimate, int threads)
         pd->hi[k] = 10 * pd->theta[i];
     }
     pd->log = tu_synth_log(pd->m, pd->truth, 501, 2e-3, 0.6, 5);
-    sid_loss_opts o;
-    sid_loss_opts_defaults(&o);
-    o.window = 0.25;
-    o.estimate_start = estimate;
-    o.threads = threads;
-    ck_assert_int_eq(sid_problem_create(&pd->p, pd->m, (const sid_traj *const *)&pd->log, 1, &o, &err), SID_OK);
-    pd->x0 = NULL;
-    if (estimate) {
-        pd->x0 = malloc(sizeof(double) * (size_t)(sid_problem_nwindows(pd->p) * (sid_model_nq(pd->m) + sid_model_nv(pd->m))));
-        sid_problem_start_states(pd->p, pd->theta, pd->x0);
-    }
+    problem_make(pd->m, pd->theta, &pd->log, 0.25, estimate, threads, &pd->p, &pd->x0);
 }
 
 static void pendulum_free(pendulum *pd)
