@@ -1,5 +1,6 @@
 /* fuzz_inputs.c — libFuzzer harness for everything sysid reads from users: robot.json (with
- * model validation), log CSVs against a fixed robot, and fit specifications. Bad input must
+ * model validation), log CSVs against a fixed robot (a double pendulum, or a floating box whose
+ * free joint has quaternion columns), and fit specifications. Bad input must
  * give an error, never a crash, a leak or undefined behaviour.
  * Build and run: make fuzz (clang, -fsanitize=fuzzer,address,undefined). The first byte of
  * each input picks the reader. */
@@ -27,14 +28,15 @@ static const char *write_temp(const uint8_t *data, size_t size)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static sid_model *arm;
-    static double *arm_theta;
+    static sid_model *arm, *box;
+    static double *arm_theta, *box_theta;
     sid_error err = {0};
     if (!arm && robot_json_model("data/double_pendulum/robot.json", &arm, &arm_theta, NULL, &err)) abort();
+    if (!box && robot_json_model("data/box/robot.json", &box, &box_theta, NULL, &err)) abort();
     if (size < 1) return 0;
     const char *path = write_temp(data + 1, size - 1);
     if (!path) return 0;
-    switch (data[0] % 3) {
+    switch (data[0] % 4) {
     case 0: {
         sid_model *m = NULL;
         double *theta = NULL;
@@ -46,11 +48,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         break;
     }
-    case 1: {
+    case 1:
+    case 3: {
         traj_colmap map;
         traj_colmap_init(&map);
         sid_traj *tr = NULL;
-        if (traj_csv_load(path, arm, &map, &tr, &err) == 0) sid_traj_free(tr);
+        if (traj_csv_load(path, data[0] % 4 == 1 ? arm : box, &map, &tr, &err) == 0) sid_traj_free(tr);
         traj_colmap_free(&map);
         break;
     }
