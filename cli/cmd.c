@@ -6,6 +6,7 @@
 
 #include "diag.h"
 #include "jsonfile.h"
+#include "robot_json.h"
 
 int cmd_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
 {
@@ -49,6 +50,14 @@ int cmd_spec_build(fitspec *s, const cmd_spec_args *a, sid_error *err)
     for (int i = 0; i < a->n; i++)
         if (fitspec_apply_flag(s, a->flag[i], a->value[i], err))
             return -1;
+    return 0;
+}
+
+int cmd_spec_model(const fitspec *s, const char *robot, sid_model **m, double **theta, cJSON **doc, sid_error *err)
+{
+    if (robot_json_model(robot, m, theta, doc, err))
+        return -1;
+    fitspec_apply_model(s, *m, robot);
     return 0;
 }
 

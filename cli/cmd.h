@@ -62,6 +62,9 @@ typedef struct {
 int cmd_spec_add(cmd_spec_args *a, const struct option *opt, const char *value);
 /* fitspec_init, read a->path if given, then apply the flags over it. */
 int cmd_spec_build(fitspec *s, const cmd_spec_args *a, sid_error *err);
+/* robot_json_model, then the spec's settings that belong to the model (its contact model), so
+ * every command simulates the robot the spec describes. */
+int cmd_spec_model(const fitspec *s, const char *robot, sid_model **m, double **theta, cJSON **doc, sid_error *err);
 
 /* Print doc on stdout (jsonfile_write) and free it; EXIT_OK, or EXIT_INPUT if memory ran out. */
 int cmd_print_json(cJSON *doc);

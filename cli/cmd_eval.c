@@ -22,7 +22,7 @@
 
 static const char usage[] = "sysid eval ROBOT.json LOG.csv... [-c SPEC.json] [--window S] "
                             "[--integrator euler|rk4] [--substeps N] [--max-dt S] "
-                            "[--columns MAP] [--scale MAP] [--json]";
+                            "[--columns MAP] [--scale MAP] [--contact compliant|hard] [--json]";
 
 static void help(void)
 {
@@ -47,6 +47,7 @@ static void help(void)
            "  --threads N         windows evaluated in parallel (default 0: all cores)\n"
            "  --start-velocity logged|positions   window start velocities from the velocity\n"
            "                      columns (default) or from positions\n"
+           "  --contact compliant|hard   override the robot's contact model\n"
            "  --json              one JSON object on stdout:\n"
            "                      {\"loss\", \"nres\", \"windows\",\n"
            "                       \"rmse\": {\"q\": {COORD: X}, \"qd\": {COORD: X or null}},\n"
@@ -165,6 +166,7 @@ int cmd_eval(int argc, char **argv)
         { "scale", required_argument, NULL, CMD_SPEC_OPT + 5 },
         { "threads", required_argument, NULL, CMD_SPEC_OPT + 6 },
         { "start-velocity", required_argument, NULL, CMD_SPEC_OPT + 7 },
+        { "contact", required_argument, NULL, CMD_SPEC_OPT + 8 },
         { "config", required_argument, NULL, 'c' },
         { "json", no_argument, NULL, 'j' },
         { "help", no_argument, NULL, 'h' },
@@ -209,7 +211,7 @@ int cmd_eval(int argc, char **argv)
     sid_traj **logs = calloc((size_t)nlog, sizeof *logs);
     eval_result *res = calloc((size_t)nlog + 1, sizeof *res);
     int rc = EXIT_OK;
-    if (cmd_spec_build(&spec, &sa, &err) || robot_json_model(robot, &m, &theta, NULL, &err)) {
+    if (cmd_spec_build(&spec, &sa, &err) || cmd_spec_model(&spec, robot, &m, &theta, NULL, &err)) {
         rc = cli_fail(&err);
         goto done;
     }

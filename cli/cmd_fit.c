@@ -395,7 +395,7 @@ int cmd_fit(int argc, char **argv)
     }
 
     /* ---- load ---- */
-    if (cmd_spec_build(&spec, &sa, &err) || robot_json_model(a.robot, &m, &theta0, &doc, &err) ||
+    if (cmd_spec_build(&spec, &sa, &err) || cmd_spec_model(&spec, a.robot, &m, &theta0, &doc, &err) ||
         hash_input(&r.robot, a.robot, &err) || (sa.path && hash_input(&r.config, sa.path, &err))) {
         rc = cli_fail(&err);
         goto done;
@@ -408,7 +408,6 @@ int cmd_fit(int argc, char **argv)
         }
         in[j].samples = tr[j]->n;
     }
-    fitspec_apply_model(&spec, m, a.robot);
     if (fitspec_select(&spec, m, theta0, &sel, &err)) {
         rc = cli_fail(&err);
         goto done;

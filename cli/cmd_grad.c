@@ -244,11 +244,10 @@ int cmd_grad(int argc, char **argv)
     sid_problem *p = NULL;
     check_row *row = NULL;
     int rc = EXIT_OK;
-    if (cmd_spec_build(&spec, &sa, &err) || robot_json_model(robot, &m, &theta, NULL, &err)) {
+    if (cmd_spec_build(&spec, &sa, &err) || cmd_spec_model(&spec, robot, &m, &theta, NULL, &err)) {
         rc = cli_fail(&err);
         goto done;
     }
-    fitspec_apply_model(&spec, m, robot);
     if (sid_model_check_theta(m, theta, &err) != SID_OK) {
         sid_error_prefix(&err, "%s", robot);
         rc = cli_fail(&err);

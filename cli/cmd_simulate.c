@@ -17,7 +17,7 @@
 
 static const char usage[] = "sysid simulate ROBOT.json LOG.csv [-o OUT.csv] [-c SPEC.json] "
                             "[--integrator euler|rk4] [--substeps N] [--max-dt S] "
-                            "[--columns MAP] [--scale MAP]";
+                            "[--columns MAP] [--scale MAP] [--contact compliant|hard]";
 
 static void help(void)
 {
@@ -36,6 +36,7 @@ static void help(void)
            "  --columns MAP       log column names: JSON {\"q.elbow\": \"pos2\"} or\n"
            "                      q.elbow=pos2,t=time\n"
            "  --scale MAP         multiply logical columns: {\"t\": 0.001} or t=0.001\n"
+           "  --contact compliant|hard   override the robot's contact model\n"
            "  -q                  no warnings\n"
            "  -h, --help          this text\n\n"
            "Exit status: 0 success, 2 invalid input, 3 the simulation diverged.\n", usage);
@@ -72,6 +73,7 @@ int cmd_simulate(int argc, char **argv)
         { "max-dt", required_argument, NULL, CMD_SPEC_OPT + 2 },
         { "columns", required_argument, NULL, CMD_SPEC_OPT + 3 },
         { "scale", required_argument, NULL, CMD_SPEC_OPT + 4 },
+        { "contact", required_argument, NULL, CMD_SPEC_OPT + 5 },
         { "output", required_argument, NULL, 'o' },
         { "config", required_argument, NULL, 'c' },
         { "help", no_argument, NULL, 'h' },
@@ -114,7 +116,7 @@ int cmd_simulate(int argc, char **argv)
     double *theta = NULL, *q = NULL, *v = NULL;
     sid_traj *tr = NULL;
     int rc;
-    if (cmd_spec_build(&spec, &sa, &err) || robot_json_model(robot, &m, &theta, NULL, &err) ||
+    if (cmd_spec_build(&spec, &sa, &err) || cmd_spec_model(&spec, robot, &m, &theta, NULL, &err) ||
         traj_csv_load(log, m, &spec.columns, &tr, &err)) {
         rc = cli_fail(&err);
         goto done;

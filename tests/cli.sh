@@ -224,6 +224,20 @@ BOXQD="qd.base.vx,qd.base.vy,qd.base.vz,qd.base.wx,qd.base.wy,qd.base.wz"
 run simulate "$BOX" "$BOXLOG"
 check "simulate: floating box" "$([ "$rc" -eq 0 ] || echo " exit $rc;")$([ "$(head -1 "$TMP/out")" = "$BOXQ,$BOXQD" ] || echo " header;")$([ "$(wc -l <"$TMP/out")" -eq 6 ] || echo " row count;")"
 
+# --contact (and a spec's contact_model) reaches every command that simulates, not only fit:
+# the hard model replays the same log differently, and eval's loss on a log with contact
+# (MuJoCo's box sliding to a stop) moves with it.
+cp "$TMP/out" "$TMP/box_compliant.csv"
+run simulate "$BOX" "$BOXLOG" --contact hard
+check "simulate --contact hard" "$([ "$rc" -eq 0 ] || echo " exit $rc;")$(cmp -s "$TMP/out" "$TMP/box_compliant.csv" && echo " same output as compliant;")"
+run eval data/box/robot.json data/box/slide.csv --json
+loss_c=$(jq .loss "$TMP/out")
+echo '{ "contact_model": "hard" }' >"$TMP/hard_spec.json"
+run eval data/box/robot.json data/box/slide.csv -c "$TMP/hard_spec.json" --json
+check "eval: a spec's contact_model applies" "$([ "$rc" -eq 0 ] || echo " exit $rc;")$([ "$(jq .loss "$TMP/out")" != "$loss_c" ] || echo " same loss as compliant;")"
+run eval "$BOX" "$BOXLOG" --contact soft
+check "eval --contact soft: rejected" "$([ "$rc" -eq 2 ] || echo " exit $rc;")$(grep -qF -- "--contact: expected compliant or hard" "$TMP/err" || echo " message;")"
+
 # Positions only: the start velocity comes from them; the simulated velocities are written.
 cut -d, -f1-8 "$BOXLOG" >"$TMP/box_q.csv"
 run simulate "$BOX" "$TMP/box_q.csv"
