@@ -106,6 +106,18 @@ static int is_1dof(const mjModel *m, int j)
     return m->jnt_type[j] == mjJNT_HINGE || m->jnt_type[j] == mjJNT_SLIDE;
 }
 
+/* Split tok = "NAME=VALUE" in place (tok keeps NAME) and return VALUE; exit 2 if malformed. */
+static double split_assignment(char *tok, const char *what)
+{
+    char *eq = strchr(tok, '=');
+    if (!eq) {
+        fprintf(stderr, "mjlog: error: %s: expected NAME=VALUE, got '%s'\n", what, tok);
+        exit(2);
+    }
+    *eq = '\0';
+    return parse_num(eq + 1, what);
+}
+
 /* Apply a "name=value,..." list of joint coordinates to vals[] (qpos if pos, else qvel):
  * NAME is a hinge or slide joint, or JOINT.COORD for a free joint (free_qname / free_vname);
  * "*=value" sets every hinge and slide joint. */
@@ -114,13 +126,7 @@ static void parse_state(const mjModel *m, const char *list, int pos, double *val
 {
     char *buf = strdup(list);
     for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-        char *eq = strchr(tok, '=');
-        if (!eq) {
-            fprintf(stderr, "mjlog: error: %s: expected NAME=VALUE, got '%s'\n", what, tok);
-            exit(2);
-        }
-        *eq = '\0';
-        double x = parse_num(eq + 1, what);
+        const double x = split_assignment(tok, what);
         if (strcmp(tok, "*") == 0) {
             for (int j = 0; j < m->njnt; j++)
                 if (is_1dof(m, j)) vals[pos ? m->jnt_qposadr[j] : m->jnt_dofadr[j]] = x;
@@ -162,13 +168,7 @@ static void parse_assign(const mjModel *m, int objtype, int n, const char *list,
 {
     char *buf = strdup(list);
     for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-        char *eq = strchr(tok, '=');
-        if (!eq) {
-            fprintf(stderr, "mjlog: error: %s: expected NAME=VALUE, got '%s'\n", what, tok);
-            exit(2);
-        }
-        *eq = '\0';
-        double x = parse_num(eq + 1, what);
+        const double x = split_assignment(tok, what);
         if (strcmp(tok, "*") == 0) {
             for (int i = 0; i < n; i++) vals[i] = x;
             continue;
