@@ -27,7 +27,7 @@ CLI_OBJ   = $(CLI_SRC:%.c=$(B)/%.o)
 TEST_OBJ  = $(TEST_SRC:%.c=$(B)/%.o)
 ALL_FLAGS = $(WARN) $(CFLAGS) $(OMP) $(PKG_CFLAGS) -Icore -Icli
 
-.PHONY: all test unit debug bench clean logs deps demo fuzz
+.PHONY: all test unit debug bench clean logs deps demo fuzz golden
 all: $(BIN)
 
 $(B)/%.o: %.c $(wildcard core/*.h cli/*.h tests/*.h)
@@ -52,6 +52,11 @@ unit: $(B)/test_runner
 test: $(BIN) $(B)/test_runner
 	cd tests && ../$(B)/test_runner
 	@set -e; for t in tests/cli*.sh; do SYSID=$(abspath $(BIN)) bash $$t; done
+	@SYSID=$(abspath $(BIN)) bash tests/golden/run.sh check
+
+# Record the golden outputs (tests/golden/cases.txt) anew; review the diff like code.
+golden: $(BIN)
+	SYSID=$(abspath $(BIN)) bash tests/golden/run.sh record
 
 # The sanitizer build leaves out the slow recovery fits (Check tag "slow"): they test numerics,
 # which the optimised `make test` covers, and would take most of CI's time under ASan.
