@@ -42,7 +42,7 @@ static int print_json(const sid_model *m, const double *theta, const cJSON *doc)
     for (int i = 0; i < sid_model_nparam(m); i++) {
         const sid_param_info *p = sid_model_param(m, i);
         char path[256];
-        robot_json_param_path(m, i, path, sizeof path);
+        sid_model_param_path(m, i, path, sizeof path);
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "name", p->name);
         cJSON_AddStringToObject(o, "path", path);
@@ -82,7 +82,7 @@ static int set_param(const sid_model *m, double *theta, const char *arg, sid_err
     snprintf(glob, sizeof glob, "%.*s", (int)(eq - arg), arg);
     int hits = 0;
     for (int i = 0; i < sid_model_nparam(m); i++)
-        if (fitspec_glob_match(glob, sid_model_param(m, i)->name)) {
+        if (sid_glob_match(glob, sid_model_param(m, i)->name)) {
             theta[i] = x;
             hits++;
         }

@@ -2,7 +2,6 @@
 #include "fitspec.h"
 
 #include <errno.h>
-#include <fnmatch.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -616,29 +615,6 @@ int fitspec_apply_flag(fitspec *s, const char *flag, const char *value, sid_erro
 
 /* ---- selection -------------------------------------------------------------------------- */
 
-int fitspec_glob_match(const char *pattern, const char *name)
-{
-    /* Shell patterns, but names hold literal brackets ("com[2]"): try the pattern with its
-     * brackets as written (classes) and escaped (literal); names never need both. */
-    if (fnmatch(pattern, name, 0) == 0)
-        return 1;
-    if (!strpbrk(pattern, "[]"))
-        return 0;
-    size_t n = strlen(pattern);
-    char *lit = malloc(2 * n + 1), *o = lit;
-    if (!lit)
-        return 0;
-    for (const char *p = pattern; *p; p++) {
-        if (*p == '[' || *p == ']')
-            *o++ = '\\';
-        *o++ = *p;
-    }
-    *o = '\0';
-    int hit = fnmatch(lit, name, 0) == 0;
-    free(lit);
-    return hit;
-}
-
 void fitspec_selection_free(fitspec_selection *sel)
 {
     free(sel->idx);
@@ -650,7 +626,7 @@ void fitspec_selection_free(fitspec_selection *sel)
 static const fitspec_bound *bound_of(const fitspec *s, const char *name)
 {
     for (int b = 0; b < s->nbound; b++)
-        if (fitspec_glob_match(s->bound[b].glob, name))
+        if (sid_glob_match(s->bound[b].glob, name))
             return &s->bound[b];
     return NULL;
 }
@@ -663,7 +639,7 @@ int fitspec_select(const fitspec *s, const sid_model *m, const double *theta0,
     for (int g = 0; g < s->nfree; g++) {
         int hit = 0;
         for (int i = 0; i < np && !hit; i++)
-            hit = fitspec_glob_match(s->free[g].glob, sid_model_param(m, i)->name);
+            hit = sid_glob_match(s->free[g].glob, sid_model_param(m, i)->name);
         if (!hit) {
             sid_error_set(err, SID_ERR_INPUT, "%s: '%s' matches no parameter of the robot "
                           "(see 'sysid params ROBOT.json')", s->free[g].origin, s->free[g].glob);
@@ -681,7 +657,7 @@ int fitspec_select(const fitspec *s, const sid_model *m, const double *theta0,
         const char *name = sid_model_param(m, i)->name;
         int is_free = 0;
         for (int g = 0; g < s->nfree && !is_free; g++)
-            is_free = fitspec_glob_match(s->free[g].glob, name);
+            is_free = sid_glob_match(s->free[g].glob, name);
         if (!is_free)
             continue;
         double lo = -HUGE_VAL, hi = HUGE_VAL, x0 = theta0[i];

@@ -22,8 +22,8 @@
  * (fitspec_apply_model). Keys starting with '_' and "description" are for people; other
  * unknown keys are ignored with a warning.
  *
- * Globs are shell patterns where '*' also crosses dots; '[' and ']' match themselves too,
- * so "links.*.com[2]" selects every link's z COM. A parameter takes its bounds from the
+ * Globs are core's sid_glob_match: '*' also crosses dots, '?' is one character, '[' and ']'
+ * match themselves, so "links.*.com[2]" selects every link's z COM. A parameter takes its bounds from the
  * first bounds entry that matches it (command-line --bounds come before the file's);
  * without one it is unbounded. Flags override the file: the first --free replaces the
  * file's list, later ones add to it.
@@ -94,9 +94,6 @@ int fitspec_is_flag(const char *flag);
  * --scale JSON|k=x,..., --max-iter N, --ftol-rel X, --time-limit S, --start logged|fitted,
  * --smoothing SIGMA,PAIRS[,SEED] | off, --contact compliant|hard. 0, or -1 with err. */
 int fitspec_apply_flag(fitspec *s, const char *flag, const char *value, sid_error *err);
-
-/* Does parameter name match glob pattern (see above)? */
-int fitspec_glob_match(const char *pattern, const char *name);
 
 /* The free parameters of m and their bounds around the nominal theta0. Errors: a free
  * glob that matches nothing, a relative bound on a zero nominal, a nominal outside its

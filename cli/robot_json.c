@@ -23,10 +23,7 @@ typedef struct {
     sid_error *err;
 } reader;
 
-typedef enum { ANY, POSITIVE, NONNEGATIVE } range;
-
-static const double gravity_default[3] = { 0, 0, -9.81 };
-static const char *const inertia_key[6] = { "ixx", "iyy", "izz", "ixy", "ixz", "iyz" };
+#define MAX_KEYS 24
 
 /* ---- messages --------------------------------------------------------------------------- */
 
@@ -44,10 +41,25 @@ static void join(char *out, const char *base, const char *key)
 
 /* ---- typed getters: each returns 0 or -1 with the error set ------------------------------ */
 
-/* Warn about keys not in `known` (NULL-terminated); a repeated key is an error, because
- * cJSON would silently use the first and the user probably edited the second. */
-static int check_keys(reader *r, const cJSON *obj, const char *where, const char *const *known)
+/* The keys an object may hold: its structural ones (NULL-terminated) and the parameter
+ * table's below prefix for owners of class cls (see known_keys). */
+typedef struct {
+    sid_param_owner cls;
+    const char *prefix;
+    const char *const *structural;
+} keyset;
+
+static const char *const *known_keys(sid_param_owner cls, const char *prefix,
+                                     const char *const *structural, char (*buf)[32],
+                                     const char **out);
+
+/* Warn about keys not in ks; a repeated key is an error, because cJSON would silently use
+ * the first and the user probably edited the second. */
+static int check_keys(reader *r, const cJSON *obj, const char *where, const keyset *ks)
 {
+    char buf[MAX_KEYS][32];
+    const char *list[MAX_KEYS];
+    const char *const *known = known_keys(ks->cls, ks->prefix, ks->structural, buf, list);
     for (const cJSON *c = obj->child; c; c = c->next) {
         for (const cJSON *d = obj->child; d != c; d = d->next)
             if (strcmp(c->string, d->string) == 0) {
@@ -70,7 +82,7 @@ static int check_keys(reader *r, const cJSON *obj, const char *where, const char
 }
 
 static int get_object(reader *r, const cJSON *obj, const char *key, const char *where,
-                      const cJSON **out, int required, const char *const *known)
+                      const cJSON **out, int required, const keyset *known)
 {
     char p[PATH_LEN];
     join(p, where, key);
@@ -84,22 +96,17 @@ static int get_object(reader *r, const cJSON *obj, const char *key, const char *
     return check_keys(r, v, p, known);
 }
 
-static int check_number(reader *r, const cJSON *v, const char *p, range rg, double *out)
+static int check_number(reader *r, const cJSON *v, const char *p, sid_param_range rg, double *out)
 {
-    static const char *const what[] = { "a finite number", "a positive number",
-                                        "a non-negative number" };
-    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble))
-        return expected(r, p, what[rg], v);
-    double x = v->valuedouble;
-    if ((rg == POSITIVE && !(x > 0)) || (rg == NONNEGATIVE && !(x >= 0)))
-        return expected(r, p, what[rg], v);
-    *out = x;
+    if (!cJSON_IsNumber(v) || !sid_param_in_range(rg, v->valuedouble))
+        return expected(r, p, sid_param_range_what(rg), v);
+    *out = v->valuedouble;
     return 0;
 }
 
 /* obj.key as a number; absent keeps *out (the default) unless required. */
 static int get_number(reader *r, const cJSON *obj, const char *key, const char *where,
-                      range rg, int required, double *out)
+                      sid_param_range rg, int required, double *out)
 {
     char p[PATH_LEN];
     join(p, where, key);
@@ -109,20 +116,131 @@ static int get_number(reader *r, const cJSON *obj, const char *key, const char *
     return check_number(r, v, p, rg, out);
 }
 
-/* obj.key as 3 numbers; absent keeps out (the default) unless required. */
-static int get_vec3(reader *r, const cJSON *obj, const char *key, const char *where,
-                    int required, double out[3])
+/* obj.key as n numbers; absent keeps out (the default) unless required. */
+static int get_vector(reader *r, const cJSON *obj, const char *key, const char *where, int n,
+                      sid_param_range rg, int required, double *out)
 {
     char p[PATH_LEN], pk[PATH_LEN + 16];   /* room for "[%d]" of any int, so -O1 sees no truncation */
     join(p, where, key);
     const cJSON *v = obj ? cJSON_GetObjectItemCaseSensitive(obj, key) : NULL;
     if (!v && !required)
         return 0;
-    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != 3)
-        return expected(r, p, "an array of 3 numbers", v);
-    for (int k = 0; k < 3; k++) {
-        snprintf(pk, sizeof pk, "%s[%d]", p, k % 3);
-        if (check_number(r, cJSON_GetArrayItem(v, k), pk, ANY, &out[k]))
+    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != n) {
+        char what[32];
+        snprintf(what, sizeof what, "an array of %d numbers", n);
+        return expected(r, p, what, v);
+    }
+    for (int k = 0; k < n; k++) {
+        snprintf(pk, sizeof pk, "%s[%d]", p, k % 16);
+        if (check_number(r, cJSON_GetArrayItem(v, k), pk, rg, &out[k]))
+            return -1;
+    }
+    return 0;
+}
+
+/* ---- the parameter table's numbers ---------------------------------------------------------- */
+
+/* The keys an object at `prefix` below an owner of class cls may hold: `structural` (NULL-
+ * terminated) and every next key segment of the table's rows there ("friction." -> viscous,
+ * coulomb, smoothing, stribeck; "inertia." -> the components). out holds MAX_KEYS names. */
+static const char *const *known_keys(sid_param_owner cls, const char *prefix,
+                                     const char *const *structural, char (*buf)[32],
+                                     const char **out)
+{
+    const sid_param_row *rows;
+    int nrow = sid_param_rows(&rows), n = 0;
+    size_t lp = strlen(prefix);
+    for (int i = 0; structural && structural[i] && n < MAX_KEYS - 1; i++)
+        out[n++] = structural[i];
+    for (int r = 0; r < nrow && n < MAX_KEYS - 1; r++) {
+        const sid_param_row *row = &rows[r];
+        if (row->owner != cls)
+            continue;
+        for (int k = 0; k < (row->comp_key ? row->ncomp : 1) && n < MAX_KEYS - 1; k++) {
+            const char *seg;
+            size_t len;
+            if (lp && strncmp(row->key, prefix, lp - 1) == 0 && row->key[lp - 1] == '\0' &&
+                row->comp_key) {
+                seg = row->comp_key[k];   /* the components of a key that is this object */
+                len = strlen(seg);
+            } else if (strncmp(row->key, prefix, lp) == 0) {
+                seg = row->key + lp;
+                len = strcspn(seg, ".");
+            } else {
+                continue;
+            }
+            int dup = 0;
+            for (int j = 0; j < n && !dup; j++)
+                dup = strlen(out[j]) == len && strncmp(out[j], seg, len) == 0;
+            if (dup || len >= 32)
+                continue;
+            memcpy(buf[n], seg, len);
+            buf[n][len] = '\0';
+            out[n] = buf[n];
+            n++;
+        }
+    }
+    out[n] = NULL;
+    return out;
+}
+
+/* Every number the parameter table puts on one element (index i of class cls, JSON object obj
+ * at path where): read where given, checked against its row's range, kept in d. A number the
+ * element cannot have (a fixed joint's friction) is named in a warning, never silently used. */
+static int read_params(reader *r, const cJSON *obj, const char *where, sid_param_owner cls,
+                       sid_robot_desc *d, int i)
+{
+    const sid_param_row *rows;
+    int nrow = sid_param_rows(&rows);
+    for (int k = 0; k < nrow; k++) {
+        const sid_param_row *row = &rows[k];
+        if (row->owner != cls)
+            continue;
+        /* down the key path to the object that holds the number */
+        char p[PATH_LEN], key[PATH_LEN];
+        const cJSON *node = obj;
+        const char *seg = row->key, *dot;
+        snprintf(p, sizeof p, "%s", where);
+        while (node && (dot = strchr(seg, '.'))) {
+            snprintf(key, sizeof key, "%.*s", (int)(dot - seg), seg);
+            node = cJSON_GetObjectItemCaseSensitive(node, key);
+            node = cJSON_IsObject(node) ? node : NULL;   /* a wrong type was named already */
+            char up[PATH_LEN];
+            join(up, p, key);
+            strcpy(p, up);
+            seg = dot + 1;
+        }
+        if (!node)
+            continue;
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(node, seg);
+        int exists = sid_param_exists(row, d, i);
+        if (v && !exists) {
+            char pk[PATH_LEN];
+            join(pk, p, seg);
+            if (row->comp0 == 0)
+                cli_warn("%s: %s: ignored: this %s has no such parameter", r->file, pk,
+                         cls == SID_OWNER_JOINT ? "joint" : "link");
+            continue;
+        }
+        if (!exists)
+            continue;
+        double *x = sid_param_field(row, d, i);
+        int rc;
+        if (row->comp_key) {
+            /* components as the keys of an object ("inertia": {"ixx": ...}) */
+            char pk[PATH_LEN];
+            join(pk, p, seg);
+            if (!v)
+                continue;
+            rc = 0;
+            for (int c = 0; c < row->ncomp && !rc; c++)
+                rc = get_number(r, v, row->comp_key[c], pk, row->range, row->required, &x[c]);
+        } else if (row->ncomp > 1) {
+            rc = get_vector(r, node, seg, p, row->ncomp, row->range, row->required, x);
+        } else {
+            rc = get_number(r, node, seg, p, row->range, row->required, x);
+        }
+        if (rc)
             return -1;
     }
     return 0;
@@ -152,19 +270,20 @@ static int get_name(reader *r, const cJSON *obj, const char *key, const char *wh
 
 /* ---- links and joints ----------------------------------------------------------------- */
 
-static int read_link(reader *r, const cJSON *v, const char *where, sid_link_desc *l)
+static int read_link(reader *r, const cJSON *v, const char *where, sid_robot_desc *d, int i)
 {
-    static const char *const keys[] = { "name", "mass", "com", "inertia", NULL };
-    static const char *const ikeys[] = { "ixx", "iyy", "izz", "ixy", "ixz", "iyz", NULL };
+    static const char *const structural[] = { "name", NULL };
+    static const keyset keys = { SID_OWNER_LINK, "", structural };
+    static const keyset ikeys = { SID_OWNER_LINK, "inertia.", NULL };
+    sid_link_desc *l = &d->link[i];
     if (!cJSON_IsObject(v))
         return expected(r, where, "an object", v);
-    if (check_keys(r, v, where, keys) || get_name(r, v, "name", where, l->name, 1))
+    if (check_keys(r, v, where, &keys) || get_name(r, v, "name", where, l->name, 1))
         return -1;
-    const cJSON *mass = cJSON_GetObjectItemCaseSensitive(v, "mass");
     const cJSON *inertia;
-    if (get_object(r, v, "inertia", where, &inertia, 0, ikeys))
+    if (get_object(r, v, "inertia", where, &inertia, 0, &ikeys))
         return -1;
-    if (!mass) {
+    if (!cJSON_GetObjectItemCaseSensitive(v, "mass")) {
         /* A massless link has no COM or inertia to give; refuse a half-described one. */
         if (inertia || cJSON_GetObjectItemCaseSensitive(v, "com")) {
             char p[PATH_LEN];
@@ -174,16 +293,7 @@ static int read_link(reader *r, const cJSON *v, const char *where, sid_link_desc
         return 0;
     }
     l->has_mass = 1;
-    if (get_number(r, v, "mass", where, POSITIVE, 1, &l->mass) ||
-        get_vec3(r, v, "com", where, 0, l->com))
-        return -1;
-    char p[PATH_LEN];
-    join(p, where, "inertia");
-    for (int k = 0; k < 6; k++)
-        if (get_number(r, inertia, inertia_key[k], p, k < 3 ? NONNEGATIVE : ANY, inertia && k < 3,
-                       &l->inertia[k]))
-            return -1;
-    return 0;
+    return read_params(r, v, where, SID_OWNER_LINK, d, i);
 }
 
 static int link_index(const sid_robot_desc *d, const char *name)
@@ -227,36 +337,30 @@ static int get_enum(reader *r, const cJSON *obj, const char *key, const char *wh
     return expected(r, p, what, v);
 }
 
+/* The structure of "friction" and "motor" (their numbers are the table's): which objects
+ * are given, Stribeck friction present or not, the motor's input. */
 static int read_friction(reader *r, const cJSON *v, const char *where, sid_joint_desc *j)
 {
-    static const char *const keys[] = { "viscous", "coulomb", "smoothing", "stribeck", NULL };
-    static const char *const skeys[] = { "torque", "velocity", NULL };
+    static const char *const structural[] = { "stribeck", NULL };
+    static const keyset keys = { SID_OWNER_JOINT, "friction.", structural };
+    static const keyset skeys = { SID_OWNER_JOINT, "friction.stribeck.", NULL };
     const cJSON *f, *s;
     char p[PATH_LEN];
     join(p, where, "friction");
-    if (get_object(r, v, "friction", where, &f, 0, keys))
+    if (get_object(r, v, "friction", where, &f, 0, &keys))
         return -1;
     if (!f)
         return 0;
-    if (get_number(r, f, "viscous", p, NONNEGATIVE, 0, &j->viscous) ||
-        get_number(r, f, "coulomb", p, NONNEGATIVE, 0, &j->coulomb) ||
-        get_number(r, f, "smoothing", p, POSITIVE, 0, &j->smoothing) ||
-        get_object(r, f, "stribeck", p, &s, 0, skeys))
+    if (get_object(r, f, "stribeck", p, &s, 0, &skeys))
         return -1;
-    if (!s)
-        return 0;
-    char ps[PATH_LEN];
-    join(ps, p, "stribeck");
-    j->has_stribeck = 1;
-    return get_number(r, s, "torque", ps, ANY, 1, &j->stribeck_torque) ||
-                   get_number(r, s, "velocity", ps, POSITIVE, 1, &j->stribeck_velocity)
-               ? -1
-               : 0;
+    j->has_stribeck = s != NULL;
+    return 0;
 }
 
 static int read_motor(reader *r, const cJSON *v, const char *where, sid_joint_desc *j)
 {
-    static const char *const keys[] = { "input", "gear", "kt", "ke", "resistance", NULL };
+    static const char *const structural[] = { "input", NULL };
+    static const keyset keys = { SID_OWNER_JOINT, "motor.", structural };
     static const char *const inputs[] = { "torque", "current", "voltage", NULL };
     static const sid_motor_input kinds[] = { SID_MOTOR_TORQUE, SID_MOTOR_CURRENT,
                                              SID_MOTOR_VOLTAGE };
@@ -264,7 +368,7 @@ static int read_motor(reader *r, const cJSON *v, const char *where, sid_joint_de
     char p[PATH_LEN];
     int input = 0;
     join(p, where, "motor");
-    if (get_object(r, v, "motor", where, &mo, 0, keys))
+    if (get_object(r, v, "motor", where, &mo, 0, &keys))
         return -1;
     if (!mo)
         return 0;
@@ -273,15 +377,7 @@ static int read_motor(reader *r, const cJSON *v, const char *where, sid_joint_de
     if (get_enum(r, mo, "input", p, inputs, "\"torque\", \"current\" or \"voltage\"", &input))
         return -1;
     j->motor = kinds[input];
-    int voltage = j->motor == SID_MOTOR_VOLTAGE;
-    /* The voltage model divides by the resistance: it must be given and positive. */
-    return get_number(r, mo, "gear", p, ANY, 0, &j->gear) ||
-                   get_number(r, mo, "kt", p, ANY, 0, &j->kt) ||
-                   get_number(r, mo, "ke", p, ANY, 0, &j->ke) ||
-                   get_number(r, mo, "resistance", p, voltage ? POSITIVE : ANY, voltage,
-                              &j->resistance)
-               ? -1
-               : 0;
+    return 0;
 }
 
 /* A free joint's six coordinates are state: it has none of the fields that describe a joint
@@ -307,69 +403,50 @@ static int check_free_joint(reader *r, const cJSON *v, const char *where)
     return 0;
 }
 
-static int read_joint(reader *r, const cJSON *v, const char *where, const sid_robot_desc *d,
-                      sid_joint_desc *j)
+static int read_joint(reader *r, const cJSON *v, const char *where, sid_robot_desc *d, int i)
 {
-    static const char *const keys[] = { "name", "type", "parent", "child", "origin", "axis",
-                                        "armature", "friction", "motor", "offset", NULL };
-    static const char *const okeys[] = { "xyz", "rpy", NULL };
+    static const char *const structural[] = { "name", "type", "parent", "child", "axis", NULL };
+    static const keyset keys = { SID_OWNER_JOINT, "", structural };
+    static const keyset okeys = { SID_OWNER_JOINT, "origin.", NULL };
     static const char *const types[] = { "revolute", "continuous", "prismatic", "fixed", "free",
                                          NULL };
     static const sid_joint_type kinds[] = { SID_JOINT_REVOLUTE, SID_JOINT_REVOLUTE,
                                             SID_JOINT_PRISMATIC, SID_JOINT_FIXED, SID_JOINT_FREE };
+    sid_joint_desc *j = &d->joint[i];
     const cJSON *origin;
-    char p[PATH_LEN];
     int type = 0;
     sid_joint_desc_defaults(j);
     j->axis[0] = 1; /* URDF's default axis */
     if (!cJSON_IsObject(v))
         return expected(r, where, "an object", v);
-    if (check_keys(r, v, where, keys) || get_name(r, v, "name", where, j->name, 1) ||
+    if (check_keys(r, v, where, &keys) || get_name(r, v, "name", where, j->name, 1) ||
         get_enum(r, v, "type", where, types,
                  "\"revolute\", \"continuous\", \"prismatic\", \"fixed\" or \"free\"", &type))
         return -1;
     j->type = kinds[type];
     if (j->type == SID_JOINT_FREE && check_free_joint(r, v, where))
         return -1;
-    join(p, where, "origin");
     if (get_link_ref(r, v, "parent", where, d, &j->parent) ||
         get_link_ref(r, v, "child", where, d, &j->child) ||
-        get_object(r, v, "origin", where, &origin, 0, okeys) ||
-        get_vec3(r, origin, "xyz", p, 0, j->xyz) || get_vec3(r, origin, "rpy", p, 0, j->rpy) ||
-        get_vec3(r, v, "axis", where, 0, j->axis) ||
-        get_number(r, v, "armature", where, NONNEGATIVE, 0, &j->armature) ||
-        get_number(r, v, "offset", where, ANY, 0, &j->offset) ||
+        get_object(r, v, "origin", where, &origin, 0, &okeys) ||
+        get_vector(r, v, "axis", where, 3, SID_RANGE_ANY, 0, j->axis) ||
         read_friction(r, v, where, j) || read_motor(r, v, where, j))
         return -1;
-    return 0;
+    return read_params(r, v, where, SID_OWNER_JOINT, d, i);
 }
 
 /* ---- contact ---------------------------------------------------------------------------- */
 
-static int read_ground(reader *r, const cJSON *g, const char *where, sid_ground_desc *out)
+static int read_sphere(reader *r, const cJSON *v, const char *where, sid_robot_desc *d, int i)
 {
-    /* Ranges as core's sid_model_check_theta: the activation width and the friction's
-     * velocity scale divide, so they must be positive. */
-    return get_number(r, g, "height", where, ANY, 0, &out->height) ||
-                   get_number(r, g, "stiffness", where, NONNEGATIVE, 0, &out->stiffness) ||
-                   get_number(r, g, "damping", where, NONNEGATIVE, 0, &out->damping) ||
-                   get_number(r, g, "friction", where, NONNEGATIVE, 0, &out->friction) ||
-                   get_number(r, g, "width", where, POSITIVE, 0, &out->width) ||
-                   get_number(r, g, "smoothing", where, POSITIVE, 0, &out->smoothing)
-               ? -1
-               : 0;
-}
-
-static int read_sphere(reader *r, const cJSON *v, const char *where, const sid_robot_desc *d,
-                       sid_sphere_desc *sp)
-{
-    static const char *const keys[] = { "name", "link", "xyz", "radius", NULL };
+    static const char *const structural[] = { "name", "link", NULL };
+    static const keyset keys = { SID_OWNER_SPHERE, "", structural };
+    sid_sphere_desc *sp = &d->sphere[i];
     if (!cJSON_IsObject(v))
         return expected(r, where, "an object", v);
-    return check_keys(r, v, where, keys) || get_name(r, v, "name", where, sp->name, 1) ||
+    return check_keys(r, v, where, &keys) || get_name(r, v, "name", where, sp->name, 1) ||
                    get_link_ref(r, v, "link", where, d, &sp->link) ||
-                   get_vec3(r, v, "xyz", where, 1, sp->xyz) ||
-                   get_number(r, v, "radius", where, NONNEGATIVE, 0, &sp->radius)
+                   read_params(r, v, where, SID_OWNER_SPHERE, d, i)
                ? -1
                : 0;
 }
@@ -377,26 +454,26 @@ static int read_sphere(reader *r, const cJSON *v, const char *where, const sid_r
 /* The optional "contact" object: a ground plane and the spheres that touch it. */
 static int read_contact(reader *r, const cJSON *root, sid_robot_desc *d)
 {
-    static const char *const keys[] = { "model", "ground", "spheres", NULL };
-    static const char *const gkeys[] = { "height", "stiffness", "damping", "friction", "width",
-                                         "smoothing", NULL };
+    static const char *const structural[] = { "model", "ground", "spheres", NULL };
+    static const keyset keys = { SID_OWNER_ROBOT, "contact.", structural };
+    static const keyset gkeys = { SID_OWNER_GROUND, "", NULL };
     static const char *const models[] = { "compliant", "hard", NULL };
     static const sid_contact_model kinds[] = { SID_CONTACT_COMPLIANT, SID_CONTACT_HARD };
     const cJSON *c, *g;
     int model = 0;
-    if (get_object(r, root, "contact", "", &c, 0, keys))
+    if (get_object(r, root, "contact", "", &c, 0, &keys))
         return -1;
     if (!c)
         return 0;
     if (cJSON_GetObjectItemCaseSensitive(c, "model") &&
         get_enum(r, c, "model", "contact", models, "\"compliant\" or \"hard\"", &model))
         return -1;
-    if (get_object(r, c, "ground", "contact", &g, 0, gkeys))
+    if (get_object(r, c, "ground", "contact", &g, 0, &gkeys))
         return -1;
     sid_ground_desc_defaults(&d->ground);
     d->ground.present = g != NULL;
     d->ground.model = kinds[model];
-    if (g && read_ground(r, g, "contact.ground", &d->ground))
+    if (g && read_params(r, g, "contact.ground", SID_OWNER_GROUND, d, -1))
         return -1;
 
     const cJSON *spheres = cJSON_GetObjectItemCaseSensitive(c, "spheres"), *v;
@@ -420,7 +497,8 @@ static int read_contact(reader *r, const cJSON *root, sid_robot_desc *d)
     cJSON_ArrayForEach(v, spheres)
     {
         snprintf(p, sizeof p, "contact.spheres[%d]", d->nsphere);
-        if (read_sphere(r, v, p, d, &d->sphere[d->nsphere]))
+        sid_param_defaults(SID_OWNER_SPHERE, &d->sphere[d->nsphere]);
+        if (read_sphere(r, v, p, d, d->nsphere))
             return -1;
         d->nsphere++;
     }
@@ -431,13 +509,14 @@ static int read_contact(reader *r, const cJSON *root, sid_robot_desc *d)
 
 static int read_robot(reader *r, const cJSON *root, sid_robot_desc *d)
 {
-    static const char *const keys[] = { "name", "gravity", "links", "joints", "contact", NULL };
+    static const char *const structural[] = { "name", "links", "joints", "contact", NULL };
+    static const keyset keys = { SID_OWNER_ROBOT, "", structural };
     if (!cJSON_IsObject(root))
         return expected(r, "top level", "an object", root);
-    if (check_keys(r, root, "", keys) || get_name(r, root, "name", "", d->name, 0))
+    if (check_keys(r, root, "", &keys) || get_name(r, root, "name", "", d->name, 0))
         return -1;
-    memcpy(d->gravity, gravity_default, sizeof d->gravity);
-    if (get_vec3(r, root, "gravity", "", 0, d->gravity))
+    sid_param_defaults(SID_OWNER_ROBOT, d);
+    if (read_params(r, root, "", SID_OWNER_ROBOT, d, -1))
         return -1;
 
     const cJSON *links = cJSON_GetObjectItemCaseSensitive(root, "links");
@@ -459,7 +538,7 @@ static int read_robot(reader *r, const cJSON *root, sid_robot_desc *d)
     cJSON_ArrayForEach(v, links)
     {
         snprintf(p, sizeof p, "links[%d]", d->nlink);
-        if (read_link(r, v, p, &d->link[d->nlink]))
+        if (read_link(r, v, p, d, d->nlink))
             return -1;
         /* Joints refer to links by name: a repeated one would be ambiguous right away. */
         int same = link_index(d, d->link[d->nlink].name);
@@ -473,7 +552,7 @@ static int read_robot(reader *r, const cJSON *root, sid_robot_desc *d)
     cJSON_ArrayForEach(v, joints)
     {
         snprintf(p, sizeof p, "joints[%d]", d->njoint);
-        if (read_joint(r, v, p, d, &d->joint[d->njoint]))
+        if (read_joint(r, v, p, d, d->njoint))
             return -1;
         d->njoint++;
     }
@@ -530,205 +609,86 @@ int robot_json_model(const char *path, sid_model **m, double **theta0, cJSON **d
     return 0;
 }
 
-/* ---- parameter locations ------------------------------------------------------------------ */
-
-/* Where parameter p lives: root[scope][array][p->owner] (scope NULL: array is a key of the
- * root; array NULL: the root itself), then the object keys key[0..nkey-1]; index >= 0
- * selects an element of the last key's array. */
-typedef struct {
-    const char *scope;
-    const char *array;
-    const char *key[3];
-    int nkey;
-    int index;
-    double dflt;       /* the loader's value when the field is absent */
-} location;
-
-/* contact.ground.KEY: every ground field is optional, with sid_ground_desc_defaults. */
-static void locate_ground(sid_param_kind kind, location *l)
-{
-    sid_ground_desc g;
-    sid_ground_desc_defaults(&g);
-    l->array = NULL;
-    l->key[0] = "contact";
-    l->key[1] = "ground";
-    l->nkey = 3;
-    switch (kind) {
-    case SID_P_GROUND_HEIGHT: l->key[2] = "height"; l->dflt = g.height; break;
-    case SID_P_GROUND_STIFFNESS: l->key[2] = "stiffness"; l->dflt = g.stiffness; break;
-    case SID_P_GROUND_DAMPING: l->key[2] = "damping"; l->dflt = g.damping; break;
-    case SID_P_GROUND_FRICTION: l->key[2] = "friction"; l->dflt = g.friction; break;
-    case SID_P_GROUND_WIDTH: l->key[2] = "width"; l->dflt = g.width; break;
-    default: /* SID_P_GROUND_SMOOTHING */ l->key[2] = "smoothing"; l->dflt = g.smoothing; break;
-    }
-}
-
-static location locate(const sid_param_info *p)
-{
-    sid_joint_desc jd;
-    sid_joint_desc_defaults(&jd);
-    location l = { NULL, "joints", { NULL, NULL, NULL }, 1, -1, 0 };
-    switch (p->kind) {
-    case SID_P_GROUND_HEIGHT:
-    case SID_P_GROUND_STIFFNESS:
-    case SID_P_GROUND_DAMPING:
-    case SID_P_GROUND_FRICTION:
-    case SID_P_GROUND_WIDTH:
-    case SID_P_GROUND_SMOOTHING:
-        locate_ground(p->kind, &l);
-        break;
-    case SID_P_SPHERE_XYZ:
-        l.scope = "contact";
-        l.array = "spheres";
-        l.key[0] = "xyz";
-        l.index = p->comp;
-        l.dflt = NAN; /* required */
-        break;
-    case SID_P_SPHERE_RADIUS:
-        l.scope = "contact";
-        l.array = "spheres";
-        l.key[0] = "radius";
-        break;
-    case SID_P_GRAVITY:
-        l.array = NULL;
-        l.key[0] = "gravity";
-        l.index = p->comp;
-        l.dflt = gravity_default[p->comp];
-        break;
-    case SID_P_MASS:
-        l.array = "links";
-        l.key[0] = "mass";
-        l.dflt = NAN; /* never absent when it is a parameter */
-        break;
-    case SID_P_COM:
-        l.array = "links";
-        l.key[0] = "com";
-        l.index = p->comp;
-        break;
-    case SID_P_INERTIA:
-        l.array = "links";
-        l.key[0] = "inertia";
-        l.key[1] = inertia_key[p->comp];
-        l.nkey = 2;
-        break;
-    case SID_P_XYZ:
-    case SID_P_RPY:
-        l.key[0] = "origin";
-        l.key[1] = p->kind == SID_P_XYZ ? "xyz" : "rpy";
-        l.nkey = 2;
-        l.index = p->comp;
-        break;
-    case SID_P_ARMATURE:
-        l.key[0] = "armature";
-        l.dflt = jd.armature;
-        break;
-    case SID_P_VISCOUS:
-    case SID_P_COULOMB:
-    case SID_P_SMOOTHING:
-        l.key[0] = "friction";
-        l.key[1] = p->kind == SID_P_VISCOUS ? "viscous"
-                   : p->kind == SID_P_COULOMB ? "coulomb"
-                                              : "smoothing";
-        l.nkey = 2;
-        l.dflt = p->kind == SID_P_VISCOUS ? jd.viscous
-                 : p->kind == SID_P_COULOMB ? jd.coulomb
-                                            : jd.smoothing;
-        break;
-    case SID_P_STRIBECK_TORQUE:
-    case SID_P_STRIBECK_VELOCITY:
-        l.key[0] = "friction";
-        l.key[1] = "stribeck";
-        l.key[2] = p->kind == SID_P_STRIBECK_TORQUE ? "torque" : "velocity";
-        l.nkey = 3;
-        l.dflt = NAN;
-        break;
-    case SID_P_GEAR:
-    case SID_P_KT:
-    case SID_P_KE:
-    case SID_P_RESISTANCE:
-        l.key[0] = "motor";
-        l.key[1] = p->kind == SID_P_GEAR ? "gear"
-                   : p->kind == SID_P_KT ? "kt"
-                   : p->kind == SID_P_KE ? "ke"
-                                         : "resistance";
-        l.nkey = 2;
-        l.dflt = p->kind == SID_P_GEAR ? jd.gear
-                 : p->kind == SID_P_KT ? jd.kt
-                 : p->kind == SID_P_KE ? jd.ke
-                                       : jd.resistance;
-        break;
-    case SID_P_OFFSET:
-        l.key[0] = "offset";
-        l.dflt = jd.offset;
-        break;
-    }
-    return l;
-}
-
-void robot_json_param_path(const sid_model *m, int i, char *buf, size_t n)
-{
-    const sid_param_info *p = sid_model_param(m, i);
-    location l = locate(p);
-    size_t k = 0;
-    if (l.array)
-        k += (size_t)snprintf(buf, n, "%s%s%s[%d]", l.scope ? l.scope : "", l.scope ? "." : "",
-                              l.array, p->owner);
-    for (int j = 0; j < l.nkey && k < n; j++)
-        k += (size_t)snprintf(buf + k, n - k, "%s%s", k ? "." : "", l.key[j]);
-    if (l.index >= 0 && k < n)
-        snprintf(buf + k, n - k, "[%d]", l.index);
-}
-
 /* ---- writing ------------------------------------------------------------------------------ */
 
-/* Put x at p's location in root (whose numbers are all raw, see numfmt_json_tree). */
+/* The object that owns parameter p in root: the root, contact.ground, or an element of
+ * links, joints or contact.spheres (NULL if the document has none there). */
+static cJSON *owner_node(cJSON *root, const sid_param_info *p)
+{
+    const char *arr = sid_param_owner_array(p->row->owner);
+    cJSON *node = root;
+    char key[32];
+    while (node && *arr) {
+        size_t n = strcspn(arr, ".");
+        snprintf(key, sizeof key, "%.*s", (int)n, arr);
+        node = cJSON_GetObjectItemCaseSensitive(node, key);
+        arr += n + (arr[n] == '.');
+    }
+    if (p->row->owner == SID_OWNER_LINK || p->row->owner == SID_OWNER_JOINT ||
+        p->row->owner == SID_OWNER_SPHERE)
+        node = cJSON_GetArrayItem(node, p->owner);
+    return cJSON_IsObject(node) ? node : NULL;
+}
+
+/* Put x at p's place in root (whose numbers are all raw, see numfmt_json_tree), creating the
+ * objects on the way. An absent field whose value is the loader's default stays absent, so a
+ * file keeps its shape when nothing changed there. */
 static int put_param(cJSON *root, const sid_param_info *p, double x)
 {
-    location l = locate(p);
-    cJSON *node = l.scope ? cJSON_GetObjectItemCaseSensitive(root, l.scope) : root;
-    if (l.array)
-        node = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(node, l.array), p->owner);
-    if (!cJSON_IsObject(node))
+    const sid_param_row *row = p->row;
+    const int c = p->comp - row->comp0;
+    const int vector = row->ncomp > 1 && !row->comp_key;
+    cJSON *node = owner_node(root, p);
+    if (!node)
         return -1;
-    /* Leave a default alone when the user did not write it (keeps files as written). */
+    /* the key path, then a component key ("inertia.ixx") */
+    char path[PATH_LEN];
+    snprintf(path, sizeof path, "%s%s%s", row->key, row->comp_key ? "." : "",
+             row->comp_key ? row->comp_key[c] : "");
     const cJSON *probe = node;
-    for (int k = 0; k < l.nkey && probe; k++)
-        probe = cJSON_GetObjectItemCaseSensitive(probe, l.key[k]);
-    if (!probe && x == l.dflt)
+    char key[PATH_LEN];
+    for (const char *seg = path; probe && *seg;) {
+        size_t n = strcspn(seg, ".");
+        snprintf(key, sizeof key, "%.*s", (int)n, seg);
+        probe = cJSON_GetObjectItemCaseSensitive(probe, key);
+        seg += n + (seg[n] == '.');
+    }
+    if (!probe && x == row->dflt[c])
         return 0;
-    for (int k = 0; k < l.nkey - 1; k++) {
-        cJSON *next = cJSON_GetObjectItemCaseSensitive(node, l.key[k]);
+    const char *seg = path;
+    for (size_t n; (n = strcspn(seg, ".")), seg[n] == '.'; seg += n + 1) {
+        snprintf(key, sizeof key, "%.*s", (int)n, seg);
+        cJSON *next = cJSON_GetObjectItemCaseSensitive(node, key);
         if (!next)
-            next = cJSON_AddObjectToObject(node, l.key[k]);
+            next = cJSON_AddObjectToObject(node, key);
         if (!cJSON_IsObject(next))
             return -1;
         node = next;
     }
-    const char *last = l.key[l.nkey - 1];
     cJSON *val = numfmt_json(x);
     if (!val)
         return -1;
-    if (l.index < 0) {
+    if (!vector) {
         /* ReplaceItemInObject, not ViaPointer: only the former gives the new item its key. */
-        if (cJSON_GetObjectItemCaseSensitive(node, last)
-                ? cJSON_ReplaceItemInObjectCaseSensitive(node, last, val)
-                : cJSON_AddItemToObject(node, last, val))
+        if (cJSON_GetObjectItemCaseSensitive(node, seg)
+                ? cJSON_ReplaceItemInObjectCaseSensitive(node, seg, val)
+                : cJSON_AddItemToObject(node, seg, val))
             return 0;
         cJSON_Delete(val);
         return -1;
     }
-    cJSON *arr = cJSON_GetObjectItemCaseSensitive(node, last);
+    cJSON *arr = cJSON_GetObjectItemCaseSensitive(node, seg);
     if (!arr) {
         /* A vector the user left out: write it whole, with defaults around the element. */
-        arr = cJSON_AddArrayToObject(node, last);
-        for (int k = 0; arr && k < 3; k++)
-            cJSON_AddItemToArray(arr, numfmt_json(l.array ? 0.0 : gravity_default[k]));
+        arr = cJSON_AddArrayToObject(node, seg);
+        for (int k = 0; arr && k < row->ncomp; k++)
+            cJSON_AddItemToArray(arr, numfmt_json(row->dflt[k]));
     }
-    if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) <= l.index) {
+    if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) <= c) {
         cJSON_Delete(val);
         return -1;
     }
-    if (cJSON_ReplaceItemInArray(arr, l.index, val))
+    if (cJSON_ReplaceItemInArray(arr, c, val))
         return 0;
     cJSON_Delete(val);
     return -1;
@@ -756,7 +716,7 @@ int robot_json_write(const char *path, const cJSON *doc, const sid_model *m,
     for (int i = 0; i < np; i++)
         if (put_param(out, sid_model_param(m, i), theta[i])) {
             char where[PATH_LEN];
-            robot_json_param_path(m, i, where, sizeof where);
+            sid_model_param_path(m, i, where, sizeof where);
             sid_error_set(err, SID_ERR_INPUT, "%s: not written: cannot put %s at %s", path,
                           sid_model_param(m, i)->name, where);
             cJSON_Delete(out);

@@ -2,6 +2,8 @@
  *
  * Loading checks every field's type and range and names the JSON path of a mistake:
  *   "robot.json: links[2].mass: expected a positive number, got -1".
+ * Where the numbers are, their ranges and defaults are core's parameter table (params.c);
+ * this file reads the structure around them (names, types, links, motors, contact).
  * Structural checks (tree shape, duplicate names, zero axes, inertia) are core's
  * sid_model_create; robot_json_model prefixes its messages with the file name.
  * Defaults: gravity [0, 0, -9.81]; origin xyz and rpy 0; axis [1, 0, 0] as in URDF; the
@@ -35,10 +37,6 @@ void robot_desc_free(sid_robot_desc *d);
  * prefixed by path. *theta0 is sid_alloc'ed (sid_free); doc may be NULL. */
 int robot_json_model(const char *path, sid_model **m, double **theta0, cJSON **doc,
                      sid_error *err);
-
-/* JSON path of parameter i in robot.json ("links[1].inertia.ixx", "gravity[2]",
- * "contact.spheres[3].radius"). */
-void robot_json_param_path(const sid_model *m, int i, char *buf, size_t n);
 
 /* Write doc with every parameter of theta at its JSON path to path, atomically. Fails
  * (SID_ERR_NONFINITE) without writing if theta holds NaN or Inf. */

@@ -6,34 +6,55 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <fnmatch.h>
-
-static const char *inertia_key[6] = {"ixx", "iyy", "izz", "ixy", "ixz", "iyz"};
 
 void sid_joint_desc_defaults(sid_joint_desc *j)
 {
     memset(j, 0, sizeof *j);
     j->type = SID_JOINT_REVOLUTE;
     j->parent = j->child = -1;
-    j->smoothing = 0.01;
-    j->gear = 1.0;
-    j->kt = 1.0;
-    j->resistance = 1.0;
+    sid_param_defaults(SID_OWNER_JOINT, j);
 }
 
-/* Append one parameter; returns its index. */
-static int add_param(sid_model *m, double *theta, double value, sid_param_kind kind, int owner,
-                     int comp, const char *unit, const char *fmt, const char *a, const char *b)
+/* Where a block's first parameter index is kept (NULL: the element has no such block). */
+static int *block_slot(sid_model *m, sid_body *bd, int sphere, sid_param_block block)
 {
-    const int i = m->nparam++;
-    sid_param_info *p = &m->param[i];
-    snprintf(p->name, sizeof p->name, fmt, a, b);
-    p->unit = unit;
-    p->kind = kind;
-    p->owner = owner;
-    p->comp = comp;
-    theta[i] = value;
-    return i;
+    switch (block) {
+    case SID_BLOCK_GRAVITY: return &m->p_gravity;
+    case SID_BLOCK_INERTIAL: return &bd->p_inertial;
+    case SID_BLOCK_ORIGIN: return &bd->p_origin;
+    case SID_BLOCK_DOF: return &bd->p_dof;
+    case SID_BLOCK_STRIBECK: return &bd->p_stribeck;
+    case SID_BLOCK_MOTOR: return &bd->p_motor;
+    case SID_BLOCK_GROUND: return &m->p_ground;
+    case SID_BLOCK_SPHERE: return &m->sphere[sphere].p;
+    }
+    return NULL;
+}
+
+/* Append the parameters of one element (owner index `owner` of class cls; bd its body, or the
+ * sphere's index in `sphere`): every row of the table that exists on it, in table order. */
+static void add_params(sid_model *m, double *theta, const sid_robot_desc *d, sid_param_owner cls, int owner,
+                       const char *owner_name, sid_body *bd, int sphere)
+{
+    const sid_param_row *rows;
+    const int nrow = sid_param_rows(&rows);
+    for (int r = 0; r < nrow; r++) {
+        const sid_param_row *row = &rows[r];
+        if (row->owner != cls || !sid_param_exists(row, d, owner)) continue;
+        int *slot = block_slot(m, bd, sphere, row->block);
+        if (*slot < 0) *slot = m->nparam;
+        const double *x = sid_param_value(row, d, owner);
+        for (int k = 0; k < row->ncomp; k++) {
+            sid_param_info *p = &m->param[m->nparam];
+            sid_param_name(row, owner_name, row->comp0 + k, p->name, sizeof p->name);
+            p->unit = sid_param_unit(row, d, owner);
+            p->kind = row->kind;
+            p->owner = cls == SID_OWNER_ROBOT || cls == SID_OWNER_GROUND ? -1 : owner;
+            p->comp = row->comp0 + k;
+            p->row = row;
+            theta[m->nparam++] = x[k];
+        }
+    }
 }
 
 static sid_status check_desc(const sid_robot_desc *d, int *child_of, sid_error *err)
@@ -128,7 +149,9 @@ sid_status sid_model_create(sid_model **out, double **theta_out, const sid_robot
     int *order = sid_alloc(sizeof(int) * (size_t)(d->nlink > 0 ? d->nlink : 1));
     int *body_of_link = sid_alloc(sizeof(int) * (size_t)(d->nlink > 0 ? d->nlink : 1));
     sid_model *m = sid_alloc(sizeof *m);
-    const int maxparam = 3 + 10 * d->nlink + 17 * d->njoint + P_NGROUND + 4 * d->nsphere;
+    const int maxparam = sid_param_count(SID_OWNER_ROBOT) + sid_param_count(SID_OWNER_LINK) * d->nlink +
+                         sid_param_count(SID_OWNER_JOINT) * d->njoint + sid_param_count(SID_OWNER_GROUND) +
+                         sid_param_count(SID_OWNER_SPHERE) * d->nsphere;
     double *theta = sid_alloc(sizeof(double) * (size_t)maxparam);
     sid_status s = SID_OK;
     if (!cof || !order || !body_of_link || !m || !theta) { s = sid_error_set(err, SID_ERR_NOMEM, "out of memory"); goto fail; }
@@ -225,76 +248,24 @@ sid_status sid_model_create(sid_model **out, double **theta_out, const sid_robot
             for (int k = 1; k < 6; k++) m->dof_parent[bd->vadr + k] = bd->vadr + k - 1;
     }
 
-    /* Parameters: gravity, then links and joints in description order. */
-    static const char *xyz[3] = {"[0]", "[1]", "[2]"};
-    m->p_gravity = 0;
-    for (int k = 0; k < 3; k++)
-        add_param(m, theta, d->gravity[k], SID_P_GRAVITY, -1, k, "m/s^2", "gravity%s%s", xyz[k], "");
-    for (int i = 0; i < d->nlink; i++) {
-        const sid_link_desc *l = &d->link[i];
-        if (!l->has_mass) continue;
-        sid_body *bd = &m->body[body_of_link[i]];
-        bd->p_inertial = add_param(m, theta, l->mass, SID_P_MASS, i, 0, "kg", "links.%s.mass%s", l->name, "");
-        for (int k = 0; k < 3; k++)
-            add_param(m, theta, l->com[k], SID_P_COM, i, k, "m", "links.%s.com%s", l->name, xyz[k]);
-        for (int k = 0; k < 6; k++)
-            add_param(m, theta, l->inertia[k], SID_P_INERTIA, i, k, "kg*m^2", "links.%s.inertia.%s", l->name, inertia_key[k]);
-    }
-    for (int j = 0; j < d->njoint; j++) {
-        const sid_joint_desc *jd = &d->joint[j];
-        sid_body *bd = &m->body[body_of_link[jd->child]];
-        const int prism = jd->type == SID_JOINT_PRISMATIC;
-        if (jd->type == SID_JOINT_FREE) continue;   /* its pose is state, not parameter */
-        bd->p_origin = m->nparam;
-        for (int k = 0; k < 3; k++)
-            add_param(m, theta, jd->xyz[k], SID_P_XYZ, j, k, "m", "joints.%s.origin.xyz%s", jd->name, xyz[k]);
-        for (int k = 0; k < 3; k++)
-            add_param(m, theta, jd->rpy[k], SID_P_RPY, j, k, "rad", "joints.%s.origin.rpy%s", jd->name, xyz[k]);
-        if (jd->type == SID_JOINT_FIXED) continue;
-        bd->p_dof = add_param(m, theta, jd->armature, SID_P_ARMATURE, j, 0, prism ? "kg" : "kg*m^2",
-                              "joints.%s.armature%s", jd->name, "");
-        add_param(m, theta, jd->viscous, SID_P_VISCOUS, j, 0, prism ? "N*s/m" : "N*m*s/rad",
-                  "joints.%s.friction.viscous%s", jd->name, "");
-        add_param(m, theta, jd->coulomb, SID_P_COULOMB, j, 0, prism ? "N" : "N*m", "joints.%s.friction.coulomb%s", jd->name, "");
-        add_param(m, theta, jd->smoothing, SID_P_SMOOTHING, j, 0, prism ? "m/s" : "rad/s",
-                  "joints.%s.friction.smoothing%s", jd->name, "");
-        add_param(m, theta, jd->offset, SID_P_OFFSET, j, 0, prism ? "m" : "rad", "joints.%s.offset%s", jd->name, "");
-        if (jd->has_stribeck) {
-            bd->p_stribeck = add_param(m, theta, jd->stribeck_torque, SID_P_STRIBECK_TORQUE, j, 0, prism ? "N" : "N*m",
-                                       "joints.%s.friction.stribeck.torque%s", jd->name, "");
-            add_param(m, theta, jd->stribeck_velocity, SID_P_STRIBECK_VELOCITY, j, 0, prism ? "m/s" : "rad/s",
-                      "joints.%s.friction.stribeck.velocity%s", jd->name, "");
-        }
-        bd->motor = jd->motor;
-        if (jd->motor != SID_MOTOR_NONE) {
-            bd->p_motor = add_param(m, theta, jd->gear, SID_P_GEAR, j, 0, "1", "joints.%s.motor.gear%s", jd->name, "");
-            add_param(m, theta, jd->kt, SID_P_KT, j, 0,
-                      jd->motor == SID_MOTOR_TORQUE ? "1" : (prism ? "N/A" : "N*m/A"), "joints.%s.motor.kt%s", jd->name, "");
-            if (jd->motor == SID_MOTOR_VOLTAGE) {
-                add_param(m, theta, jd->ke, SID_P_KE, j, 0, "V*s/rad", "joints.%s.motor.ke%s", jd->name, "");
-                add_param(m, theta, jd->resistance, SID_P_RESISTANCE, j, 0, "ohm", "joints.%s.motor.resistance%s", jd->name, "");
-            }
-        }
-    }
-    m->p_ground = -1;
-    if (d->ground.present) {
-        const sid_ground_desc *g = &d->ground;
-        m->contact = g->model;
-        m->p_ground = add_param(m, theta, g->height, SID_P_GROUND_HEIGHT, -1, 0, "m", "contact.ground.height%s%s", "", "");
-        add_param(m, theta, g->stiffness, SID_P_GROUND_STIFFNESS, -1, 0, "N/m", "contact.ground.stiffness%s%s", "", "");
-        add_param(m, theta, g->damping, SID_P_GROUND_DAMPING, -1, 0, "N*s/m^2", "contact.ground.damping%s%s", "", "");
-        add_param(m, theta, g->friction, SID_P_GROUND_FRICTION, -1, 0, "1", "contact.ground.friction%s%s", "", "");
-        add_param(m, theta, g->width, SID_P_GROUND_WIDTH, -1, 0, "m", "contact.ground.width%s%s", "", "");
-        add_param(m, theta, g->smoothing, SID_P_GROUND_SMOOTHING, -1, 0, "m/s", "contact.ground.smoothing%s%s", "", "");
-    }
+    /* Parameters: the robot's (gravity), then links and joints in description order, the
+     * ground, the spheres; each element's in the parameter table's order. */
+    m->p_gravity = m->p_ground = -1;
     for (int c = 0; c < d->nsphere; c++) {
-        const sid_sphere_desc *sd = &d->sphere[c];
-        m->sphere[c].body = body_of_link[sd->link];
-        m->sphere[c].p = m->nparam;
-        for (int k = 0; k < 3; k++)
-            add_param(m, theta, sd->xyz[k], SID_P_SPHERE_XYZ, c, k, "m", "contact.spheres.%s.xyz%s", sd->name, xyz[k]);
-        add_param(m, theta, sd->radius, SID_P_SPHERE_RADIUS, c, 0, "m", "contact.spheres.%s.radius%s", sd->name, "");
+        m->sphere[c].body = body_of_link[d->sphere[c].link];
+        m->sphere[c].p = -1;
     }
+    add_params(m, theta, d, SID_OWNER_ROBOT, -1, "", NULL, 0);
+    for (int i = 0; i < d->nlink; i++)
+        add_params(m, theta, d, SID_OWNER_LINK, i, d->link[i].name, &m->body[body_of_link[i]], 0);
+    for (int j = 0; j < d->njoint; j++) {
+        sid_body *bd = &m->body[body_of_link[d->joint[j].child]];
+        if (bd->vadr >= 0 && bd->type != SID_JOINT_FREE) bd->motor = d->joint[j].motor;
+        add_params(m, theta, d, SID_OWNER_JOINT, j, d->joint[j].name, bd, 0);
+    }
+    if (d->ground.present) m->contact = d->ground.model;
+    add_params(m, theta, d, SID_OWNER_GROUND, -1, "", NULL, 0);
+    for (int c = 0; c < d->nsphere; c++) add_params(m, theta, d, SID_OWNER_SPHERE, c, d->sphere[c].name, NULL, c);
     m->nsphere = d->nsphere;
     if ((s = sid_model_check_theta(m, theta, err))) goto fail;
     sid_free(cof);
@@ -359,39 +330,17 @@ int sid_model_param_match(const sid_model *m, const char *glob, int *mask)
 {
     int n = 0;
     for (int i = 0; i < m->nparam; i++)
-        if (fnmatch(glob, m->param[i].name, 0) == 0) {
+        if (sid_glob_match(glob, m->param[i].name)) {
             if (mask) mask[i] = 1;
             n++;
         }
     return n;
 }
 
-/* The JSON path of parameter i in robot.json, for error messages: "links[2].inertia.ixx". */
 void sid_model_param_path(const sid_model *m, int i, char *buf, size_t len)
 {
-    static const char *key[] = {
-        [SID_P_ARMATURE] = "armature", [SID_P_VISCOUS] = "friction.viscous", [SID_P_COULOMB] = "friction.coulomb",
-        [SID_P_SMOOTHING] = "friction.smoothing", [SID_P_STRIBECK_TORQUE] = "friction.stribeck.torque",
-        [SID_P_STRIBECK_VELOCITY] = "friction.stribeck.velocity", [SID_P_GEAR] = "motor.gear", [SID_P_KT] = "motor.kt",
-        [SID_P_KE] = "motor.ke", [SID_P_RESISTANCE] = "motor.resistance", [SID_P_OFFSET] = "offset"};
     const sid_param_info *p = &m->param[i];
-    switch (p->kind) {
-    case SID_P_GRAVITY: snprintf(buf, len, "gravity[%d]", p->comp); break;
-    case SID_P_MASS: snprintf(buf, len, "links[%d].mass", p->owner); break;
-    case SID_P_COM: snprintf(buf, len, "links[%d].com[%d]", p->owner, p->comp); break;
-    case SID_P_INERTIA: snprintf(buf, len, "links[%d].inertia.%s", p->owner, inertia_key[p->comp]); break;
-    case SID_P_XYZ: snprintf(buf, len, "joints[%d].origin.xyz[%d]", p->owner, p->comp); break;
-    case SID_P_RPY: snprintf(buf, len, "joints[%d].origin.rpy[%d]", p->owner, p->comp); break;
-    case SID_P_SPHERE_XYZ: snprintf(buf, len, "contact.spheres[%d].xyz[%d]", p->owner, p->comp); break;
-    case SID_P_SPHERE_RADIUS: snprintf(buf, len, "contact.spheres[%d].radius", p->owner); break;
-    case SID_P_GROUND_HEIGHT: snprintf(buf, len, "contact.ground.height"); break;
-    case SID_P_GROUND_STIFFNESS: snprintf(buf, len, "contact.ground.stiffness"); break;
-    case SID_P_GROUND_DAMPING: snprintf(buf, len, "contact.ground.damping"); break;
-    case SID_P_GROUND_FRICTION: snprintf(buf, len, "contact.ground.friction"); break;
-    case SID_P_GROUND_WIDTH: snprintf(buf, len, "contact.ground.width"); break;
-    case SID_P_GROUND_SMOOTHING: snprintf(buf, len, "contact.ground.smoothing"); break;
-    default: snprintf(buf, len, "joints[%d].%s", p->owner, key[p->kind]); break;
-    }
+    sid_param_json_path(p->row, p->owner, p->comp, buf, len);
 }
 
 /* Principal moments of a symmetric 3x3 matrix (closed form, Smith 1961), ascending. */
@@ -422,70 +371,29 @@ sid_status sid_model_check_theta(const sid_model *m, const double *theta, sid_er
             sid_model_param_path(m, i, path, sizeof path);
             return sid_error_set(err, SID_ERR_INPUT, "%s: expected a finite number, got %g", path, theta[i]);
         }
+    for (int i = 0; i < m->nparam; i++)
+        if (!sid_param_in_range(m->param[i].row->range, theta[i])) {
+            sid_model_param_path(m, i, path, sizeof path);
+            return sid_error_set(err, SID_ERR_INPUT, "%s: expected %s, got %g", path,
+                                 sid_param_range_what(m->param[i].row->range), theta[i]);
+        }
+    /* A link's inertia must be that of a rigid body: positive definite, triangle inequality. */
     for (int b = 0; b < m->nbody; b++) {
         const sid_body *bd = &m->body[b];
-        if (bd->p_inertial >= 0) {
-            const double *p = theta + bd->p_inertial;
-            if (!(p[P_MASS] > 0)) {
-                sid_model_param_path(m, bd->p_inertial, path, sizeof path);
-                return sid_error_set(err, SID_ERR_INPUT, "%s: expected a positive number, got %g", path, p[P_MASS]);
-            }
-            const double *I = p + P_INERTIA;
-            const double A[3][3] = {{I[0], I[3], I[4]}, {I[3], I[1], I[5]}, {I[4], I[5], I[2]}};
-            double ev[3];
-            sym3_eigenvalues(A, ev);
-            sid_model_param_path(m, bd->p_inertial + P_INERTIA, path, sizeof path);
-            path[strlen(path) - 4] = 0;   /* "links[i].inertia" */
-            if (!(ev[0] > 0))
-                return sid_error_set(err, SID_ERR_INPUT,
-                                     "%s: expected a positive definite inertia tensor, got principal moments %g, %g, %g",
-                                     path, ev[0], ev[1], ev[2]);
-            if (ev[0] + ev[1] < ev[2] * (1 - 1e-9))
-                return sid_error_set(err, SID_ERR_INPUT,
-                                     "%s: principal moments %g, %g, %g break the triangle inequality (a + b >= c)",
-                                     path, ev[0], ev[1], ev[2]);
-        }
-        if (bd->p_dof >= 0) {
-            const double *p = theta + bd->p_dof;
-            const struct { int off; const char *what; int strict; } req[] = {
-                {P_ARMATURE, "a non-negative number", 0}, {P_VISCOUS, "a non-negative number", 0},
-                {P_COULOMB, "a non-negative number", 0}, {P_SMOOTHING, "a positive number", 1}};
-            for (size_t k = 0; k < sizeof req / sizeof req[0]; k++) {
-                const double x = p[req[k].off];
-                if (req[k].strict ? !(x > 0) : !(x >= 0)) {
-                    sid_model_param_path(m, bd->p_dof + req[k].off, path, sizeof path);
-                    return sid_error_set(err, SID_ERR_INPUT, "%s: expected %s, got %g", path, req[k].what, x);
-                }
-            }
-        }
-        if (bd->p_stribeck >= 0 && !(theta[bd->p_stribeck + P_STRIBECK_VELOCITY] > 0)) {
-            sid_model_param_path(m, bd->p_stribeck + P_STRIBECK_VELOCITY, path, sizeof path);
-            return sid_error_set(err, SID_ERR_INPUT, "%s: expected a positive number, got %g", path,
-                                 theta[bd->p_stribeck + P_STRIBECK_VELOCITY]);
-        }
-        if (bd->motor == SID_MOTOR_VOLTAGE && bd->p_motor >= 0 && !(theta[bd->p_motor + P_RESISTANCE] > 0)) {
-            sid_model_param_path(m, bd->p_motor + P_RESISTANCE, path, sizeof path);
-            return sid_error_set(err, SID_ERR_INPUT, "%s: expected a positive number, got %g", path,
-                                 theta[bd->p_motor + P_RESISTANCE]);
-        }
+        if (bd->p_inertial < 0) continue;
+        const double *I = theta + bd->p_inertial + P_INERTIA;
+        const double A[3][3] = {{I[0], I[3], I[4]}, {I[3], I[1], I[5]}, {I[4], I[5], I[2]}};
+        double ev[3];
+        sym3_eigenvalues(A, ev);
+        snprintf(path, sizeof path, "links[%d].inertia", m->param[bd->p_inertial].owner);
+        if (!(ev[0] > 0))
+            return sid_error_set(err, SID_ERR_INPUT,
+                                 "%s: expected a positive definite inertia tensor, got principal moments %g, %g, %g",
+                                 path, ev[0], ev[1], ev[2]);
+        if (ev[0] + ev[1] < ev[2] * (1 - 1e-9))
+            return sid_error_set(err, SID_ERR_INPUT,
+                                 "%s: principal moments %g, %g, %g break the triangle inequality (a + b >= c)", path,
+                                 ev[0], ev[1], ev[2]);
     }
-    if (m->p_ground >= 0) {
-        const struct { int off; int strict; } req[] = {
-            {P_STIFFNESS, 0}, {P_DAMPING, 0}, {P_FRICTION, 0}, {P_WIDTH, 1}, {P_FSMOOTH, 1}};
-        for (size_t k = 0; k < sizeof req / sizeof req[0]; k++) {
-            const double x = theta[m->p_ground + req[k].off];
-            if (req[k].strict ? !(x > 0) : !(x >= 0)) {
-                sid_model_param_path(m, m->p_ground + req[k].off, path, sizeof path);
-                return sid_error_set(err, SID_ERR_INPUT, "%s: expected a %s number, got %g", path,
-                                     req[k].strict ? "positive" : "non-negative", x);
-            }
-        }
-    }
-    for (int c = 0; c < m->nsphere; c++)
-        if (!(theta[m->sphere[c].p + P_SPHERE_RADIUS] >= 0)) {
-            sid_model_param_path(m, m->sphere[c].p + P_SPHERE_RADIUS, path, sizeof path);
-            return sid_error_set(err, SID_ERR_INPUT, "%s: expected a non-negative number, got %g", path,
-                                 theta[m->sphere[c].p + P_SPHERE_RADIUS]);
-        }
     return SID_OK;
 }

@@ -6,14 +6,15 @@
 
 #include "sid.h"
 
-/* Offsets inside a body's parameter blocks. */
-enum { P_MASS = 0, P_COM = 1, P_INERTIA = 4, P_NINERTIAL = 10 };      /* p_inertial block */
-enum { P_XYZ = 0, P_RPY = 3, P_NORIGIN = 6 };                          /* p_origin block */
-enum { P_ARMATURE = 0, P_VISCOUS, P_COULOMB, P_SMOOTHING, P_OFFSET, P_NDOF };   /* p_dof block */
+/* Offsets inside a body's parameter blocks: the order of the parameter table's rows of each
+ * block (params.c; sid_model_create checks that the two agree). */
+enum { P_MASS = 0, P_COM = 1, P_INERTIA = 4 };                         /* p_inertial block */
+enum { P_XYZ = 0, P_RPY = 3 };                                         /* p_origin block */
+enum { P_ARMATURE = 0, P_VISCOUS, P_COULOMB, P_SMOOTHING, P_OFFSET };   /* p_dof block */
 enum { P_STRIBECK_TORQUE = 0, P_STRIBECK_VELOCITY };                   /* p_stribeck block */
 enum { P_GEAR = 0, P_KT, P_KE, P_RESISTANCE };                         /* p_motor block */
 enum { P_SPHERE_XYZ = 0, P_SPHERE_RADIUS = 3 };                        /* sphere block */
-enum { P_HEIGHT = 0, P_STIFFNESS, P_DAMPING, P_FRICTION, P_WIDTH, P_FSMOOTH, P_NGROUND };   /* ground block */
+enum { P_HEIGHT = 0, P_STIFFNESS, P_DAMPING, P_FRICTION, P_WIDTH, P_FSMOOTH };   /* ground block */
 
 typedef struct {
     int parent, link, joint;

@@ -50,31 +50,6 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* A magnitude to scale a parameter by when its nominal value is zero. */
-static double typical(sid_param_kind kind)
-{
-    switch (kind) {
-    case SID_P_GRAVITY: case SID_P_GEAR: case SID_P_MASS: case SID_P_RESISTANCE: return 1;
-    case SID_P_COM: case SID_P_XYZ: case SID_P_RPY: case SID_P_SMOOTHING: case SID_P_STRIBECK_VELOCITY: case SID_P_KT:
-        return 0.1;
-    case SID_P_INERTIA: case SID_P_VISCOUS: case SID_P_COULOMB: case SID_P_STRIBECK_TORQUE: case SID_P_OFFSET:
-    case SID_P_KE: return 0.01;
-    case SID_P_ARMATURE: return 1e-3;
-    case SID_P_SPHERE_XYZ: case SID_P_SPHERE_RADIUS: case SID_P_GROUND_HEIGHT: case SID_P_GROUND_WIDTH: return 0.01;
-    case SID_P_GROUND_STIFFNESS: return 1e4;
-    case SID_P_GROUND_DAMPING: return 1e3;
-    case SID_P_GROUND_FRICTION: return 1;
-    case SID_P_GROUND_SMOOTHING: return 0.01;
-    }
-    return 1;
-}
-
-static int strictly_positive(sid_param_kind kind)
-{
-    return kind == SID_P_MASS || kind == SID_P_SMOOTHING || kind == SID_P_STRIBECK_VELOCITY || kind == SID_P_RESISTANCE ||
-           kind == SID_P_GROUND_WIDTH || kind == SID_P_GROUND_SMOOTHING;
-}
-
 /* x into the working theta and (when they are variables) start states. */
 static void unpack(driver *d, const double *x)
 {
@@ -179,20 +154,21 @@ static double objective(unsigned n, const double *x, double *gx, void *data)
 static sid_status scale_param(driver *d, int k, sid_error *err)
 {
     const int i = d->o->idx[k];
-    const sid_param_kind kind = d->m->param[i].kind;
+    const sid_param_row *row = d->m->param[i].row;
     double l = d->o->lo[k], h = d->o->hi[k];
     const double v = d->theta[i];
     if (!(v >= l && v <= h))
         return sid_error_set(err, SID_ERR_INPUT, "%s: nominal value %g is outside its bounds [%g, %g]", d->m->param[i].name,
                              v, l, h);
-    if (strictly_positive(kind) && l <= 0) l = v * 1e-6;
+    /* a strictly positive quantity moves in log space even when its bound says 0 */
+    if (row->log_scale && l <= 0) l = v * 1e-6;
     d->nominal[k] = v;
     if (v > 0 && l > 0) {   /* log space */
         d->scale[k] = 0;
         d->lo[k] = log(l / v);
         d->hi[k] = isfinite(h) ? log(h / v) : HUGE_VAL;
     } else {
-        d->scale[k] = fmax(fabs(v), typical(kind));
+        d->scale[k] = fmax(fabs(v), row->typical);
         d->lo[k] = isfinite(l) ? (l - v) / d->scale[k] : -HUGE_VAL;
         d->hi[k] = isfinite(h) ? (h - v) / d->scale[k] : HUGE_VAL;
     }

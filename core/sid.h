@@ -138,28 +138,88 @@ typedef struct {
 /* Defaults of the optional joint fields (FORMATS.md): all zero, smoothing 0.01, gear 1, kt 1. */
 void sid_joint_desc_defaults(sid_joint_desc *j);
 
-/* ---- parameters ---------------------------------------------------------------------- */
+/* ---- parameters: the table of every kind (params.c) --------------------------------------- */
 
 typedef enum {
     SID_P_GRAVITY,            /* comp 0..2 */
     SID_P_MASS, SID_P_COM, SID_P_INERTIA,       /* owner = link index; comp: com 0..2, inertia 0..5 */
     SID_P_XYZ, SID_P_RPY,                       /* owner = joint index; comp 0..2 */
     SID_P_ARMATURE, SID_P_VISCOUS, SID_P_COULOMB, SID_P_SMOOTHING,
+    SID_P_OFFSET,
     SID_P_STRIBECK_TORQUE, SID_P_STRIBECK_VELOCITY,
     SID_P_GEAR, SID_P_KT, SID_P_KE, SID_P_RESISTANCE,
-    SID_P_OFFSET,
     SID_P_SPHERE_XYZ, SID_P_SPHERE_RADIUS,      /* owner = sphere index; xyz comp 0..2 */
     SID_P_GROUND_HEIGHT, SID_P_GROUND_STIFFNESS, SID_P_GROUND_DAMPING, SID_P_GROUND_FRICTION,
     SID_P_GROUND_WIDTH, SID_P_GROUND_SMOOTHING  /* owner = -1 */
 } sid_param_kind;
 
+/* What a parameter belongs to: its name and JSON path start with the owner's. */
+typedef enum { SID_OWNER_ROBOT, SID_OWNER_LINK, SID_OWNER_JOINT, SID_OWNER_GROUND, SID_OWNER_SPHERE } sid_param_owner;
+/* Which owners have it: every one; links with a mass; joints with an origin (all but free ones);
+ * moving one-dof joints; those with Stribeck friction; with a motor; with a voltage motor. */
+typedef enum {
+    SID_ON_ALWAYS, SID_ON_MASS, SID_ON_ORIGIN, SID_ON_DOF, SID_ON_STRIBECK, SID_ON_MOTOR, SID_ON_VOLTAGE
+} sid_param_on;
+typedef enum { SID_RANGE_ANY, SID_RANGE_NONNEGATIVE, SID_RANGE_POSITIVE } sid_param_range;
+/* The block of theta a row's numbers live in (model.h's P_* offsets index a block). */
+typedef enum {
+    SID_BLOCK_GRAVITY, SID_BLOCK_INERTIAL, SID_BLOCK_ORIGIN, SID_BLOCK_DOF, SID_BLOCK_STRIBECK, SID_BLOCK_MOTOR,
+    SID_BLOCK_GROUND, SID_BLOCK_SPHERE
+} sid_param_block;
+
+/* One row of the parameter table: a kind, or a part of one (the inertia's moments and products). */
+typedef struct {
+    sid_param_kind kind;
+    sid_param_owner owner;
+    const char *key;              /* path below the owner in robot.json, '.'-separated ("friction.viscous") */
+    int ncomp, comp0;             /* components comp0 .. comp0 + ncomp - 1 (a scalar: 1, 0) */
+    const char *const *comp_key;  /* components as object keys ("ixx"), or NULL: an array, "[k]" */
+    sid_param_on on;
+    sid_param_block block;
+    const char *unit;             /* revolute joints and everything else */
+    const char *unit_prismatic;   /* NULL: unit */
+    const char *unit_torque_input;   /* for a joint whose motor takes torque; NULL: as above */
+    sid_param_range range;
+    int required;                 /* 1: must be given where its enclosing object is */
+    double dflt[3];               /* per component, when robot.json leaves it out (NaN: never absent) */
+    int log_scale;                /* 1: a fit moves log(theta / nominal) (a strictly positive quantity) */
+    double typical;               /* a fit's step scale when the nominal value is 0 */
+    size_t offset;                /* of component comp0 in the owner's sid_*_desc (a double) */
+} sid_param_row;
+
 typedef struct {
     char name[2 * SID_MAX_NAME + 32];   /* e.g. "links.upper.inertia.ixx", "gravity[2]" */
     const char *unit;                   /* e.g. "kg*m^2" */
     sid_param_kind kind;
-    int owner;                          /* link or joint index in the description; -1 for gravity */
+    int owner;                          /* link, joint or sphere index in the description; -1 otherwise */
     int comp;                           /* component within a vector field, else 0 */
+    const sid_param_row *row;
 } sid_param_info;
+
+/* The table (rows in parameter order) and its length. */
+int sid_param_rows(const sid_param_row **rows);
+/* The row of component comp of a kind (NULL if none). */
+const sid_param_row *sid_param_row_of(sid_param_kind kind, int comp);
+/* Numbers an owner of this class can have at most (the table's components). */
+int sid_param_count(sid_param_owner owner);
+/* "links", "joints", "contact.spheres", "contact.ground" or "" (the robot). */
+const char *sid_param_owner_array(sid_param_owner owner);
+
+/* Does the row exist on owner (an index into d's links, joints or spheres; ignored otherwise)? */
+int sid_param_exists(const sid_param_row *row, const sid_robot_desc *d, int owner);
+/* The row's unit on that owner (prismatic joints and torque-input motors have their own). */
+const char *sid_param_unit(const sid_param_row *row, const sid_robot_desc *d, int owner);
+/* Where the loader keeps the row's first component in d (components follow it). */
+double *sid_param_field(const sid_param_row *row, sid_robot_desc *d, int owner);
+const double *sid_param_value(const sid_param_row *row, const sid_robot_desc *d, int owner);
+/* Every number of an owner's description (a sid_robot_desc, sid_link_desc, ...) to its default. */
+void sid_param_defaults(sid_param_owner owner, void *desc);
+/* Component comp's name ("joints.elbow.friction.viscous") and robot.json path ("joints[1].friction.viscous"). */
+void sid_param_name(const sid_param_row *row, const char *owner_name, int comp, char *buf, size_t len);
+void sid_param_json_path(const sid_param_row *row, int owner, int comp, char *buf, size_t len);
+/* "a positive number", ...: what a range expects; and whether x is in it (and finite). */
+const char *sid_param_range_what(sid_param_range range);
+int sid_param_in_range(sid_param_range range, double x);
 
 /* ---- model --------------------------------------------------------------------------- */
 
@@ -175,8 +235,12 @@ int sid_model_nv(const sid_model *m);
 int sid_model_nparam(const sid_model *m);
 const sid_param_info *sid_model_param(const sid_model *m, int i);
 int sid_model_param_find(const sid_model *m, const char *name);   /* -1 if absent */
-/* Set mask[i] = 1 for every parameter whose name matches the shell glob ('*' crosses dots);
- * mask may be NULL. Returns the number matched. */
+/* Does name match pattern? '*' matches any run of characters (dots included), '?' any one,
+ * '\\' makes the next character literal; everything else, '[' and ']' too, matches itself, so
+ * "links.*.com[2]" selects every link's z COM. The one matcher of --free, bounds and --set. */
+int sid_glob_match(const char *pattern, const char *name);
+/* Set mask[i] = 1 for every parameter whose name matches glob (sid_glob_match); mask may be
+ * NULL. Returns the number matched. */
 int sid_model_param_match(const sid_model *m, const char *glob, int *mask);
 /* robot.json path of parameter i for messages, e.g. "links[2].inertia.ixx". */
 void sid_model_param_path(const sid_model *m, int i, char *buf, size_t len);

@@ -2,6 +2,7 @@
 #include <check.h>
 #include <string.h>
 
+#include "model.h"
 #include "test_util.h"
 
 Suite *model_suite(void);
@@ -94,6 +95,84 @@ START_TEST(parameter_names_and_globs)
 }
 END_TEST
 
+/* One matcher for every glob: '*' crosses dots, '?' is one character, brackets are literal. */
+START_TEST(glob_matcher)
+{
+    ck_assert(sid_glob_match("links.*.com[2]", "links.upper.com[2]"));
+    ck_assert(!sid_glob_match("links.*.com[2]", "links.upper.com2"));
+    ck_assert(!sid_glob_match("links.*.com[2]", "links.upper.com[1]"));
+    ck_assert(sid_glob_match("links.*.com[*]", "links.upper.com[0]"));
+    ck_assert(sid_glob_match("*", "gravity[2]"));
+    ck_assert(sid_glob_match("joints.*", "joints.a.friction.stribeck.torque"));   /* '*' crosses dots */
+    ck_assert(sid_glob_match("joints.joint?.offset", "joints.joint3.offset"));
+    ck_assert(!sid_glob_match("joints.joint?.offset", "joints.joint13.offset"));
+    ck_assert(sid_glob_match("*.mass", "links.a.mass"));
+    ck_assert(sid_glob_match("a*b*c", "axxbyyc"));
+    ck_assert(!sid_glob_match("a*b*c", "axxbyy"));
+    ck_assert(sid_glob_match("gravity\\[2]", "gravity[2]"));
+    ck_assert(!sid_glob_match("links.*.mass", "joints.a.armature"));   /* matches nothing */
+    ck_assert(!sid_glob_match("", "x"));
+    ck_assert(sid_glob_match("", ""));
+
+    sid_robot_desc *d = tu_random_robot(3, 6, TU_ALL);
+    sid_model *m;
+    double *theta;
+    sid_error err = {0};
+    ck_assert_int_eq(sid_model_create(&m, &theta, d, &err), SID_OK);
+    ck_assert_int_eq(sid_model_param_match(m, "links.*.com[2]", NULL), 7);   /* one per massive link */
+    ck_assert_int_eq(sid_model_param_match(m, "links.*.com[*]", NULL), 21);
+    ck_assert_int_eq(sid_model_param_match(m, "links.*.nothing", NULL), 0);
+    sid_model_free(m);
+    sid_free(theta);
+    tu_desc_free(d);
+}
+END_TEST
+
+/* The parameter table lays theta out so that model.h's block offsets name the right kinds, and
+ * every parameter's row, unit, name and path agree with the table. */
+START_TEST(parameter_table_layout)
+{
+    sid_robot_desc *d = tu_random_robot(5, 6, TU_ALL);
+    sid_model *m;
+    double *theta;
+    sid_error err = {0};
+    ck_assert_int_eq(sid_model_create(&m, &theta, d, &err), SID_OK);
+    static const struct { sid_param_block block; int off; sid_param_kind kind; } at[] = {
+        {SID_BLOCK_INERTIAL, P_MASS, SID_P_MASS}, {SID_BLOCK_INERTIAL, P_COM + 2, SID_P_COM},
+        {SID_BLOCK_INERTIAL, P_INERTIA + 5, SID_P_INERTIA}, {SID_BLOCK_ORIGIN, P_RPY, SID_P_RPY},
+        {SID_BLOCK_DOF, P_ARMATURE, SID_P_ARMATURE}, {SID_BLOCK_DOF, P_VISCOUS, SID_P_VISCOUS},
+        {SID_BLOCK_DOF, P_COULOMB, SID_P_COULOMB}, {SID_BLOCK_DOF, P_SMOOTHING, SID_P_SMOOTHING},
+        {SID_BLOCK_DOF, P_OFFSET, SID_P_OFFSET},
+        {SID_BLOCK_STRIBECK, P_STRIBECK_VELOCITY, SID_P_STRIBECK_VELOCITY},
+        {SID_BLOCK_MOTOR, P_KT, SID_P_KT}, {SID_BLOCK_MOTOR, P_RESISTANCE, SID_P_RESISTANCE},
+    };
+    int checked = 0;
+    for (int b = 1; b < m->nbody; b++) {
+        const sid_body *bd = &m->body[b];
+        const int start[] = {[SID_BLOCK_INERTIAL] = bd->p_inertial, [SID_BLOCK_ORIGIN] = bd->p_origin,
+                             [SID_BLOCK_DOF] = bd->p_dof, [SID_BLOCK_STRIBECK] = bd->p_stribeck,
+                             [SID_BLOCK_MOTOR] = bd->motor == SID_MOTOR_VOLTAGE ? bd->p_motor : -1};
+        for (size_t k = 0; k < sizeof at / sizeof at[0]; k++)
+            if (start[at[k].block] >= 0) {
+                ck_assert_int_eq(m->param[start[at[k].block] + at[k].off].kind, at[k].kind);
+                checked++;
+            }
+    }
+    ck_assert_int_gt(checked, 30);
+    for (int i = 0; i < sid_model_nparam(m); i++) {
+        const sid_param_info *p = sid_model_param(m, i);
+        ck_assert_ptr_eq(p->row, sid_param_row_of(p->kind, p->comp));
+        char path[160];
+        sid_model_param_path(m, i, path, sizeof path);
+        ck_assert_msg(strstr(path, p->row->key) || p->row->comp_key, "%s: path %s", p->name, path);
+        ck_assert(p->unit && p->unit[0]);
+    }
+    sid_model_free(m);
+    sid_free(theta);
+    tu_desc_free(d);
+}
+END_TEST
+
 Suite *model_suite(void)
 {
     Suite *s = suite_create("model");
@@ -101,6 +180,8 @@ Suite *model_suite(void)
     tcase_add_test(tc, rejects_bad_trees);
     tcase_add_test(tc, rejects_unphysical_inertia);
     tcase_add_test(tc, parameter_names_and_globs);
+    tcase_add_test(tc, glob_matcher);
+    tcase_add_test(tc, parameter_table_layout);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,0 +1,223 @@
+/* params.c — the parameter table: every kind of number robot.json holds, one row each.
+ *
+ * A row says where the number lives (its owner: the robot, a link, a joint, the ground or a
+ * contact sphere; the key path below the owner; its components), on which owners it exists,
+ * its unit, its valid range and the message when violated, its default when robot.json leaves
+ * it out, how a fit scales it, and where the loader keeps it in the sid_*_desc structs. Model
+ * creation, parameter names and JSON paths, the robot.json reader and writer, validation and
+ * the optimizer's scaling all read this table; a new parameter kind is one row here (plus the
+ * physics that uses it).
+ *
+ * Rows are in parameter order: sid_model_create lays theta out owner by owner (gravity, links,
+ * joints, ground, spheres in description order), each owner's rows in table order, and the
+ * rows of one block (a body's inertial, origin, dof, Stribeck and motor numbers; the ground's)
+ * are consecutive, so model.h's P_* offsets index them. */
+#include "model.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *const inertia_diag[] = {"ixx", "iyy", "izz"};
+static const char *const inertia_prod[] = {"ixy", "ixz", "iyz"};
+
+#define LINK(f) offsetof(sid_link_desc, f)
+#define JOINT(f) offsetof(sid_joint_desc, f)
+#define GROUND(f) offsetof(sid_ground_desc, f)
+#define SPHERE(f) offsetof(sid_sphere_desc, f)
+#define NONE NAN   /* no default: never absent where it exists */
+
+/* kind, owner, key, ncomp, comp0, comp_key, on, block, unit (revolute or any), prismatic, torque input,
+ * range, required, default, log scale, typical, desc offset */
+static const sid_param_row table[] = {
+    {SID_P_GRAVITY, SID_OWNER_ROBOT, "gravity", 3, 0, NULL, SID_ON_ALWAYS, SID_BLOCK_GRAVITY, "m/s^2", NULL, NULL,
+     SID_RANGE_ANY, 0, {0, 0, -9.81}, 0, 1, offsetof(sid_robot_desc, gravity)},
+
+    {SID_P_MASS, SID_OWNER_LINK, "mass", 1, 0, NULL, SID_ON_MASS, SID_BLOCK_INERTIAL, "kg", NULL, NULL,
+     SID_RANGE_POSITIVE, 1, {NONE}, 1, 1, LINK(mass)},
+    {SID_P_COM, SID_OWNER_LINK, "com", 3, 0, NULL, SID_ON_MASS, SID_BLOCK_INERTIAL, "m", NULL, NULL, SID_RANGE_ANY,
+     0, {0, 0, 0}, 0, 0.1, LINK(com)},
+    /* the inertia tensor about the COM: moments (required when "inertia" is given), then products;
+     * its range is a rigid body's, checked as a whole (sid_model_check_theta) */
+    {SID_P_INERTIA, SID_OWNER_LINK, "inertia", 3, 0, inertia_diag, SID_ON_MASS, SID_BLOCK_INERTIAL, "kg*m^2", NULL,
+     NULL, SID_RANGE_ANY, 1, {NONE, NONE, NONE}, 0, 0.01, LINK(inertia)},
+    {SID_P_INERTIA, SID_OWNER_LINK, "inertia", 3, 3, inertia_prod, SID_ON_MASS, SID_BLOCK_INERTIAL, "kg*m^2", NULL,
+     NULL, SID_RANGE_ANY, 0, {0, 0, 0}, 0, 0.01, LINK(inertia) + 3 * sizeof(double)},
+
+    {SID_P_XYZ, SID_OWNER_JOINT, "origin.xyz", 3, 0, NULL, SID_ON_ORIGIN, SID_BLOCK_ORIGIN, "m", NULL, NULL,
+     SID_RANGE_ANY, 0, {0, 0, 0}, 0, 0.1, JOINT(xyz)},
+    {SID_P_RPY, SID_OWNER_JOINT, "origin.rpy", 3, 0, NULL, SID_ON_ORIGIN, SID_BLOCK_ORIGIN, "rad", NULL, NULL,
+     SID_RANGE_ANY, 0, {0, 0, 0}, 0, 0.1, JOINT(rpy)},
+    {SID_P_ARMATURE, SID_OWNER_JOINT, "armature", 1, 0, NULL, SID_ON_DOF, SID_BLOCK_DOF, "kg*m^2", "kg", NULL,
+     SID_RANGE_NONNEGATIVE, 0, {0}, 0, 1e-3, JOINT(armature)},
+    {SID_P_VISCOUS, SID_OWNER_JOINT, "friction.viscous", 1, 0, NULL, SID_ON_DOF, SID_BLOCK_DOF, "N*m*s/rad", "N*s/m",
+     NULL, SID_RANGE_NONNEGATIVE, 0, {0}, 0, 0.01, JOINT(viscous)},
+    {SID_P_COULOMB, SID_OWNER_JOINT, "friction.coulomb", 1, 0, NULL, SID_ON_DOF, SID_BLOCK_DOF, "N*m", "N", NULL,
+     SID_RANGE_NONNEGATIVE, 0, {0}, 0, 0.01, JOINT(coulomb)},
+    {SID_P_SMOOTHING, SID_OWNER_JOINT, "friction.smoothing", 1, 0, NULL, SID_ON_DOF, SID_BLOCK_DOF, "rad/s", "m/s",
+     NULL, SID_RANGE_POSITIVE, 0, {0.01}, 1, 0.1, JOINT(smoothing)},
+    {SID_P_OFFSET, SID_OWNER_JOINT, "offset", 1, 0, NULL, SID_ON_DOF, SID_BLOCK_DOF, "rad", "m", NULL, SID_RANGE_ANY,
+     0, {0}, 0, 0.01, JOINT(offset)},
+    {SID_P_STRIBECK_TORQUE, SID_OWNER_JOINT, "friction.stribeck.torque", 1, 0, NULL, SID_ON_STRIBECK,
+     SID_BLOCK_STRIBECK, "N*m", "N", NULL, SID_RANGE_ANY, 1, {NONE}, 0, 0.01, JOINT(stribeck_torque)},
+    {SID_P_STRIBECK_VELOCITY, SID_OWNER_JOINT, "friction.stribeck.velocity", 1, 0, NULL, SID_ON_STRIBECK,
+     SID_BLOCK_STRIBECK, "rad/s", "m/s", NULL, SID_RANGE_POSITIVE, 1, {NONE}, 1, 0.1, JOINT(stribeck_velocity)},
+    {SID_P_GEAR, SID_OWNER_JOINT, "motor.gear", 1, 0, NULL, SID_ON_MOTOR, SID_BLOCK_MOTOR, "1", NULL, NULL,
+     SID_RANGE_ANY, 0, {1}, 0, 1, JOINT(gear)},
+    {SID_P_KT, SID_OWNER_JOINT, "motor.kt", 1, 0, NULL, SID_ON_MOTOR, SID_BLOCK_MOTOR, "N*m/A", "N/A", "1",
+     SID_RANGE_ANY, 0, {1}, 0, 0.1, JOINT(kt)},
+    {SID_P_KE, SID_OWNER_JOINT, "motor.ke", 1, 0, NULL, SID_ON_VOLTAGE, SID_BLOCK_MOTOR, "V*s/rad", NULL, NULL,
+     SID_RANGE_ANY, 0, {0}, 0, 0.01, JOINT(ke)},
+    /* the voltage model divides by it */
+    {SID_P_RESISTANCE, SID_OWNER_JOINT, "motor.resistance", 1, 0, NULL, SID_ON_VOLTAGE, SID_BLOCK_MOTOR, "ohm", NULL,
+     NULL, SID_RANGE_POSITIVE, 1, {1}, 1, 1, JOINT(resistance)},
+
+    /* the compliant normal force's activation width and the friction's velocity scale divide */
+    {SID_P_GROUND_HEIGHT, SID_OWNER_GROUND, "height", 1, 0, NULL, SID_ON_ALWAYS, SID_BLOCK_GROUND, "m", NULL, NULL,
+     SID_RANGE_ANY, 0, {0}, 0, 0.01, GROUND(height)},
+    {SID_P_GROUND_STIFFNESS, SID_OWNER_GROUND, "stiffness", 1, 0, NULL, SID_ON_ALWAYS, SID_BLOCK_GROUND, "N/m", NULL,
+     NULL, SID_RANGE_NONNEGATIVE, 0, {1e4}, 0, 1e4, GROUND(stiffness)},
+    {SID_P_GROUND_DAMPING, SID_OWNER_GROUND, "damping", 1, 0, NULL, SID_ON_ALWAYS, SID_BLOCK_GROUND, "N*s/m^2", NULL,
+     NULL, SID_RANGE_NONNEGATIVE, 0, {1e3}, 0, 1e3, GROUND(damping)},
+    {SID_P_GROUND_FRICTION, SID_OWNER_GROUND, "friction", 1, 0, NULL, SID_ON_ALWAYS, SID_BLOCK_GROUND, "1", NULL,
+     NULL, SID_RANGE_NONNEGATIVE, 0, {1}, 0, 1, GROUND(friction)},
+    {SID_P_GROUND_WIDTH, SID_OWNER_GROUND, "width", 1, 0, NULL, SID_ON_ALWAYS, SID_BLOCK_GROUND, "m", NULL, NULL,
+     SID_RANGE_POSITIVE, 0, {1e-3}, 1, 0.01, GROUND(width)},
+    {SID_P_GROUND_SMOOTHING, SID_OWNER_GROUND, "smoothing", 1, 0, NULL, SID_ON_ALWAYS, SID_BLOCK_GROUND, "m/s", NULL,
+     NULL, SID_RANGE_POSITIVE, 0, {1e-2}, 1, 0.01, GROUND(smoothing)},
+
+    {SID_P_SPHERE_XYZ, SID_OWNER_SPHERE, "xyz", 3, 0, NULL, SID_ON_ALWAYS, SID_BLOCK_SPHERE, "m", NULL, NULL,
+     SID_RANGE_ANY, 1, {NONE, NONE, NONE}, 0, 0.01, SPHERE(xyz)},
+    {SID_P_SPHERE_RADIUS, SID_OWNER_SPHERE, "radius", 1, 0, NULL, SID_ON_ALWAYS, SID_BLOCK_SPHERE, "m", NULL, NULL,
+     SID_RANGE_NONNEGATIVE, 0, {0}, 0, 0.01, SPHERE(radius)},
+};
+#define NROW (int)(sizeof table / sizeof table[0])
+
+int sid_param_rows(const sid_param_row **rows)
+{
+    *rows = table;
+    return NROW;
+}
+
+const sid_param_row *sid_param_row_of(sid_param_kind kind, int comp)
+{
+    for (int r = 0; r < NROW; r++)
+        if (table[r].kind == kind && comp >= table[r].comp0 && comp < table[r].comp0 + table[r].ncomp) return &table[r];
+    return NULL;
+}
+
+int sid_param_count(sid_param_owner owner)
+{
+    int n = 0;
+    for (int r = 0; r < NROW; r++) n += table[r].owner == owner ? table[r].ncomp : 0;
+    return n;
+}
+
+const char *sid_param_owner_array(sid_param_owner owner)
+{
+    switch (owner) {
+    case SID_OWNER_LINK: return "links";
+    case SID_OWNER_JOINT: return "joints";
+    case SID_OWNER_SPHERE: return "contact.spheres";
+    case SID_OWNER_GROUND: return "contact.ground";
+    case SID_OWNER_ROBOT: break;
+    }
+    return "";
+}
+
+int sid_param_exists(const sid_param_row *row, const sid_robot_desc *d, int owner)
+{
+    const sid_joint_desc *j = row->owner == SID_OWNER_JOINT ? &d->joint[owner] : NULL;
+    const int dof = j && (j->type == SID_JOINT_REVOLUTE || j->type == SID_JOINT_PRISMATIC);
+    switch (row->on) {
+    case SID_ON_ALWAYS: return row->owner != SID_OWNER_GROUND || d->ground.present;
+    case SID_ON_MASS: return d->link[owner].has_mass;
+    case SID_ON_ORIGIN: return j->type != SID_JOINT_FREE;   /* a free joint's pose is state */
+    case SID_ON_DOF: return dof;
+    case SID_ON_STRIBECK: return dof && j->has_stribeck;
+    case SID_ON_MOTOR: return dof && j->motor != SID_MOTOR_NONE;
+    case SID_ON_VOLTAGE: return dof && j->motor == SID_MOTOR_VOLTAGE;
+    }
+    return 0;
+}
+
+const char *sid_param_unit(const sid_param_row *row, const sid_robot_desc *d, int owner)
+{
+    if (row->owner != SID_OWNER_JOINT) return row->unit;
+    const sid_joint_desc *j = &d->joint[owner];
+    if (row->unit_torque_input && j->motor == SID_MOTOR_TORQUE) return row->unit_torque_input;
+    if (row->unit_prismatic && j->type == SID_JOINT_PRISMATIC) return row->unit_prismatic;
+    return row->unit;
+}
+
+double *sid_param_field(const sid_param_row *row, sid_robot_desc *d, int owner)
+{
+    char *base = NULL;
+    switch (row->owner) {
+    case SID_OWNER_ROBOT: base = (char *)d; break;
+    case SID_OWNER_LINK: base = (char *)&d->link[owner]; break;
+    case SID_OWNER_JOINT: base = (char *)&d->joint[owner]; break;
+    case SID_OWNER_GROUND: base = (char *)&d->ground; break;
+    case SID_OWNER_SPHERE: base = (char *)&d->sphere[owner]; break;
+    }
+    return (double *)(base + row->offset);
+}
+
+const double *sid_param_value(const sid_param_row *row, const sid_robot_desc *d, int owner)
+{
+    /* the same place as sid_param_field, read only */
+    return sid_param_field(row, (sid_robot_desc *)d, owner);
+}
+
+void sid_param_defaults(sid_param_owner owner, void *desc)
+{
+    for (int r = 0; r < NROW; r++) {
+        if (table[r].owner != owner) continue;
+        double *x = (double *)((char *)desc + table[r].offset);
+        for (int k = 0; k < table[r].ncomp; k++) x[k] = isnan(table[r].dflt[k]) ? 0 : table[r].dflt[k];
+    }
+}
+
+/* "[k]" or ".ixx" for component k of a row (nothing for a scalar). */
+static const char *comp_suffix(const sid_param_row *row, int comp, char *buf, size_t len)
+{
+    if (row->ncomp == 1 && !row->comp_key) return "";
+    if (row->comp_key) snprintf(buf, len, ".%s", row->comp_key[comp - row->comp0]);
+    else snprintf(buf, len, "[%d]", comp);
+    return buf;
+}
+
+void sid_param_name(const sid_param_row *row, const char *owner_name, int comp, char *buf, size_t len)
+{
+    char c[16];
+    const char *arr = sid_param_owner_array(row->owner), *sfx = comp_suffix(row, comp, c, sizeof c);
+    if (row->owner == SID_OWNER_LINK || row->owner == SID_OWNER_JOINT || row->owner == SID_OWNER_SPHERE)
+        snprintf(buf, len, "%s.%s.%s%s", arr, owner_name, row->key, sfx);
+    else snprintf(buf, len, "%s%s%s%s", arr, *arr ? "." : "", row->key, sfx);
+}
+
+void sid_param_json_path(const sid_param_row *row, int owner, int comp, char *buf, size_t len)
+{
+    char c[16];
+    const char *arr = sid_param_owner_array(row->owner), *sfx = comp_suffix(row, comp, c, sizeof c);
+    if (row->owner == SID_OWNER_LINK || row->owner == SID_OWNER_JOINT || row->owner == SID_OWNER_SPHERE)
+        snprintf(buf, len, "%s[%d].%s%s", arr, owner, row->key, sfx);
+    else snprintf(buf, len, "%s%s%s%s", arr, *arr ? "." : "", row->key, sfx);
+}
+
+const char *sid_param_range_what(sid_param_range range)
+{
+    switch (range) {
+    case SID_RANGE_POSITIVE: return "a positive number";
+    case SID_RANGE_NONNEGATIVE: return "a non-negative number";
+    case SID_RANGE_ANY: break;
+    }
+    return "a finite number";
+}
+
+int sid_param_in_range(sid_param_range range, double x)
+{
+    if (!isfinite(x)) return 0;
+    return range == SID_RANGE_POSITIVE ? x > 0 : range == SID_RANGE_NONNEGATIVE ? x >= 0 : 1;
+}
