@@ -391,6 +391,7 @@ static int check_free_joint(reader *r, const cJSON *v, const char *where)
         { "friction", "a floating link meets resistance only through contact" },
         { "motor", "nothing drives a floating link directly; motors go on the joints below it" },
         { "offset", "its pose is logged directly, without an encoder" },
+        { "torque_bias", "nothing drives a floating link directly" },
     };
     for (size_t k = 0; k < sizeof field / sizeof field[0]; k++)
         if (cJSON_GetObjectItemCaseSensitive(v, field[k][0])) {

@@ -3,7 +3,7 @@
  *   motor, torque or current input: tau_m = gear kt u
  *   motor, voltage input:           tau_m = gear kt (u - ke gear v) / R
  *   friction: tau_f = (coulomb + s(v)) tanh(v / smoothing),  s(v) = st exp(-(v / sv)^2)
- *   F = tau_m - tau_f                                                     (FORMATS.md) */
+ *   F = tau_m + torque_bias - tau_f                                       (FORMATS.md) */
 #include "workspace.h"
 
 void sid_joint_force(const sid_model *m, const double *theta, const double *v, const double *u, double *F)
@@ -27,7 +27,7 @@ void sid_joint_force(const sid_model *m, const double *theta, const double *v, c
             const double *ps = theta + bd->p_stribeck, x = v[i] / ps[P_STRIBECK_VELOCITY];
             amp += ps[P_STRIBECK_TORQUE] * exp(-x * x);
         }
-        F[i] = tau - amp * tanh(v[i] / pd[P_SMOOTHING]);
+        F[i] = tau + pd[P_TORQUE_BIAS] - amp * tanh(v[i] / pd[P_SMOOTHING]);
     }
 }
 
@@ -57,6 +57,7 @@ void sid_joint_force_vjp(const sid_model *m, const double *theta, const double *
                 tm[P_KT] += w * G * u[i];
             }
         }
+        td[P_TORQUE_BIAS] += w;
         /* F -= amp tanh(v / sigma) */
         const double sigma = pd[P_SMOOTHING], th = tanh(v[i] / sigma), sech2 = 1 - th * th;
         double amp = pd[P_COULOMB], damp_dv = 0;
@@ -83,7 +84,7 @@ void sid_joint_force_jvp(const sid_model *m, const double *theta, const double *
         if (bd->vadr < 0) continue;
         const int i = bd->vadr;
         const double *pd = theta + bd->p_dof, *td = thetadot + bd->p_dof;
-        double d = 0;
+        double d = td[P_TORQUE_BIAS];
         if (bd->p_motor >= 0) {
             const double *pm = theta + bd->p_motor, *tm = thetadot + bd->p_motor;
             const double G = pm[P_GEAR], kt = pm[P_KT];

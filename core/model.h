@@ -10,7 +10,7 @@
  * block (params.c; sid_model_create checks that the two agree). */
 enum { P_MASS = 0, P_COM = 1, P_INERTIA = 4 };                         /* p_inertial block */
 enum { P_XYZ = 0, P_RPY = 3 };                                         /* p_origin block */
-enum { P_ARMATURE = 0, P_VISCOUS, P_COULOMB, P_SMOOTHING, P_OFFSET };   /* p_dof block */
+enum { P_ARMATURE = 0, P_VISCOUS, P_COULOMB, P_SMOOTHING, P_OFFSET, P_TORQUE_BIAS };   /* p_dof block */
 enum { P_STRIBECK_TORQUE = 0, P_STRIBECK_VELOCITY };                   /* p_stribeck block */
 enum { P_GEAR = 0, P_KT, P_KE, P_RESISTANCE };                         /* p_motor block */
 enum { P_SPHERE_XYZ = 0, P_SPHERE_RADIUS = 3 };                        /* sphere block */

@@ -59,6 +59,8 @@ static const sid_param_row table[] = {
      NULL, SID_RANGE_POSITIVE, 0, {0.01}, 1, 0.1, JOINT(smoothing)},
     {SID_P_OFFSET, SID_OWNER_JOINT, "offset", 1, 0, NULL, SID_ON_DOF, SID_BLOCK_DOF, "rad", "m", NULL, SID_RANGE_ANY,
      0, {0}, 0, 0.01, JOINT(offset)},
+    {SID_P_TORQUE_BIAS, SID_OWNER_JOINT, "torque_bias", 1, 0, NULL, SID_ON_DOF, SID_BLOCK_DOF, "N*m", "N", NULL,
+     SID_RANGE_ANY, 0, {0}, 0, 0.01, JOINT(torque_bias)},
     {SID_P_STRIBECK_TORQUE, SID_OWNER_JOINT, "friction.stribeck.torque", 1, 0, NULL, SID_ON_STRIBECK,
      SID_BLOCK_STRIBECK, "N*m", "N", NULL, SID_RANGE_ANY, 1, {NONE}, 0, 0.01, JOINT(stribeck_torque)},
     {SID_P_STRIBECK_VELOCITY, SID_OWNER_JOINT, "friction.stribeck.velocity", 1, 0, NULL, SID_ON_STRIBECK,

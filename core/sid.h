@@ -82,6 +82,7 @@ typedef struct {
     sid_motor_input motor;
     double gear, kt, ke, resistance;      /* [-], [N·m/A], [V·s/rad], [Ω] */
     double offset;            /* encoder offset: measured q = q + offset [rad or m] */
+    double torque_bias;       /* constant generalised force added to the joint's [N·m or N] */
 } sid_joint_desc;
 
 /* Contact: spheres fixed to links against the ground plane z = height (world frame).
@@ -145,7 +146,7 @@ typedef enum {
     SID_P_MASS, SID_P_COM, SID_P_INERTIA,       /* owner = link index; comp: com 0..2, inertia 0..5 */
     SID_P_XYZ, SID_P_RPY,                       /* owner = joint index; comp 0..2 */
     SID_P_ARMATURE, SID_P_VISCOUS, SID_P_COULOMB, SID_P_SMOOTHING,
-    SID_P_OFFSET,
+    SID_P_OFFSET, SID_P_TORQUE_BIAS,
     SID_P_STRIBECK_TORQUE, SID_P_STRIBECK_VELOCITY,
     SID_P_GEAR, SID_P_KT, SID_P_KE, SID_P_RESISTANCE,
     SID_P_SPHERE_XYZ, SID_P_SPHERE_RADIUS,      /* owner = sphere index; xyz comp 0..2 */

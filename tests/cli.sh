@@ -182,7 +182,7 @@ run validate "$ROBOT" "$LOG" --json
 check "validate --json" "$([ "$rc" -eq 0 ] || echo " exit $rc;")$(jq -e '.robot.moving_joints == 2 and .logs[0].samples == 21 and .logs[0].velocities' "$TMP/out" >/dev/null 2>&1 || echo " unexpected JSON;")"
 
 run validate "$ROBOT" "$LOG"
-check "validate summary" "$([ "$rc" -eq 0 ] || echo " exit $rc;")$(grep -q '21 samples over 0.2 s' "$TMP/out" || echo " no sample summary;")$(grep -q '49 parameters' "$TMP/out" || echo " no parameter count;")"
+check "validate summary" "$([ "$rc" -eq 0 ] || echo " exit $rc;")$(grep -q '21 samples over 0.2 s' "$TMP/out" || echo " no sample summary;")$(grep -q '51 parameters' "$TMP/out" || echo " no parameter count;")"
 
 run simulate "$ROBOT" "$LOG"
 check "simulate to stdout" "$([ "$rc" -eq 0 ] || echo " exit $rc;")$([ "$(head -1 "$TMP/out")" = "t,q.shoulder,q.elbow,qd.shoulder,qd.elbow,u.shoulder,u.elbow" ] || echo " header;")$([ "$(wc -l <"$TMP/out")" -eq 22 ] || echo " row count;")$([ ! -s "$TMP/err" ] || echo " stderr not empty;")"

@@ -1,9 +1,10 @@
 /* test_model.c — model validation, parameter layout and names. */
 #include <check.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "model.h"
 #include "test_util.h"
+#include "workspace.h"
 
 Suite *model_suite(void);
 
@@ -173,6 +174,52 @@ START_TEST(parameter_table_layout)
 }
 END_TEST
 
+/* A torque bias b acts on its joint as a torque-input command u = b (gear = kt = 1): the same
+ * generalised force to the bit, the same trajectory, and in the adjoint dF/db = 1. */
+START_TEST(torque_bias_acts_as_a_command)
+{
+    sid_robot_desc *d = tu_random_robot(7, 4, TU_ALL);
+    d->joint[0].motor = SID_MOTOR_TORQUE;   /* joint0: the first moving joint */
+    d->joint[0].gear = d->joint[0].kt = 1;
+    sid_model *m;
+    double *theta;
+    sid_error err = {0};
+    ck_assert_int_eq(sid_model_create(&m, &theta, d, &err), SID_OK);
+    tu_desc_free(d);
+    const int ib = sid_model_param_find(m, "joints.joint0.torque_bias"), nv = sid_model_nv(m);
+    ck_assert_int_ge(ib, 0);
+    ck_assert_str_eq(sid_model_param(m, ib)->unit, "N*m");
+    const double b = 0.37;
+    double *tb = malloc(sizeof(double) * (size_t)sid_model_nparam(m));
+    memcpy(tb, theta, sizeof(double) * (size_t)sid_model_nparam(m));
+    theta[ib] = 0;
+    tb[ib] = b;
+    double q[2][8] = {{0.1, -0.2, 0.3, 0.05}, {0.1, -0.2, 0.3, 0.05}}, v[2][8] = {{0.5, 0, -0.3, 0.2}, {0.5, 0, -0.3, 0.2}};
+    double u_cmd[8] = {b}, u_none[8] = {0}, F[2][8];
+    sid_joint_force(m, theta, v[0], u_cmd, F[0]);
+    sid_joint_force(m, tb, v[1], u_none, F[1]);
+    for (int i = 0; i < nv; i++) ck_assert_double_eq(F[0][i], F[1][i]);
+    sid_workspace *ws = sid_workspace_create(m);
+    for (int k = 0; k < 200; k++) {
+        ck_assert_int_eq(sid_step(m, theta, ws, SID_EULER, 1e-3, q[0], v[0], u_cmd, q[0], v[0], &err), SID_OK);
+        ck_assert_int_eq(sid_step(m, tb, ws, SID_EULER, 1e-3, q[1], v[1], u_none, q[1], v[1], &err), SID_OK);
+    }
+    for (int i = 0; i < nv; i++) {
+        ck_assert_double_eq(q[0][i], q[1][i]);
+        ck_assert_double_eq(v[0][i], v[1][i]);
+    }
+    double Fbar[8] = {0}, *thetabar = calloc((size_t)sid_model_nparam(m), sizeof(double));
+    Fbar[0] = 2.5;
+    sid_joint_force_vjp(m, tb, v[1], u_none, Fbar, NULL, thetabar);
+    ck_assert_double_eq(thetabar[ib], 2.5);
+    free(thetabar);
+    free(tb);
+    sid_workspace_free(ws);
+    sid_model_free(m);
+    sid_free(theta);
+}
+END_TEST
+
 Suite *model_suite(void)
 {
     Suite *s = suite_create("model");
@@ -182,6 +229,7 @@ Suite *model_suite(void)
     tcase_add_test(tc, parameter_names_and_globs);
     tcase_add_test(tc, glob_matcher);
     tcase_add_test(tc, parameter_table_layout);
+    tcase_add_test(tc, torque_bias_acts_as_a_command);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -92,6 +92,7 @@ sid_robot_desc *tu_random_robot(unsigned seed, int njoint, int features)
             jd->kt = tu_uniform(&s, 0.05, 0.3);
             jd->ke = tu_uniform(&s, 0.01, 0.1);
             jd->resistance = tu_uniform(&s, 0.5, 3);
+            jd->torque_bias = 0.01 * (1 + j % 3);   /* not drawn: the other joints keep their numbers */
         }
         if (features & TU_OFFSETS) jd->offset = tu_uniform(&s, -0.1, 0.1);
     }
