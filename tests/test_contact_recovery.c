@@ -90,7 +90,11 @@ static void recover(int mode, double noise)
     double *x0 = malloc(sizeof(double) * (size_t)(sid_problem_nwindows(p) * 13));
     sid_problem_start_states(p, theta, x0);
     /* on noisy data the loss stops improving at the noise floor: a looser tolerance ends there */
-    sid_fit_opts fo = {nfree, idx, lo, hi, 300, noise > 0 ? 1e-7 : 1e-14, 0, NULL, NULL, NULL, 0, 0, 0};
+    sid_fit_opts fo;
+    sid_fit_opts_defaults(&fo);
+    fo.nfree = nfree, fo.idx = idx, fo.lo = lo, fo.hi = hi;
+    fo.max_iter = 300;
+    fo.ftol_rel = noise > 0 ? 1e-7 : 1e-14;
     if (smoothing) fo.smoothing_sigma = 0.02, fo.smoothing_pairs = 8, fo.smoothing_seed = 1;
     sid_fit_result res;
     ck_assert_msg(sid_fit(p, theta, x0, &fo, &res, &err) == SID_OK, "%s", err.msg);

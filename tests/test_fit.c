@@ -42,7 +42,11 @@ START_TEST(recovers_friction_and_motor_constants)
     lo_opts.window = 0.25;
     sid_problem *p;
     ck_assert_int_eq(sid_problem_create(&p, m, (const sid_traj *const *)&log, 1, &lo_opts, &err), SID_OK);
-    sid_fit_opts fo = {n, idx, lo, hi, 300, 1e-14, 0, NULL, NULL, NULL, 0, 0, 0};
+    sid_fit_opts fo;
+    sid_fit_opts_defaults(&fo);
+    fo.nfree = n, fo.idx = idx, fo.lo = lo, fo.hi = hi;
+    fo.max_iter = 300;
+    fo.ftol_rel = 1e-14;
     sid_fit_result r;
     ck_assert_msg(sid_fit(p, theta, NULL, &fo, &r, &err) == SID_OK, "%s", err.msg);
     fprintf(stderr, "fit: loss %.3e -> %.3e in %d iterations, %d evaluations, %d rejected, %s\n", r.loss0, r.loss,
@@ -184,7 +188,11 @@ static void fit_and_check(setup *su, double max_rel, int check_interval, const c
     const int nres = sid_problem_nresiduals(su->p);
     double lo[64], hi[64];
     for (int k = 0; k < su->n; k++) lo[k] = 0, hi[k] = 10 * su->theta[su->idx[k]];
-    sid_fit_opts fo = {su->n, su->idx, lo, hi, 500, 1e-14, 0, NULL, NULL, NULL, 0, 0, 0};
+    sid_fit_opts fo;
+    sid_fit_opts_defaults(&fo);
+    fo.nfree = su->n, fo.idx = su->idx, fo.lo = lo, fo.hi = hi;
+    fo.max_iter = 500;
+    fo.ftol_rel = 1e-14;
     sid_fit_result res;
     sid_error err = {0};
     ck_assert_msg(sid_fit(su->p, su->theta, su->x0, &fo, &res, &err) == SID_OK, "%s", err.msg);
@@ -293,9 +301,13 @@ static void pendulum_free(pendulum *pd)
 
 static sid_fit_opts pendulum_opts(const pendulum *pd, double sigma, int pairs, unsigned long seed)
 {
-    return (sid_fit_opts){.nfree = PD_N, .idx = pd->idx, .lo = pd->lo, .hi = pd->hi, .max_iter = 200,
-                          .ftol_rel = 1e-12, .smoothing_sigma = sigma, .smoothing_pairs = pairs,
-                          .smoothing_seed = seed};
+    sid_fit_opts o;
+    sid_fit_opts_defaults(&o);
+    o.nfree = PD_N, o.idx = pd->idx, o.lo = pd->lo, o.hi = pd->hi;
+    o.max_iter = 200;
+    o.ftol_rel = 1e-12;
+    o.smoothing_sigma = sigma, o.smoothing_pairs = pairs, o.smoothing_seed = seed;
+    return o;
 }
 
 static double norm_diff(const double *a, const double *b, int n)

@@ -67,7 +67,10 @@ static void recover(const case_t *c, double noise, unsigned seed)
     ck_assert_msg(sid_problem_create(&p, m, (const sid_traj *const *)logs, 2, &o, &err) == SID_OK, "%s", err.msg);
     double *x0 = malloc(sizeof(double) * (size_t)(sid_problem_nwindows(p) * nx));
     sid_problem_start_states(p, theta, x0);
-    sid_fit_opts fo = {n, idx, lo, hi, 1000, 1e-15, 0, NULL, NULL, NULL, 0, 0, 0};
+    sid_fit_opts fo;
+    sid_fit_opts_defaults(&fo);
+    fo.nfree = n, fo.idx = idx, fo.lo = lo, fo.hi = hi;
+    fo.ftol_rel = 1e-15;   /* max_iter: the default 1000 */
     sid_fit_result res;
     ck_assert_msg(sid_fit(p, theta, x0, &fo, &res, &err) == SID_OK, "%s", err.msg);
     sid_covariance_result *cov = sid_alloc(sizeof *cov);
