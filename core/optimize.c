@@ -43,6 +43,13 @@ const char *sid_stop_str(sid_stop s)
     return "unknown";
 }
 
+void sid_fit_opts_defaults(sid_fit_opts *o)
+{
+    *o = (sid_fit_opts){.nfree = 0, .idx = NULL, .lo = NULL, .hi = NULL, .max_iter = 1000, .ftol_rel = 1e-10,
+                        .time_limit = 0, .progress = NULL, .ctx = NULL, .interrupt = NULL, .smoothing_sigma = 0,
+                        .smoothing_pairs = 0, .smoothing_seed = 1};
+}
+
 static double now(void)
 {
     struct timespec ts;

@@ -455,6 +455,10 @@ typedef struct {
     unsigned long smoothing_seed;
 } sid_fit_opts;
 
+/* No free parameters (set nfree, idx, lo, hi), max_iter 1000, ftol_rel 1e-10, no time limit
+ * (the CLI's fit spec sets 300 s), no progress callback or interrupt, no smoothing, seed 1. */
+void sid_fit_opts_defaults(sid_fit_opts *o);
+
 /* The smoothing directions: pairs x n numbers (row i is e_i) from seed, standard normal then
  * made orthogonal within blocks of n rows, each of length sqrt(n); the same on every platform
  * and thread count; the first k rows do not depend on pairs >= k. */

@@ -42,7 +42,22 @@ static sid_traj *box_log(const sid_model *m, const double *theta, const double *
     return tr;
 }
 
-static void recover(int mode, double noise)
+/* What a fit is held to. Bounds come from the figures the fit prints (measured on x86-64, gcc
+ * -O3; the fits are deterministic), with a margin of about 1.5 to 3 on noisy data and of
+ * several hundred where the error is rounding. Iteration counts, timings and NLopt's message
+ * are printed for diagnosis only. */
+#define NOT_HELD (-1.0)
+typedef struct {
+    double err[NFREE];    /* largest |fitted - truth| / truth, by free_names; NOT_HELD: see the case */
+    double rest[NFREE];   /* where err is NOT_HELD: largest |fitted - truth| / |nominal - truth|,
+                           * the part of the way from nominal to truth still to go; NOT_HELD: none */
+    double loss_ratio;    /* largest loss / loss0 */
+    double floor;         /* > 0: loss <= floor * the loss of the truth from the logged start states */
+    double over_noise;    /* > 0: loss <= over_noise * the noise floor (tu_noise_loss) */
+    double stderr_rel;    /* largest stderr / truth the covariance may state (all identifiable) */
+} expectation;
+
+static void recover(int mode, double noise, const expectation *x)
 {
     const int smoothing = mode == SMOOTHED, nfree = mode == HARD ? 2 : NFREE;
     sid_model *m;
@@ -87,32 +102,50 @@ static void recover(int mode, double noise)
     o.estimate_start = noise > 0 && mode != HARD;
     sid_problem *p;
     ck_assert_msg(sid_problem_create(&p, m, (const sid_traj *const *)logs, NLOG, &o, &err) == SID_OK, "%s", err.msg);
-    double *x0 = malloc(sizeof(double) * (size_t)(sid_problem_nwindows(p) * 13));
+    const size_t nx0 = (size_t)(sid_problem_nwindows(p) * 13);
+    double *x0 = malloc(sizeof(double) * nx0), *x0_truth = malloc(sizeof(double) * nx0), loss_truth;
     sid_problem_start_states(p, theta, x0);
+    sid_problem_start_states(p, truth, x0_truth);
+    ck_assert_int_eq(sid_problem_loss(p, truth, x0_truth, &loss_truth, NULL, NULL, &err), SID_OK);
     /* on noisy data the loss stops improving at the noise floor: a looser tolerance ends there */
-    sid_fit_opts fo = {nfree, idx, lo, hi, 300, noise > 0 ? 1e-7 : 1e-14, 0, NULL, NULL, NULL, 0, 0, 0};
+    sid_fit_opts fo;
+    sid_fit_opts_defaults(&fo);
+    fo.nfree = nfree, fo.idx = idx, fo.lo = lo, fo.hi = hi;
+    fo.max_iter = 300;
+    fo.ftol_rel = noise > 0 ? 1e-7 : 1e-14;
     if (smoothing) fo.smoothing_sigma = 0.02, fo.smoothing_pairs = 8, fo.smoothing_seed = 1;
     sid_fit_result res;
     ck_assert_msg(sid_fit(p, theta, x0, &fo, &res, &err) == SID_OK, "%s", err.msg);
     sid_covariance_result *cov = sid_alloc(sizeof *cov);
     ck_assert_int_eq(sid_problem_covariance(p, theta, x0, nfree, idx, cov, &err), SID_OK);
-    fprintf(stderr, "contact recovery (%s, noise %g): loss %.3e -> %.3e, %d iterations, %d evaluations, %.2f s, %s\n",
-            mode_name[mode], noise, res.loss0, res.loss, res.iterations, res.evaluations, res.seconds, res.message);
-    double worst = 0;
+    const double noise_loss = tu_noise_loss(p, o.weight_q, o.weight_qd, 1e-3 * noise, 1e-2 * noise);
+    fprintf(stderr, "contact recovery (%s, noise %g): loss %.3e -> %.3e (truth %.3e, noise floor %.3e), %d iterations, "
+            "%d evaluations, %.2f s, %s\n", mode_name[mode], noise, res.loss0, res.loss, loss_truth, noise_loss,
+            res.iterations, res.evaluations, res.seconds, res.message);
     for (int j = 0; j < nfree; j++) {
         const int i = idx[j], k = mode == HARD && j == 1 ? 3 : j;
-        const double e = fabs(theta[i] - truth[i]) / truth[i];
+        const double nominal = truth[i] / truth_factor[k], e = fabs(theta[i] - truth[i]) / truth[i];
+        const double rest = fabs(theta[i] - truth[i]) / fabs(nominal - truth[i]), se = cov->stderr_[j] / truth[i];
         fprintf(stderr, "  %-26s nominal %-10.6g truth %-10.6g fitted %-12.7g error %8.2e%%  stderr %.3g\n", free_names[k],
-                truth[i] / truth_factor[k], truth[i], theta[i], 100 * e, cov->stderr_[j]);
-        /* with 1 mm of noise on positions, a sub-millimetre penetration leaves stiffness and
-         * damping to the impacts alone: L-BFGS stalls short of them (reported, not held) */
-        if (!(noise > 0) || k == 0 || k == 3) worst = fmax(worst, e);
+                nominal, truth[i], theta[i], 100 * e, cov->stderr_[j]);
+        ck_assert_msg(theta[i] >= lo[j] && theta[i] <= hi[j], "%s: %g outside its bounds", free_names[k], theta[i]);
+        if (x->err[k] != NOT_HELD)
+            ck_assert_msg(e <= x->err[k], "%s: relative error %g > %g", free_names[k], e, x->err[k]);
+        else if (x->rest[k] != NOT_HELD)
+            ck_assert_msg(rest <= x->rest[k], "%s: %g of the way from nominal to truth left > %g", free_names[k], rest,
+                          x->rest[k]);
+        ck_assert_msg(cov->identifiable[j], "%s reported unidentifiable", free_names[k]);
+        ck_assert_msg(se <= x->stderr_rel, "%s: stderr %g of the truth > %g", free_names[k], se, x->stderr_rel);
     }
-    /* noise-free, exact gradient: the truth; smoothed (the smoothed loss's minimum is not the
-     * loss's) or noisy: close to it */
-    const double tol = smoothing ? 0.02 : noise > 0 ? 0.05 : 1e-6;
-    ck_assert_msg(worst <= tol, "worst relative error %g > %g", worst, tol);
+    ck_assert_msg(res.loss <= x->loss_ratio * res.loss0, "loss fell only to %g of %g (> %g)", res.loss / res.loss0,
+                  res.loss0, x->loss_ratio);
+    if (x->floor > 0)
+        ck_assert_msg(res.loss <= x->floor * loss_truth, "loss %g > %g x the truth's %g", res.loss, x->floor, loss_truth);
+    if (x->over_noise > 0)
+        ck_assert_msg(res.loss <= x->over_noise * noise_loss, "loss %g > %g x the noise floor %g", res.loss, x->over_noise,
+                      noise_loss);
     sid_free(cov);
+    free(x0_truth);
     free(x0);
     sid_problem_free(p);
     for (int l = 0; l < NLOG; l++) sid_traj_free(logs[l]);
@@ -122,15 +155,76 @@ static void recover(int mode, double noise)
     sid_free(theta);
 }
 
-START_TEST(adjoint_noise_free) { recover(ADJOINT, 0); }
+/* Noise-free, exact gradient: the truth to rounding (measured: errors <= 1.6e-11, loss / loss0
+ * 1.0e-19, stderr / truth <= 2.7e-12). */
+START_TEST(adjoint_noise_free)
+{
+    const expectation x = {.err = {1e-8, 1e-8, 1e-8, 1e-8}, .rest = {NOT_HELD, NOT_HELD, NOT_HELD, NOT_HELD},
+                           .loss_ratio = 1e-16, .stderr_rel = 1e-9};
+    recover(ADJOINT, 0, &x);
+}
 END_TEST
-START_TEST(adjoint_noisy) { recover(ADJOINT, 1); }
+
+/* 1 mm of noise on positions, 0.01 m/s on velocities, start states estimated. Measured:
+ * friction 2.8 % off, mass 4.5 %; loss 1.787e-2 -> 2.962e-4, below the truth's 5.081e-4 (from
+ * the logged starts) but 5.7 times the noise floor 5.15e-5; stderr / truth <= 8.4e-3.
+ * Stiffness (33.5 % off, 18690 for 14000 from a nominal 20000) and damping (70 % off, 20421
+ * for 12000: it moved away from the truth) are not held to the truth, and the truth is not held
+ * inside the covariance's 95 % interval (stiffness is 56 standard errors away, damping 84,
+ * friction 14, mass 19): the fit is not at the loss's minimum. L-BFGS ends with NLopt: FAILURE
+ * after 90 iterations and, restarted there, makes no iteration; started at the truth instead,
+ * the same problem reaches loss 7.1e-5 (1.4 times the noise floor) with all four parameters
+ * within 1.3 % of the truth. So the data do determine stiffness and damping near the truth;
+ * it is the optimizer that stops short from nominal, where 1 mm of noise swamps the
+ * sub-millimetre penetrations that carry them. What holds: stiffness moved at least part of
+ * the way (22 % of it measured; held: 10 %), the loss fell below the truth's and to within 8
+ * times the noise floor.
+ * Assertable (err 0.05 for all four and |e| <= 1.96 stderr, as test_recovery.c) once an
+ * optimizer reaches the minimum from nominal: the open issue's Levenberg-Marquardt on the exact
+ * window Jacobian (sid_problem_window_jacobian) with start states Schur-eliminated (DESIGN.md,
+ * "fit"). */
+START_TEST(adjoint_noisy)
+{
+    const expectation x = {.err = {0.04, NOT_HELD, NOT_HELD, 0.05}, .rest = {NOT_HELD, 0.9, NOT_HELD, NOT_HELD},
+                           .loss_ratio = 0.03, .floor = 1, .over_noise = 8, .stderr_rel = 0.02};
+    recover(ADJOINT, 1, &x);
+}
 END_TEST
-START_TEST(smoothed_noise_free) { recover(SMOOTHED, 0); }
+
+/* Smoothing minimises the smoothed loss, whose minimum is not the loss's: close to the truth,
+ * not at it (measured: friction 0.39 %, stiffness 0.059 %, damping 0.70 %, mass 0.052 %;
+ * loss / loss0 2.0e-4; stderr / truth <= 2.7e-4). */
+START_TEST(smoothed_noise_free)
+{
+    const expectation x = {.err = {0.01, 0.002, 0.015, 0.002}, .rest = {NOT_HELD, NOT_HELD, NOT_HELD, NOT_HELD},
+                           .loss_ratio = 1e-3, .stderr_rel = 1e-3};
+    recover(SMOOTHED, 0, &x);
+}
 END_TEST
-START_TEST(hard_implicit_noise_free) { recover(HARD, 0); }
+
+/* Hard contact, implicit gradient, noise-free: the truth to rounding (measured: errors
+ * <= 7.1e-11, loss / loss0 6.8e-20, stderr / truth <= 4.0e-13). */
+START_TEST(hard_implicit_noise_free)
+{
+    const expectation x = {.err = {1e-8, NOT_HELD, NOT_HELD, 1e-8}, .rest = {NOT_HELD, NOT_HELD, NOT_HELD, NOT_HELD},
+                           .loss_ratio = 1e-16, .stderr_rel = 1e-9};
+    recover(HARD, 0, &x);
+}
 END_TEST
-START_TEST(hard_implicit_noisy) { recover(HARD, 1); }
+
+/* Hard contact on noisy data from the logged (noisy) start states. Measured: friction 0.27 %
+ * off, mass 1.5 %; loss 1.362e-3 -> 2.709e-4, 1.7 % above the truth's 2.664e-4 and 3.4 times
+ * the noise floor 7.92e-5 (the logged start states carry their noise); stderr / truth <= 8.6e-4. The truth is not held inside the 95 % interval (mass is 23 standard errors
+ * away): the noisy start states bias the minimum (a fit started at the truth ends at mass
+ * 0.77 % low, loss 2.643e-4), and the fit from nominal stops short of it (FTOL_REACHED; a
+ * restart there moves the loss by less than 1e-4 of itself in 130 iterations on the piecewise
+ * smooth loss of hard contact). Assertable once start states can be estimated with hard contact. */
+START_TEST(hard_implicit_noisy)
+{
+    const expectation x = {.err = {0.01, NOT_HELD, NOT_HELD, 0.025}, .rest = {NOT_HELD, NOT_HELD, NOT_HELD, NOT_HELD},
+                           .loss_ratio = 0.25, .floor = 1.05, .over_noise = 4.5, .stderr_rel = 2e-3};
+    recover(HARD, 1, &x);
+}
 END_TEST
 
 Suite *contact_recovery_suite(void)

@@ -1,7 +1,15 @@
-/* test_main.c — the Check runner: every suite of tests/. CK_RUN_SUITE=name selects one;
- * CK_FORK=no runs in-process (for gdb). Run from tests/ (fixture paths are relative). */
+/* test_main.c — the Check runner: every suite of tests/. Run from tests/ (fixture paths are
+ * relative). Check's own variables select: CK_RUN_SUITE=name one suite, CK_RUN_CASE=name one
+ * test case (in every suite that has one of that name), CK_INCLUDE_TAGS / CK_EXCLUDE_TAGS by
+ * tag (`make debug` leaves out "slow"); CK_FORK=no runs in-process (for gdb).
+ *
+ * Check itself runs nothing, and succeeds, when a selector names nothing; so a typo would pass.
+ * Here a selection that names no suite or no case, or that leaves no check to run, is an
+ * error: exit 2 with a message naming the selector. Exit 1 when a check fails. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 Suite *dynamics_suite(void);
 Suite *gradient_suite(void);
@@ -15,21 +23,82 @@ Suite *hard_contact_suite(void);
 Suite *contact_mujoco_suite(void);
 Suite *contact_recovery_suite(void);
 
+/* name: as the suite's own suite_create gives it (CK_RUN_SUITE compares against that) */
+static const struct {
+    const char *name;
+    Suite *(*make)(void);
+} suites[] = {
+    {"dynamics", dynamics_suite},
+    {"gradient", gradient_suite},
+    {"model", model_suite},
+    {"mujoco", mujoco_suite},
+    {"loss", loss_suite},
+    {"fit", fit_suite},
+    {"recovery", recovery_suite},
+    {"free", free_suite},
+    {"hard_contact", hard_contact_suite},
+    {"contact_mujoco", contact_mujoco_suite},
+    {"contact_recovery", contact_recovery_suite},
+};
+enum { NSUITE = (int)(sizeof suites / sizeof suites[0]) };
+
+static void list_suites(void)
+{
+    fprintf(stderr, "test_runner: suites:");
+    for (int i = 0; i < NSUITE; i++) fprintf(stderr, " %s", suites[i].name);
+    fprintf(stderr, "\n");
+}
+
+/* What selects, for messages: "CK_RUN_SUITE=fit CK_EXCLUDE_TAGS=slow", or "(all)". */
+static void print_selection(void)
+{
+    static const char *const vars[] = {"CK_RUN_SUITE", "CK_RUN_CASE", "CK_INCLUDE_TAGS", "CK_EXCLUDE_TAGS"};
+    int any = 0;
+    for (int i = 0; i < 4; i++) {
+        const char *v = getenv(vars[i]);
+        if (v) fprintf(stderr, " %s='%s'", vars[i], v), any = 1;
+    }
+    if (!any) fprintf(stderr, " (no selector: all suites)");
+}
+
 int main(void)
 {
-    SRunner *sr = srunner_create(dynamics_suite());
-    srunner_add_suite(sr, gradient_suite());
-    srunner_add_suite(sr, model_suite());
-    srunner_add_suite(sr, mujoco_suite());
-    srunner_add_suite(sr, loss_suite());
-    srunner_add_suite(sr, fit_suite());
-    srunner_add_suite(sr, recovery_suite());
-    srunner_add_suite(sr, free_suite());
-    srunner_add_suite(sr, hard_contact_suite());
-    srunner_add_suite(sr, contact_mujoco_suite());
-    srunner_add_suite(sr, contact_recovery_suite());
+    const char *sname = getenv("CK_RUN_SUITE"), *cname = getenv("CK_RUN_CASE");
+    int selected = -1;
+    for (int i = 0; sname && i < NSUITE; i++)
+        if (strcmp(sname, suites[i].name) == 0) selected = i;
+    if (sname && selected < 0) {
+        fprintf(stderr, "test_runner: error: CK_RUN_SUITE='%s' names no suite\n", sname);
+        list_suites();
+        return 2;
+    }
+    SRunner *sr = NULL;
+    int has_case = 0;
+    for (int i = 0; i < NSUITE; i++) {
+        Suite *s = suites[i].make();
+        if (cname && (selected < 0 || selected == i) && suite_tcase(s, cname)) has_case = 1;
+        if (sr)
+            srunner_add_suite(sr, s);
+        else
+            sr = srunner_create(s);
+    }
+    if (cname && !has_case) {
+        fprintf(stderr, "test_runner: error: CK_RUN_CASE='%s' names no test case of %s%s\n", cname,
+                selected < 0 ? "any suite" : "suite ", selected < 0 ? "" : suites[selected].name);
+        fprintf(stderr, "test_runner: the cases are the tcase_create names in tests/test_*.c\n");
+        list_suites();
+        srunner_free(sr);
+        return 2;
+    }
     srunner_run_all(sr, CK_NORMAL);
-    const int failed = srunner_ntests_failed(sr);
+    const int run = srunner_ntests_run(sr), failed = srunner_ntests_failed(sr);
     srunner_free(sr);
+    if (run == 0) {
+        fprintf(stderr, "test_runner: error: no checks ran; selection:");
+        print_selection();
+        fprintf(stderr, "\n");
+        list_suites();
+        return 2;
+    }
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

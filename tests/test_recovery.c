@@ -1,8 +1,11 @@
 /* test_recovery.c — parameter recovery on the example robots (issue: "sysid fit"): data made
  * with known truth, parameters perturbed 20-50 % from nominal, fitted from nominal.
- * Without noise every identifiable parameter comes back within 0.5 %; with noise (sigma
- * 1e-3 rad on q, 1e-2 rad/s on qd) within 10 % and inside the 95 % interval the covariance
- * states for it. Parameters the covariance calls unidentifiable are not held to a value. */
+ * Without noise every identifiable parameter comes back to rounding (within 1e-6); with noise
+ * (sigma 1e-3 rad on q, 1e-2 rad/s on qd) within the case's bound and inside the 95 % interval
+ * the covariance states for it, and the loss falls to the noise floor. Parameters the
+ * covariance calls unidentifiable are not held to a value: the test holds that exactly the
+ * expected ones are flagged, and that the combination of them the data determine is recovered.
+ * Iteration counts and NLopt's message are printed for diagnosis only. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -21,14 +24,36 @@ typedef struct {
     double amp;          /* command amplitude */
     int nsample;
     double dt, window;
+    double noisy_err;    /* largest relative error of an identifiable parameter on noisy data */
+    /* The parameters the covariance must call unidentifiable (NULL: none): a link's mass and
+     * the armature of the vertical joint that alone moves it (gravity along the axis: only
+     * the inertia about it, M[0][0] + armature, reaches the data). */
+    const char *null_mass, *null_armature;
 } case_t;
 
+/* noisy_err, measured: double pendulum 7.8 % (shoulder viscous friction), arm7 0.21 % (j1
+ * viscous friction) */
 static const case_t cases[] = {
     {"../data/double_pendulum/robot.json",
-     {"joints.*.friction.viscous", "joints.*.armature", "joints.*.motor.kt", "links.*.mass"}, 4, 0.6, 1501, 2e-3, 0.25},
+     {"joints.*.friction.viscous", "joints.*.armature", "joints.*.motor.kt", "links.*.mass"}, 4, 0.6, 1501, 2e-3, 0.25,
+     0.10, NULL, NULL},
     {"../data/arm7/robot.json",
-     {"joints.*.friction.viscous", "joints.*.armature", "joints.*.motor.kt", "links.*.mass"}, 4, 0.3, 1001, 2e-3, 0.2},
+     {"joints.*.friction.viscous", "joints.*.armature", "joints.*.motor.kt", "links.*.mass"}, 4, 0.3, 1001, 2e-3, 0.2,
+     0.005, "links.link1.mass", "joints.j1.armature"},
 };
+
+/* M[0][0] + armature of the first joint at the log's first positions: the inertia about it. */
+static double inertia_about_first_joint(const sid_model *m, const double *theta, const sid_traj *log, int armature)
+{
+    const int nv = sid_model_nv(m);
+    double *M = malloc(sizeof(double) * (size_t)(nv * nv));
+    sid_workspace *ws = sid_workspace_create(m);
+    sid_mass_matrix(m, theta, ws, log->q, M);
+    const double I = M[0] + theta[armature];
+    sid_workspace_free(ws);
+    free(M);
+    return I;
+}
 
 static void recover(const case_t *c, double noise, unsigned seed)
 {
@@ -67,7 +92,10 @@ static void recover(const case_t *c, double noise, unsigned seed)
     ck_assert_msg(sid_problem_create(&p, m, (const sid_traj *const *)logs, 2, &o, &err) == SID_OK, "%s", err.msg);
     double *x0 = malloc(sizeof(double) * (size_t)(sid_problem_nwindows(p) * nx));
     sid_problem_start_states(p, theta, x0);
-    sid_fit_opts fo = {n, idx, lo, hi, 1000, 1e-15, 0, NULL, NULL, NULL, 0, 0, 0};
+    sid_fit_opts fo;
+    sid_fit_opts_defaults(&fo);
+    fo.nfree = n, fo.idx = idx, fo.lo = lo, fo.hi = hi;
+    fo.ftol_rel = 1e-15;   /* max_iter: the default 1000 */
     sid_fit_result res;
     ck_assert_msg(sid_fit(p, theta, x0, &fo, &res, &err) == SID_OK, "%s", err.msg);
     sid_covariance_result *cov = sid_alloc(sizeof *cov);
@@ -75,18 +103,50 @@ static void recover(const case_t *c, double noise, unsigned seed)
     fprintf(stderr, "recovery %s noise %g: loss %.3e -> %.3e, %d iterations, %s; %d of %d identifiable\n", c->robot,
             noise, res.loss0, res.loss, res.iterations, res.message, n - cov->nnull, n);
     fprintf(stderr, "  %-34s %12s %12s %9s %10s %6s\n", "parameter", "truth", "fitted", "error", "stderr", "|e|/se");
-    int checked = 0;
+    /* Noise-free: the data are reproduced to rounding (measured loss / loss0 <= 5.0e-16).
+     * Noisy: the loss falls to the noise floor, the expected loss of the truth from the true
+     * start states, less the share of the fitted unknowns (measured 0.975 and 0.974 of it, for
+     * 0.991 and 0.989 expected: the noise's own spread is about 1 %). */
+    if (noise > 0) {
+        const double floor = tu_noise_loss(p, o.weight_q, o.weight_qd, 1e-3 * noise, 1e-2 * noise);
+        ck_assert_msg(res.loss >= 0.95 * floor && res.loss <= 1.02 * floor, "loss %g is %g of the noise floor %g",
+                      res.loss, res.loss / floor, floor);
+    } else {
+        ck_assert_msg(res.loss <= 1e-13 * res.loss0, "loss fell only to %g of %g", res.loss / res.loss0, res.loss0);
+    }
+    /* Noise-free, |e|/se is not held: stderr is the spread of rounding error, as is e. */
+    int checked = 0, null_mass = -1, null_armature = -1;
     for (int k = 0; k < n; k++) {
         const int i = idx[k];
+        const char *name = sid_model_param(m, i)->name;
         const double e = fabs(theta[i] - truth[i]) / fabs(truth[i]), se = cov->stderr_[k];
-        fprintf(stderr, "  %-34s %12.6g %12.6g %8.2e%% %10.3g %6.2f%s\n", sid_model_param(m, i)->name, truth[i], theta[i],
-                100 * e, se, fabs(theta[i] - truth[i]) / se, cov->identifiable[k] ? "" : "  not identifiable");
-        if (!cov->identifiable[k]) continue;
+        fprintf(stderr, "  %-34s %12.6g %12.6g %8.2e%% %10.3g %6.2f%s\n", name, truth[i], theta[i], 100 * e, se,
+                fabs(theta[i] - truth[i]) / se, cov->identifiable[k] ? "" : "  not identifiable");
+        const int expect_null = (c->null_mass && strcmp(name, c->null_mass) == 0) ||
+                                (c->null_armature && strcmp(name, c->null_armature) == 0);
+        ck_assert_msg(cov->identifiable[k] == !expect_null, "%s: identifiable %d", name, cov->identifiable[k]);
+        if (expect_null) {
+            if (c->null_mass && strcmp(name, c->null_mass) == 0) null_mass = i;
+            else null_armature = i;
+            continue;
+        }
         checked++;
-        ck_assert_msg(e <= (noise > 0 ? 0.10 : 0.005), "%s: relative error %g", sid_model_param(m, i)->name, e);
+        ck_assert_msg(e <= (noise > 0 ? c->noisy_err : 1e-6), "%s: relative error %g", name, e);
         if (noise > 0)
-            ck_assert_msg(fabs(theta[i] - truth[i]) <= 1.96 * se, "%s: truth %g outside %g +- 1.96 * %g",
-                          sid_model_param(m, i)->name, truth[i], theta[i], se);
+            ck_assert_msg(fabs(theta[i] - truth[i]) <= 1.96 * se, "%s: truth %g outside %g +- 1.96 * %g", name, truth[i],
+                          theta[i], se);
+    }
+    ck_assert_int_eq(cov->nnull, c->null_mass ? 1 : 0);
+    if (c->null_mass) {
+        /* What the data fix of the unidentifiable pair: the inertia about the joint. Measured
+         * 1.1e-10 noise-free, 3.7e-4 noisy. */
+        ck_assert_int_ge(null_mass, 0);
+        ck_assert_int_ge(null_armature, 0);
+        const double I_fit = inertia_about_first_joint(m, theta, logs[0], null_armature);
+        const double I_true = inertia_about_first_joint(m, truth, logs[0], null_armature);
+        const double e = fabs(I_fit - I_true) / I_true;
+        fprintf(stderr, "  inertia about the first joint: truth %.6g fitted %.6g error %.2e%%\n", I_true, I_fit, 100 * e);
+        ck_assert_msg(e <= (noise > 0 ? 1e-3 : 1e-6), "inertia about the first joint: relative error %g", e);
     }
     ck_assert_int_ge(checked, n / 2);
     sid_free(cov);

@@ -199,3 +199,15 @@ void tu_add_noise(sid_traj *tr, double sq, double sqd, unsigned seed)
         }
     }
 }
+
+double tu_noise_loss(const sid_problem *p, double weight_q, double weight_qd, double sq, double sqd)
+{
+    const sid_model *m = sid_problem_model(p);
+    const int nq = sid_model_nq(m), nv = sid_model_nv(m);
+    const double *scale_q = sid_problem_scale_q(p), *scale_qd = sid_problem_scale_qd(p);
+    double sum = 0;
+    int rows = 0;
+    for (int i = 0; weight_q > 0 && i < nq; i++, rows++) sum += weight_q * sq * sq / (scale_q[i] * scale_q[i]);
+    for (int i = 0; weight_qd > 0 && i < nv; i++, rows++) sum += weight_qd * sqd * sqd / (scale_qd[i] * scale_qd[i]);
+    return rows ? 0.5 * sum / rows : 0;
+}

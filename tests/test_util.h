@@ -36,5 +36,10 @@ double tu_rel_err(double a, double b, double atol);
 sid_traj *tu_synth_log(const sid_model *m, const double *theta_true, int n, double dt, double amp, unsigned seed);
 /* Add Gaussian noise of standard deviation sq to q and sqd to qd. */
 void tu_add_noise(sid_traj *tr, double sq, double sqd, unsigned seed);
+/* The noise floor of problem p (loss weights weight_q, weight_qd) on logs with velocities and
+ * that noise (tu_add_noise's sq and sqd): the expected loss of the true parameters from the
+ * true start states, 1/2 mean over residual rows of w sigma^2 / scale^2. A fit of nfit unknowns
+ * to nres residuals expects (1 - nfit / nres) of it. */
+double tu_noise_loss(const sid_problem *p, double weight_q, double weight_qd, double sq, double sqd);
 
 #endif

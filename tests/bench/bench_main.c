@@ -574,8 +574,11 @@ static void run_sid_fit(void *p)
 {
     fit_ctx *c = p;
     const int np = sid_model_nparam(sid_problem_model(c->p));
-    const sid_fit_opts o = {.nfree = c->k, .idx = c->idx, .lo = c->lo, .hi = c->hi, .max_iter = FIT_MAX_ITER,
-                            .ftol_rel = FIT_FTOL_REL};
+    sid_fit_opts o;
+    sid_fit_opts_defaults(&o);
+    o.nfree = c->k, o.idx = c->idx, o.lo = c->lo, o.hi = c->hi;
+    o.max_iter = FIT_MAX_ITER;
+    o.ftol_rel = FIT_FTOL_REL;
     sid_error err = {0};
     memcpy(c->theta, c->theta0, sizeof(double) * (size_t)np);
     bench_check(sid_fit(c->p, c->theta, NULL, &o, &c->res, &err), &err, "sid_fit");
