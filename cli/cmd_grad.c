@@ -19,53 +19,35 @@
 #include "robot_json.h"
 #include "traj_csv.h"
 
-static const char usage[] = "sysid grad ROBOT.json LOG.csv... [-c SPEC.json] [--free GLOB...] "
-                            "[--window S] [--integrator euler|rk4] [--check] [--json]";
-
 /* A relative error above this fails --check (exit 1). */
 #define CHECK_TOL 1e-4
+#define TEXT(x) #x
+#define NUMBER_TEXT(x) TEXT(x)
 
-static void help(void)
-{
-    printf("usage: %s\n\n"
-           "Evaluate the loss of ROBOT.json on the logs (as `sysid fit` defines it: windows\n"
-           "started from the logged states, residuals scaled per joint and weighted) and its\n"
-           "gradient with respect to each free parameter, computed by the adjoint method.\n"
-           "Prints a table of name, value and gradient on stdout.\n\n"
-           "Options:\n"
-           "  -c SPEC.json        read free, window, integrator, substeps, max_dt, weights,\n"
-           "                      columns and scale from a fit spec; options override it\n"
-           "  --free GLOB         free parameters (repeatable; default: the spec's, or '*',\n"
-           "                      every parameter)\n"
-           "  --window S          seconds per window; 0 = one window per log (default 0.5)\n"
-           "  --integrator NAME   euler (default) or rk4\n"
-           "  --substeps N        simulation steps per log interval (default 1)\n"
-           "  --max-dt S          also split any interval longer than S seconds\n"
-           "  --columns MAP       log column names: {\"q.elbow\": \"pos2\"} or q.elbow=pos2\n"
-           "  --scale MAP         multiply logical columns: {\"t\": 0.001} or t=0.001\n"
-           "  --threads N         windows evaluated in parallel (default 0: all cores)\n"
-           "  --start-velocity logged|positions   window start velocities from the velocity\n"
-           "                      columns (default) or from positions\n"
-           "  --contact compliant|hard   override the robot's contact model\n"
-           "  --bounds, --max-iter, --ftol-rel, --time-limit, --start, --smoothing\n"
-           "                      accepted as by `sysid fit`; they do not change the gradient\n"
-           "                      (always the adjoint one)\n"
-           "  --check             also compute a fourth-order central finite difference of\n"
-           "                      the loss for each free parameter (step 1e-6*max(1,|theta|))\n"
-           "                      and the relative error max(0,|a-b|-atol)/(|a|+|b|+atol),\n"
-           "                      atol = 1e-9*max|gradient|; fails above %g\n"
-           "  --json              one JSON object on stdout: {\"loss\", \"nres\", \"windows\",\n"
-           "                      \"gradient\": {NAME: VALUE}, and with --check \"check\":\n"
-           "                      {NAME: {\"analytic\", \"fd\", \"rel_err\"}}, \"max_rel_err\"}\n"
-           "  -q                  no warnings, no timings\n"
-           "  -h, --help          this text\n\n"
-           "Windows always start from the logged states: grad has no fitted start states to\n"
-           "differentiate at, so with \"start\": \"fitted\" (or --start fitted) it still uses\n"
-           "the logged ones, and says so on stderr.\n"
-           "The time of one loss-and-gradient and of one loss-only evaluation go to stderr.\n\n"
-           "Exit status: 0 success, 1 --check found a relative error above %g, 2 invalid\n"
-           "input, 3 the simulation diverged.\n", usage, CHECK_TOL, CHECK_TOL);
-}
+static const cmd_info info = {
+    "grad", CMD_GRAD, "sysid grad ROBOT.json LOG.csv... [-c SPEC.json] [--free GLOB...] "
+                      "[--window S] [--integrator euler|rk4] [--check] [--json]",
+    "Evaluate the loss of ROBOT.json on the logs (as `sysid fit` defines it: windows\n"
+    "started from the logged states, residuals scaled per joint and weighted) and its\n"
+    "gradient with respect to each free parameter, computed by the adjoint method.\n"
+    "Prints a table of name, value and gradient on stdout. The free parameters are\n"
+    "the spec's and --free's, or without either every parameter ('*'). grad takes\n"
+    "fit's fit-spec options; those of the optimizer (--bounds, --max-iter,\n"
+    "--ftol-rel, --time-limit, --smoothing) do not change the gradient (always the\n"
+    "adjoint one).\n",
+    "--check computes a fourth-order central finite difference of the loss for each\n"
+    "free parameter (step 1e-6*max(1,|theta|)) and the relative error\n"
+    "max(0,|a-b|-atol)/(|a|+|b|+atol), atol = 1e-9*max|gradient|; it fails above\n"
+    NUMBER_TEXT(CHECK_TOL) ".\n\n"
+    "JSON: {\"loss\", \"nres\", \"windows\", \"gradient\": {NAME: VALUE}, and with --check\n"
+    "\"check\": {NAME: {\"analytic\", \"fd\", \"rel_err\"}}, \"max_rel_err\"}\n\n"
+    "Windows always start from the logged states: grad has no fitted start states to\n"
+    "differentiate at, so with \"start\": \"fitted\" (or --start fitted) it still uses\n"
+    "the logged ones, and says so on stderr.\n"
+    "The time of one loss-and-gradient and of one loss-only evaluation go to stderr.\n\n"
+    "Exit status: 0 success, 1 --check found a relative error above " NUMBER_TEXT(CHECK_TOL) ", 2 invalid\n"
+    "input, 3 the simulation diverged.\n",
+};
 
 static double now(void)
 {
@@ -193,47 +175,15 @@ static void print_table(const sid_model *m, const double *theta, const fitspec_s
 
 int cmd_grad(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        CMD_SPEC_OPTIONS,
-        { "config", required_argument, NULL, 'c' },
-        { "json", no_argument, NULL, 'j' },
-        { "check", no_argument, NULL, 'k' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
-    cmd_spec_args sa = { 0 };
-    int json = 0, check = 0, c;
-    while ((c = getopt_long(argc, argv, ":c:qh", opts, NULL)) != -1) {
-        if (c >= CMD_SPEC_OPT) {
-            if (cmd_spec_add(&sa, &opts[c - CMD_SPEC_OPT], optarg))
-                return cmd_usage_error("grad", usage, "too many options");
-            continue;
-        }
-        switch (c) {
-        case 'c':
-            sa.path = optarg;
-            break;
-        case 'j':
-            json = 1;
-            break;
-        case 'k':
-            check = 1;
-            break;
-        case 'q':
-            cli_quiet = 1;
-            break;
-        case 'h':
-            help();
-            return EXIT_OK;
-        default:
-            return cmd_bad_option("grad", usage, c, argv);
-        }
-    }
-    if (argc - optind < 2)
-        return cmd_usage_error("grad", usage, "expected a robot file and at least one log "
-                               "file, got %d arguments", argc - optind);
-    const char *robot = argv[optind];
-    int nlog = argc - optind - 1;
+    cmd_args a;
+    int rc = cmd_parse(&info, argc, argv, &a);
+    if (rc != CMD_RUN)
+        return rc;
+    if (a.nop < 2)
+        return cmd_usage_error(&info, "expected a robot file and at least one log file, got %d "
+                               "arguments", a.nop);
+    const char *robot = a.op[0];
+    const int nlog = a.nop - 1, check = a.check;
 
     sid_error err = { 0 };
     fitspec spec;
@@ -243,8 +193,8 @@ int cmd_grad(int argc, char **argv)
     sid_traj **logs = calloc((size_t)nlog, sizeof *logs);
     sid_problem *p = NULL;
     check_row *row = NULL;
-    int rc = EXIT_OK;
-    if (cmd_spec_build(&spec, &sa, &err) || cmd_spec_model(&spec, robot, &m, &theta, NULL, &err)) {
+    rc = EXIT_OK;
+    if (cmd_spec_build(&spec, &a.spec, &err) || cmd_spec_model(&spec, robot, &m, &theta, NULL, &err)) {
         rc = cli_fail(&err);
         goto done;
     }
@@ -268,7 +218,7 @@ int cmd_grad(int argc, char **argv)
         goto done;
     }
     for (int l = 0; l < nlog; l++)
-        if (traj_csv_load(argv[optind + 1 + l], m, &spec.columns, &logs[l], &err)) {
+        if (traj_csv_load(a.op[1 + l], m, &spec.columns, &logs[l], &err)) {
             rc = cli_fail(&err);
             goto done;
         }
@@ -314,7 +264,7 @@ int cmd_grad(int argc, char **argv)
         rc = cli_fail(&err);
         goto done;
     }
-    if (json)
+    if (a.json)
         rc = print_json(m, &sel, loss, sid_problem_nresiduals(p), sid_problem_nwindows(p), g, row,
                         max_rel);
     else
