@@ -5,7 +5,7 @@
  * order given, for fitspec_apply_flag after -c SPEC.json is read, so that flags override the
  * file and --free/--bounds apply in order; the others set a field of cmd_args at `at`. The
  * parser is getopt_long over the rows the command takes, so permutation, "--", bundled
- * short options, --name=value and unique abbreviations behave as in any GNU tool.
+ * short options and --name=value behave as in any GNU tool; abbreviations are refused.
  */
 #include "options.h"
 
@@ -158,15 +158,30 @@ static const opt_row *row_of(int value)
     return NULL;
 }
 
+/* getopt_long also takes unique abbreviations; refuse them, so that what a command
+ * accepts is what its help lists (eval's "--start" would otherwise be --start-velocity).
+ * arg is the option as typed: "--window" or "--window=0.1". */
+static int exact_name(const cmd_info *c, const opt_row *o, const char *arg)
+{
+    size_t n = strcspn(arg, "=");
+    if (n == strlen(o->name) && strncmp(arg, o->name, n) == 0)
+        return CMD_RUN;
+    return cmd_usage_error(c, "unknown option '%.*s'; did you mean '%s'?", (int)n, arg, o->name);
+}
+
 /* getopt_long's '?' or ':' for argv[optind - 1]. */
 static int bad_option(const cmd_info *c, int ch, char **argv)
 {
     const char *arg = argv[optind - 1];
+    /* a known long option without its value, or with one it does not take: getopt_long
+     * sets optopt to the option's value */
+    const opt_row *o = optopt && strncmp(arg, "--", 2) == 0 ? row_of(optopt) : NULL;
+    if (o && exact_name(c, o, arg) != CMD_RUN)
+        return EXIT_INPUT;
     if (ch == ':')
         return cmd_usage_error(c, "option '%s' needs a value", arg);
-    /* "--json=1": getopt_long sets optopt to the known option's value */
-    if (optopt && strncmp(arg, "--", 2) == 0 && strchr(arg, '='))
-        return cmd_usage_error(c, "option '%.*s' takes no value", (int)strcspn(arg, "="), arg);
+    if (o)
+        return cmd_usage_error(c, "option '%s' takes no value", o->name);
     if (optopt)
         return cmd_usage_error(c, "unknown option '-%c'", optopt);
     return cmd_usage_error(c, "unknown option '%s'", arg);
@@ -232,12 +247,18 @@ int cmd_parse(const cmd_info *c, int argc, char **argv, cmd_args *a)
 
     memset(a, 0, sizeof *a);
     a->max_rmse = a->max_loss = a->tol = -1;
-    int ch;
-    while ((ch = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
+    int ch, li = -1;
+    while ((ch = getopt_long(argc, argv, shorts, longs, &li)) != -1) {
         const opt_row *o = ch == '?' || ch == ':' ? NULL : row_of(ch);
-        int rc = o ? land(c, o, optarg, a) : bad_option(c, ch, argv);
+        int rc = o ? CMD_RUN : bad_option(c, ch, argv);
+        /* a long option is the last argument read, or the one before its separate value */
+        if (rc == CMD_RUN && li >= 0)
+            rc = exact_name(c, o, argv[optind - (optarg && optarg == argv[optind - 1] ? 2 : 1)]);
+        if (rc == CMD_RUN)
+            rc = land(c, o, optarg, a);
         if (rc != CMD_RUN)
             return rc;
+        li = -1;
     }
     a->nop = argc - optind;
     a->op = argv + optind;
