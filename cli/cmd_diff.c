@@ -18,30 +18,21 @@
 #include "numfmt.h"
 #include "robot_json.h"
 
-static const char usage[] = "sysid diff A.json B.json [--json] [--tol REL]";
-
-static void help(void)
-{
-    printf("usage: %s\n\n"
-           "Compare two robots parameter by parameter (by name, so robots of different\n"
-           "structure compare too) and list every one that differs: old value (A), new value\n"
-           "(B), absolute change B - A and relative change (B - A) / |A|. When A is 0 the\n"
-           "relative change is \"inf\" (null in JSON). A parameter of only one robot is listed\n"
-           "as added (only in B) or removed (only in A). Identical robots print the header\n"
-           "only (an empty \"differences\" list in JSON).\n\n"
-           "Options:\n"
-           "  --tol REL           fail (exit 1) if any |relative change| exceeds REL, or a\n"
-           "                      parameter was added or removed; default: no gate\n"
-           "  --json              one JSON object on stdout: {\"a\", \"b\", \"count\",\n"
-           "                      \"differences\": [{\"name\", \"unit\", \"status\": \"changed\" |\n"
-           "                      \"added\" | \"removed\", \"old\", \"new\", \"abs_change\",\n"
-           "                      \"rel_change\"}], \"tol\", \"exceeded\": [NAME...]}; values\n"
-           "                      that do not exist are null, \"tol\" is null without --tol\n"
-           "  -q                  no warnings\n"
-           "  -h, --help          this text\n\n"
-           "Exit status: 0 success (or within --tol), 1 a change exceeds --tol, 2 invalid\n"
-           "input.\n", usage);
-}
+static const cmd_info info = {
+    "diff", CMD_DIFF, "sysid diff A.json B.json [--json] [--tol REL]",
+    "Compare two robots parameter by parameter (by name, so robots of different\n"
+    "structure compare too) and list every one that differs: old value (A), new value\n"
+    "(B), absolute change B - A and relative change (B - A) / |A|. When A is 0 the\n"
+    "relative change is \"inf\" (null in JSON). A parameter of only one robot is listed\n"
+    "as added (only in B) or removed (only in A). Identical robots print the header\n"
+    "only (an empty \"differences\" list in JSON).\n",
+    "JSON: {\"a\", \"b\", \"count\", \"differences\": [{\"name\", \"unit\", \"status\": \"changed\" |\n"
+    "\"added\" | \"removed\", \"old\", \"new\", \"abs_change\", \"rel_change\"}], \"tol\",\n"
+    "\"exceeded\": [NAME...]}; values that do not exist are null, \"tol\" is null without\n"
+    "--tol.\n\n"
+    "Exit status: 0 success (or within --tol), 1 a change exceeds --tol, 2 invalid\n"
+    "input.\n",
+};
 
 typedef enum { CHANGED, ADDED, REMOVED } diff_kind;
 static const char *const kind_name[] = { "changed", "added", "removed" };
@@ -163,46 +154,20 @@ static void print_table(const diff_row *row, int n)
 
 int cmd_diff(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        { "json", no_argument, NULL, 'j' },
-        { "tol", required_argument, NULL, 't' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
-    int json = 0, c;
-    double tol = -1;
-    while ((c = getopt_long(argc, argv, ":qh", opts, NULL)) != -1) {
-        char *end;
-        switch (c) {
-        case 'j':
-            json = 1;
-            break;
-        case 't':
-            tol = strtod(optarg, &end);
-            if (end == optarg || *end || !(tol >= 0) || !isfinite(tol))
-                return cmd_usage_error("diff", usage, "--tol: expected a non-negative number, "
-                                       "got '%s'", optarg);
-            break;
-        case 'q':
-            cli_quiet = 1;
-            break;
-        case 'h':
-            help();
-            return EXIT_OK;
-        default:
-            return cmd_bad_option("diff", usage, c, argv);
-        }
-    }
-    if (argc - optind != 2)
-        return cmd_usage_error("diff", usage, "expected two robot files, got %d arguments",
-                               argc - optind);
-    const char *a = argv[optind], *b = argv[optind + 1];
+    cmd_args args;
+    int rc = cmd_parse(&info, argc, argv, &args);
+    if (rc != CMD_RUN)
+        return rc;
+    if (args.nop != 2)
+        return cmd_usage_error(&info, "expected two robot files, got %d arguments", args.nop);
+    const char *a = args.op[0], *b = args.op[1];
+    const double tol = args.tol;
 
     sid_error err = { 0 };
     sid_model *ma = NULL, *mb = NULL;
     double *ta = NULL, *tb = NULL;
     diff_row *row = NULL;
-    int rc = EXIT_OK;
+    rc = EXIT_OK;
     if (robot_json_model(a, &ma, &ta, NULL, &err) || robot_json_model(b, &mb, &tb, NULL, &err)) {
         rc = cli_fail(&err);
         goto done;
@@ -218,7 +183,7 @@ int cmd_diff(int argc, char **argv)
         row[k].exceeds = row[k].kind != CHANGED || fabs(rel_change(&row[k])) > tol;
         nexceed += row[k].exceeds;
     }
-    if (json)
+    if (args.json)
         rc = print_json(a, b, row, n, tol);
     else
         print_table(row, n);

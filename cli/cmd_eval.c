@@ -20,44 +20,25 @@
 #include "robot_json.h"
 #include "traj_csv.h"
 
-static const char usage[] = "sysid eval ROBOT.json LOG.csv... [-c SPEC.json] [--window S] "
-                            "[--integrator euler|rk4] [--substeps N] [--max-dt S] "
-                            "[--columns MAP] [--scale MAP] [--contact compliant|hard] [--json]";
-
-static void help(void)
-{
-    printf("usage: %s\n\n"
-           "Replay the logs on ROBOT.json window by window (each window starts from the\n"
-           "logged state and replays the logged commands) and report the loss `sysid fit`\n"
-           "minimises and the root-mean-square error of each joint's position and velocity\n"
-           "(of each coordinate of a free joint: base.x .. base.qz, base.vx .. base.wz),\n"
-           "over all logs and per log. RMSE is in the coordinate's units (rad or m; rad/s or\n"
-           "m/s; 1 for quaternion components), unscaled and unweighted; a log without\n"
-           "velocities has no velocity RMSE.\n\n"
-           "Options:\n"
-           "  -c SPEC.json        read window, integrator, substeps, max_dt, weights, columns\n"
-           "                      and scale from a fit spec; the options below override it\n"
-           "  --window S          seconds per window (default 0.5); 0 = one free-running\n"
-           "                      simulation per log\n"
-           "  --integrator NAME   euler (semi-implicit, as MuJoCo; default) or rk4\n"
-           "  --substeps N        simulation steps per log interval (default 1)\n"
-           "  --max-dt S          also split any interval longer than S seconds\n"
-           "  --columns MAP       log column names: {\"q.elbow\": \"pos2\"} or q.elbow=pos2\n"
-           "  --scale MAP         multiply logical columns: {\"t\": 0.001} or t=0.001\n"
-           "  --threads N         windows evaluated in parallel (default 0: all cores)\n"
-           "  --start-velocity logged|positions   window start velocities from the velocity\n"
-           "                      columns (default) or from positions\n"
-           "  --contact compliant|hard   override the robot's contact model\n"
-           "  --json              one JSON object on stdout:\n"
-           "                      {\"loss\", \"nres\", \"windows\",\n"
-           "                       \"rmse\": {\"q\": {COORD: X}, \"qd\": {COORD: X or null}},\n"
-           "                       \"logs\": [{\"file\", \"samples\", \"duration\", \"windows\",\n"
-           "                                  \"rmse\": {\"q\": {...}, \"qd\": {...}}}]}\n"
-           "  -q                  no warnings\n"
-           "  -h, --help          this text\n\n"
-           "Windows start from the logged states even when the spec says \"start\": \"fitted\".\n\n"
-           "Exit status: 0 success, 2 invalid input, 3 the simulation diverged.\n", usage);
-}
+static const cmd_info info = {
+    "eval", CMD_EVAL, "sysid eval ROBOT.json LOG.csv... [-c SPEC.json] [--window S] "
+                      "[--integrator euler|rk4] [--substeps N] [--max-dt S] "
+                      "[--columns MAP] [--scale MAP] [--contact compliant|hard] [--json]",
+    "Replay the logs on ROBOT.json window by window (each window starts from the\n"
+    "logged state and replays the logged commands) and report the loss `sysid fit`\n"
+    "minimises and the root-mean-square error of each joint's position and velocity\n"
+    "(of each coordinate of a free joint: base.x .. base.qz, base.vx .. base.wz),\n"
+    "over all logs and per log. RMSE is in the coordinate's units (rad or m; rad/s or\n"
+    "m/s; 1 for quaternion components), unscaled and unweighted; a log without\n"
+    "velocities has no velocity RMSE. --window 0 replays each log in one piece. Of a\n"
+    "fit spec (-c), the window, simulation, weights and log column settings are used.\n",
+    "JSON: {\"loss\", \"nres\", \"windows\",\n"
+    "       \"rmse\": {\"q\": {COORD: X}, \"qd\": {COORD: X or null}},\n"
+    "       \"logs\": [{\"file\", \"samples\", \"duration\", \"windows\",\n"
+    "                 \"rmse\": {\"q\": {...}, \"qd\": {...}}}]}\n\n"
+    "Windows start from the logged states even when the spec says \"start\": \"fitted\".\n\n"
+    "Exit status: 0 success, 2 invalid input, 3 the simulation diverged.\n",
+};
 
 typedef struct {
     int nwin, nres;
@@ -157,52 +138,16 @@ static int print_table(const sid_model *m, const eval_result *all, const eval_re
 
 int cmd_eval(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        { "window", required_argument, NULL, CMD_SPEC_OPT + 0 },
-        { "integrator", required_argument, NULL, CMD_SPEC_OPT + 1 },
-        { "substeps", required_argument, NULL, CMD_SPEC_OPT + 2 },
-        { "max-dt", required_argument, NULL, CMD_SPEC_OPT + 3 },
-        { "columns", required_argument, NULL, CMD_SPEC_OPT + 4 },
-        { "scale", required_argument, NULL, CMD_SPEC_OPT + 5 },
-        { "threads", required_argument, NULL, CMD_SPEC_OPT + 6 },
-        { "start-velocity", required_argument, NULL, CMD_SPEC_OPT + 7 },
-        { "contact", required_argument, NULL, CMD_SPEC_OPT + 8 },
-        { "config", required_argument, NULL, 'c' },
-        { "json", no_argument, NULL, 'j' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
-    cmd_spec_args sa = { 0 };
-    int json = 0, c;
-    while ((c = getopt_long(argc, argv, ":c:qh", opts, NULL)) != -1) {
-        if (c >= CMD_SPEC_OPT) {
-            if (cmd_spec_add(&sa, &opts[c - CMD_SPEC_OPT], optarg))
-                return cmd_usage_error("eval", usage, "too many options");
-            continue;
-        }
-        switch (c) {
-        case 'c':
-            sa.path = optarg;
-            break;
-        case 'j':
-            json = 1;
-            break;
-        case 'q':
-            cli_quiet = 1;
-            break;
-        case 'h':
-            help();
-            return EXIT_OK;
-        default:
-            return cmd_bad_option("eval", usage, c, argv);
-        }
-    }
-    if (argc - optind < 2)
-        return cmd_usage_error("eval", usage, "expected a robot file and at least one log "
-                               "file, got %d arguments", argc - optind);
-    const char *robot = argv[optind];
-    char *const *files = argv + optind + 1;
-    int nlog = argc - optind - 1;
+    cmd_args a;
+    int rc = cmd_parse(&info, argc, argv, &a);
+    if (rc != CMD_RUN)
+        return rc;
+    if (a.nop < 2)
+        return cmd_usage_error(&info, "expected a robot file and at least one log file, got %d "
+                               "arguments", a.nop);
+    const char *robot = a.op[0];
+    char *const *files = a.op + 1;
+    int nlog = a.nop - 1;
 
     sid_error err = { 0 };
     fitspec spec;
@@ -210,8 +155,8 @@ int cmd_eval(int argc, char **argv)
     double *theta = NULL, *buf = NULL;
     sid_traj **logs = calloc((size_t)nlog, sizeof *logs);
     eval_result *res = calloc((size_t)nlog + 1, sizeof *res);
-    int rc = EXIT_OK;
-    if (cmd_spec_build(&spec, &sa, &err) || cmd_spec_model(&spec, robot, &m, &theta, NULL, &err)) {
+    rc = EXIT_OK;
+    if (cmd_spec_build(&spec, &a.spec, &err) || cmd_spec_model(&spec, robot, &m, &theta, NULL, &err)) {
         rc = cli_fail(&err);
         goto done;
     }
@@ -258,7 +203,7 @@ int cmd_eval(int argc, char **argv)
     if (nlog == 1) {
         res[1] = res[0];
     }
-    if (json)
+    if (a.json)
         rc = print_json(m, &res[0], &res[1], files, logs, nlog);
     else
         rc = print_table(m, &res[0], &res[1], files, nlog);

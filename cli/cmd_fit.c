@@ -29,69 +29,36 @@
 #include "sha256.h"
 #include "traj_csv.h"
 
-static const char usage[] =
+static const cmd_info info = {
+    "fit", CMD_FIT,
     "sysid fit ROBOT.json LOG.csv... [-c SPEC.json] [-o FITTED.json | --in-place] "
     "[--report FILE] [--json] [--validate LOG.csv]... [--max-rmse X] [--max-loss X] [-q] "
-    "[--free GLOB]... [--bounds B]... [--window S] [--start fitted|logged] [--max-iter N] ...";
-
-static void help(void)
-{
-    printf("usage: %s\n\n"
-           "Fit the free parameters of ROBOT.json to one or more logs (one parameter vector for\n"
-           "all of them) by gradient descent through the simulator (NLopt L-BFGS), then report\n"
-           "what changed, how well the data determine it, and how well the fitted model\n"
-           "predicts the logs. Progress and a summary table go to stderr.\n\n"
-           "Outputs (written atomically, and only if the fit produced a finite result):\n"
-           "  -o FILE             the fitted robot: ROBOT.json with fitted values in place\n"
-           "  --in-place          write the fitted robot over ROBOT.json itself\n"
-           "  --report FILE       the report as JSON (see below)\n"
-           "  --json              the report as one JSON object on stdout\n\n"
-           "Fit specification (-c SPEC.json; the options override it; see configs/):\n"
-           "  -c SPEC.json        free parameters, bounds, windows, weights, optimizer limits\n"
-           "  --free GLOB         free parameters (repeatable; the first replaces the spec's)\n"
-           "  --bounds GLOB=LO:HI | GLOB=scale:A:B | JSON   bounds (before the spec's)\n"
-           "  --window S          seconds per window (0: one window per log)\n"
-           "  --start fitted|logged   window start states fitted with the parameters\n"
-           "                      (multiple shooting; default) or taken from the log\n"
-           "  --integrator euler|rk4, --substeps N, --max-dt S   simulation\n"
-           "  --max-iter N, --ftol-rel X, --time-limit S         optimizer limits\n"
-           "  --columns MAP, --scale MAP                         log column names and units\n"
-           "  --start-velocity logged|positions   logged start states take velocities from\n"
-           "                      the velocity columns (default) or from positions (when\n"
-           "                      the logged velocity is itself a noisy difference)\n"
-           "  --threads N         windows evaluated in parallel (default 0: all cores); the\n"
-           "                      result is the same, to the bit, for any N\n"
-           "  --smoothing SIGMA,N[,SEED] | off   minimise the loss smoothed over N pairs of\n"
-           "                      Gaussian perturbations x +- SIGMA e of the scaled parameters\n"
-           "                      (drawn once from SEED, default 1), with a gradient from the\n"
-           "                      loss values alone (no adjoint); start states are held at\n"
-           "                      their first guess; each step costs 2N simulations\n"
-           "  --contact compliant|hard   override the robot's contact model\n\n"
-           "Checks:\n"
-           "  --validate LOG.csv  also report the prediction error on a log that was not\n"
-           "                      fitted (repeatable)\n"
-           "  --max-rmse X        exit 1 if a joint's q RMSE after the fit (predicted from the\n"
-           "                      logged start states, fitted and validation logs) exceeds X\n"
-           "  --max-loss X        exit 1 if the fitted loss exceeds X\n"
-           "  -q                  no progress, table or warnings\n"
-           "  -h, --help          this text\n\n"
-           "Report: inputs with their SHA-256; settings; \"stop\" (converged, max_iter,\n"
-           "time_limit, interrupted, roundoff_limited, failure), iterations, evaluations,\n"
-           "rejected; \"gradient\" (\"adjoint\", or the smoothing settings); \"contact_model\"\n"
-           "(robots with contact); \"loss\" {before, after, and with smoothing smoothed\n"
-           "{before, after}}; \"prediction\" {fit, validation}: loss and\n"
-           "per-joint RMSE of q and qd before and after; \"parameters\": name, unit, nominal,\n"
-           "fitted, change, relative_change, bounds, stderr, relative_stderr, ci95 (fitted +-\n"
-           "1.96 stderr), identifiable, at_bound, poorly_determined (stderr > 50%% of the value);\n"
-           "\"identifiability\": null directions (combinations the data do not determine);\n"
-           "\"gates\"; \"timing\" (the only part that differs between identical runs).\n"
-           "A parameter the data do not determine has \"stderr\": null, never a number.\n\n"
-           "Exit status: 0 success; 1 finished, but --max-rmse or --max-loss failed (outputs\n"
-           "are written); 2 usage error or invalid input (nothing written); 3 numerical failure\n"
-           "with no usable result, e.g. the simulation diverges at the nominal parameters\n"
-           "(nothing written); 130 interrupted (the best parameters so far are written, the\n"
-           "report says \"stop\": \"interrupted\").\n", usage);
-}
+    "[--free GLOB]... [--bounds B]... [--window S] [--start fitted|logged] [--max-iter N] ...",
+    "Fit the free parameters of ROBOT.json to one or more logs (one parameter vector for\n"
+    "all of them) by gradient descent through the simulator (NLopt L-BFGS), then report\n"
+    "what changed, how well the data determine it, and how well the fitted model\n"
+    "predicts the logs. Progress and a summary table go to stderr.\n\n"
+    "The output (-o) is the fitted robot: ROBOT.json with the fitted values in place.\n"
+    "Outputs are written atomically, and only if the fit produced a finite result.\n"
+    "Window start states are fitted with the parameters unless --start logged.\n",
+    "Report: inputs with their SHA-256; settings; \"stop\" (converged, max_iter,\n"
+    "time_limit, interrupted, roundoff_limited, failure), iterations, evaluations,\n"
+    "rejected; \"gradient\" (\"adjoint\", or the smoothing settings); \"contact_model\"\n"
+    "(robots with contact); \"loss\" {before, after, and with smoothing smoothed\n"
+    "{before, after}}; \"prediction\" {fit, validation}: loss and\n"
+    "per-joint RMSE of q and qd before and after; \"parameters\": name, unit, nominal,\n"
+    "fitted, change, relative_change, bounds, stderr, relative_stderr, ci95 (fitted +-\n"
+    "1.96 stderr), identifiable, at_bound, poorly_determined (stderr > 50% of the value);\n"
+    "\"identifiability\": null directions (combinations the data do not determine);\n"
+    "\"gates\"; \"timing\" (the only part that differs between identical runs).\n"
+    "A parameter the data do not determine has \"stderr\": null, never a number.\n"
+    "--json prints the report on stdout.\n\n"
+    "Exit status: 0 success; 1 finished, but --max-rmse or --max-loss failed (outputs\n"
+    "are written); 2 usage error or invalid input (nothing written); 3 numerical failure\n"
+    "with no usable result, e.g. the simulation diverges at the nominal parameters\n"
+    "(nothing written); 130 interrupted (the best parameters so far are written, the\n"
+    "report says \"stop\": \"interrupted\").\n",
+};
 
 /* ---- Ctrl-C ------------------------------------------------------------------------------ */
 
@@ -187,15 +154,6 @@ static int writable(const char *path)
     return stat(dir, &st) == 0 && S_ISDIR(st.st_mode) && access(dir, W_OK | X_OK) == 0;
 }
 
-static int parse_limit(const char *flag, const char *s, double *out)
-{
-    char *end;
-    *out = strtod(s, &end);
-    if (end == s || *end || !isfinite(*out) || *out < 0)
-        return cmd_usage_error("fit", usage, "%s: expected a non-negative number, got '%s'", flag, s);
-    return 0;
-}
-
 static int hash_input(report_input *in, const char *path, sid_error *err)
 {
     in->path = path;
@@ -263,118 +221,59 @@ static int write_report(const char *path, const cJSON *doc)
 
 /* ---- the command ------------------------------------------------------------------------- */
 
-enum { OPT_IN_PLACE = 1, OPT_REPORT, OPT_JSON, OPT_VALIDATE, OPT_MAX_RMSE, OPT_MAX_LOSS };
-
-typedef struct {
-    const char *out, *report_path, *robot;
-    int in_place, json, nlog, nval;
-    const char **log, **val;
-    int has_max_rmse, has_max_loss;
-    double max_rmse, max_loss;
-} fit_args;
+/* Log j of the fit: the logs to fit, then the --validate ones. */
+static const char *log_path(const cmd_args *a, int j)
+{
+    return j < a->nop - 1 ? a->op[1 + j] : a->validate.v[j - (a->nop - 1)];
+}
 
 /* Refuse outputs that would overwrite an input (or each other). */
-static int check_outputs(const fit_args *a, const char *config)
+static int check_outputs(const cmd_args *a)
 {
+    const char *robot = a->op[0];
     if (a->in_place && a->out)
-        return cmd_usage_error("fit", usage, "--in-place writes ROBOT.json; give it or -o, not both");
-    const char *outs[2] = { a->in_place ? a->robot : a->out, a->report_path };
+        return cmd_usage_error(&info, "--in-place writes ROBOT.json; give it or -o, not both");
+    const char *outs[2] = { a->in_place ? robot : a->out, a->report };
     const char *names[2] = { a->in_place ? "--in-place" : "-o", "--report" };
     for (int o = 0; o < 2; o++) {
         if (!outs[o])
             continue;
         if (!writable(outs[o]))
-            return cmd_usage_error("fit", usage, "%s %s: cannot write there (no such directory, "
+            return cmd_usage_error(&info, "%s %s: cannot write there (no such directory, "
                                    "a directory, or no permission)", names[o], outs[o]);
-        if (o == 0 && !a->in_place && same_file(outs[o], a->robot))
-            return cmd_usage_error("fit", usage, "-o %s would overwrite the input robot; "
+        if (o == 0 && !a->in_place && same_file(outs[o], robot))
+            return cmd_usage_error(&info, "-o %s would overwrite the input robot; "
                                    "use --in-place to do that", outs[o]);
-        if (o == 1 && same_file(outs[o], a->robot))
-            return cmd_usage_error("fit", usage, "--report %s would overwrite the input robot", outs[o]);
-        for (int j = 0; j < a->nlog + a->nval; j++) {
-            const char *in = j < a->nlog ? a->log[j] : a->val[j - a->nlog];
+        if (o == 1 && same_file(outs[o], robot))
+            return cmd_usage_error(&info, "--report %s would overwrite the input robot", outs[o]);
+        for (int j = 1; j < a->nop + a->validate.n; j++) {
+            const char *in = j < a->nop ? a->op[j] : a->validate.v[j - a->nop];
             if (same_file(outs[o], in))
-                return cmd_usage_error("fit", usage, "%s %s would overwrite the log %s", names[o], outs[o], in);
+                return cmd_usage_error(&info, "%s %s would overwrite the log %s", names[o], outs[o], in);
         }
-        if (config && same_file(outs[o], config))
-            return cmd_usage_error("fit", usage, "%s %s would overwrite the fit spec", names[o], outs[o]);
+        if (a->spec.path && same_file(outs[o], a->spec.path))
+            return cmd_usage_error(&info, "%s %s would overwrite the fit spec", names[o], outs[o]);
     }
     if (outs[0] && outs[1] && same_file(outs[0], outs[1]))
-        return cmd_usage_error("fit", usage, "the fitted robot and the report would be the same file %s", outs[1]);
+        return cmd_usage_error(&info, "the fitted robot and the report would be the same file %s", outs[1]);
     return 0;
 }
 
 int cmd_fit(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        CMD_SPEC_OPTIONS,
-        { "output", required_argument, NULL, 'o' },
-        { "config", required_argument, NULL, 'c' },
-        { "in-place", no_argument, NULL, OPT_IN_PLACE },
-        { "report", required_argument, NULL, OPT_REPORT },
-        { "json", no_argument, NULL, OPT_JSON },
-        { "validate", required_argument, NULL, OPT_VALIDATE },
-        { "max-rmse", required_argument, NULL, OPT_MAX_RMSE },
-        { "max-loss", required_argument, NULL, OPT_MAX_LOSS },
-        { "quiet", no_argument, NULL, 'q' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
     const double t_start = now();
-    cmd_spec_args sa = { 0 };
-    fit_args a = { 0 };
-    a.val = calloc((size_t)argc, sizeof *a.val);
-    if (!a.val) {
-        cli_error("out of memory");
+    cmd_args a;
+    int rc = cmd_parse(&info, argc, argv, &a);
+    if (rc != CMD_RUN)
+        return rc;
+    if (a.nop < 2)
+        return cmd_usage_error(&info, "expected a robot file and at least one log file, got "
+                               "%d arguments", a.nop);
+    if (check_outputs(&a))
         return EXIT_INPUT;
-    }
-    int c, rc = EXIT_INPUT;
-    while ((c = getopt_long(argc, argv, ":o:c:qh", opts, NULL)) != -1) {
-        if (c >= CMD_SPEC_OPT) {
-            if (cmd_spec_add(&sa, &opts[c - CMD_SPEC_OPT], optarg)) {
-                free(a.val);
-                return cmd_usage_error("fit", usage, "too many options");
-            }
-            continue;
-        }
-        switch (c) {
-        case 'o': a.out = optarg; break;
-        case 'c': sa.path = optarg; break;
-        case 'q': cli_quiet = 1; break;
-        case OPT_IN_PLACE: a.in_place = 1; break;
-        case OPT_REPORT: a.report_path = optarg; break;
-        case OPT_JSON: a.json = 1; break;
-        case OPT_VALIDATE: a.val[a.nval++] = optarg; break;
-        case OPT_MAX_RMSE:
-        case OPT_MAX_LOSS:
-            if (parse_limit(c == OPT_MAX_RMSE ? "--max-rmse" : "--max-loss", optarg,
-                            c == OPT_MAX_RMSE ? &a.max_rmse : &a.max_loss)) {
-                free(a.val);
-                return EXIT_INPUT;
-            }
-            *(c == OPT_MAX_RMSE ? &a.has_max_rmse : &a.has_max_loss) = 1;
-            break;
-        case 'h':
-            free(a.val);
-            help();
-            return EXIT_OK;
-        default:
-            free(a.val);
-            return cmd_bad_option("fit", usage, c, argv);
-        }
-    }
-    if (argc - optind < 2) {
-        free(a.val);
-        return cmd_usage_error("fit", usage, "expected a robot file and at least one log file, got "
-                               "%d arguments", argc - optind);
-    }
-    a.robot = argv[optind];
-    a.log = (const char **)argv + optind + 1;
-    a.nlog = argc - optind - 1;
-    if (check_outputs(&a, sa.path)) {
-        free(a.val);
-        return EXIT_INPUT;
-    }
+    const char *robot = a.op[0];
+    const int nlog = a.nop - 1, nval = a.validate.n;
+    rc = EXIT_INPUT;
 
     sid_error err = { 0 };
     fitspec spec;
@@ -383,8 +282,8 @@ int cmd_fit(int argc, char **argv)
     sid_model *m = NULL;
     double *theta0 = NULL, *theta = NULL, *x0 = NULL;
     cJSON *doc = NULL, *rep = NULL;
-    sid_traj **tr = calloc((size_t)(a.nlog + a.nval), sizeof *tr);
-    report_input *in = calloc((size_t)(a.nlog + a.nval), sizeof *in);
+    sid_traj **tr = calloc((size_t)(nlog + nval), sizeof *tr);
+    report_input *in = calloc((size_t)(nlog + nval), sizeof *in);
     sid_problem *pfit = NULL, *ppred = NULL, *pval = NULL;
     sid_covariance_result *cov = NULL;
     report r;
@@ -395,13 +294,13 @@ int cmd_fit(int argc, char **argv)
     }
 
     /* ---- load ---- */
-    if (cmd_spec_build(&spec, &sa, &err) || cmd_spec_model(&spec, a.robot, &m, &theta0, &doc, &err) ||
-        hash_input(&r.robot, a.robot, &err) || (sa.path && hash_input(&r.config, sa.path, &err))) {
+    if (cmd_spec_build(&spec, &a.spec, &err) || cmd_spec_model(&spec, robot, &m, &theta0, &doc, &err) ||
+        hash_input(&r.robot, robot, &err) || (a.spec.path && hash_input(&r.config, a.spec.path, &err))) {
         rc = cli_fail(&err);
         goto done;
     }
-    for (int j = 0; j < a.nlog + a.nval; j++) {
-        const char *path = j < a.nlog ? a.log[j] : a.val[j - a.nlog];
+    for (int j = 0; j < nlog + nval; j++) {
+        const char *path = log_path(&a, j);
         if (traj_csv_load(path, m, &spec.columns, &tr[j], &err) || hash_input(&in[j], path, &err)) {
             rc = cli_fail(&err);
             goto done;
@@ -420,9 +319,9 @@ int cmd_fit(int argc, char **argv)
     fitspec_loss_opts(&spec, &lo);
     lp = lo;
     lp.estimate_start = 0;
-    if (sid_problem_create(&pfit, m, (const sid_traj *const *)tr, a.nlog, &lo, &err) ||
-        sid_problem_create(&ppred, m, (const sid_traj *const *)tr, a.nlog, &lp, &err) ||
-        (a.nval && sid_problem_create(&pval, m, (const sid_traj *const *)tr + a.nlog, a.nval, &lp, &err))) {
+    if (sid_problem_create(&pfit, m, (const sid_traj *const *)tr, nlog, &lo, &err) ||
+        sid_problem_create(&ppred, m, (const sid_traj *const *)tr, nlog, &lp, &err) ||
+        (nval && sid_problem_create(&pval, m, (const sid_traj *const *)tr + nlog, nval, &lp, &err))) {
         rc = cli_fail(&err);
         goto done;
     }
@@ -440,9 +339,9 @@ int cmd_fit(int argc, char **argv)
     if (x0)
         sid_problem_start_states(pfit, theta0, x0);
     r.pred_fit.present = 1;
-    r.pred_fit.has_qd = has_velocities(tr, a.nlog);
-    r.pred_val.present = a.nval > 0;
-    r.pred_val.has_qd = has_velocities(tr + a.nlog, a.nval);
+    r.pred_fit.has_qd = has_velocities(tr, nlog);
+    r.pred_val.present = nval > 0;
+    r.pred_val.has_qd = has_velocities(tr + nlog, nval);
 
     /* ---- fit ---- */
     progress_ctx pc = { isatty(2), 0 };
@@ -454,7 +353,7 @@ int cmd_fit(int argc, char **argv)
     sid_fit_result fr;
     if (!cli_quiet)
         fprintf(stderr, "fitting %d parameter%s of %s to %d log%s (%d window%s, start states %s)\n",
-                sel.n, sel.n == 1 ? "" : "s", a.robot, a.nlog, a.nlog == 1 ? "" : "s", nwin,
+                sel.n, sel.n == 1 ? "" : "s", robot, nlog, nlog == 1 ? "" : "s", nwin,
                 nwin == 1 ? "" : "s", !x0 ? "logged" : fo.smoothing_pairs ? "held at the logged ones" : "fitted");
     if (fo.smoothing_pairs > 0 && fo.smoothing_pairs < sel.n)
         /* L-BFGS only ever moves along combinations of the smoothed gradients */
@@ -465,7 +364,7 @@ int cmd_fit(int argc, char **argv)
     release_sigint();
     progress_end(&pc);
     if (st != SID_OK) {
-        sid_error_prefix(&err, "%s", a.robot);
+        sid_error_prefix(&err, "%s", robot);
         rc = cli_fail(&err);
         goto done;
     }
@@ -505,27 +404,27 @@ int cmd_fit(int argc, char **argv)
     r.sel = &sel;
     r.estimate_start = lo.estimate_start;
     r.nwindows = nwin;
-    r.nlog = a.nlog;
+    r.nlog = nlog;
     r.log = in;
-    r.nval = a.nval;
-    r.val = in + a.nlog;
+    r.nval = nval;
+    r.val = in + nlog;
     r.theta0 = theta0;
     r.theta = theta;
     r.fit = &fr;
     r.cov = cov;
-    r.has_max_rmse = a.has_max_rmse;
+    r.has_max_rmse = a.max_rmse >= 0;
     r.max_rmse = a.max_rmse;
-    r.has_max_loss = a.has_max_loss;
+    r.has_max_loss = a.max_loss >= 0;
     r.max_loss = a.max_loss;
     r.seconds_total = now() - t_start;
     for (int i = 0; i < np; i++)
         if (!isfinite(theta[i])) {
-            cli_error("%s: nothing written: the fitted %s is %g", a.robot, sid_model_param(m, i)->name, theta[i]);
+            cli_error("%s: nothing written: the fitted %s is %g", robot, sid_model_param(m, i)->name, theta[i]);
             rc = EXIT_NUMERIC;
             goto done;
         }
     if (!(rep = report_json(&r, &err))) {
-        sid_error_prefix(&err, "%s", a.robot);
+        sid_error_prefix(&err, "%s", robot);
         rc = cli_fail(&err);
         goto done;
     }
@@ -535,12 +434,12 @@ int cmd_fit(int argc, char **argv)
     }
 
     /* ---- write ---- */
-    const char *out = a.in_place ? a.robot : a.out;
+    const char *out = a.in_place ? robot : a.out;
     if (out && robot_json_write(out, doc, m, theta, &err)) {
         rc = cli_fail(&err);
         goto done;
     }
-    if (a.report_path && (rc = write_report(a.report_path, rep)) != EXIT_OK)
+    if (a.report && (rc = write_report(a.report, rep)) != EXIT_OK)
         goto done;
     if (a.json && jsonfile_write(stdout, rep) != 0) {
         cli_error("cannot write to standard output");
@@ -552,10 +451,10 @@ int cmd_fit(int argc, char **argv)
             fprintf(stderr, "interrupted: the best parameters so far were written\n");
         rc = EXIT_INTERRUPT;
     } else if (!report_gates_pass(&r)) {
-        if (a.has_max_rmse && !(report_worst_rmse(&r) <= a.max_rmse))
+        if (a.max_rmse >= 0 && !(report_worst_rmse(&r) <= a.max_rmse))
             cli_error("--max-rmse %g failed: the largest q RMSE after the fit is %g", a.max_rmse,
                       report_worst_rmse(&r));
-        if (a.has_max_loss && !(fr.loss <= a.max_loss))
+        if (a.max_loss >= 0 && !(fr.loss <= a.max_loss))
             cli_error("--max-loss %g failed: the fitted loss is %g", a.max_loss, fr.loss);
         rc = EXIT_GATE;
     } else {
@@ -571,7 +470,7 @@ done:
     sid_problem_free(pval);
     sid_problem_free(ppred);
     sid_problem_free(pfit);
-    for (int j = 0; tr && j < a.nlog + a.nval; j++)
+    for (int j = 0; tr && j < nlog + nval; j++)
         sid_traj_free(tr[j]);
     free(tr);
     free(in);
@@ -580,6 +479,5 @@ done:
     sid_free(theta0);
     sid_model_free(m);
     fitspec_free(&spec);
-    free(a.val);
     return rc;
 }

@@ -5,6 +5,7 @@
  * component is compared with a finite difference of the loss, so that a wrong derivative in
  * the simulator shows up as a named parameter rather than as a fit that stalls.
  */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,53 +20,39 @@
 #include "robot_json.h"
 #include "traj_csv.h"
 
-static const char usage[] = "sysid grad ROBOT.json LOG.csv... [-c SPEC.json] [--free GLOB...] "
-                            "[--window S] [--integrator euler|rk4] [--check] [--json]";
-
-/* A relative error above this fails --check (exit 1). */
+/* A mixed error above this fails --check (exit 1); NUMBER_TEXT prints it as written here. */
 #define CHECK_TOL 1e-4
+#define TEXT(x) #x
+#define NUMBER_TEXT(x) TEXT(x)
 
-static void help(void)
-{
-    printf("usage: %s\n\n"
-           "Evaluate the loss of ROBOT.json on the logs (as `sysid fit` defines it: windows\n"
-           "started from the logged states, residuals scaled per joint and weighted) and its\n"
-           "gradient with respect to each free parameter, computed by the adjoint method.\n"
-           "Prints a table of name, value and gradient on stdout.\n\n"
-           "Options:\n"
-           "  -c SPEC.json        read free, window, integrator, substeps, max_dt, weights,\n"
-           "                      columns and scale from a fit spec; options override it\n"
-           "  --free GLOB         free parameters (repeatable; default: the spec's, or '*',\n"
-           "                      every parameter)\n"
-           "  --window S          seconds per window; 0 = one window per log (default 0.5)\n"
-           "  --integrator NAME   euler (default) or rk4\n"
-           "  --substeps N        simulation steps per log interval (default 1)\n"
-           "  --max-dt S          also split any interval longer than S seconds\n"
-           "  --columns MAP       log column names: {\"q.elbow\": \"pos2\"} or q.elbow=pos2\n"
-           "  --scale MAP         multiply logical columns: {\"t\": 0.001} or t=0.001\n"
-           "  --threads N         windows evaluated in parallel (default 0: all cores)\n"
-           "  --start-velocity logged|positions   window start velocities from the velocity\n"
-           "                      columns (default) or from positions\n"
-           "  --contact compliant|hard   override the robot's contact model\n"
-           "  --bounds, --max-iter, --ftol-rel, --time-limit, --start, --smoothing\n"
-           "                      accepted as by `sysid fit`; they do not change the gradient\n"
-           "                      (always the adjoint one)\n"
-           "  --check             also compute a fourth-order central finite difference of\n"
-           "                      the loss for each free parameter (step 1e-6*max(1,|theta|))\n"
-           "                      and the relative error max(0,|a-b|-atol)/(|a|+|b|+atol),\n"
-           "                      atol = 1e-9*max|gradient|; fails above %g\n"
-           "  --json              one JSON object on stdout: {\"loss\", \"nres\", \"windows\",\n"
-           "                      \"gradient\": {NAME: VALUE}, and with --check \"check\":\n"
-           "                      {NAME: {\"analytic\", \"fd\", \"rel_err\"}}, \"max_rel_err\"}\n"
-           "  -q                  no warnings, no timings\n"
-           "  -h, --help          this text\n\n"
-           "Windows always start from the logged states: grad has no fitted start states to\n"
-           "differentiate at, so with \"start\": \"fitted\" (or --start fitted) it still uses\n"
-           "the logged ones, and says so on stderr.\n"
-           "The time of one loss-and-gradient and of one loss-only evaluation go to stderr.\n\n"
-           "Exit status: 0 success, 1 --check found a relative error above %g, 2 invalid\n"
-           "input, 3 the simulation diverged.\n", usage, CHECK_TOL, CHECK_TOL);
-}
+static const cmd_info info = {
+    "grad", CMD_GRAD, "sysid grad ROBOT.json LOG.csv... [-c SPEC.json] [--free GLOB...] "
+                      "[--window S] [--integrator euler|rk4] [--check] [--json]",
+    "Evaluate the loss of ROBOT.json on the logs (as `sysid fit` defines it: windows\n"
+    "started from the logged states, residuals scaled per joint and weighted) and its\n"
+    "gradient with respect to each free parameter, computed by the adjoint method.\n"
+    "Prints a table of name, value and gradient on stdout. The free parameters are\n"
+    "the spec's and --free's, or without either every parameter ('*'). grad takes\n"
+    "fit's fit-spec options; those of the optimizer (--bounds, --max-iter,\n"
+    "--ftol-rel, --time-limit, --smoothing) do not change the gradient (always the\n"
+    "adjoint one).\n",
+    "--check computes a fourth-order central finite difference of the loss for each\n"
+    "free parameter (step 1e-6*max(1,|theta|)) and compares it with the gradient: the\n"
+    "table gains fd, rel_err = |a-b|/max(|a|,|b|) and check, ok or FAIL. A component\n"
+    "fails when |a-b| > atol + " NUMBER_TEXT(CHECK_TOL) " (|a|+|b|+atol), atol = 1e-9*max|gradient| (MuJoCo's\n"
+    "test), so that components far below the gradient's scale compare absolutely;\n"
+    "the header names tol and atol; max_rel_err is the largest rel_err of the\n"
+    "components above atol.\n\n"
+    "JSON: {\"loss\", \"nres\", \"windows\", \"gradient\": {NAME: VALUE}, and with --check\n"
+    "\"check\": {NAME: {\"analytic\", \"fd\", \"rel_err\", \"pass\"}}, \"max_rel_err\", \"tol\",\n"
+    "\"atol\", \"failed\" (how many components failed)}\n\n"
+    "Windows always start from the logged states: grad has no fitted start states to\n"
+    "differentiate at, so with \"start\": \"fitted\" (or --start fitted) it still uses\n"
+    "the logged ones, and says so on stderr.\n"
+    "The time of one loss-and-gradient and of one loss-only evaluation go to stderr.\n\n"
+    "Exit status: 0 success, 1 a component failed --check, 2 invalid input, 3 the\n"
+    "simulation diverged.\n",
+};
 
 static double now(void)
 {
@@ -104,24 +91,33 @@ static sid_status loss_at(sid_problem *p, double *theta, int i, double d, double
 }
 
 typedef struct {
-    double fd, rel;
+    double fd;     /* the finite difference */
+    double rel;    /* |g - fd| / max(|g|, |fd|): the relative error, as it is */
+    int pass;      /* within CHECK_TOL by the mixed error (check_gradient) */
 } check_row;
+
+typedef struct {
+    double atol;       /* absolute tolerance of the mixed error */
+    double max_rel;    /* largest rel of the components above atol (those compared relatively) */
+    int nfail, worst;  /* failed rows; the failed one with the largest rel */
+} check_summary;
 
 /* Fourth-order central difference of the loss for each free parameter, and its relative
  * error against the adjoint gradient g. The plain central difference has error h^2 f'''/6,
  * which swamps the derivative of a small parameter (an inertia of 1e-4 kg m^2 with h = 1e-6);
  * the five-point stencil's error is O(h^4):
  *     f' = (8 (f(+h) - f(-h)) - (f(+2h) - f(-2h))) / (12 h).
- * Errors are relative, but components far below the gradient's scale compare absolutely
- * (atol = 1e-9 max|g|), as in MuJoCo's derivative tests. */
+ * A component passes when the mixed error max(0, |g - fd| - atol) / (|g| + |fd| + atol) is
+ * within CHECK_TOL: components far below the gradient's scale compare absolutely (atol =
+ * 1e-9 max|g|), as in MuJoCo's derivative tests. The mixed error rounds whatever is within
+ * atol to 0, so the relative error reported is the plain one. */
 static sid_status check_gradient(sid_problem *p, double *theta, const fitspec_selection *sel,
-                                 const double *g, check_row *row, double *max_rel, sid_error *err)
+                                 const double *g, check_row *row, check_summary *sum, sid_error *err)
 {
     double gmax = 0;
     for (int k = 0; k < sel->n; k++)
         gmax = fmax(gmax, fabs(g[k]));
-    double atol = 1e-9 * gmax;
-    *max_rel = 0;
+    *sum = (check_summary){ 1e-9 * gmax, 0, 0, -1 };
     for (int k = 0; k < sel->n; k++) {
         int i = sel->idx[k];
         double h = 1e-6 * fmax(1.0, fabs(theta[i])), f[4];
@@ -132,16 +128,21 @@ static sid_status check_gradient(sid_problem *p, double *theta, const fitspec_se
                 return err->status;
             }
         double fd = (8 * (f[0] - f[1]) - (f[2] - f[3])) / (12 * h);
-        double den = fabs(g[k]) + fabs(fd) + atol;
-        row[k].fd = fd;
-        row[k].rel = den > 0 ? fmax(0, fabs(g[k] - fd) - atol) / den : 0;
-        *max_rel = fmax(*max_rel, row[k].rel);
+        double diff = fabs(g[k] - fd), den = fabs(g[k]) + fabs(fd) + sum->atol;
+        double mixed = den > 0 ? fmax(0, diff - sum->atol) / den : 0;
+        row[k] = (check_row){ fd, diff / fmax(fmax(fabs(g[k]), fabs(fd)), DBL_MIN), mixed <= CHECK_TOL };
+        /* a component within atol of zero on both sides is compared absolutely: its relative
+         * error (often 1: exactly 0 against round-off) says nothing about the derivative */
+        if (fmax(fabs(g[k]), fabs(fd)) > sum->atol)
+            sum->max_rel = fmax(sum->max_rel, row[k].rel);
+        if (!row[k].pass && (sum->nfail++ == 0 || row[k].rel > row[sum->worst].rel))
+            sum->worst = k;
     }
     return SID_OK;
 }
 
 static int print_json(const sid_model *m, const fitspec_selection *sel, double loss, int nres,
-                      int nwin, const double *g, const check_row *row, double max_rel)
+                      int nwin, const double *g, const check_row *row, const check_summary *sum)
 {
     cJSON *out = cJSON_CreateObject();
     cJSON_AddItemToObject(out, "loss", numfmt_json(loss));
@@ -157,16 +158,20 @@ static int print_json(const sid_model *m, const fitspec_selection *sel, double l
             cJSON_AddItemToObject(o, "analytic", numfmt_json(g[k]));
             cJSON_AddItemToObject(o, "fd", numfmt_json(row[k].fd));
             cJSON_AddItemToObject(o, "rel_err", numfmt_json(row[k].rel));
+            cJSON_AddBoolToObject(o, "pass", row[k].pass);
             cJSON_AddItemToObject(co, sid_model_param(m, sel->idx[k])->name, o);
         }
-        cJSON_AddItemToObject(out, "max_rel_err", numfmt_json(max_rel));
+        cJSON_AddItemToObject(out, "max_rel_err", numfmt_json(sum->max_rel));
+        cJSON_AddItemToObject(out, "tol", numfmt_json(CHECK_TOL));
+        cJSON_AddItemToObject(out, "atol", numfmt_json(sum->atol));
+        cJSON_AddNumberToObject(out, "failed", sum->nfail);
     }
     return cmd_print_json(out);
 }
 
 static void print_table(const sid_model *m, const double *theta, const fitspec_selection *sel,
                         double loss, int nres, int nwin, const double *g, const check_row *row,
-                        double max_rel)
+                        const check_summary *sum)
 {
     int w = 4;
     for (int k = 0; k < sel->n; k++) {
@@ -175,10 +180,10 @@ static void print_table(const sid_model *m, const double *theta, const fitspec_s
     }
     printf("loss     %.17g\nnres     %d\nwindows  %d\n", loss, nres, nwin);
     if (row)
-        printf("max_rel_err  %.3g\n", max_rel);
+        printf("max_rel_err  %.3g\nfailed       %d of %d\n", sum->max_rel, sum->nfail, sel->n);
     printf("\n%-*s  %-24s  %-24s", w, "name", "value", "gradient");
     if (row)
-        printf("  %-24s  %s", "fd", "rel_err");
+        printf("  %-24s  %-9s  check (tol " NUMBER_TEXT(CHECK_TOL) ", atol %.3g)", "fd", "rel_err", sum->atol);
     putchar('\n');
     for (int k = 0; k < sel->n; k++) {
         int i = sel->idx[k];
@@ -186,54 +191,22 @@ static void print_table(const sid_model *m, const double *theta, const fitspec_s
         numfmt(v, theta[i]);
         printf("%-*s  %-24s  %-24.17g", w, sid_model_param(m, i)->name, v, g[k]);
         if (row)
-            printf("  %-24.17g  %.3g%s", row[k].fd, row[k].rel, row[k].rel > CHECK_TOL ? "  FAIL" : "");
+            printf("  %-24.17g  %-9.3g  %s", row[k].fd, row[k].rel, row[k].pass ? "ok" : "FAIL");
         putchar('\n');
     }
 }
 
 int cmd_grad(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        CMD_SPEC_OPTIONS,
-        { "config", required_argument, NULL, 'c' },
-        { "json", no_argument, NULL, 'j' },
-        { "check", no_argument, NULL, 'k' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
-    cmd_spec_args sa = { 0 };
-    int json = 0, check = 0, c;
-    while ((c = getopt_long(argc, argv, ":c:qh", opts, NULL)) != -1) {
-        if (c >= CMD_SPEC_OPT) {
-            if (cmd_spec_add(&sa, &opts[c - CMD_SPEC_OPT], optarg))
-                return cmd_usage_error("grad", usage, "too many options");
-            continue;
-        }
-        switch (c) {
-        case 'c':
-            sa.path = optarg;
-            break;
-        case 'j':
-            json = 1;
-            break;
-        case 'k':
-            check = 1;
-            break;
-        case 'q':
-            cli_quiet = 1;
-            break;
-        case 'h':
-            help();
-            return EXIT_OK;
-        default:
-            return cmd_bad_option("grad", usage, c, argv);
-        }
-    }
-    if (argc - optind < 2)
-        return cmd_usage_error("grad", usage, "expected a robot file and at least one log "
-                               "file, got %d arguments", argc - optind);
-    const char *robot = argv[optind];
-    int nlog = argc - optind - 1;
+    cmd_args a;
+    int rc = cmd_parse(&info, argc, argv, &a);
+    if (rc != CMD_RUN)
+        return rc;
+    if (a.nop < 2)
+        return cmd_usage_error(&info, "expected a robot file and at least one log file, got %d "
+                               "arguments", a.nop);
+    const char *robot = a.op[0];
+    const int nlog = a.nop - 1, check = a.check;
 
     sid_error err = { 0 };
     fitspec spec;
@@ -243,8 +216,8 @@ int cmd_grad(int argc, char **argv)
     sid_traj **logs = calloc((size_t)nlog, sizeof *logs);
     sid_problem *p = NULL;
     check_row *row = NULL;
-    int rc = EXIT_OK;
-    if (cmd_spec_build(&spec, &sa, &err) || cmd_spec_model(&spec, robot, &m, &theta, NULL, &err)) {
+    rc = EXIT_OK;
+    if (cmd_spec_build(&spec, &a.spec, &err) || cmd_spec_model(&spec, robot, &m, &theta, NULL, &err)) {
         rc = cli_fail(&err);
         goto done;
     }
@@ -268,7 +241,7 @@ int cmd_grad(int argc, char **argv)
         goto done;
     }
     for (int l = 0; l < nlog; l++)
-        if (traj_csv_load(argv[optind + 1 + l], m, &spec.columns, &logs[l], &err)) {
+        if (traj_csv_load(a.op[1 + l], m, &spec.columns, &logs[l], &err)) {
             rc = cli_fail(&err);
             goto done;
         }
@@ -308,24 +281,20 @@ int cmd_grad(int argc, char **argv)
                  loss);
     for (int k = 0; k < sel.n; k++)
         g[k] = grad[sel.idx[k]];
-    double max_rel = 0;
-    if (check && check_gradient(p, theta, &sel, g, row, &max_rel, &err) != SID_OK) {
+    check_summary sum = { 0 };
+    if (check && check_gradient(p, theta, &sel, g, row, &sum, &err) != SID_OK) {
         sid_error_prefix(&err, "%s", robot);
         rc = cli_fail(&err);
         goto done;
     }
-    if (json)
-        rc = print_json(m, &sel, loss, sid_problem_nresiduals(p), sid_problem_nwindows(p), g, row,
-                        max_rel);
+    if (a.json)
+        rc = print_json(m, &sel, loss, sid_problem_nresiduals(p), sid_problem_nwindows(p), g, row, &sum);
     else
-        print_table(m, theta, &sel, loss, sid_problem_nresiduals(p), sid_problem_nwindows(p), g,
-                    row, max_rel);
-    if (rc == EXIT_OK && check && max_rel > CHECK_TOL) {
-        int worst = 0;
-        for (int k = 1; k < sel.n; k++)
-            worst = row[k].rel > row[worst].rel ? k : worst;
-        cli_error("grad --check: %s: relative error %.3g of the gradient exceeds %g",
-                  sid_model_param(m, sel.idx[worst])->name, max_rel, CHECK_TOL);
+        print_table(m, theta, &sel, loss, sid_problem_nresiduals(p), sid_problem_nwindows(p), g, row, &sum);
+    if (rc == EXIT_OK && sum.nfail) {
+        cli_error("grad --check: %s: relative error %.3g of the gradient exceeds " NUMBER_TEXT(CHECK_TOL)
+                  " (atol %.3g); %d of %d components fail", sid_model_param(m, sel.idx[sum.worst])->name,
+                  row[sum.worst].rel, sum.atol, sum.nfail, sel.n);
         rc = EXIT_GATE;
     }
 done:

@@ -16,22 +16,14 @@
 #include "numfmt.h"
 #include "robot_json.h"
 
-static const char usage[] = "sysid params ROBOT.json [--json] [--set NAME=VALUE... -o OUT.json]";
-
-static void help(void)
-{
-    printf("usage: %s\n\n"
-           "List every parameter of the robot: its name (as used by \"free\" and \"bounds\"\n"
-           "in fit specs and by --free), its nominal value and its unit.\n\n"
-           "Options:\n"
-           "  --json              one JSON object on stdout: {\"robot\": NAME, \"parameters\":\n"
-           "                      [{\"name\", \"path\", \"value\", \"unit\"}, ...]}\n"
-           "  --set NAME=VALUE    change parameters (NAME may be a glob, as in fit specs)\n"
-           "                      and write the robot to OUT.json, everything else as given\n"
-           "  -o OUT.json         where --set writes (atomically); may be ROBOT.json itself\n"
-           "  -q                  no warnings\n"
-           "  -h, --help          this text\n", usage);
-}
+static const cmd_info info = {
+    "params", CMD_PARAMS, "sysid params ROBOT.json [--json] [--set NAME=VALUE... -o OUT.json]",
+    "List every parameter of the robot: its name (as used by \"free\" and \"bounds\"\n"
+    "in fit specs and by --free), its nominal value and its unit. With --set, change\n"
+    "parameters instead and write the robot to -o OUT.json (which may be ROBOT.json\n"
+    "itself), everything else as given.\n",
+    "JSON: {\"robot\": NAME, \"parameters\": [{\"name\", \"path\", \"value\", \"unit\"}, ...]}\n",
+};
 
 static int print_json(const sid_model *m, const double *theta, const cJSON *doc)
 {
@@ -94,66 +86,36 @@ static int set_param(const sid_model *m, double *theta, const char *arg, sid_err
 
 int cmd_params(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        { "json", no_argument, NULL, 'j' },
-        { "set", required_argument, NULL, 's' },
-        { "output", required_argument, NULL, 'o' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
-    enum { MAX_SET = 256 };
-    const char *set[MAX_SET], *out = NULL;
-    int json = 0, nset = 0, c;
-    while ((c = getopt_long(argc, argv, ":o:qh", opts, NULL)) != -1) {
-        switch (c) {
-        case 'j':
-            json = 1;
-            break;
-        case 's':
-            if (nset == MAX_SET)
-                return cmd_usage_error("params", usage, "too many --set options");
-            set[nset++] = optarg;
-            break;
-        case 'o':
-            out = optarg;
-            break;
-        case 'q':
-            cli_quiet = 1;
-            break;
-        case 'h':
-            help();
-            return EXIT_OK;
-        default:
-            return cmd_bad_option("params", usage, c, argv);
-        }
-    }
-    if (argc - optind != 1)
-        return cmd_usage_error("params", usage, "expected one robot file, got %d arguments",
-                               argc - optind);
-    if ((nset > 0) != (out != NULL))
-        return cmd_usage_error("params", usage, nset ? "--set needs -o OUT.json"
-                                                     : "-o is for --set");
+    cmd_args a;
+    int rc = cmd_parse(&info, argc, argv, &a);
+    if (rc != CMD_RUN)
+        return rc;
+    if (a.nop != 1)
+        return cmd_usage_error(&info, "expected one robot file, got %d arguments", a.nop);
+    const int nset = a.set.n;
+    if ((nset > 0) != (a.out != NULL))
+        return cmd_usage_error(&info, nset ? "--set needs -o OUT.json" : "-o is for --set");
 
     sid_error err = { 0 };
     sid_model *m;
     double *theta;
     cJSON *doc;
-    if (robot_json_model(argv[optind], &m, &theta, &doc, &err))
+    if (robot_json_model(a.op[0], &m, &theta, &doc, &err))
         return cli_fail(&err);
-    int rc = EXIT_OK;
+    rc = EXIT_OK;
     for (int i = 0; i < nset && rc == EXIT_OK; i++)
-        if (set_param(m, theta, set[i], &err) != SID_OK)
+        if (set_param(m, theta, a.set.v[i], &err) != SID_OK)
             rc = cli_fail(&err);
     if (rc == EXIT_OK && nset) {
         /* Refuse to write a robot that the next command would reject. */
         if (sid_model_check_theta(m, theta, &err) != SID_OK) {
             sid_error_prefix(&err, "--set");
             rc = cli_fail(&err);
-        } else if (robot_json_write(out, doc, m, theta, &err)) {
+        } else if (robot_json_write(a.out, doc, m, theta, &err)) {
             rc = cli_fail(&err);
         }
     }
-    if (rc == EXIT_OK && !nset && json)
+    if (rc == EXIT_OK && !nset && a.json)
         rc = print_json(m, theta, doc);
     else if (rc == EXIT_OK && !nset)
         print_table(m, theta);

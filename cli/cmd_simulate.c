@@ -15,32 +15,18 @@
 #include "robot_json.h"
 #include "traj_csv.h"
 
-static const char usage[] = "sysid simulate ROBOT.json LOG.csv [-o OUT.csv] [-c SPEC.json] "
-                            "[--integrator euler|rk4] [--substeps N] [--max-dt S] "
-                            "[--columns MAP] [--scale MAP] [--contact compliant|hard]";
-
-static void help(void)
-{
-    printf("usage: %s\n\n"
-           "Replay the commands of LOG.csv on ROBOT.json from the log's first state and print\n"
-           "the simulated trajectory as CSV: t, q.JOINT, qd.JOINT, u.JOINT (joints with a\n"
-           "motor), in SI units, with exact (round-trip) numbers. A free joint has a column\n"
-           "per coordinate: q.JOINT.x .. q.JOINT.qz, qd.JOINT.vx .. qd.JOINT.wz.\n\n"
-           "Options:\n"
-           "  -o FILE             write the CSV to FILE (atomically) instead of stdout\n"
-           "  -c SPEC.json        read integrator, substeps, max_dt, columns and scale from\n"
-           "                      a fit spec; the options below override it\n"
-           "  --integrator NAME   euler (semi-implicit, as MuJoCo; default) or rk4\n"
-           "  --substeps N        simulation steps per log interval (default 1)\n"
-           "  --max-dt S          also split any interval longer than S seconds\n"
-           "  --columns MAP       log column names: JSON {\"q.elbow\": \"pos2\"} or\n"
-           "                      q.elbow=pos2,t=time\n"
-           "  --scale MAP         multiply logical columns: {\"t\": 0.001} or t=0.001\n"
-           "  --contact compliant|hard   override the robot's contact model\n"
-           "  -q                  no warnings\n"
-           "  -h, --help          this text\n\n"
-           "Exit status: 0 success, 2 invalid input, 3 the simulation diverged.\n", usage);
-}
+static const cmd_info info = {
+    "simulate", CMD_SIMULATE, "sysid simulate ROBOT.json LOG.csv [-o OUT.csv] [-c SPEC.json] "
+                              "[--integrator euler|rk4] [--substeps N] [--max-dt S] "
+                              "[--columns MAP] [--scale MAP] [--contact compliant|hard]",
+    "Replay the commands of LOG.csv on ROBOT.json from the log's first state and\n"
+    "print the simulated trajectory as CSV (on stdout, or with -o in a file): t,\n"
+    "q.JOINT, qd.JOINT, u.JOINT (joints with a motor), in SI units, with exact\n"
+    "(round-trip) numbers. A free joint has a column per coordinate: q.JOINT.x ..\n"
+    "q.JOINT.qz, qd.JOINT.vx .. qd.JOINT.wz. Of a fit spec (-c), the simulation\n"
+    "settings and the log column mapping are used.\n",
+    "Exit status: 0 success, 2 invalid input, 3 the simulation diverged.\n",
+};
 
 static int write_output(const char *out, const sid_model *m, const sid_traj *tr,
                         const double *q, const double *v)
@@ -67,56 +53,20 @@ static int write_output(const char *out, const sid_model *m, const sid_traj *tr,
 
 int cmd_simulate(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        { "integrator", required_argument, NULL, CMD_SPEC_OPT + 0 },
-        { "substeps", required_argument, NULL, CMD_SPEC_OPT + 1 },
-        { "max-dt", required_argument, NULL, CMD_SPEC_OPT + 2 },
-        { "columns", required_argument, NULL, CMD_SPEC_OPT + 3 },
-        { "scale", required_argument, NULL, CMD_SPEC_OPT + 4 },
-        { "contact", required_argument, NULL, CMD_SPEC_OPT + 5 },
-        { "output", required_argument, NULL, 'o' },
-        { "config", required_argument, NULL, 'c' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
-    cmd_spec_args sa = { 0 };
-    const char *out = NULL;
-    int c;
-    while ((c = getopt_long(argc, argv, ":o:c:qh", opts, NULL)) != -1) {
-        if (c >= CMD_SPEC_OPT) {
-            if (cmd_spec_add(&sa, &opts[c - CMD_SPEC_OPT], optarg))
-                return cmd_usage_error("simulate", usage, "too many options");
-            continue;
-        }
-        switch (c) {
-        case 'o':
-            out = optarg;
-            break;
-        case 'c':
-            sa.path = optarg;
-            break;
-        case 'q':
-            cli_quiet = 1;
-            break;
-        case 'h':
-            help();
-            return EXIT_OK;
-        default:
-            return cmd_bad_option("simulate", usage, c, argv);
-        }
-    }
-    if (argc - optind != 2)
-        return cmd_usage_error("simulate", usage, "expected a robot file and a log file, got "
-                               "%d arguments", argc - optind);
-    const char *robot = argv[optind], *log = argv[optind + 1];
+    cmd_args a;
+    int rc = cmd_parse(&info, argc, argv, &a);
+    if (rc != CMD_RUN)
+        return rc;
+    if (a.nop != 2)
+        return cmd_usage_error(&info, "expected a robot file and a log file, got %d arguments", a.nop);
+    const char *robot = a.op[0], *log = a.op[1];
 
     sid_error err = { 0 };
     fitspec spec;
     sid_model *m = NULL;
     double *theta = NULL, *q = NULL, *v = NULL;
     sid_traj *tr = NULL;
-    int rc;
-    if (cmd_spec_build(&spec, &sa, &err) || cmd_spec_model(&spec, robot, &m, &theta, NULL, &err) ||
+    if (cmd_spec_build(&spec, &a.spec, &err) || cmd_spec_model(&spec, robot, &m, &theta, NULL, &err) ||
         traj_csv_load(log, m, &spec.columns, &tr, &err)) {
         rc = cli_fail(&err);
         goto done;
@@ -133,7 +83,7 @@ int cmd_simulate(int argc, char **argv)
         rc = cli_fail(&err);
         goto done;
     }
-    rc = write_output(out, m, tr, q, v);
+    rc = write_output(a.out, m, tr, q, v);
 done:
     free(q);
     free(v);

@@ -18,24 +18,15 @@
 #include "robot_json.h"
 #include "traj_csv.h"
 
-static const char usage[] = "sysid validate ROBOT.json [LOG.csv...] [-c SPEC.json] "
-                            "[--columns MAP] [--scale MAP] [--json]";
-
-static void help(void)
-{
-    printf("usage: %s\n\n"
-           "Check a robot and its logs, and print a summary: links, joints and parameters\n"
-           "of the robot; samples, duration and sample intervals (min, median, max) of each\n"
-           "log. Errors name the file and the place (JSON path, or line and column).\n\n"
-           "Options:\n"
-           "  -c SPEC.json    read the log column mapping (columns, scale) from a fit spec\n"
-           "  --columns MAP   log column names: JSON {\"q.elbow\": \"pos2\"} or q.elbow=pos2\n"
-           "  --scale MAP     multiply logical columns: {\"t\": 0.001} or t=0.001\n"
-           "  --json          the summary as one JSON object on stdout\n"
-           "  -q              no warnings\n"
-           "  -h, --help      this text\n\n"
-           "Exit status: 0 valid, 2 invalid input.\n", usage);
-}
+static const cmd_info info = {
+    "validate", CMD_VALIDATE, "sysid validate ROBOT.json [LOG.csv...] [-c SPEC.json] "
+                              "[--columns MAP] [--scale MAP] [--json]",
+    "Check a robot and its logs, and print a summary: links, joints and parameters\n"
+    "of the robot; samples, duration and sample intervals (min, median, max) of each\n"
+    "log. Errors name the file and the place (JSON path, or line and column). Of a\n"
+    "fit spec (-c), only the log column mapping (columns, scale) is used.\n",
+    "Exit status: 0 valid, 2 invalid input.\n",
+};
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -107,42 +98,13 @@ static void add_num(cJSON *o, const char *key, double x)
 
 int cmd_validate(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        { "columns", required_argument, NULL, CMD_SPEC_OPT + 0 },
-        { "scale", required_argument, NULL, CMD_SPEC_OPT + 1 },
-        { "config", required_argument, NULL, 'c' },
-        { "json", no_argument, NULL, 'j' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
-    cmd_spec_args sa = { 0 };
-    int json = 0, c;
-    while ((c = getopt_long(argc, argv, ":c:qh", opts, NULL)) != -1) {
-        if (c >= CMD_SPEC_OPT) {
-            if (cmd_spec_add(&sa, &opts[c - CMD_SPEC_OPT], optarg))
-                return cmd_usage_error("validate", usage, "too many options");
-            continue;
-        }
-        switch (c) {
-        case 'c':
-            sa.path = optarg;
-            break;
-        case 'j':
-            json = 1;
-            break;
-        case 'q':
-            cli_quiet = 1;
-            break;
-        case 'h':
-            help();
-            return EXIT_OK;
-        default:
-            return cmd_bad_option("validate", usage, c, argv);
-        }
-    }
-    if (argc - optind < 1)
-        return cmd_usage_error("validate", usage, "expected a robot file");
-    const char *robot = argv[optind];
+    cmd_args a;
+    int rc = cmd_parse(&info, argc, argv, &a);
+    if (rc != CMD_RUN)
+        return rc;
+    if (a.nop < 1)
+        return cmd_usage_error(&info, "expected a robot file");
+    const char *robot = a.op[0];
 
     sid_error err = { 0 };
     fitspec spec;
@@ -150,8 +112,8 @@ int cmd_validate(int argc, char **argv)
     sid_model *m = NULL;
     double *theta = NULL;
     cJSON *out = cJSON_CreateObject(), *logs = cJSON_CreateArray();
-    int rc = EXIT_OK;
-    if (cmd_spec_build(&spec, &sa, &err) || robot_json_load(robot, &d, NULL, &err)) {
+    rc = EXIT_OK;
+    if (cmd_spec_build(&spec, &a.spec, &err) || robot_json_load(robot, &d, NULL, &err)) {
         rc = cli_fail(&err);
         goto done;
     }
@@ -179,10 +141,10 @@ int cmd_validate(int argc, char **argv)
         cJSON_AddNumberToObject(co, "spheres", d.nsphere);
     }
 
-    for (int i = optind + 1; i < argc; i++) {
+    for (int i = 1; i < a.nop; i++) {
         sid_traj *tr;
         dt_stats s;
-        if (traj_csv_load(argv[i], m, &spec.columns, &tr, &err)) {
+        if (traj_csv_load(a.op[i], m, &spec.columns, &tr, &err)) {
             rc = cli_fail(&err);
             goto done;
         }
@@ -194,7 +156,7 @@ int cmd_validate(int argc, char **argv)
         }
         double T = tr->t[tr->n - 1] - tr->t[0];
         cJSON *lo = cJSON_CreateObject();
-        cJSON_AddStringToObject(lo, "file", argv[i]);
+        cJSON_AddStringToObject(lo, "file", a.op[i]);
         cJSON_AddNumberToObject(lo, "samples", tr->n);
         add_num(lo, "duration", T);
         add_num(lo, "dt_min", s.dmin);
@@ -207,7 +169,7 @@ int cmd_validate(int argc, char **argv)
     /* Only a valid set of inputs gets a summary: scripts see data or an error, not both. */
     cJSON_AddItemToObject(out, "logs", logs);
     logs = NULL;
-    if (json) {
+    if (a.json) {
         rc = cmd_print_json(out);
         out = NULL;
     } else {

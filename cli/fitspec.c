@@ -373,20 +373,6 @@ int fitspec_load(fitspec *s, const char *path, sid_error *err)
 
 /* ---- flags ------------------------------------------------------------------------------ */
 
-static const char *const flags[] = { "--free", "--bounds", "--window", "--integrator",
-                                     "--substeps", "--max-dt", "--columns", "--scale",
-                                     "--max-iter", "--ftol-rel", "--time-limit", "--start",
-                                     "--threads", "--start-velocity", "--smoothing",
-                                     "--contact", NULL };
-
-int fitspec_is_flag(const char *flag)
-{
-    for (int i = 0; flags[i]; i++)
-        if (strcmp(flag, flags[i]) == 0)
-            return 1;
-    return 0;
-}
-
 static int bad_flag(sid_error *err, const char *flag, const char *what, const char *value)
 {
     sid_error_set(err, SID_ERR_INPUT, "%s: expected %s, got '%s'", flag, what, value);

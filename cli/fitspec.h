@@ -87,8 +87,6 @@ void fitspec_free(fitspec *s);
 /* Read the spec at path into s (over its current values). 0, or -1 with err set. */
 int fitspec_load(fitspec *s, const char *path, sid_error *err);
 
-/* 1 if flag ("--window") is a fit-spec flag; all of them take a value. */
-int fitspec_is_flag(const char *flag);
 /* Apply one flag over the file: --free GLOB, --bounds GLOB=LO:HI | GLOB=scale:A:B | JSON,
  * --window S, --integrator euler|rk4, --substeps N, --max-dt S, --columns JSON|k=v,...,
  * --scale JSON|k=x,..., --max-iter N, --ftol-rel X, --time-limit S, --start logged|fitted,

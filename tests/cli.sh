@@ -147,7 +147,7 @@ check "--help" "$([ "$rc" -eq 0 ] || echo " exit $rc;")$(grep -q '^usage: sysid'
 run --version
 check "--version" "$([ "$rc" -eq 0 ] || echo " exit $rc;")$(grep -qE '^sysid [0-9]+\.[0-9]+\.[0-9]+$' "$TMP/out" || echo " bad version line;")"
 
-for cmd in params validate simulate; do
+for cmd in params validate simulate fit grad eval diff; do
     run help "$cmd"
     cp "$TMP/out" "$TMP/help1"
     r1=$rc
@@ -169,6 +169,62 @@ check "missing argument" "$([ "$rc" -eq 2 ] || echo " exit $rc;")$(grep -q '^usa
 
 run simulate "$ROBOT" "$LOG" -o
 check "option without value" "$([ "$rc" -eq 2 ] || echo " exit $rc;")$(grep -q "needs a value" "$TMP/err" || echo " message;")"
+
+# ---- options: a command's help lists exactly the options it accepts ----------------------
+
+COMMANDS="params validate simulate fit grad eval diff"
+
+# help_flags CMD: "FLAG value|none" for each flag on the option lines of CMD's help
+# ("  -o, --output FILE   ...", "  --json   ...", "  --bounds GLOB=LO:HI | ..." on its own).
+help_flags() {
+    "$SYSID" "$1" --help | awk '/^  -/ {
+        s = substr($0, 3); i = index(s, "  "); if (i) s = substr(s, 1, i - 1)
+        n = split(s, t, " "); nf = 0; val = "none"
+        for (k = 1; k <= n; k++) {
+            f = t[k]; sub(/,$/, "", f)
+            if (f ~ /^-/ && val == "none") flags[++nf] = f; else val = "value"
+        }
+        for (k = 1; k <= nf; k++) print flags[k], val
+    }'
+}
+
+# parsed CMD FLAG: how the parser takes FLAG alone (no value, no operands): "refused",
+# "value" (it asks for one) or "none" (accepted as a switch; the operands are missing then).
+parsed() {
+    "$SYSID" "$1" "$2" >/dev/null 2>"$TMP/perr"
+    if grep -q "unknown option" "$TMP/perr"; then echo refused
+    elif grep -q "needs a value" "$TMP/perr"; then echo value
+    else echo none; fi
+}
+
+# Every flag any help lists, and every short letter, tried on every command.
+for cmd in $COMMANDS; do help_flags "$cmd"; done | cut -d' ' -f1 | sort -u >"$TMP/all_flags"
+printf -- "-%s\n" {a..z} {A..Z} >>"$TMP/all_flags"
+for cmd in $COMMANDS; do
+    help_flags "$cmd" >"$TMP/listed"
+    why=""
+    [ -s "$TMP/listed" ] || why+=" no option lines in the help;"
+    while read -r flag; do
+        listed=$(awk -v f="$flag" '$1 == f { print $2 }' "$TMP/listed")
+        got=$(parsed "$cmd" "$flag")
+        if [ -z "$listed" ] && [ "$got" != refused ]; then why+=" $flag accepted but not in the help;"
+        elif [ -n "$listed" ] && [ "$got" = refused ]; then why+=" $flag in the help but refused;"
+        elif [ -n "$listed" ] && [ "$got" != "$listed" ]; then why+=" $flag: help says $listed, parser takes $got;"
+        fi
+    done < <(sort -u "$TMP/all_flags")
+    : >"$TMP/err"
+    check "$cmd: help lists exactly the options it accepts" "$why"
+done
+
+# An option of another command is a usage error, named, with the command's Try line.
+run eval "$ROBOT" "$LOG" --check
+check "eval refuses grad's --check" "$([ "$rc" -eq 2 ] || echo " exit $rc;")$(grep -qF "unknown option '--check'" "$TMP/err" || echo " message;")$(grep -qF "Try 'sysid eval --help'." "$TMP/err" || echo " no Try line;")$([ ! -s "$TMP/out" ] || echo " stdout not empty;")"
+run diff "$ROBOT" "$ROBOT" -o "$TMP/out.json"
+check "diff refuses -o" "$([ "$rc" -eq 2 ] || echo " exit $rc;")$(grep -qF "unknown option '-o'" "$TMP/err" || echo " message;")$([ ! -e "$TMP/out.json" ] || echo " a file was written;")"
+run simulate "$ROBOT" "$LOG" --free '*'
+check "simulate refuses the fit-spec flag --free" "$([ "$rc" -eq 2 ] || echo " exit $rc;")$(grep -qF "unknown option '--free'" "$TMP/err" || echo " message;")"
+run grad "$ROBOT" "$LOG" --json=yes
+check "a switch given a value" "$([ "$rc" -eq 2 ] || echo " exit $rc;")$(grep -qF "option '--json' takes no value" "$TMP/err" || echo " message;")"
 
 # ---- data on stdout, diagnostics on stderr ----------------------------------------------
 

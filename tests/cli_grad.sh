@@ -66,8 +66,13 @@ for r in pendulum double_pendulum arm7 tree; do
             why+=" not JSON with loss, nres, windows;"
         jqok "(.gradient | length) == $np and (.check | length) == $np" ||
             why+=" gradient/check do not have all $np parameters;"
-        jqok '.max_rel_err <= 1e-4 and ([.check[].rel_err] | max) == .max_rel_err' ||
-            why+=" max_rel_err above 1e-4 or inconsistent;"
+        jqok '.atol as $a | ([.check[].pass] | all) and .failed == 0 and .tol == 1e-4 and .atol >= 0 and ([.check[] | select([(.analytic | fabs), (.fd | fabs)] | max > $a) | .rel_err] | max // 0) == .max_rel_err' ||
+            why+=" a component failed, or tol, atol, max_rel_err missing or inconsistent;"
+        # rel_err is the plain relative error, not the mixed one (which rounds to 0 within atol)
+        jqok '([.check[] | (.analytic - .fd | fabs) as $d | ([(.analytic | fabs), (.fd | fabs)] | max) as $m
+                | if $m == 0 then .rel_err == 0 else (.rel_err - $d / $m | fabs) <= 1e-12 * $d / $m end] | all)
+              and .max_rel_err > 0' ||
+            why+=" rel_err is not |a-b|/max(|a|,|b|);"
         jqok '.gradient as $g | [.check | to_entries[] | .value.analytic == $g[.key]] | all' ||
             why+=" check.analytic differs from gradient;"
         grep -q 'loss and gradient in .* ms, loss alone in .* ms' "$TMP/err" ||
@@ -84,7 +89,9 @@ PL=$TMP/pendulum.csv
 run grad "$P" "$PL" --window 0.05 --free 'links.*.mass' --free 'joints.*.friction.viscous' --check
 why=""
 [ "$rc" -eq 0 ] || why+=" exit $rc;"
-grep -q '^name  *value  *gradient  *fd  *rel_err$' "$TMP/out" || why+=" no table header;"
+grep -qE '^name +value +gradient +fd +rel_err +check \(tol 1e-4, atol [0-9.e+-]+\)$' "$TMP/out" || why+=" no table header naming tol and atol;"
+grep -qE '^links.pole.mass .* [0-9.e+-]+ +ok$' "$TMP/out" || why+=" no rel_err and verdict on the mass row;"
+grep -qx 'failed       0 of 2' "$TMP/out" || why+=" no 'failed 0 of 2' line;"
 grep -q '^links.pole.mass  *0.8  ' "$TMP/out" || why+=" no links.pole.mass row with its value;"
 grep -q '^joints.hinge.friction.viscous  *0.05  ' "$TMP/out" || why+=" no viscous row;"
 [ "$(grep -c '^links\.\|^joints\.\|^gravity' "$TMP/out")" -eq 2 ] || why+=" not exactly 2 rows;"
@@ -114,7 +121,7 @@ check "grad --start fitted uses logged starts" "$([ "$rc" -eq 0 ] || echo " exit
 # loss is round-off (~1e-32) and so is its gradient; finite differences of round-off do not
 # agree with it. Exit 1, the data still on stdout, a warning and an error naming a parameter.
 run grad data/pendulum/robot.json "$PL" --window 0.05 --integrator euler --check --json
-check "grad --check fails at an exact fit (exit 1)" "$([ "$rc" -eq 1 ] || echo " exit $rc, expected 1;")$(jqok '.loss < 1e-20 and .max_rel_err > 1e-4' || echo " JSON missing or check did not fail;")$(grep -q 'round-off level' "$TMP/err" || echo " no round-off warning;")$(grep -q '^sysid: error: grad --check: [a-z]' "$TMP/err" || echo " no error naming a parameter;")"
+check "grad --check fails at an exact fit (exit 1)" "$([ "$rc" -eq 1 ] || echo " exit $rc, expected 1;")$(jqok '.loss < 1e-20 and .max_rel_err > 1e-4 and .failed == ([.check[] | select(.pass | not)] | length) and .failed > 0' || echo " JSON missing or check did not fail;")$(grep -q 'round-off level' "$TMP/err" || echo " no round-off warning;")$(grep -q '^sysid: error: grad --check: [a-z]' "$TMP/err" || echo " no error naming a parameter;")"
 
 # help
 run grad --help

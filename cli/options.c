@@ -1,0 +1,310 @@
+/* options.c — the option table of every command, the parser that walks it, the help that
+ * prints it.
+ *
+ * A row lands in one of a few ways: a fit-spec flag (SPEC) is kept with its value, in the
+ * order given, for fitspec_apply_flag after -c SPEC.json is read, so that flags override the
+ * file and --free/--bounds apply in order; the others set a field of cmd_args at `at`. The
+ * parser is getopt_long over the rows the command takes, so permutation, "--", bundled
+ * short options and --name=value behave as in any GNU tool; abbreviations are refused.
+ */
+#include "options.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "diag.h"
+
+typedef enum {
+    SWITCH,    /* int at `at` becomes 1 */
+    TEXT,      /* const char * at `at` is the value */
+    LIST,      /* the value is appended to the cmd_list at `at` */
+    LIMIT,     /* double at `at` is the value, a non-negative number */
+    SPEC,      /* a fit-spec flag: kept in order in cmd_args.spec */
+    HELP,      /* print the help and stop */
+} opt_kind;
+
+/* Help sections, in the order printed. */
+typedef enum { OUTPUT, FITSPEC, CHECKS, OTHER, NSECTION } opt_section;
+static const char *const section_title[NSECTION] = {
+    "Outputs:",
+    "Fit specification (these options override the file -c reads):",
+    "Checks:",
+    "Other options:",
+};
+
+typedef struct {
+    char letter;           /* short name, or 0 */
+    const char *name;      /* "--window" */
+    const char *arg;       /* the value's name in the help; NULL: takes no value */
+    opt_kind kind;
+    size_t at;             /* offsetof(cmd_args, ...) for SWITCH, TEXT, LIST, LIMIT */
+    opt_section section;
+    int cmds;              /* CMD_* that take it */
+    const char *help;      /* lines of at most 54 characters, separated by '\n' */
+} opt_row;
+
+#define AT(field) offsetof(cmd_args, field)
+#define SIMULATING (CMD_SIMULATE | CMD_EVAL | CMD_GRAD | CMD_FIT)
+#define WINDOWED (CMD_EVAL | CMD_GRAD | CMD_FIT)
+#define FITTING (CMD_GRAD | CMD_FIT)
+#define ALL (CMD_PARAMS | CMD_VALIDATE | CMD_SIMULATE | CMD_FIT | CMD_GRAD | CMD_EVAL | CMD_DIFF)
+
+static const opt_row rows[] = {
+    { 'o', "--output", "FILE", TEXT, AT(out), OUTPUT, CMD_FIT | CMD_SIMULATE | CMD_PARAMS,
+      "write the output (see above) to FILE, atomically" },
+    { 0, "--in-place", NULL, SWITCH, AT(in_place), OUTPUT, CMD_FIT,
+      "write the fitted robot over ROBOT.json itself" },
+    { 0, "--report", "FILE", TEXT, AT(report), OUTPUT, CMD_FIT,
+      "write the report (see below) to FILE, atomically" },
+    { 0, "--set", "NAME=VALUE", LIST, AT(set), OUTPUT, CMD_PARAMS,
+      "set every parameter NAME matches (a glob, as in fit\n"
+      "specs) to VALUE; repeatable; needs -o" },
+    { 0, "--json", NULL, SWITCH, AT(json), OUTPUT, ALL & ~CMD_SIMULATE,
+      "print the result as one JSON object on stdout" },
+
+    { 'c', "--config", "SPEC.json", TEXT, AT(spec.path), FITSPEC, ALL & ~(CMD_PARAMS | CMD_DIFF),
+      "read a fit spec (FORMATS.md; examples in configs/)" },
+    { 0, "--free", "GLOB", SPEC, 0, FITSPEC, FITTING,
+      "free the parameters GLOB matches (repeatable; the\n"
+      "first replaces the spec's list)" },
+    { 0, "--bounds", "GLOB=LO:HI | GLOB=scale:A:B | JSON", SPEC, 0, FITSPEC, FITTING,
+      "bounds of the parameters GLOB matches (repeatable;\n"
+      "checked before the spec's, the first match wins)" },
+    { 0, "--window", "S", SPEC, 0, FITSPEC, WINDOWED,
+      "seconds per window (default 0.5); 0: one window per\n"
+      "log, a free-running simulation" },
+    { 0, "--start", "fitted|logged", SPEC, 0, FITSPEC, FITTING,
+      "window start states fitted with the parameters\n"
+      "(multiple shooting) or taken from the log" },
+    { 0, "--start-velocity", "logged|positions", SPEC, 0, FITSPEC, WINDOWED,
+      "logged start states take their velocities from the\n"
+      "velocity columns (default) or from positions (when\n"
+      "the logged velocity is itself a noisy difference)" },
+    { 0, "--integrator", "euler|rk4", SPEC, 0, FITSPEC, SIMULATING,
+      "semi-implicit Euler (as MuJoCo; default) or RK4" },
+    { 0, "--substeps", "N", SPEC, 0, FITSPEC, SIMULATING,
+      "simulation steps per log interval (default 1)" },
+    { 0, "--max-dt", "S", SPEC, 0, FITSPEC, SIMULATING,
+      "also split any log interval longer than S seconds" },
+    { 0, "--contact", "compliant|hard", SPEC, 0, FITSPEC, SIMULATING,
+      "override the robot's contact model" },
+    { 0, "--columns", "MAP", SPEC, 0, FITSPEC, SIMULATING | CMD_VALIDATE,
+      "log column names: JSON {\"q.elbow\": \"pos2\"} or\n"
+      "q.elbow=pos2,t=time" },
+    { 0, "--scale", "MAP", SPEC, 0, FITSPEC, SIMULATING | CMD_VALIDATE,
+      "multiply logical columns: {\"t\": 0.001} or t=0.001" },
+    { 0, "--threads", "N", SPEC, 0, FITSPEC, WINDOWED,
+      "windows evaluated in parallel (default 0: all\n"
+      "cores); the result is the same, to the bit, for any N" },
+    { 0, "--max-iter", "N", SPEC, 0, FITSPEC, FITTING,
+      "optimizer iterations at most (default 1000)" },
+    { 0, "--ftol-rel", "X", SPEC, 0, FITSPEC, FITTING,
+      "stop when an iteration improves the loss by less\n"
+      "than X relatively (default 1e-10)" },
+    { 0, "--time-limit", "S", SPEC, 0, FITSPEC, FITTING,
+      "stop the optimizer after S seconds (default 300;\n"
+      "0: none)" },
+    { 0, "--smoothing", "SIGMA,N[,SEED] | off", SPEC, 0, FITSPEC, FITTING,
+      "minimise the loss smoothed over N pairs of Gaussian\n"
+      "perturbations x +- SIGMA e of the scaled parameters\n"
+      "(drawn once from SEED, default 1), with a gradient\n"
+      "from the loss values alone (no adjoint); start\n"
+      "states are held at their first guess; each step\n"
+      "costs 2N simulations" },
+
+    { 0, "--check", NULL, SWITCH, AT(check), CHECKS, CMD_GRAD,
+      "compare each gradient component with a finite\n"
+      "difference of the loss (see below)" },
+    { 0, "--validate", "LOG.csv", LIST, AT(validate), CHECKS, CMD_FIT,
+      "also report the prediction error on a log that was\n"
+      "not fitted (repeatable)" },
+    { 0, "--max-rmse", "X", LIMIT, AT(max_rmse), CHECKS, CMD_FIT,
+      "exit 1 if a joint's q RMSE after the fit (predicted\n"
+      "from the logged start states, fitted and validation\n"
+      "logs) exceeds X" },
+    { 0, "--max-loss", "X", LIMIT, AT(max_loss), CHECKS, CMD_FIT,
+      "exit 1 if the fitted loss exceeds X" },
+    { 0, "--tol", "REL", LIMIT, AT(tol), CHECKS, CMD_DIFF,
+      "exit 1 if any |relative change| exceeds REL, or a\n"
+      "parameter was added or removed; default: no gate" },
+
+    { 'q', "--quiet", NULL, SWITCH, AT(quiet), OTHER, ALL,
+      "no progress, warnings or timings on stderr" },
+    { 'h', "--help", NULL, HELP, 0, OTHER, ALL,
+      "this text" },
+};
+#define NROW (int)(sizeof rows / sizeof rows[0])
+
+/* getopt_long's value of a row: its letter, or past every character. */
+enum { LONG_ONLY = 256 };
+
+static int value_of(int r)
+{
+    return rows[r].letter ? rows[r].letter : LONG_ONLY + r;
+}
+
+static const opt_row *row_of(int value)
+{
+    if (value >= LONG_ONLY)
+        return value - LONG_ONLY < NROW ? &rows[value - LONG_ONLY] : NULL;
+    for (int r = 0; r < NROW; r++)
+        if (rows[r].letter && rows[r].letter == value)
+            return &rows[r];
+    return NULL;
+}
+
+/* getopt_long also takes unique abbreviations; refuse them, so that what a command
+ * accepts is what its help lists (eval's "--start" would otherwise be --start-velocity).
+ * arg is the option as typed: "--window" or "--window=0.1". */
+static int exact_name(const cmd_info *c, const opt_row *o, const char *arg)
+{
+    size_t n = strcspn(arg, "=");
+    if (n == strlen(o->name) && strncmp(arg, o->name, n) == 0)
+        return CMD_RUN;
+    return cmd_usage_error(c, "unknown option '%.*s'; did you mean '%s'?", (int)n, arg, o->name);
+}
+
+/* getopt_long's '?' or ':' for argv[optind - 1]. */
+static int bad_option(const cmd_info *c, int ch, char **argv)
+{
+    const char *arg = argv[optind - 1];
+    /* a known long option without its value, or with one it does not take: getopt_long
+     * sets optopt to the option's value */
+    const opt_row *o = optopt && strncmp(arg, "--", 2) == 0 ? row_of(optopt) : NULL;
+    if (o && exact_name(c, o, arg) != CMD_RUN)
+        return EXIT_INPUT;
+    if (ch == ':')
+        return cmd_usage_error(c, "option '%s' needs a value", arg);
+    if (o)
+        return cmd_usage_error(c, "option '%s' takes no value", o->name);
+    if (optopt)
+        return cmd_usage_error(c, "unknown option '-%c'", optopt);
+    return cmd_usage_error(c, "unknown option '%s'", arg);
+}
+
+/* Put one option's value where its row says; CMD_RUN, or the exit code to stop with. */
+static int land(const cmd_info *c, const opt_row *o, const char *value, cmd_args *a)
+{
+    char *field = (char *)a + o->at;
+    switch (o->kind) {
+    case SWITCH:
+        *(int *)(void *)field = 1;
+        return CMD_RUN;
+    case TEXT:
+        *(const char **)(void *)field = value;
+        return CMD_RUN;
+    case LIST: {
+        cmd_list *l = (cmd_list *)(void *)field;
+        if (l->n == CMD_MAX_LIST)
+            return cmd_usage_error(c, "too many %s options", o->name);
+        l->v[l->n++] = value;
+        return CMD_RUN;
+    }
+    case LIMIT: {
+        char *end;
+        double x = strtod(value, &end);
+        if (end == value || *end || !isfinite(x) || x < 0)
+            return cmd_usage_error(c, "%s: expected a non-negative number, got '%s'", o->name, value);
+        *(double *)(void *)field = x;
+        return CMD_RUN;
+    }
+    case SPEC:
+        if (a->spec.n == CMD_MAX_SPEC_FLAGS)
+            return cmd_usage_error(c, "too many options");
+        a->spec.flag[a->spec.n] = o->name;
+        a->spec.value[a->spec.n++] = value;
+        return CMD_RUN;
+    case HELP:
+        cmd_help(c);
+        return EXIT_OK;
+    }
+    return CMD_RUN;
+}
+
+int cmd_parse(const cmd_info *c, int argc, char **argv, cmd_args *a)
+{
+    struct option longs[NROW + 1];
+    char shorts[2 * NROW + 2] = ":";   /* ':' first: missing values come back as ':' */
+    int nl = 0, ns = 1;
+    for (int r = 0; r < NROW; r++) {
+        if (!(rows[r].cmds & c->bit))
+            continue;
+        longs[nl++] = (struct option){ rows[r].name + 2, rows[r].arg ? required_argument : no_argument,
+                                       NULL, value_of(r) };
+        if (rows[r].letter) {
+            shorts[ns++] = rows[r].letter;
+            if (rows[r].arg)
+                shorts[ns++] = ':';
+        }
+    }
+    longs[nl] = (struct option){ NULL, 0, NULL, 0 };
+    shorts[ns] = '\0';
+
+    memset(a, 0, sizeof *a);
+    a->max_rmse = a->max_loss = a->tol = -1;
+    int ch, li = -1;
+    while ((ch = getopt_long(argc, argv, shorts, longs, &li)) != -1) {
+        const opt_row *o = ch == '?' || ch == ':' ? NULL : row_of(ch);
+        int rc = o ? CMD_RUN : bad_option(c, ch, argv);
+        /* a long option is the last argument read, or the one before its separate value */
+        if (rc == CMD_RUN && li >= 0)
+            rc = exact_name(c, o, argv[optind - (optarg && optarg == argv[optind - 1] ? 2 : 1)]);
+        if (rc == CMD_RUN)
+            rc = land(c, o, optarg, a);
+        if (rc != CMD_RUN)
+            return rc;
+        li = -1;
+    }
+    a->nop = argc - optind;
+    a->op = argv + optind;
+    if (a->quiet)
+        cli_quiet = 1;
+    return CMD_RUN;
+}
+
+/* Names and value at column 2, help at column NAMES + 4 (on a line of its own when the
+ * names are wider). */
+enum { NAMES = 22 };
+
+static void print_row(const opt_row *o)
+{
+    char names[80];
+    int n = o->letter ? snprintf(names, sizeof names, "-%c, %s", o->letter, o->name)
+                      : snprintf(names, sizeof names, "%s", o->name);
+    if (o->arg)
+        snprintf(names + n, sizeof names - (size_t)n, " %s", o->arg);
+    if ((int)strlen(names) > NAMES)
+        printf("  %s\n%*s", names, NAMES + 4, "");
+    else
+        printf("  %-*s  ", NAMES, names);
+    for (const char *p = o->help;;) {
+        int len = (int)strcspn(p, "\n");
+        printf("%.*s\n", len, p);
+        if (!p[len])
+            break;
+        p += len + 1;
+        printf("%*s", NAMES + 4, "");
+    }
+}
+
+void cmd_help(const cmd_info *c)
+{
+    printf("usage: %s\n\n%s", c->usage, c->about);
+    for (int s = 0; s < NSECTION; s++) {
+        int shown = 0;
+        for (int r = 0; r < NROW; r++) {
+            if (rows[r].section != (opt_section)s || !(rows[r].cmds & c->bit))
+                continue;
+            if (!shown++)
+                printf("\n%s\n", section_title[s]);
+            print_row(&rows[r]);
+        }
+    }
+    if (c->details)
+        printf("\n%s", c->details);
+}
