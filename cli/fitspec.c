@@ -366,7 +366,7 @@ int fitspec_load(fitspec *s, const char *path, sid_error *err)
     cJSON *root = jsonfile_load(path, err);
     if (!root)
         return -1;
-    int rc = read_spec(&c, s, root);
+    int rc = jsonfile_check_duplicates(err, path, root, "") ? -1 : read_spec(&c, s, root);
     cJSON_Delete(root);
     return rc;
 }
@@ -629,6 +629,17 @@ int fitspec_select(const fitspec *s, const sid_model *m, const double *theta0,
         if (!hit) {
             sid_error_set(err, SID_ERR_INPUT, "%s: '%s' matches no parameter of the robot "
                           "(see 'sysid params ROBOT.json')", s->free[g].origin, s->free[g].glob);
+            return -1;
+        }
+    }
+    /* a bound that bounds nothing is a typo as surely as a free glob that frees nothing */
+    for (int b = 0; b < s->nbound; b++) {
+        int hit = 0;
+        for (int i = 0; i < np && !hit; i++)
+            hit = sid_glob_match(s->bound[b].glob, sid_model_param(m, i)->name);
+        if (!hit) {
+            sid_error_set(err, SID_ERR_INPUT, "%s: '%s' matches no parameter of the robot "
+                          "(see 'sysid params ROBOT.json')", s->bound[b].origin, s->bound[b].glob);
             return -1;
         }
     }

@@ -120,3 +120,25 @@ int jsonfile_write(FILE *f, const cJSON *doc)
     cJSON_free(text);
     return ferror(f) ? -1 : 0;
 }
+
+int jsonfile_check_duplicates(sid_error *err, const char *file, const cJSON *v, const char *path)
+{
+    int i = 0;
+    for (const cJSON *c = v ? v->child : NULL; c; c = c->next, i++) {
+        char p[256];
+        if (cJSON_IsObject(v)) {
+            for (const cJSON *d = v->child; d != c; d = d->next)
+                if (strcmp(c->string, d->string) == 0) {
+                    sid_error_set(err, SID_ERR_INPUT, "%s: %s%s%s: key given twice", file, path,
+                                  *path ? "." : "", c->string);
+                    return -1;
+                }
+            snprintf(p, sizeof p, "%s%s%s", path, *path ? "." : "", c->string);
+        } else {
+            snprintf(p, sizeof p, "%s[%d]", path, i);
+        }
+        if ((cJSON_IsObject(c) || cJSON_IsArray(c)) && jsonfile_check_duplicates(err, file, c, p))
+            return -1;
+    }
+    return 0;
+}

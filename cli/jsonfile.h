@@ -25,6 +25,11 @@ void jsonfile_describe(const cJSON *v, char *buf, size_t n);
 int jsonfile_expected(sid_error *err, const char *file, const char *path, const char *what,
                       const cJSON *v);
 
+/* A key given twice in any object of v (path: v's JSON path, "" at the top) sets err to
+ * "FILE: PATH: key given twice" and returns -1: cJSON would silently use the first, and the
+ * user probably edited the second. */
+int jsonfile_check_duplicates(sid_error *err, const char *file, const cJSON *v, const char *path);
+
 /* Write doc to f as indented JSON (two spaces, "key": value) and a newline; -1 if memory
  * ran out or f failed. Every JSON sysid writes goes through here, so outputs diff alike. */
 int jsonfile_write(FILE *f, const cJSON *doc);

@@ -118,6 +118,18 @@ expect_invalid "spec: malformed" "$BAD/spec_malformed.json" "line 3, column 3" \
     simulate "$ROBOT" "$LOG" -c "$BAD/spec_malformed.json"
 expect_invalid "spec: integrator" "$BAD/spec_integrator.json" "integrator: expected" \
     simulate "$ROBOT" "$LOG" -c "$BAD/spec_integrator.json"
+# a key given twice: cJSON would take the first, the user edited the second
+echo '{ "window": 0.5, "window": 0.2 }' >"$TMP/dup.json"
+expect_invalid "spec: key given twice" "$TMP/dup.json" "window: key given twice" simulate "$ROBOT" "$LOG" -c "$TMP/dup.json"
+echo '{ "bounds": { "links.*.mass": [0, 1], "links.*.mass": [0, 2] } }' >"$TMP/dup2.json"
+expect_invalid "spec: nested key given twice" "$TMP/dup2.json" "bounds.links.*.mass: key given twice" \
+    grad "$ROBOT" "$LOG" -c "$TMP/dup2.json"
+# a bound that bounds nothing is as much a typo as a --free that frees nothing
+expect_invalid "--bounds matching nothing" "--bounds links.*.mas=0:1" "'links.*.mas' matches no parameter" \
+    grad "$ROBOT" "$LOG" --bounds 'links.*.mas=0:1'
+echo '{ "free": ["links.*.mass"], "bounds": { "joints.*.frction.viscous": [0, 1] } }' >"$TMP/nobound.json"
+expect_invalid "spec: bounds matching nothing" "$TMP/nobound.json" "'joints.*.frction.viscous' matches no parameter" \
+    grad "$ROBOT" "$LOG" -c "$TMP/nobound.json"
 expect_invalid "flag: --substeps" "--substeps" "expected a whole number" \
     simulate "$ROBOT" "$LOG" --substeps 0
 expect_invalid "flag: --integrator" "--integrator" "euler or rk4" \
