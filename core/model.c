@@ -267,6 +267,11 @@ sid_status sid_model_create(sid_model **out, double **theta_out, const sid_robot
     add_params(m, theta, d, SID_OWNER_GROUND, -1, "", NULL, 0);
     for (int c = 0; c < d->nsphere; c++) add_params(m, theta, d, SID_OWNER_SPHERE, c, d->sphere[c].name, NULL, c);
     m->nsphere = d->nsphere;
+    /* leaves to root: a joint moves mass if its body or one below it has some */
+    for (int b = n - 1; b >= 0; b--) {
+        m->body[b].moves_mass |= m->body[b].p_inertial >= 0;
+        if (b > 0) m->body[m->body[b].parent].moves_mass |= m->body[b].moves_mass;
+    }
     if ((s = sid_model_check_theta(m, theta, err))) goto fail;
     sid_free(cof);
     sid_free(order);
@@ -377,6 +382,16 @@ sid_status sid_model_check_theta(const sid_model *m, const double *theta, sid_er
             return sid_error_set(err, SID_ERR_INPUT, "%s: expected %s, got %g", path,
                                  sid_param_range_what(m->param[i].row->range), theta[i]);
         }
+    /* A joint that moves no mass needs a rotor (armature), or the mass matrix is singular. */
+    for (int b = 1; b < m->nbody; b++) {
+        const sid_body *bd = &m->body[b];
+        if (bd->vadr < 0 || bd->moves_mass || (bd->p_dof >= 0 && theta[bd->p_dof + P_ARMATURE] > 0)) continue;
+        return sid_error_set(err, SID_ERR_INPUT,
+                             "joints[%d]: no link it moves has a mass%s, so nothing resists its motion (the "
+                             "mass matrix is singular): give a link below it a mass%s",
+                             bd->joint, bd->type == SID_JOINT_FREE ? "" : " and it has no armature",
+                             bd->type == SID_JOINT_FREE ? "" : ", or the joint an armature");
+    }
     /* A link's inertia must be that of a rigid body: positive definite, triangle inequality. */
     for (int b = 0; b < m->nbody; b++) {
         const sid_body *bd = &m->body[b];

@@ -27,6 +27,7 @@ typedef struct {
     int p_stribeck;           /* torque, velocity; -1 if absent */
     int p_motor;              /* gear, kt [, ke, resistance]; -1 if no motor */
     sid_motor_input motor;
+    int moves_mass;           /* 1 if a link with mass is this body or below it */
 } sid_body;
 
 typedef struct {

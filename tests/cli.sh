@@ -118,6 +118,12 @@ expect_invalid "spec: malformed" "$BAD/spec_malformed.json" "line 3, column 3" \
     simulate "$ROBOT" "$LOG" -c "$BAD/spec_malformed.json"
 expect_invalid "spec: integrator" "$BAD/spec_integrator.json" "integrator: expected" \
     simulate "$ROBOT" "$LOG" -c "$BAD/spec_integrator.json"
+# a joint that moves only massless links, without armature: its mass matrix is singular
+cat >"$TMP/massless.json" <<'JSON'
+{ "name": "m", "links": [ { "name": "base" }, { "name": "arm" } ],
+  "joints": [ { "name": "j", "type": "revolute", "parent": "base", "child": "arm", "axis": [0, 0, 1] } ] }
+JSON
+expect_invalid "robot: all links massless" "$TMP/massless.json" "joints[0]: no link it moves has a mass" validate "$TMP/massless.json"
 # a key given twice: cJSON would take the first, the user edited the second
 echo '{ "window": 0.5, "window": 0.2 }' >"$TMP/dup.json"
 expect_invalid "spec: key given twice" "$TMP/dup.json" "window: key given twice" simulate "$ROBOT" "$LOG" -c "$TMP/dup.json"
