@@ -1,7 +1,9 @@
 /* atomic.c — temporary file + fsync + rename, and cleanup on SIGINT/SIGTERM. */
+#define _XOPEN_SOURCE 700   /* realpath */
 #include "atomic.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -63,9 +65,44 @@ static char *dup_str(const char *s)
     return d ? strcpy(d, s) : NULL;
 }
 
+int atomic_same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (strcmp(a, b) == 0)
+        return 1;
+    if (stat(a, &sa) != 0 || stat(b, &sb) != 0)
+        return 0;
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* A device or FIFO: open it as it is (no temporary file, no rename). */
+static sid_status open_direct(atomic_file *af, const char *path, sid_error *err)
+{
+    af->path = dup_str(path);
+    af->f = af->path ? fopen(path, "w") : NULL;
+    if (!af->f) {
+        int e = errno;
+        atomic_abort(af);
+        return sid_error_set(err, SID_ERR_INPUT, "%s: cannot open: %s", path, strerror(e));
+    }
+    return SID_OK;
+}
+
 sid_status atomic_open(atomic_file *af, const char *path, sid_error *err)
 {
     memset(af, 0, sizeof *af);
+    struct stat st, lst;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return sid_error_set(err, SID_ERR_INPUT, "%s: expected a file name, got a directory", path);
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return open_direct(af, path, err);
+    char *resolved = NULL;
+    if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) && (resolved = realpath(path, NULL))) {
+        /* write through the link: the rename replaces its target, not the link */
+        sid_status s = atomic_open(af, resolved, err);
+        free(resolved);
+        return s;
+    }
     const char *slash = strrchr(path, '/');
     size_t dirlen = slash ? (size_t)(slash - path + 1) : 0;
     const char *base = slash ? slash + 1 : path;
@@ -105,14 +142,15 @@ sid_status atomic_open(atomic_file *af, const char *path, sid_error *err)
 
 sid_status atomic_commit(atomic_file *af, sid_error *err)
 {
-    int failed = fflush(af->f) != 0 || ferror(af->f) || fsync(fileno(af->f)) != 0;
+    /* a device is not fsync'ed (/dev/null refuses) and not renamed */
+    int failed = fflush(af->f) != 0 || ferror(af->f) || (af->tmp && fsync(fileno(af->f)) != 0);
     int e = errno;
     if (fclose(af->f) != 0 && !failed) {
         failed = 1;
         e = errno;
     }
     af->f = NULL;
-    if (!failed && rename(af->tmp, af->path) != 0) {
+    if (!failed && af->tmp && rename(af->tmp, af->path) != 0) {
         failed = 1;
         e = errno;
     }

@@ -4,6 +4,9 @@
  * within one file system), which is flushed, fsync'ed and renamed over the target. If
  * anything fails, or the user presses Ctrl-C, the temporary file is removed and the target
  * is untouched: "nothing written" is what exit code 2 and 3 promise.
+ * A target that is a symbolic link is written through: the file it points to is replaced and
+ * the link stays. A target that is not a regular file (a device such as /dev/null or
+ * /dev/stdout, a FIFO) is written to directly: replacing it by a file would be wrong.
  */
 #ifndef CLI_ATOMIC_H
 #define CLI_ATOMIC_H
@@ -15,8 +18,11 @@
 typedef struct {
     FILE *f;            /* write the contents here */
     char *path;         /* target */
-    char *tmp;          /* temporary file next to it */
+    char *tmp;          /* temporary file next to it; NULL when writing a device directly */
 } atomic_file;
+
+/* Do paths a and b name one file (the same inode, or the same not-yet-existing name)? */
+int atomic_same_file(const char *a, const char *b);
 
 /* Create the temporary file for path; af->f is open for writing. */
 sid_status atomic_open(atomic_file *af, const char *path, sid_error *err);

@@ -123,17 +123,6 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Do paths a and b name one file (or the same not-yet-existing name)? */
-static int same_file(const char *a, const char *b)
-{
-    struct stat sa, sb;
-    if (strcmp(a, b) == 0)
-        return 1;
-    if (stat(a, &sa) != 0 || stat(b, &sb) != 0)
-        return 0;
-    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
-
 /* Can an atomic write create path (a temporary file next to it, then a rename)? Checked
  * before the fit, so that a mistyped directory costs no fitting time. */
 static int writable(const char *path)
@@ -241,20 +230,20 @@ static int check_outputs(const cmd_args *a)
         if (!writable(outs[o]))
             return cmd_usage_error(&info, "%s %s: cannot write there (no such directory, "
                                    "a directory, or no permission)", names[o], outs[o]);
-        if (o == 0 && !a->in_place && same_file(outs[o], robot))
+        if (o == 0 && !a->in_place && atomic_same_file(outs[o], robot))
             return cmd_usage_error(&info, "-o %s would overwrite the input robot; "
                                    "use --in-place to do that", outs[o]);
-        if (o == 1 && same_file(outs[o], robot))
+        if (o == 1 && atomic_same_file(outs[o], robot))
             return cmd_usage_error(&info, "--report %s would overwrite the input robot", outs[o]);
         for (int j = 1; j < a->nop + a->validate.n; j++) {
             const char *in = j < a->nop ? a->op[j] : a->validate.v[j - a->nop];
-            if (same_file(outs[o], in))
+            if (atomic_same_file(outs[o], in))
                 return cmd_usage_error(&info, "%s %s would overwrite the log %s", names[o], outs[o], in);
         }
-        if (a->spec.path && same_file(outs[o], a->spec.path))
+        if (a->spec.path && atomic_same_file(outs[o], a->spec.path))
             return cmd_usage_error(&info, "%s %s would overwrite the fit spec", names[o], outs[o]);
     }
-    if (outs[0] && outs[1] && same_file(outs[0], outs[1]))
+    if (outs[0] && outs[1] && atomic_same_file(outs[0], outs[1]))
         return cmd_usage_error(&info, "the fitted robot and the report would be the same file %s", outs[1]);
     return 0;
 }

@@ -60,6 +60,9 @@ int cmd_simulate(int argc, char **argv)
     if (a.nop != 2)
         return cmd_usage_error(&info, "expected a robot file and a log file, got %d arguments", a.nop);
     const char *robot = a.op[0], *log = a.op[1];
+    if (a.out && (atomic_same_file(a.out, robot) || atomic_same_file(a.out, log)))
+        return cmd_usage_error(&info, "-o %s would overwrite the input %s", a.out,
+                               atomic_same_file(a.out, robot) ? robot : log);
 
     sid_error err = { 0 };
     fitspec spec;

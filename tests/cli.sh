@@ -124,6 +124,17 @@ cat >"$TMP/massless.json" <<'JSON'
   "joints": [ { "name": "j", "type": "revolute", "parent": "base", "child": "arm", "axis": [0, 0, 1] } ] }
 JSON
 expect_invalid "robot: all links massless" "$TMP/massless.json" "joints[0]: no link it moves has a mass" validate "$TMP/massless.json"
+# outputs: never over an input; through a symlink (the link stays); into a FIFO or device as it is
+cp "$LOG" "$TMP/in.csv"
+run simulate "$ROBOT" "$TMP/in.csv" -o "$TMP/in.csv"
+check "simulate -o onto its own log" "$([ "$rc" -eq 2 ] || echo " exit $rc;")$(cmp -s "$LOG" "$TMP/in.csv" || echo " the log changed;")"
+cp "$ROBOT" "$TMP/real.json" && ln -sf real.json "$TMP/link.json"
+run params "$TMP/link.json" --set 'joints.*.armature=0.03' -o "$TMP/link.json"
+check "params -o through a symlink" "$([ "$rc" -eq 0 ] || echo " exit $rc;")$([ -L "$TMP/link.json" ] || echo " the link was replaced;")$(grep -q '0.03' "$TMP/real.json" || echo " its target was not written;")"
+mkfifo "$TMP/fifo" && { cat "$TMP/fifo" >"$TMP/from_fifo" & }
+run simulate "$ROBOT" "$LOG" -o "$TMP/fifo"
+wait
+check "simulate -o a FIFO" "$([ "$rc" -eq 0 ] || echo " exit $rc;")$([ -p "$TMP/fifo" ] || echo " the FIFO was replaced;")$(head -1 "$TMP/from_fifo" | grep -q '^t,' || echo " nothing came through;")"
 # a key given twice: cJSON would take the first, the user edited the second
 echo '{ "window": 0.5, "window": 0.2 }' >"$TMP/dup.json"
 expect_invalid "spec: key given twice" "$TMP/dup.json" "window: key given twice" simulate "$ROBOT" "$LOG" -c "$TMP/dup.json"
