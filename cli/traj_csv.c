@@ -362,20 +362,27 @@ static void on_field(void *s, size_t len, void *data)
         return;
     if (c >= r->ncol || r->col[c].slot < 0)
         return; /* the field count is checked at the end of the row */
+    /* the column's name is formatted only for a message: most cells never need it */
     char cname[320];
-    column_name(r, c, cname, sizeof cname);
     if (len == 0) {
+        column_name(r, c, cname, sizeof cname);
         fail(r, "line %d, %s: empty cell; expected a number", r->line, cname);
         return;
     }
     char *end;
     double x = strtod(text, &end);
-    if (end == text || *end) {
-        fail(r, "line %d, %s: expected a number, got '%.40s'", r->line, cname, text);
+    /* the whole cell, up to its length: a NUL byte inside must not cut it short */
+    if (end == text || end != text + len) {
+        column_name(r, c, cname, sizeof cname);
+        if (memchr(text, '\0', len))
+            fail(r, "line %d, %s: expected a number, got a cell with a NUL byte", r->line, cname);
+        else
+            fail(r, "line %d, %s: expected a number, got '%.40s'", r->line, cname, text);
         return;
     }
     x *= r->col[c].scale;
     if (!isfinite(x)) {
+        column_name(r, c, cname, sizeof cname);
         fail(r, "line %d, %s: expected a finite number, got '%.40s'", r->line, cname, text);
         return;
     }

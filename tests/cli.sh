@@ -81,6 +81,7 @@ expect_invalid "validate: cycle" "$BAD/cycle.json" "cycle" validate "$BAD/cycle.
 bad_log() { expect_invalid "log: $1" "$BAD/$1" "$2" simulate "$ROBOT" "$BAD/$1"; }
 bad_log missing_column.csv "missing column q.elbow"
 bad_log empty_cell.csv "line 4, column q.elbow: empty cell"
+bad_log nul_byte.csv "line 3, column q.shoulder: expected a number, got a cell with a NUL byte"
 bad_log nonnumeric.csv "line 4, column q.elbow: expected a number, got 'abc'"
 bad_log nan.csv "line 5, column q.shoulder: expected a finite number, got 'nan'"
 bad_log inf.csv "line 5, column u.shoulder: expected a finite number, got 'inf'"
