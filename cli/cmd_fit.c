@@ -24,6 +24,7 @@
 #include "cmd.h"
 #include "diag.h"
 #include "jsonfile.h"
+#include "readfile.h"
 #include "report.h"
 #include "robot_json.h"
 #include "sha256.h"
@@ -146,9 +147,9 @@ static int writable(const char *path)
 static int hash_input(report_input *in, const char *path, sid_error *err)
 {
     in->path = path;
-    in->sha256[0] = '\0';
-    if (strcmp(path, "-") == 0)
-        return 0;   /* standard input was read once, by the loader */
+    /* the digest of what the loader read: a pipe cannot be read twice */
+    if (readfile_sha256(path, in->sha256))
+        return 0;
     return sha256_file(path, in->sha256, err);
 }
 
@@ -283,6 +284,7 @@ int cmd_fit(int argc, char **argv)
     }
 
     /* ---- load ---- */
+    readfile_keep_hashes();   /* the report names each input by the digest of what was read */
     if (cmd_spec_build(&spec, &a.spec, &err) || cmd_spec_model(&spec, robot, &m, &theta0, &doc, &err) ||
         hash_input(&r.robot, robot, &err) || (a.spec.path && hash_input(&r.config, a.spec.path, &err))) {
         rc = cli_fail(&err);

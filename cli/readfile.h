@@ -10,4 +10,12 @@
  * its length without the NUL. An empty file is an error ("PATH: empty file"). */
 char *readfile(const char *path, size_t *len, sid_error *err);
 
+/* From now on, remember the SHA-256 of every file readfile reads (off by default: hashing
+ * costs time that only a report needs). */
+void readfile_keep_hashes(void);
+/* The SHA-256 of the bytes readfile last read from path, into hex; 0 if it read none. The
+ * digest is of what was read, so a pipe or standard input ("-") gets its own, not that of
+ * reading the pipe a second time. */
+int readfile_sha256(const char *path, char hex[65]);
+
 #endif

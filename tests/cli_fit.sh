@@ -446,5 +446,12 @@ for v in abc 0.05 0,4 -0.1,4 0.05,0 0.05,2.5 0.05,4,-1 0.05,4,1,2 0.05,,4 ""; do
 done
 expect_invalid "bad --contact" "--contact" fit "$ROBOT" "$TMP/synth.csv" -c "$SPEC" --contact soft "${K[@]}"
 
+# a log read from a pipe is named in the report by the digest of what was read (re-reading
+# the pipe would give the digest of nothing)
+run fit data/double_pendulum/robot.json <(cat data/double_pendulum/log.csv) --free 'joints.*.friction.viscous' \
+    --start logged --report "$TMP/pipe_report.json" -o "$TMP/pipe_fitted.json" -q
+want=$(sha256sum data/double_pendulum/log.csv | cut -c1-64)
+check "a piped log's digest" "$([ "$rc" -eq 0 ] || echo " exit $rc;")$([ "$(jq -r '.logs[0].sha256' "$TMP/pipe_report.json")" = "$want" ] || echo " digest is not the log's;")"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
