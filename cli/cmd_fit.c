@@ -359,6 +359,10 @@ int cmd_fit(int argc, char **argv)
         rc = cli_fail(&err);
         goto done;
     }
+    if (fr.stop == SID_STOP_TIME)
+        /* results then depend on the machine's speed: never silently */
+        cli_warn("--time-limit %g s reached after %d iterations: the result is where the optimizer was "
+                 "then (report: \"stop\": \"time_limit\")", spec.time_limit, fr.iterations);
     if (fr.stop == SID_STOP_FAILURE)
         /* the nominal point had a finite loss, so there is always a usable result */
         cli_warn("the optimizer stopped: %s; the best point found (loss %g, nominal %g) is reported",

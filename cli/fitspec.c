@@ -19,7 +19,7 @@ void fitspec_init(fitspec *s)
     s->w_qd = 0.1;
     s->max_iter = 1000;
     s->ftol_rel = 1e-10;
-    s->time_limit = 300;
+    s->time_limit = 0;   /* none: a wall-clock limit would make results depend on the machine */
     s->start = FITSPEC_START_UNSET;
     s->smoothing_seed = 1;
     s->contact_model = -1;

@@ -5,7 +5,7 @@
  *     "bounds": { "links.*.mass": { "scale": [0.2, 5] }, "joints.*.friction.*": [0, 10] },
  *     "window": 0.5, "substeps": 1, "max_dt": 0.001, "integrator": "euler",
  *     "weights": { "q": 1, "qd": 0.1 },
- *     "optimizer": { "max_iter": 1000, "ftol_rel": 1e-10, "time_limit": 300 },
+ *     "optimizer": { "max_iter": 1000, "ftol_rel": 1e-10 },
  *     "columns": { "t": "time", "q.shoulder": "pos_meas1" },
  *     "scale": { "t": 0.001 }, "start": "fitted",
  *     "smoothing": { "sigma": 0.05, "pairs": 16, "seed": 1 }, "contact_model": "hard" }

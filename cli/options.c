@@ -107,8 +107,9 @@ static const opt_row rows[] = {
       "stop when an iteration improves the loss by less\n"
       "than X relatively (default 1e-10)" },
     { 0, "--time-limit", "S", SPEC, 0, FITSPEC, FITTING,
-      "stop the optimizer after S seconds (default 300;\n"
-      "0: none)" },
+      "stop the optimizer after S seconds (default 0:\n"
+      "none; a limit makes the result depend on the\n"
+      "machine's speed, and the report says it was hit)" },
     { 0, "--smoothing", "SIGMA,N[,SEED] | off", SPEC, 0, FITSPEC, FITTING,
       "minimise the loss smoothed over N pairs of Gaussian\n"
       "perturbations x +- SIGMA e of the scaled parameters\n"
