@@ -1,9 +1,10 @@
-/* atomic.c — temporary file + fsync + rename, and cleanup on SIGINT/SIGTERM. */
+/* atomic.c — temporary file + fsync + rename, and cleanup on SIGINT/SIGTERM/SIGHUP. */
 #define _XOPEN_SOURCE 700   /* realpath */
 #include "atomic.h"
 
 #include <errno.h>
 #include <limits.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -14,20 +15,27 @@
 /* The temporary file a signal handler must remove. One at a time is all sysid needs. */
 static char pending[4096];
 static volatile sig_atomic_t have_pending = 0;
-/* The handlers in place before ours (a command may have its own, e.g. to stop a fit). */
-static struct sigaction old_int, old_term;
+/* The signals that end a command; the handlers in place before ours. A command with handlers
+ * of its own (fit: stop, then write the best point) keeps them: the write then completes. */
+static const int end_signal[3] = { SIGINT, SIGTERM, SIGHUP };
+static struct sigaction old_action[3];
 static int installed = 0;
+
+static void restore(void)
+{
+    for (int k = 0; installed && k < 3; k++)
+        sigaction(end_signal[k], &old_action[k], NULL);
+    installed = 0;
+}
 
 static void on_signal(int sig)
 {
-    /* unlink, sigaction and raise are async-signal-safe; re-raising with the handler that
-     * was there before (by default: terminate) gives the shell the usual status, 130. */
+    /* unlink, sigaction and raise are async-signal-safe; re-raising with the default
+     * handler gives the shell the usual status (130, 143, 129). */
     if (have_pending)
         unlink(pending);
     have_pending = 0;
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
-    installed = 0;
+    restore();
     raise(sig);
 }
 
@@ -38,25 +46,48 @@ static void track(const char *tmp)
         return;
     strcpy(pending, tmp);
     have_pending = 1;
-    if (!installed) {
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_signal;
-        sigemptyset(&sa.sa_mask);
-        sigaction(SIGINT, &sa, &old_int);
-        sigaction(SIGTERM, &sa, &old_term);
-        installed = 1;
-    }
+    struct sigaction cur;
+    if (installed || sigaction(SIGINT, NULL, &cur) != 0 || cur.sa_handler != SIG_DFL)
+        return;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    for (int k = 0; k < 3; k++)
+        sigaction(end_signal[k], &sa, &old_action[k]);
+    installed = 1;
 }
 
 static void untrack(void)
 {
     have_pending = 0;
-    if (installed) {
-        sigaction(SIGINT, &old_int, NULL);
-        sigaction(SIGTERM, &old_term, NULL);
-        installed = 0;
+    restore();
+}
+
+/* Remove the temporary files ".BASE.sysid-PID.XXXXXX" in dir that a killed run (SIGKILL, a
+ * crash: no handler ran) left behind: those whose process no longer exists. */
+static void remove_stale(const char *dir, const char *base)
+{
+    DIR *d = opendir(*dir ? dir : ".");
+    if (!d)
+        return;
+    char prefix[4200];
+    snprintf(prefix, sizeof prefix, ".%s.sysid-", base);
+    const size_t lp = strlen(prefix);
+    for (struct dirent *e; (e = readdir(d));) {
+        if (strncmp(e->d_name, prefix, lp) != 0)
+            continue;
+        char *end;
+        long pid = strtol(e->d_name + lp, &end, 10);
+        if (end == e->d_name + lp || *end != '.' || pid <= 0 || pid == (long)getpid())
+            continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue;   /* that run is still going (or not ours to judge) */
+        char path[8400];
+        snprintf(path, sizeof path, "%s%s", dir, e->d_name);
+        unlink(path);
     }
+    closedir(d);
 }
 
 static char *dup_str(const char *s)
@@ -109,14 +140,17 @@ sid_status atomic_open(atomic_file *af, const char *path, sid_error *err)
     if (!*base)
         return sid_error_set(err, SID_ERR_INPUT, "%s: expected a file name, got a directory", path);
     af->path = dup_str(path);
-    af->tmp = malloc(dirlen + strlen(base) + 16);
+    af->tmp = malloc(dirlen + strlen(base) + 48);
     if (!af->path || !af->tmp) {
         atomic_abort(af);
         return sid_error_set(err, SID_ERR_NOMEM, "%s: out of memory", path);
     }
-    /* ".name.XXXXXX" in the same directory: hidden, and on the target's file system. */
+    /* ".name.sysid-PID.XXXXXX" in the same directory: hidden, on the target's file system,
+     * and recognisable as this run's (so a later run can remove it if this one is killed) */
     memcpy(af->tmp, path, dirlen);
-    sprintf(af->tmp + dirlen, ".%s.XXXXXX", base);
+    af->tmp[dirlen] = '\0';
+    remove_stale(af->tmp, base);
+    sprintf(af->tmp + dirlen, ".%s.sysid-%ld.XXXXXX", base, (long)getpid());
     int fd = mkstemp(af->tmp);
     if (fd < 0) {
         int e = errno;

@@ -57,39 +57,48 @@ static const cmd_info info = {
     "Exit status: 0 success; 1 finished, but --max-rmse or --max-loss failed (outputs\n"
     "are written); 2 usage error or invalid input (nothing written); 3 numerical failure\n"
     "with no usable result, e.g. the simulation diverges at the nominal parameters\n"
-    "(nothing written); 130 interrupted (the best parameters so far are written, the\n"
-    "report says \"stop\": \"interrupted\").\n",
+    "(nothing written); 130, 143, 129 interrupted by SIGINT (Ctrl-C), SIGTERM or SIGHUP\n"
+    "(the best parameters so far are written, the report says \"stop\": \"interrupted\"\n"
+    "when the optimizer was stopped; a second signal ends the program at once).\n",
 };
 
-/* ---- Ctrl-C ------------------------------------------------------------------------------ */
+/* ---- signals ----------------------------------------------------------------------------- */
 
-/* sid_fit_opts.interrupt points here; an int is what glibc's sig_atomic_t is. */
+/* SIGINT, SIGTERM and SIGHUP stop the fit at its next evaluation; the best point so far is
+ * written and the exit status is 128 + the signal's number (130, 143, 129). A second one ends
+ * the program at once, as the user asks. sid_fit_opts.interrupt points at `interrupted`
+ * (nonzero: the signal's number; an int is what glibc's sig_atomic_t is). */
 static volatile int interrupted = 0;
-static struct sigaction old_sigint;
+static const int stop_signal[3] = { SIGINT, SIGTERM, SIGHUP };
+static struct sigaction old_action[3];
+static int caught;
 
-static void on_sigint(int sig)
+static void release_signals(void)
+{
+    for (int k = 0; caught && k < 3; k++)
+        sigaction(stop_signal[k], &old_action[k], NULL);
+    caught = 0;
+}
+
+static void on_signal(int sig)
 {
     if (interrupted) {
-        /* a second Ctrl-C: stop now, as the user asks */
-        sigaction(sig, &old_sigint, NULL);
+        release_signals();
         raise(sig);
         return;
     }
-    interrupted = 1;
+    interrupted = sig;
 }
 
-static void catch_sigint(void)
+static void catch_signals(void)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_sigint;
+    sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_sigint);
-}
-
-static void release_sigint(void)
-{
-    sigaction(SIGINT, &old_sigint, NULL);
+    for (int k = 0; k < 3; k++)
+        sigaction(stop_signal[k], &sa, &old_action[k]);
+    caught = 1;
 }
 
 /* ---- progress ---------------------------------------------------------------------------- */
@@ -350,9 +359,8 @@ int cmd_fit(int argc, char **argv)
         /* L-BFGS only ever moves along combinations of the smoothed gradients */
         cli_warn("--smoothing with %d pairs for %d free parameters: the fit moves only within the span of "
                  "%d random directions", fo.smoothing_pairs, sel.n, fo.smoothing_pairs);
-    catch_sigint();
+    catch_signals();   /* until everything is written: a signal then stops nothing half-way */
     sid_status st = sid_fit(pfit, theta, x0, &fo, &fr, &err);
-    release_sigint();
     progress_end(&pc);
     if (st != SID_OK) {
         sid_error_prefix(&err, "%s", robot);
@@ -441,10 +449,11 @@ int cmd_fit(int argc, char **argv)
         rc = EXIT_INPUT;
         goto done;
     }
-    if (fr.stop == SID_STOP_INTERRUPTED) {
+    if (interrupted) {
         if (!cli_quiet)
-            fprintf(stderr, "interrupted: the best parameters so far were written\n");
-        rc = EXIT_INTERRUPT;
+            fprintf(stderr, "interrupted (%s): the best parameters so far were written\n",
+                    interrupted == SIGTERM ? "SIGTERM" : interrupted == SIGHUP ? "SIGHUP" : "SIGINT");
+        rc = 128 + interrupted;
     } else if (!report_gates_pass(&r)) {
         if (a.max_rmse >= 0 && !(report_worst_rmse(&r) <= a.max_rmse))
             cli_error("--max-rmse %g failed: the largest q RMSE after the fit is %g", a.max_rmse,
@@ -456,6 +465,7 @@ int cmd_fit(int argc, char **argv)
         rc = EXIT_OK;
     }
 done:
+    release_signals();
     cJSON_Delete(rep);
     prediction_free(&r.pred_fit);
     prediction_free(&r.pred_val);

@@ -335,28 +335,40 @@ check "--in-place writes the fitted robot over the input" "$why"
 
 # ---- exit 130: Ctrl-C writes the best point so far --------------------------------------------------
 
+# a fit of several seconds, so that the signal surely comes while it runs
 "$SYSID" params data/double_pendulum/robot.json --set 'links.*.mass=1.3' -o "$TMP/dp.json" 2>/dev/null
+"$SYSID" params data/arm7/robot.json --set 'links.*.mass=1.3' -o "$TMP/a7.json" 2>/dev/null
+# SIGINT (Ctrl-C), SIGTERM (a job scheduler) and SIGHUP (a closed terminal) alike
+for sig in INT:130 TERM:143 HUP:129; do
 rm -f "$TMP/int.json" "$TMP/intr.json"
-# Ctrl-C once the fit has made progress (two iterations on stderr), however fast the build is
-"$SYSID" fit "$TMP/dp.json" data/double_pendulum/log.csv -c configs/all.json --ftol-rel 0 --max-iter 1000000 \
-    -o "$TMP/int.json" --report "$TMP/intr.json" >"$TMP/out" 2>"$TMP/err" &
+# signal once the fit has made progress (two iterations on stderr), however fast the build is
+"$SYSID" fit "$TMP/a7.json" data/arm7/log.csv -c configs/joints.json --free 'links.*.mass' --ftol-rel 0 \
+    --max-iter 1000000 --threads 1 -o "$TMP/int.json" --report "$TMP/intr.json" >"$TMP/out" 2>"$TMP/err" &
 pid=$!
 for _ in $(seq 600); do
     grep -q "^iter  *2 " "$TMP/err" 2>/dev/null && break
     sleep 0.1
 done
-kill -INT "$pid"
+kill -"${sig%:*}" "$pid"
 wait "$pid"
 rc=$?
 why=""
-[ "$rc" -eq 130 ] || why+=" exit $rc, expected 130;"
+[ "$rc" -eq "${sig#*:}" ] || why+=" exit $rc, expected ${sig#*:};"
 jqt "$TMP/intr.json" '.stop == "interrupted" and .iterations > 0 and .loss.after < .loss.before' ||
     why+=" report not marked interrupted with progress;"
 "$SYSID" params "$TMP/int.json" >/dev/null 2>&1 || why+=" the written robot does not load;"
-jq -e --slurpfile f "$TMP/int.json" '[.parameters[] | select(.name == "links.upper.mass") | .fitted] == [$f[0].links[1].mass]' \
+jq -e --slurpfile f "$TMP/int.json" '[.parameters[] | select(.name == "links.link1.mass") | .fitted] == [$f[0].links[1].mass]' \
     "$TMP/intr.json" >/dev/null 2>&1 || why+=" report and robot disagree;"
 no_temp "$TMP" || why+=" a temporary file was left;"
-check "exit 130: interrupted, best point written and marked" "$why"
+check "exit ${sig#*:}: SIG${sig%:*}, best point written and marked" "$why"
+done
+
+# a run killed outright (SIGKILL) leaves its temporary file; the next run writing there removes it
+sleep 1000 & dead=$!; kill -KILL $dead; wait $dead 2>/dev/null
+touch "$TMP/.stale.json.sysid-$dead.AbCdEf" "$TMP/.stale.json.sysid-$$.AbCdEf"
+"$SYSID" params data/pendulum/robot.json --set links.pole.mass=1 -o "$TMP/stale.json" 2>/dev/null
+check "a killed run's temporary file is removed by the next" "$([ ! -e "$TMP/.stale.json.sysid-$dead.AbCdEf" ] || echo " not removed;")$([ -e "$TMP/.stale.json.sysid-$$.AbCdEf" ] || echo " a live run's was removed;")"
+rm -f "$TMP/.stale.json.sysid-$$.AbCdEf"
 
 # ---- --threads: the same bits for any number of threads ---------------------------------------------
 
