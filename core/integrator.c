@@ -5,86 +5,11 @@
  * The adjoint of the forward dynamics uses the implicit function theorem on the residual
  * R(a; q, v, theta) = F - D v - ID(q, v, a) - B a - hd D a = 0: with w = A^-1 abar, every
  * input z gets zbar += (dR/dz)^T w, so no derivative of M or of its factor is needed. */
-#include "workspace.h"
+#include "contact_hard.h"
+#include "fd.h"
+#include "integrator.h"
 
 #include <string.h>
-
-/* Fill ws->M with the factor of A = M + B + hd D and return a; keeps kinematics at q. */
-static sid_status fd(const sid_model *m, const double *theta, sid_workspace *ws, const double *q,
-                     const double *v, const double *u, double hd, double *a, sid_error *err)
-{
-    const int nv = m->nv;
-    sid_kinematics(m, theta, ws, q);
-    sid_rnea(m, theta, ws, v, NULL, ws->c);
-    sid_crba(m, ws, ws->M);
-    sid_joint_force(m, theta, v, u, ws->F);
-    for (int i = 0; i < nv; i++) a[i] = ws->F[i] - ws->c[i];
-    for (int b = 1; b < m->nbody; b++) {
-        const sid_body *bd = &m->body[b];
-        if (bd->p_dof < 0) continue;
-        const int i = bd->vadr;
-        const double *pd = theta + bd->p_dof;
-        ws->M[i * nv + i] += pd[P_ARMATURE] + hd * pd[P_VISCOUS];
-        a[i] -= pd[P_VISCOUS] * v[i];
-    }
-    if (sid_factor(m, ws->M))
-        return sid_error_set(err, SID_ERR_SINGULAR,
-                             "mass matrix is not positive definite (a massless link at the end of a chain?)");
-    sid_factor_solve(m, ws->M, a);
-    return SID_OK;
-}
-
-sid_status sid_forward_dynamics(const sid_model *m, const double *theta, sid_workspace *ws, const double *q,
-                                const double *v, const double *u, double hd, double *a, sid_error *err)
-{
-    return fd(m, theta, ws, q, v, u, hd, a, err);
-}
-
-/* Adjoint of a = fd(q, v, u, hd) given abar, a and the factor L of A: accumulate qbar, vbar,
- * thetabar. Needs no mass matrix: only w = A^-1 abar and one reverse RNEA at (q, v, a). */
-static void fd_vjp_factored(const sid_model *m, const double *theta, sid_workspace *ws, const double *q,
-                            const double *v, const double *u, double hd, const double *a, const double *L,
-                            const double *abar, double *qbar, double *vbar, double *thetabar)
-{
-    const int nv = m->nv;
-    double *w = ws->w;
-    memcpy(w, abar, sizeof(double) * (size_t)nv);
-    sid_factor_solve(m, L, w);
-    sid_joint_force_vjp(m, theta, v, u, w, vbar, thetabar);
-    for (int i = 0; i < nv; i++) ws->rhs[i] = -w[i];
-    for (int b = 1; b < m->nbody; b++) {
-        const sid_body *bd = &m->body[b];
-        if (bd->p_dof < 0) continue;
-        const int i = bd->vadr;
-        const double *pd = theta + bd->p_dof;
-        double *td = thetabar + bd->p_dof;
-        vbar[i] -= pd[P_VISCOUS] * w[i];
-        td[P_VISCOUS] -= (v[i] + hd * a[i]) * w[i];
-        td[P_ARMATURE] -= a[i] * w[i];
-    }
-    sid_kinematics(m, theta, ws, q);
-    sid_rnea(m, theta, ws, v, a, ws->c);
-    sid_rnea_vjp(m, theta, ws, q, ws->rhs, qbar, vbar, thetabar);
-}
-
-void sid_fd_vjp_factored(const sid_model *m, const double *theta, sid_workspace *ws, const double *q,
-                         const double *v, const double *u, double hd, const double *a, const double *L,
-                         const double *abar, double *qbar, double *vbar, double *thetabar)
-{
-    fd_vjp_factored(m, theta, ws, q, v, u, hd, a, L, abar, qbar, vbar, thetabar);
-}
-
-/* Adjoint of a = fd(q, v, u, hd), recomputing the forward dynamics first. */
-static sid_status fd_vjp(const sid_model *m, const double *theta, sid_workspace *ws, const double *q,
-                         const double *v, const double *u, double hd, const double *abar, double *qbar,
-                         double *vbar, double *thetabar, sid_error *err)
-{
-    double *a = ws->tmp;
-    sid_status s = fd(m, theta, ws, q, v, u, hd, a, err);
-    if (s) return s;
-    fd_vjp_factored(m, theta, ws, q, v, u, hd, a, ws->M, abar, qbar, vbar, thetabar);
-    return SID_OK;
-}
 
 void sid_euler_vjp_taped(const sid_model *m, const double *theta, sid_workspace *ws, double h, const double *q,
                          const double *v, const double *u, const double *a, const double *L, const double *q1bar,
@@ -99,7 +24,7 @@ void sid_euler_vjp_taped(const sid_model *m, const double *theta, sid_workspace 
         vbar[i] += abar[i];
         abar[i] *= h;
     }
-    fd_vjp_factored(m, theta, ws, q, v, u, h, a, L, abar, qbar, vbar, thetabar);
+    sid_fd_vjp_factored(m, theta, ws, sid_contact_source(m), q, v, u, h, a, L, abar, qbar, vbar, thetabar);
 }
 
 static sid_status check_finite(const double *x, int n, const char *what, sid_error *err)
@@ -121,20 +46,20 @@ static sid_status rk4_stages(const sid_model *m, const double *theta, sid_worksp
     const size_t nn = (size_t)nv * (size_t)nv, bytes = sizeof(double) * nn;
     sid_status s;
     /* each stage's factor is kept in ws->Lst, so that a tape can hold it for the adjoint */
-    if ((s = fd(m, theta, ws, q, v, u, 0, a1, err))) return s;
+    if ((s = sid_fd(m, theta, ws, sid_contact_source(m), q, v, u, 0, a1, err))) return s;
     memcpy(ws->Lst, ws->M, bytes);
     sid_integrate_q(m, q, v, 0.5 * h, q2);
     for (int i = 0; i < nv; i++) v2[i] = v[i] + 0.5 * h * a1[i];
-    if ((s = fd(m, theta, ws, q2, v2, u, 0, a2, err))) return s;
+    if ((s = sid_fd(m, theta, ws, sid_contact_source(m), q2, v2, u, 0, a2, err))) return s;
     memcpy(ws->Lst + nn, ws->M, bytes);
     sid_integrate_q(m, q, v2, 0.5 * h, q3);
     for (int i = 0; i < nv; i++) v3[i] = v[i] + 0.5 * h * a2[i];
-    if ((s = fd(m, theta, ws, q3, v3, u, 0, a3, err))) return s;
+    if ((s = sid_fd(m, theta, ws, sid_contact_source(m), q3, v3, u, 0, a3, err))) return s;
     memcpy(ws->Lst + 2 * nn, ws->M, bytes);
     sid_integrate_q(m, q, v3, h, q4);
     for (int i = 0; i < nv; i++) v4[i] = v[i] + h * a3[i];
     if (nstage == 4) {
-        if ((s = fd(m, theta, ws, q4, v4, u, 0, a4, err))) return s;
+        if ((s = sid_fd(m, theta, ws, sid_contact_source(m), q4, v4, u, 0, a4, err))) return s;
         memcpy(ws->Lst + 3 * nn, ws->M, bytes);
     }
     return SID_OK;
@@ -152,7 +77,7 @@ sid_status sid_step(const sid_model *m, const double *theta, sid_workspace *ws, 
         if ((s = sid_hard_step(m, theta, ws, h, q, v, u, q1, v1, err))) return s;
     } else if (integ == SID_EULER) {
         double *a = ws->rk;
-        if ((s = fd(m, theta, ws, q, v, u, h, a, err))) return s;
+        if ((s = sid_fd(m, theta, ws, sid_contact_source(m), q, v, u, h, a, err))) return s;
         for (int i = 0; i < nv; i++) v1[i] = v[i] + h * a[i];
         sid_integrate_q(m, q, v1, h, q1);
     } else {
@@ -176,8 +101,8 @@ static sid_status stage_vjp(const sid_model *m, const double *theta, sid_workspa
                             const double *vs, const double *u, const double *as, const double *Ls, const double *abar,
                             double *qbar, double *vbar, double *thetabar, sid_error *err)
 {
-    if (!Ls) return fd_vjp(m, theta, ws, qs, vs, u, 0, abar, qbar, vbar, thetabar, err);
-    fd_vjp_factored(m, theta, ws, qs, vs, u, 0, as, Ls, abar, qbar, vbar, thetabar);
+    if (!Ls) return sid_fd_vjp(m, theta, ws, sid_contact_source(m), qs, vs, u, 0, abar, qbar, vbar, thetabar, err);
+    sid_fd_vjp_factored(m, theta, ws, sid_contact_source(m), qs, vs, u, 0, as, Ls, abar, qbar, vbar, thetabar);
     return SID_OK;
 }
 
@@ -242,7 +167,7 @@ sid_status sid_step_vjp(const sid_model *m, const double *theta, sid_workspace *
     }
     if (integ == SID_EULER) {
         double *a = ws->rk;
-        if ((s = fd(m, theta, ws, q, v, u, h, a, err))) return s;
+        if ((s = sid_fd(m, theta, ws, sid_contact_source(m), q, v, u, h, a, err))) return s;
         sid_euler_vjp_taped(m, theta, ws, h, q, v, u, a, ws->M, q1bar, v1bar, qbar, vbar, thetabar);
         return SID_OK;
     }
@@ -259,35 +184,6 @@ void sid_rk4_vjp_taped(const sid_model *m, const double *theta, sid_workspace *w
     (void)rk4_reverse(m, theta, ws, h, q, v, u, stages, L, q1bar, v1bar, qbar, vbar, thetabar, NULL);
 }
 
-/* Directional derivative of a = fd(q, v, u, hd) along (qd, vd, thd), after fd() and sid_rnea at
- * (q, v, a) have set up ws:  A adot = Rdot with a held fixed,
- * Rdot = Fdot - Ddot v - D vd - IDdot - Bdot a - hd Ddot a. */
-static void fd_jvp_dir(const sid_model *m, const double *theta, sid_workspace *ws, const double *q, const double *v,
-                       const double *u, double hd, const double *a, const double *qd, const double *vd,
-                       const double *thd, double *ad)
-{
-    double *tau = ws->rhs;
-    sid_joint_force_jvp(m, theta, v, u, vd, thd, ad);
-    sid_rnea_jvp(m, theta, ws, q, qd, vd, thd, tau);
-    for (int b = 1; b < m->nbody; b++) {
-        const sid_body *bd = &m->body[b];
-        if (bd->vadr < 0) continue;
-        const int i = bd->vadr;
-        const double *pd = theta + bd->p_dof, *tp = thd + bd->p_dof;
-        ad[i] -= tp[P_VISCOUS] * (v[i] + hd * a[i]) + pd[P_VISCOUS] * vd[i] + tau[i] + tp[P_ARMATURE] * a[i];
-    }
-    sid_factor_solve(m, ws->M, ad);
-}
-
-/* fd() plus the RNEA at (q, v, a) that fd_jvp_dir needs. */
-static sid_status fd_jvp_prepare(const sid_model *m, const double *theta, sid_workspace *ws, const double *q,
-                                 const double *v, const double *u, double hd, double *a, sid_error *err)
-{
-    sid_status s = fd(m, theta, ws, q, v, u, hd, a, err);
-    if (!s) sid_rnea(m, theta, ws, v, a, ws->c);
-    return s;
-}
-
 sid_status sid_step_jvp(const sid_model *m, const double *theta, sid_workspace *ws, sid_integrator integ, double h,
                         const double *q, const double *v, const double *u, int ndir, const double *thetadot,
                         double *qdot, double *vdot, double *scratch, sid_error *err)
@@ -298,10 +194,10 @@ sid_status sid_step_jvp(const sid_model *m, const double *theta, sid_workspace *
         return sid_error_set(err, SID_ERR_INPUT, "forward-mode derivatives of free joints and contact are not implemented");
     if (integ == SID_EULER) {
         double *a = ws->rk, *ad = ws->rk + nv;
-        if ((s = fd_jvp_prepare(m, theta, ws, q, v, u, h, a, err))) return s;
+        if ((s = sid_fd_jvp_prepare(m, theta, ws, q, v, u, h, a, err))) return s;
         for (int d = 0; d < ndir; d++) {
             double *qd = qdot + (size_t)d * (size_t)nq, *vd = vdot + (size_t)d * (size_t)nv;
-            fd_jvp_dir(m, theta, ws, q, v, u, h, a, qd, vd, thetadot + (size_t)d * (size_t)np, ad);
+            sid_fd_jvp_dir(m, theta, ws, q, v, u, h, a, qd, vd, thetadot + (size_t)d * (size_t)np, ad);
             for (int i = 0; i < nv; i++) {
                 vd[i] += h * ad[i];
                 qd[i] += h * vd[i];
@@ -319,7 +215,7 @@ sid_status sid_step_jvp(const sid_model *m, const double *theta, sid_workspace *
             qs[i] = st == 0 ? q[i] : q[i] + c[st] * h * (st == 1 ? v[i] : vs[i]);
             vs[i] = st == 0 ? v[i] : v[i] + c[st] * h * acc[st - 1][i];
         }
-        if ((s = fd_jvp_prepare(m, theta, ws, qs, vs, u, 0, as, err))) return s;
+        if ((s = sid_fd_jvp_prepare(m, theta, ws, qs, vs, u, 0, as, err))) return s;
         if (st < 3) memcpy((double *)acc[st], as, sizeof(double) * (size_t)nv);
         for (int d = 0; d < ndir; d++) {
             double *sc = scratch + (size_t)d * 9 * (size_t)nv;
@@ -334,7 +230,7 @@ sid_status sid_step_jvp(const sid_model *m, const double *theta, sid_workspace *
                 vtmp[i] = st == 0 ? vd[i] : vd[i] + c[st] * h * sc[(st - 1) * nv + i];
                 if (st > 0) vd_st[i] = vtmp[i];
             }
-            fd_jvp_dir(m, theta, ws, qs, vs, u, 0, as, qd_st, vtmp, thetadot + (size_t)d * (size_t)np, ad);
+            sid_fd_jvp_dir(m, theta, ws, qs, vs, u, 0, as, qd_st, vtmp, thetadot + (size_t)d * (size_t)np, ad);
         }
     }
     for (int d = 0; d < ndir; d++) {

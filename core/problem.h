@@ -6,6 +6,8 @@
 #ifndef SID_PROBLEM_H
 #define SID_PROBLEM_H
 
+#include "integrator.h"
+#include "simulate.h"
 #include "workspace.h"
 
 /* Windows are independent, so they run on all cores. For results that do not depend on the
