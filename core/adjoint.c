@@ -32,19 +32,12 @@ sid_status sid_adjoint_window(const sid_problem *p, lane *L, const double *theta
             const double dt = tr->t[k + 1] - tr->t[k];
             const int nsub = sid_substeps(&p->o.sim, dt);
             const double h = dt / nsub, *u = tr->u + (size_t)k * (size_t)nv;
+            const sid_step_ctx c = sid_step_context(p->step, m, theta, L->ws, h);
             for (int j = nsub - 1; j >= 0; j--) {
                 const double *xs = L->tape + (size_t)(L->tape_sample[k - ka] + j) * (size_t)p->stride;
                 memset(xbar1, 0, sizeof(double) * (size_t)nx);
-                if (m->nsphere && m->contact == SID_CONTACT_HARD) {   /* the tape cannot replay a contact solve */
-                    if ((s = sid_step_vjp(m, theta, L->ws, SID_EULER, h, xs, xs + nq, u, xbar, xbar + nq, xbar1, xbar1 + nq,
-                                          thetabar, err)))
-                        return s;
-                } else if (p->o.sim.integrator == SID_EULER)
-                    sid_euler_vjp_taped(m, theta, L->ws, h, xs, xs + nq, u, xs + nx, xs + nx + nv, xbar, xbar + nq, xbar1,
-                                        xbar1 + nq, thetabar);
-                else
-                    sid_rk4_vjp_taped(m, theta, L->ws, h, xs, xs + nq, u, xs + nx, xs + nx + sid_rk_size(m), xbar, xbar + nq,
-                                      xbar1, xbar1 + nq, thetabar);
+                if ((s = p->step->vjp_taped(&c, xs, xs + nq, u, xs + nx, xbar, xbar + nq, xbar1, xbar1 + nq, thetabar, err)))
+                    return s;
                 memcpy(xbar, xbar1, sizeof(double) * (size_t)nx);
             }
         }

@@ -39,6 +39,7 @@
  * the masses (rbar = zetabar . lambda). Cost: one dense 3 nc solve and two reverse RNEAs. */
 #include "contact_hard.h"
 #include "fd.h"
+#include "step.h"
 
 #include <string.h>
 
@@ -327,22 +328,44 @@ static sid_status hard_forward(const sid_model *m, const double *theta, sid_work
     return SID_OK;
 }
 
-sid_status sid_hard_step(const sid_model *m, const double *theta, sid_workspace *ws, double h, const double *q,
-                         const double *v, const double *u, double *q1, double *v1, sid_error *err)
+int sid_hard_record_size(const sid_model *m)
 {
+    (void)m;
+    return 0;
+}
+
+sid_status sid_hard_step(const sid_step_ctx *c, const double *q, const double *v, const double *u, double *q1,
+                         double *v1, double *rec, sid_error *err)
+{
+    const sid_model *m = c->m;
+    sid_workspace *ws = c->ws;
+    const double h = c->h;
+    (void)rec;
     if (!ws->hard) return sid_error_set(err, SID_ERR_INPUT, "hard contact: the workspace has no contact scratch");
     sid_hard_problem P;
-    sid_status s = hard_forward(m, theta, ws, h, q, v, u, &P, err);
+    sid_status s = hard_forward(m, c->theta, ws, h, q, v, u, &P, err);
     if (s) return s;
     memcpy(v1, ws->hard->vplus, sizeof(double) * (size_t)m->nv);
     sid_integrate_q(m, q, v1, h, q1);
     return SID_OK;
 }
 
-sid_status sid_hard_step_vjp(const sid_model *m, const double *theta, sid_workspace *ws, double h, const double *q,
-                             const double *v, const double *u, const double *q1bar, const double *v1bar, double *qbar,
-                             double *vbar, double *thetabar, sid_error *err)
+/* The tape cannot replay a contact solve: the adjoint solves the step again. */
+sid_status sid_hard_vjp_taped(const sid_step_ctx *c, const double *q, const double *v, const double *u,
+                              const double *rec, const double *q1bar, const double *v1bar, double *qbar, double *vbar,
+                              double *thetabar, sid_error *err)
 {
+    (void)rec;
+    return sid_hard_vjp(c, q, v, u, q1bar, v1bar, qbar, vbar, thetabar, err);
+}
+
+sid_status sid_hard_vjp(const sid_step_ctx *c, const double *q, const double *v, const double *u, const double *q1bar,
+                        const double *v1bar, double *qbar, double *vbar, double *thetabar, sid_error *err)
+{
+    const sid_model *m = c->m;
+    const double *theta = c->theta;
+    sid_workspace *ws = c->ws;
+    const double h = c->h;
     struct sid_hard *H = ws->hard;
     if (!H) return sid_error_set(err, SID_ERR_INPUT, "hard contact: the workspace has no contact scratch");
     sid_hard_problem P;

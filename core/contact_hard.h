@@ -49,12 +49,7 @@ void sid_hard_mode_system(const sid_hard_problem *P, const int *mode, const doub
 
 struct sid_hard *sid_hard_create(const sid_model *m);
 void sid_hard_free(struct sid_hard *h);
-/* One Euler step with hard contact, and its adjoint (same contracts as sid_step, sid_step_vjp). */
-sid_status sid_hard_step(const sid_model *m, const double *theta, sid_workspace *ws, double h, const double *q,
-                         const double *v, const double *u, double *q1, double *v1, sid_error *err);
-sid_status sid_hard_step_vjp(const sid_model *m, const double *theta, sid_workspace *ws, double h, const double *q,
-                             const double *v, const double *u, const double *q1bar, const double *v1bar, double *qbar,
-                             double *vbar, double *thetabar, sid_error *err);
+/* The step and its adjoint are a row of the step table (step.h). */
 /* Tests: the last solve's contacts (sphere, mode SID_HARD_SEP / STICK / SLIDE, impulse (3 per
  * contact), relative residual); returns their number. Arrays may be NULL. */
 int sid_hard_last(const sid_workspace *ws, int *sphere, int *mode, double *lambda, double *residual);

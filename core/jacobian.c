@@ -1,6 +1,6 @@
 /* jacobian.c — the residuals of one window and their exact Jacobian with respect to the free
  * parameters (and the window's start state), for the covariance report: forward-mode
- * differentiation through every step (sid_step_jvp), all directions at once; for models
+ * differentiation through every step (the step's jvp, step.h), all directions at once; for models
  * whose forward-mode derivatives are not written (free joints, contact), central differences
  * of whole-window simulations instead. */
 #include "problem.h"
@@ -33,8 +33,9 @@ static sid_status window_residuals(sid_problem *p, const double *theta, const do
         const double dt = tr->t[k + 1] - tr->t[k];
         const int nsub = sid_substeps(&p->o.sim, dt);
         const double h = dt / nsub, *u = tr->u + (size_t)k * (size_t)nv;
+        const sid_step_ctx c = sid_step_context(p->step, m, theta, L->ws, h);
         for (int j = 0; j < nsub; j++) {
-            if ((s = sid_step(m, theta, L->ws, p->o.sim.integrator, h, x, x + nq, u, L->x1, L->x1 + nq, err))) return s;
+            if ((s = sid_step_take(p->step, &c, x, x + nq, u, L->x1, L->x1 + nq, NULL, err))) return s;
             memcpy(x, L->x1, sizeof(double) * (size_t)nx);
         }
         if (k + 1 <= win->rb) row += (size_t)sid_loss_residual_rows(p, theta, tr, k + 1, x, 0, 0, NULL, NULL, NULL, r + row, NULL);
@@ -122,10 +123,10 @@ sid_status sid_problem_window_jacobian(sid_problem *p, const double *theta, cons
         const double dt = tr->t[k + 1] - tr->t[k];
         const int nsub = sid_substeps(&p->o.sim, dt);
         const double h = dt / nsub, *u = tr->u + (size_t)k * (size_t)nv;
+        const sid_step_ctx c = sid_step_context(p->step, m, theta, L->ws, h);
         for (int j = 0; j < nsub; j++) {
-            if ((s = sid_step_jvp(m, theta, L->ws, p->o.sim.integrator, h, x, x + nq, u, ndir, thd, qdot, vdot, scratch,
-                                  err)) ||
-                (s = sid_step(m, theta, L->ws, p->o.sim.integrator, h, x, x + nq, u, L->x1, L->x1 + nq, err)))
+            if ((s = sid_step_tangent(p->step, &c, x, x + nq, u, ndir, thd, qdot, vdot, scratch, err)) ||
+                (s = sid_step_take(p->step, &c, x, x + nq, u, L->x1, L->x1 + nq, NULL, err)))
                 goto done;
             memcpy(x, L->x1, sizeof(double) * (size_t)nx);
         }

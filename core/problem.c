@@ -135,9 +135,12 @@ sid_status sid_problem_create(sid_problem **out, const sid_model *m, const sid_t
                                  l + 1, logs[l]->nq, logs[l]->nv, nq, nv);
         if (logs[l]->n < 2) return sid_error_set(err, SID_ERR_INPUT, "log %d: expected at least 2 samples", l + 1);
     }
+    const sid_step_variant *step = sid_step_variant_find(m, o->sim.integrator, err);
+    if (!step) return SID_ERR_INPUT;
     sid_problem *p = sid_alloc(sizeof *p);
     if (!p) return sid_error_set(err, SID_ERR_NOMEM, "out of memory");
     p->m = m;
+    p->step = step;
     p->logs = logs;
     p->nlog = nlog;
     p->o = *o;
@@ -157,9 +160,8 @@ sid_status sid_problem_create(sid_problem **out, const sid_model *m, const sid_t
     for (int i = 0; i < nv; i++) p->sqd[i] = column_scale(logs, nlog, 1, i);
 
     /* Size the tape: samples between checkpoints, and the most steps any segment needs. */
-    /* tape entry: the state, then what the step's adjoint needs so that nothing is recomputed:
-     * Euler: a and the factor; RK4: the stage states and accelerations and the four factors */
-    p->stride = nx + (o->sim.integrator == SID_EULER ? nv + nv * nv : sid_rk_size(m) + 4 * nv * nv);
+    /* tape entry: the state, then the step's record of what its adjoint needs */
+    p->stride = nx + step->record_size(m);
     int longest = 1, most_steps = 1;
     for (int w = 0; w < p->nwin; w++) {
         const sid_traj *tr = logs[p->win[w].log];

@@ -6,7 +6,7 @@
 #ifndef SID_PROBLEM_H
 #define SID_PROBLEM_H
 
-#include "integrator.h"
+#include "step.h"
 #include "simulate.h"
 #include "workspace.h"
 
@@ -35,11 +35,12 @@ struct sid_problem {
     const sid_traj *const *logs;
     int nlog;
     sid_loss_opts o;
+    const sid_step_variant *step;   /* the step of the model's contact model and o.sim.integrator */
     int nwin, nres, cp_every;
     window *win;
     double *sq, *sqd;        /* (nq), (nv) residual scales */
     int max_seg_steps, max_cp;
-    int stride;              /* doubles per tape entry: state, and for Euler a and the factor L */
+    int stride;              /* doubles per tape entry: the state and the step's record */
     int nlane, nchunk, chunk_windows;
     lane *lane;              /* (nlane) one per thread */
     double *chunk_sum;       /* (nchunk) loss sums */

@@ -1,9 +1,9 @@
 /* rollout.c — the forward pass of a window: simulate it from its start state, add the residuals
  * of its samples, and keep what the backward pass needs.
  *
- * With a gradient wanted, the forward pass tapes every step's state with what its adjoint
- * needs (accelerations and L^T L factors of each Euler step or RK4 stage), so that the
- * backward pass never forms a mass matrix. A window whose tape would exceed the budget
+ * With a gradient wanted, the forward pass tapes every step's state with the record its step
+ * writes of what the adjoint needs (step.h: accelerations and L^T L factors of each Euler step
+ * or RK4 stage), so that the backward pass never forms a mass matrix. A window whose tape would exceed the budget
  * (problem.c) keeps a checkpoint state every C = sqrt(N) samples instead, and the backward
  * pass re-simulates one segment at a time onto the tape: memory O(N/C + C), one extra
  * forward pass. Either way the cost does not depend on the number of parameters
@@ -24,21 +24,15 @@ sid_status sid_rollout_span(const sid_problem *p, lane *L, const double *theta, 
         const double dt = tr->t[k + 1] - tr->t[k];
         const int nsub = sid_substeps(&p->o.sim, dt);
         const double h = dt / nsub, *u = tr->u + (size_t)k * (size_t)nv;
+        const sid_step_ctx c = sid_step_context(p->step, m, theta, L->ws, h);
         if (tape) L->tape_sample[k - ka] = e;
         for (int j = 0; j < nsub; j++, e++) {
             double *entry = tape ? tape + (size_t)e * (size_t)p->stride : NULL;
             if (tape) memcpy(entry, x, sizeof(double) * (size_t)nx);
-            sid_status s = sid_step(m, theta, L->ws, p->o.sim.integrator, h, x, x + nq, u, L->x1, L->x1 + nq, err);
+            sid_status s = sid_step_take(p->step, &c, x, x + nq, u, L->x1, L->x1 + nq, tape ? entry + nx : NULL, err);
             if (s) {
                 sid_error_prefix(err, "log %d, t = %g s", l + 1, tr->t[k]);
                 return s;
-            }
-            if (tape && p->o.sim.integrator == SID_EULER) {
-                memcpy(entry + nx, L->ws->rk, sizeof(double) * (size_t)nv);
-                memcpy(entry + nx + nv, L->ws->M, sizeof(double) * (size_t)nv * (size_t)nv);
-            } else if (tape) {
-                memcpy(entry + nx, L->ws->rk, sizeof(double) * (size_t)sid_rk_size(m));
-                memcpy(entry + nx + sid_rk_size(m), L->ws->Lst, sizeof(double) * 4 * (size_t)nv * (size_t)nv);
             }
             memcpy(x, L->x1, sizeof(double) * (size_t)nx);
         }

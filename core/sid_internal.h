@@ -5,7 +5,7 @@
 
 #include "contact_hard.h"
 #include "fd.h"
-#include "integrator.h"
+#include "step.h"
 #include "sid.h"
 
 #endif
