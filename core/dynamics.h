@@ -32,6 +32,10 @@ void sid_rnea_jvp(const sid_model *m, const double *theta, sid_workspace *ws, co
                   const double *vdot, const double *thetadot, double *taudot);
 /* Mass matrix of the kinematics in ws (no armature), into M (nv x nv). */
 void sid_crba(const sid_model *m, sid_workspace *ws, double *M);
+/* Joint-space mass matrix (CRBA) at q, nv x nv row-major, without armature. */
+void sid_mass_matrix(const sid_model *m, const double *theta, sid_workspace *ws, const double *q, double *M);
+/* Kinetic + potential energy (for tests). */
+double sid_energy(const sid_model *m, const double *theta, sid_workspace *ws, const double *q, const double *v);
 
 /* In place, the tree-sparse factor A = L^T L of a joint-space matrix of m (nv x nv, entries
  * only where a dof meets its ancestors, as the mass matrix); -1 if not positive definite. */

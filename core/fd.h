@@ -27,7 +27,15 @@ sid_status sid_fd_jvp_prepare(const sid_model *m, const double *theta, sid_works
 void sid_fd_jvp_dir(const sid_model *m, const double *theta, sid_workspace *ws, const double *q, const double *v,
                     const double *u, double hd, const double *a, const double *qd, const double *vd,
                     const double *thd, double *ad);
-/* Adjoint of sid_inverse_dynamics (sid.h, with the model's compliant contact): recomputes it at
+/* Inverse dynamics (RNEA with the model's compliant contact, no friction, no motor, no
+ * armature): tau = M(q) a + c(q, v) - J^T fext. */
+void sid_inverse_dynamics(const sid_model *m, const double *theta, sid_workspace *ws, const double *q,
+                          const double *v, const double *a, double *tau);
+/* Forward dynamics with the model's compliant contact: solve (M + B + hd D) a = F - c - D v
+ * (+ J^T fext) for a. hd = 0 gives the plain forward dynamics; hd = h MuJoCo's Euler step. */
+sid_status sid_forward_dynamics(const sid_model *m, const double *theta, sid_workspace *ws, const double *q,
+                                const double *v, const double *u, double hd, double *a, sid_error *err);
+/* Adjoint of sid_inverse_dynamics: recomputes it at
  * (q, v, a), then accumulates qbar, vbar, thetabar for the output adjoint taubar. */
 void sid_inverse_dynamics_vjp(const sid_model *m, const double *theta, sid_workspace *ws, const double *q,
                               const double *v, const double *a, const double *taubar, double *qbar, double *vbar,

@@ -28,7 +28,7 @@ typedef sid_status (*sid_step_vjp_taped_fn)(const sid_step_ctx *c, const double 
 typedef sid_status (*sid_step_vjp_fn)(const sid_step_ctx *c, const double *q, const double *v, const double *u,
                                       const double *q1bar, const double *v1bar, double *qbar, double *vbar,
                                       double *thetabar, sid_error *err);
-/* Tangents of (q1, v1) for ndir directions (see sid_step_jvp in sid.h). */
+/* Tangents of (q1, v1) for ndir directions (see sid_step_jvp). */
 typedef sid_status (*sid_step_jvp_fn)(const sid_step_ctx *c, const double *q, const double *v, const double *u, int ndir,
                                       const double *thetadot, double *qdot, double *vdot, double *scratch,
                                       sid_error *err);
@@ -56,6 +56,20 @@ sid_status sid_step_take(const sid_step_variant *sv, const sid_step_ctx *c, cons
 sid_status sid_step_tangent(const sid_step_variant *sv, const sid_step_ctx *c, const double *q, const double *v,
                             const double *u, int ndir, const double *thetadot, double *qdot, double *vdot,
                             double *scratch, sid_error *err);
+
+/* Adjoint of sid_step: given the adjoints q1bar, v1bar of its outputs, accumulate
+ * qbar += (dq1/dq)^T q1bar + (dv1/dq)^T v1bar, likewise vbar and thetabar (nparam). */
+sid_status sid_step_vjp(const sid_model *m, const double *theta, sid_workspace *ws, sid_integrator integ,
+                        double h, const double *q, const double *v, const double *u, const double *q1bar,
+                        const double *v1bar, double *qbar, double *vbar, double *thetabar, sid_error *err);
+
+/* Forward-mode twin of sid_step for ndir directions at once: on entry qdot (ndir x nq) and
+ * vdot (ndir x nv) hold tangents of (q, v), thetadot (ndir x nparam) of theta; on return
+ * qdot, vdot hold the tangents of (q1, v1). scratch: ndir x 9 nv doubles (RK4 stages).
+ * Written for hinge and slide joints without contact. */
+sid_status sid_step_jvp(const sid_model *m, const double *theta, sid_workspace *ws, sid_integrator integ, double h,
+                        const double *q, const double *v, const double *u, int ndir, const double *thetadot,
+                        double *qdot, double *vdot, double *scratch, sid_error *err);
 
 /* ---- the rows' functions ---- */
 
