@@ -43,48 +43,36 @@
 
 #include <string.h>
 
-struct sid_hard *sid_hard_create(const sid_model *m)
+struct sid_hard *sid_hard_carve(const sid_model *m, sid_carve *c)
 {
     if (m->nsphere <= 0) return NULL;
-    struct sid_hard *H = sid_alloc(sizeof *H);
-    if (!H) return NULL;
+    struct sid_hard *H = sid_carve_take(c, 1, sizeof *H);
     const size_t ns = (size_t)m->nsphere, n3 = 3 * ns, nv = (size_t)(m->nv > 0 ? m->nv : 1);
-    H->ns = m->nsphere;
-    H->nv = m->nv;
-    H->sph = sid_alloc(ns * sizeof *H->sph);
-    H->mode = sid_alloc(2 * ns * sizeof *H->mode);
-    H->piv = sid_alloc(n3 * sizeof *H->piv);
-    H->cp = sid_alloc(ns * sizeof *H->cp);
-    H->phi = sid_alloc(ns * sizeof *H->phi);
-    H->seed = sid_alloc(ns * sizeof *H->seed);
-    H->phibar = sid_alloc(ns * sizeof *H->phibar);
-    H->J = sid_alloc(n3 * nv * sizeof *H->J);
-    H->W = sid_alloc(n3 * nv * sizeof *H->W);
-    H->vb = sid_alloc((size_t)m->nbody * sizeof *H->vb);
-    H->G = sid_alloc(n3 * n3 * sizeof *H->G);
-    H->K = sid_alloc(n3 * n3 * sizeof *H->K);
-    H->lam = sid_alloc(9 * n3 * sizeof *H->lam);
-    H->vstar = sid_alloc(7 * nv * sizeof *H->vstar);
-    if (!H->sph || !H->mode || !H->piv || !H->cp || !H->phi || !H->seed || !H->phibar || !H->J || !H->W || !H->vb ||
-        !H->G || !H->K || !H->lam || !H->vstar) {
-        sid_hard_free(H);
-        return NULL;
-    }
-    H->prev = H->mode + ns;
-    H->b = H->lam + n3, H->zeta = H->b + n3, H->E = H->zeta + n3, H->dl = H->E + n3, H->best = H->dl + n3;
-    H->z = H->best + n3, H->keep = H->z + n3;
-    H->vplus = H->vstar + nv, H->aplus = H->vplus + nv, H->abar = H->aplus + nv, H->zero = H->abar + nv;
-    H->tau = H->zero + nv, H->dinv = H->tau + nv;
+    struct sid_hard h = {0};
+    h.ns = m->nsphere;
+    h.nv = m->nv;
+    h.sph = sid_carve_take(c, ns, sizeof *h.sph);
+    h.mode = sid_carve_take(c, 2 * ns, sizeof *h.mode);
+    h.piv = sid_carve_take(c, n3, sizeof *h.piv);
+    h.cp = sid_carve_take(c, ns, sizeof *h.cp);
+    h.phi = sid_carve_take(c, ns, sizeof *h.phi);
+    h.seed = sid_carve_take(c, ns, sizeof *h.seed);
+    h.phibar = sid_carve_take(c, ns, sizeof *h.phibar);
+    h.J = sid_carve_take(c, n3 * nv, sizeof *h.J);
+    h.W = sid_carve_take(c, n3 * nv, sizeof *h.W);
+    h.vb = sid_carve_take(c, (size_t)m->nbody, sizeof *h.vb);
+    h.G = sid_carve_take(c, n3 * n3, sizeof *h.G);
+    h.K = sid_carve_take(c, n3 * n3, sizeof *h.K);
+    h.lam = sid_carve_take(c, 9 * n3, sizeof *h.lam);
+    h.vstar = sid_carve_take(c, 7 * nv, sizeof *h.vstar);
+    if (!H) return NULL;   /* only counting */
+    h.prev = h.mode + ns;
+    h.b = h.lam + n3, h.zeta = h.b + n3, h.E = h.zeta + n3, h.dl = h.E + n3, h.best = h.dl + n3;
+    h.z = h.best + n3, h.keep = h.z + n3;
+    h.vplus = h.vstar + nv, h.aplus = h.vplus + nv, h.abar = h.aplus + nv, h.zero = h.abar + nv;
+    h.tau = h.zero + nv, h.dinv = h.tau + nv;
+    *H = h;
     return H;
-}
-
-void sid_hard_free(struct sid_hard *H)
-{
-    if (!H) return;
-    void *p[] = {H->sph, H->mode, H->piv, H->cp, H->phi, H->seed, H->phibar, H->J, H->W, H->vb, H->G, H->K, H->lam,
-                 H->vstar};
-    for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) sid_free(p[i]);
-    sid_free(H);
 }
 
 void sid_hard_set_frozen(sid_workspace *ws, int frozen)

@@ -47,8 +47,9 @@ void sid_hard_zeta(const sid_hard_problem *P, const double *lam, double *zeta);
 void sid_hard_mode_system(const sid_hard_problem *P, const int *mode, const double *lam, const double *zeta, double *E,
                           double *K);
 
-struct sid_hard *sid_hard_create(const sid_model *m);
-void sid_hard_free(struct sid_hard *h);
+/* Hard contact's scratch for model m carved from c (workspace.c); NULL without spheres or
+ * while c only counts. */
+struct sid_hard *sid_hard_carve(const sid_model *m, sid_carve *c);
 /* The step and its adjoint are a row of the step table (step.h). */
 /* Tests: the last solve's contacts (sphere, mode SID_HARD_SEP / STICK / SLIDE, impulse (3 per
  * contact), relative residual); returns their number. Arrays may be NULL. */

@@ -41,28 +41,29 @@ int sid_problem_default_threads(void)
 #endif
 }
 
-static int lane_init(lane *L, const sid_model *m, const sid_problem *p)
+/* A lane's buffers after its workspace, carved from c (or only counted). */
+static void lane_carve(lane *L, const sid_model *m, const sid_problem *p, sid_carve *c)
 {
     const size_t nx = (size_t)(m->nq + m->nv);
-    L->ws = sid_workspace_create(m);
-    L->cp = sid_alloc(sizeof(double) * nx * (size_t)p->max_cp);
-    L->tape = sid_alloc(sizeof(double) * (size_t)p->stride * (size_t)(p->max_seg_steps + 1));
-    L->tape_sample = sid_alloc(sizeof(int) * (size_t)(p->cp_every + 1));
-    L->x = sid_alloc(sizeof(double) * 4 * nx);
-    if (!L->ws || !L->cp || !L->tape || !L->tape_sample || !L->x) return -1;
+    L->cp = sid_carve_take(c, nx * (size_t)p->max_cp, sizeof(double));
+    L->tape = sid_carve_take(c, (size_t)p->stride * (size_t)(p->max_seg_steps + 1), sizeof(double));
+    L->tape_sample = sid_carve_take(c, (size_t)(p->cp_every + 1), sizeof(int));
+    L->x = sid_carve_take(c, 4 * nx, sizeof(double));
+}
+
+static int lane_init(lane *L, const sid_model *m, const sid_problem *p)
+{
+    const size_t nx = (size_t)(m->nq + m->nv), wsize = sid_workspace_size(m);
+    sid_carve c = {NULL, wsize};
+    lane_carve(L, m, p, &c);
+    if (!(L->buf = sid_alloc(c.used))) return -1;
+    L->ws = sid_workspace_init(m, L->buf, wsize);
+    c = (sid_carve){L->buf, wsize};
+    lane_carve(L, m, p, &c);
     L->x1 = L->x + nx;
     L->xbar = L->x1 + nx;
     L->xbar1 = L->xbar + nx;
     return 0;
-}
-
-static void lane_free(lane *L)
-{
-    sid_workspace_free(L->ws);
-    sid_free(L->cp);
-    sid_free(L->tape);
-    sid_free(L->tape_sample);
-    sid_free(L->x);
 }
 
 const sid_model *sid_problem_model(const sid_problem *p) { return p->m; }
@@ -214,7 +215,7 @@ void sid_problem_free(sid_problem *p)
     sid_free(p->win);
     sid_free(p->sq);
     sid_free(p->sqd);
-    for (int i = 0; p->lane && i < p->nlane; i++) lane_free(&p->lane[i]);
+    for (int i = 0; p->lane && i < p->nlane; i++) sid_free(p->lane[i].buf);
     sid_free(p->lane);
     sid_free(p->chunk_sum);
     sid_free(p->chunk_grad);

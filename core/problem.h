@@ -16,8 +16,9 @@
  * in order at the end. MAX_CHUNKS bounds the per-chunk gradient buffers. */
 #define MAX_CHUNKS 64
 
-/* The scratch of one thread: workspace, checkpoints, tape and state buffers. */
+/* The scratch of one thread, carved from one buffer: workspace, checkpoints, tape and state buffers. */
 typedef struct {
+    void *buf;               /* the lane's one allocation */
     sid_workspace *ws;
     double *cp;              /* (max_cp x (nq + nv)) checkpoint states of the current window */
     double *tape;            /* ((max_seg_steps + 1) x stride) step states of one segment */

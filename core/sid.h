@@ -209,7 +209,11 @@ sid_status sid_model_check_theta(const sid_model *m, const double *theta, sid_er
 
 typedef struct sid_workspace sid_workspace;
 
-/* Workspace for steps of model m; all scratch of the step loop lives here. */
+/* Workspace for steps of model m; all scratch of the step loop lives here, in one buffer:
+ * n = sid_workspace_size(m) bytes, carved by sid_workspace_init (buf aligned as malloc's;
+ * NULL if n is too small), or allocated by sid_workspace_create and freed by sid_workspace_free. */
+size_t sid_workspace_size(const sid_model *m);
+sid_workspace *sid_workspace_init(const sid_model *m, void *buf, size_t n);
 sid_workspace *sid_workspace_create(const sid_model *m);
 void sid_workspace_free(sid_workspace *ws);
 

@@ -1,5 +1,6 @@
 /* workspace.h — the mutable scratch of one simulation thread (internal to core/).
- * Sized once by sid_workspace_create (workspace.c), so the step loop never allocates. Per-body
+ * One buffer sized by sid_workspace_size and carved by sid_workspace_init (workspace.c), so the
+ * step loop never allocates. Per-body
  * arrays are indexed by body; joint-space arrays have nv entries, matrices nv x nv row-major.
  * Each module reads and writes its own part; what one module hands another goes through
  * function arguments (external forces fext and their adjoint fextbar, for one). */
@@ -8,6 +9,23 @@
 
 #include "model.h"
 #include "spatial.h"
+
+#include <stddef.h>
+
+/* Consecutive blocks of one buffer: with buf NULL a sequence of takes only counts the bytes
+ * (sizing); the same sequence on a buffer of that size then carves it. Blocks are aligned for
+ * any type. */
+typedef struct {
+    char *buf;
+    size_t used;
+} sid_carve;
+
+static inline void *sid_carve_take(sid_carve *c, size_t count, size_t size)
+{
+    const size_t align = _Alignof(max_align_t), at = (c->used + align - 1) / align * align;
+    c->used = at + count * size;
+    return c->buf ? c->buf + at : NULL;
+}
 
 struct sid_workspace {
     int nbody, nv;
