@@ -2,8 +2,8 @@
  * differentiation.
  *
  * Semantics (Euler only; RK4 with hard contact is SID_ERR_INPUT):
- *  - a = fd(q, v, u) without contact (A a = F - c - D v, A = M + B + h D; the RNEA skips the
- *    compliant forces when the model is hard), v* = v + h a.
+ *  - a = fd(q, v, u) without contact (A a = F - c - D v, A = M + B + h D: sid_fd with no
+ *    external forces), v* = v + h a.
  *  - A sphere of radius r, centre c on body b touches the plane z = height at its lowest point;
  *    its gap is phi = z_centre - r - height. Every sphere with phi below a margin (its radius
  *    plus 2 h |u*| / beta, u* its lowest point's velocity at v*, so that a contact enters the
@@ -32,8 +32,8 @@
  * For the adjoint abar of a+, solve the transposed system by its Schur complement on lambda:
  *   K^T z = J A^-1 abar / h,  K = dE/dlambda + dE/dzeta (G + r),  zetabar = -(dE/dzeta)^T z,
  *   w = A^-1 (abar + h J^T zetabar),
- * then every input gets (dR1/dp)^T w (the Euler step's own adjoint, fd_vjp, with the impulses
- * entering the RNEA as external forces lambda / h at the contact points, held fixed) plus
+ * then every input gets (dR1/dp)^T w (the Euler step's own adjoint, sid_fd_vjp_factored, with
+ * the impulses handed to the RNEA as external forces lambda / h at the contact points, held fixed) plus
  * (dzeta/dp)^T zetabar (one more reverse RNEA, at v+, seeded with the contact velocities' and
  * gaps' adjoints) plus mubar = sum ln z_edge over sliding contacts. The regularisation r depends on
  * the masses (rbar = zetabar . lambda). Cost: one dense 3 nc solve and two reverse RNEAs. */

@@ -9,7 +9,7 @@
  * (several contacts, large mu: Coulomb friction's known non-uniqueness); the solver returns
  * one that meets them to 1e-13, and which one may depend on its path (a 0.8 s tumble of the
  * box met one such step, where an earlier version of this solver chose the other solution).
- * No allocation: scratch sized at creation (sid_workspace_create).
+ * No allocation: scratch carved with the workspace (sid_hard_carve).
  */
 #include "contact_hard.h"
 #include "linalg.h"

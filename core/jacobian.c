@@ -27,7 +27,7 @@ static sid_status window_residuals(sid_problem *p, const double *theta, const do
     double *x = L->x;
     sid_status s;
     size_t row = 0;
-    sid_problem_start_state(p, theta, win, x0w, x);
+    sid_rollout_start_state(p, theta, win, x0w, x);
     if (win->ra == win->k0) row += (size_t)sid_loss_residual_rows(p, theta, tr, win->k0, x, 0, 0, NULL, NULL, NULL, r, NULL);
     for (int k = win->k0; k < win->k1; k++) {
         const double dt = tr->t[k + 1] - tr->t[k];
@@ -61,7 +61,7 @@ static sid_status window_jacobian_fd(sid_problem *p, const double *theta, const 
     }
     memcpy(th, theta, sizeof(double) * (size_t)np);
     if (x0w) memcpy(x0, x0w, sizeof(double) * (size_t)nx);
-    else sid_problem_start_state(p, theta, &p->win[w], NULL, x0);
+    else sid_rollout_start_state(p, theta, &p->win[w], NULL, x0);
     if ((s = window_residuals(p, theta, x0w, w, r, err))) goto done;
     for (int c = 0; c < ncol; c++) {
         double *z = c < nfree ? &th[idx[c]] : &x0[c - nfree];
@@ -103,7 +103,7 @@ sid_status sid_problem_window_jacobian(sid_problem *p, const double *theta, cons
     const sid_traj *tr = p->logs[win->log];
     lane *L = &p->lane[0];
     double *x = L->x;
-    sid_problem_start_state(p, theta, win, x0w, x);
+    sid_rollout_start_state(p, theta, win, x0w, x);
     for (int d = 0; d < nfree; d++) {
         thd[(size_t)d * (size_t)np + (size_t)idx[d]] = 1;
         /* a logged start q0 = logged q - offset moves with the offset */

@@ -225,22 +225,10 @@ void sid_problem_free(sid_problem *p)
     sid_free(p);
 }
 
-void sid_problem_start_state(const sid_problem *p, const double *theta, const window *w, const double *x0w, double *x)
-{
-    const sid_traj *tr = p->logs[w->log];
-    if (x0w) {
-        memcpy(x, x0w, sizeof(double) * (size_t)(p->m->nq + p->m->nv));
-        return;
-    }
-    sid_traj_state_q(p->m, theta, tr, w->k0, x);
-    if (p->o.start_velocity_from_q) sid_traj_velocity_from_q(p->m, tr, w->k0, x + p->m->nq);
-    else sid_traj_velocity(p->m, tr, w->k0, x + p->m->nq);
-}
-
 void sid_problem_start_states(const sid_problem *p, const double *theta, double *x0)
 {
     const size_t nx = (size_t)(p->m->nq + p->m->nv);
-    for (int w = 0; w < p->nwin; w++) sid_problem_start_state(p, theta, &p->win[w], NULL, x0 + (size_t)w * nx);
+    for (int w = 0; w < p->nwin; w++) sid_rollout_start_state(p, theta, &p->win[w], NULL, x0 + (size_t)w * nx);
 }
 
 int sid_problem_estimates_start(const sid_problem *p) { return p->o.estimate_start; }

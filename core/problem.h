@@ -51,9 +51,6 @@ struct sid_problem {
     sid_error *chunk_err;
 };
 
-/* The start state of window w: x0w when given, else the logged state (q = logged q minus the
- * offsets, v = logged or smoothed qd). */
-void sid_problem_start_state(const sid_problem *p, const double *theta, const window *w, const double *x0w, double *x);
 /* Run the windows of every chunk, chunks in parallel; each chunk's sums start from zero.
  * With grad, chunk_grad holds each chunk's gradient; with rmse, chunk_sse its squared errors. */
 sid_status sid_problem_run_chunks(sid_problem *p, const double *theta, const double *x0, int grad, double *grad_x0,
@@ -71,6 +68,9 @@ int sid_loss_residual_rows(const sid_problem *p, const double *theta, const sid_
                            int ndir, int nfree, const int *idx, const double *qdot, const double *vdot, double *r,
                            double *J);
 
+/* The start state of window w: x0w when given, else the logged state (q = logged q minus the
+ * offsets, v = logged or smoothed qd). */
+void sid_rollout_start_state(const sid_problem *p, const double *theta, const window *w, const double *x0w, double *x);
 /* Simulate samples [ka, kb] of window w from the state in x (overwritten with the state at kb),
  * adding the residuals of its samples to sum (if not NULL). With tape, record the state
  * before every step and L->tape_sample[k - ka] for each sample. */

@@ -12,6 +12,18 @@
 
 #include <string.h>
 
+void sid_rollout_start_state(const sid_problem *p, const double *theta, const window *w, const double *x0w, double *x)
+{
+    const sid_traj *tr = p->logs[w->log];
+    if (x0w) {
+        memcpy(x, x0w, sizeof(double) * (size_t)(p->m->nq + p->m->nv));
+        return;
+    }
+    sid_traj_state_q(p->m, theta, tr, w->k0, x);
+    if (p->o.start_velocity_from_q) sid_traj_velocity_from_q(p->m, tr, w->k0, x + p->m->nq);
+    else sid_traj_velocity(p->m, tr, w->k0, x + p->m->nq);
+}
+
 sid_status sid_rollout_span(const sid_problem *p, lane *L, const double *theta, const window *w, int ka, int kb,
                             double *x, double *tape, double *sum, double *sse_q, double *sse_qd, sid_error *err)
 {
@@ -53,7 +65,7 @@ sid_status sid_rollout_window(const sid_problem *p, lane *L, const double *theta
     const int nx = m->nq + m->nv, C = p->cp_every;
     double *x = L->x;
     sid_status s;
-    sid_problem_start_state(p, theta, w, x0w, x);
+    sid_rollout_start_state(p, theta, w, x0w, x);
     if (w->ra == w->k0) sid_loss_residual(p, theta, tr, w->k0, x, sum, sse_q, sse_qd, NULL, NULL);
     /* a window of one segment is taped right away and not simulated again */
     const int single = w->k1 - w->k0 <= C;

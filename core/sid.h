@@ -270,7 +270,7 @@ typedef struct {
     double weight_q, weight_qd;
     sid_sim_opts sim;
     int checkpoint;       /* log samples between checkpoints of the backward pass; 0 = sqrt(window) */
-    int estimate_start;   /* 1: window start states are unknowns (multiple shooting), see loss.c */
+    int estimate_start;   /* 1: window start states are unknowns (multiple shooting), see problem.c */
     int threads;          /* windows evaluated in parallel; 0 = all cores. Results do not depend on it. */
     int start_velocity_from_q;   /* 1: logged start velocities from positions, even where qd is logged */
 } sid_loss_opts;
