@@ -35,10 +35,10 @@ $(B)/%.o: %.c $(wildcard core/*.h cli/*.h tests/*.h)
 	$(CC) $(ALL_FLAGS) $(CHECK_CFLAGS) -c $< -o $@
 
 $(B)/libsysid.a: $(CORE_OBJ)
-	ar rcs $@ $^
+	rm -f $@ && ar rcs $@ $^
 
 $(B)/libsysidcli.a: $(CLI_OBJ)
-	ar rcs $@ $^
+	rm -f $@ && ar rcs $@ $^
 
 $(BIN): $(B)/cli/main.o $(B)/libsysidcli.a $(B)/libsysid.a
 	$(CC) $(CFLAGS) $(OMP) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lcsv -lm

@@ -4,10 +4,10 @@
  * (world frame). With penetration d = height + radius - z_centre and S(d) = w softplus(d / w),
  *   f_n = S(d) (stiffness - damping u_z)                       (Hunt-Crossley: no pull while
  *   f_t = -friction f_n u_t / sqrt(|u_t|^2 + smoothing^2)       separating slower than k / D)
- * The force enters the dynamics as an external force on the link, so RNEA's own reverse sweep
- * carries its adjoint to q, v and the inertial parameters; this file adds the contact's own
- * part: to the link's velocity, its world pose and the contact parameters. */
-#include "workspace.h"
+ * The force enters the dynamics as an external force on the link (contact.h), so RNEA's own
+ * reverse sweep carries its adjoint to q, v and the inertial parameters; this file adds the
+ * contact's own part: to the link's velocity, its world pose and the contact parameters. */
+#include "contact.h"
 
 /* softplus(x) = log(1 + e^x) and the logistic function, without overflow. */
 static double softplus(double x) { return (x > 0 ? x : 0) + log1p(exp(-fabs(x))); }
@@ -43,19 +43,22 @@ static sphere_state sphere_force(const sid_model *m, const double *theta, const 
     return st;
 }
 
-void sid_contact_forces(const sid_model *m, const double *theta, sid_workspace *ws)
+static void contact_forces(const sid_model *m, const double *theta, sid_workspace *ws, const void *ctx, sid_sv *fext)
 {
-    for (int b = 0; b < m->nbody; b++) ws->fext[b] = sid_sv_zero();
+    (void)ctx;
+    for (int b = 0; b < m->nbody; b++) fext[b] = sid_sv_zero();
     for (int c = 0; c < m->nsphere; c++) {
         const int b = m->sphere[c].body;
         const sphere_state st = sphere_force(m, theta, ws, c);
         const sid_v3 Fb = sid_m3_tmul_v3(&ws->Rw[b], st.F);
-        sid_sv_acc(&ws->fext[b], sid_sv_make(sid_v3_cross(st.cp, Fb), Fb));
+        sid_sv_acc(&fext[b], sid_sv_make(sid_v3_cross(st.cp, Fb), Fb));
     }
 }
 
-void sid_contact_forces_vjp(const sid_model *m, const double *theta, sid_workspace *ws, double *thetabar)
+static void contact_forces_vjp(const sid_model *m, const double *theta, sid_workspace *ws, const void *ctx,
+                               const sid_sv *fextbar, double *thetabar)
 {
+    (void)ctx;
     const double *g = theta + m->p_ground;
     for (int c = 0; c < m->nsphere; c++) {
         const int b = m->sphere[c].body;
@@ -66,9 +69,9 @@ void sid_contact_forces_vjp(const sid_model *m, const double *theta, sid_workspa
         const double r = ps[P_SPHERE_RADIUS], w = g[P_WIDTH];
         const sphere_state st = sphere_force(m, theta, ws, c);
         const sid_v3 Fb = sid_m3_tmul_v3(R, st.F);
-        /* the body's net force is f - fext, so fext's adjoint is -fbar */
-        const sid_v3 tb = sid_v3_neg(ws->fbar[b].w);
-        const sid_v3 Fbb = sid_v3_add(sid_v3_neg(ws->fbar[b].l), sid_v3_cross(tb, st.cp));
+        /* fext = (cp x Fb, Fb) */
+        const sid_v3 tb = fextbar[b].w;
+        const sid_v3 Fbb = sid_v3_add(fextbar[b].l, sid_v3_cross(tb, st.cp));
         sid_v3 cpb = sid_v3_cross(Fb, tb);
         /* Fb = R^T F */
         const sid_v3 Fbar = sid_m3_mul_v3(R, Fbb);
@@ -108,4 +111,11 @@ void sid_contact_forces_vjp(const sid_model *m, const double *theta, sid_workspa
         tg[P_FSMOOTH] += mu * st.fn * utf * s / (n * n * n);
         tg[P_WIDTH] += Sb * (softplus(st.d / w) - st.d / w * st.sig);
     }
+}
+
+const sid_fext_source sid_contact_compliant = {contact_forces, contact_forces_vjp, NULL};
+
+const sid_fext_source *sid_contact_source(const sid_model *m)
+{
+    return m->nsphere && m->contact == SID_CONTACT_COMPLIANT ? &sid_contact_compliant : NULL;
 }

@@ -6,50 +6,11 @@
  * SID_NULL_RATIO times the largest are combinations the data do not determine. The covariance
  * is the pseudo-inverse on the rest; a parameter that takes part in a null direction has no
  * standard error (HUGE_VAL) and is reported as not identifiable, never as a number. */
+#include "linalg.h"
 #include "sid.h"
 
 #include <math.h>
 #include <string.h>
-
-/* Cyclic Jacobi eigen-decomposition of the symmetric n x n A (destroyed): eigenvalues in ev,
- * eigenvectors in the columns of V. Robust and accurate for the small matrices here. */
-static void jacobi_eigen(double *A, int n, double *ev, double *V)
-{
-    for (int i = 0; i < n; i++)
-        for (int j = 0; j < n; j++) V[i * n + j] = i == j;
-    for (int sweep = 0; sweep < 100; sweep++) {
-        double off = 0, diag = 0;
-        for (int i = 0; i < n; i++) {
-            diag += A[i * n + i] * A[i * n + i];
-            for (int j = i + 1; j < n; j++) off += A[i * n + j] * A[i * n + j];
-        }
-        if (off <= 1e-30 * diag) break;
-        for (int p = 0; p < n; p++)
-            for (int q = p + 1; q < n; q++) {
-                const double apq = A[p * n + q];
-                if (apq == 0) continue;
-                const double tau = (A[q * n + q] - A[p * n + p]) / (2 * apq);
-                const double t = (tau >= 0 ? 1 : -1) / (fabs(tau) + sqrt(1 + tau * tau));
-                const double c = 1 / sqrt(1 + t * t), s = t * c;
-                for (int k = 0; k < n; k++) {
-                    const double akp = A[k * n + p], akq = A[k * n + q];
-                    A[k * n + p] = c * akp - s * akq;
-                    A[k * n + q] = s * akp + c * akq;
-                }
-                for (int k = 0; k < n; k++) {
-                    const double apk = A[p * n + k], aqk = A[q * n + k];
-                    A[p * n + k] = c * apk - s * aqk;
-                    A[q * n + k] = s * apk + c * aqk;
-                }
-                for (int k = 0; k < n; k++) {
-                    const double vkp = V[k * n + p], vkq = V[k * n + q];
-                    V[k * n + p] = c * vkp - s * vkq;
-                    V[k * n + q] = s * vkp + c * vkq;
-                }
-            }
-    }
-    for (int i = 0; i < n; i++) ev[i] = A[i * n + i];
-}
 
 /* Covariance and null directions from the normal matrix A = J^T J (n x n, destroyed), the
  * residual sum of squares rr and the degrees of freedom. */
@@ -62,7 +23,7 @@ static sid_status from_normal(int n, double *A, double rr, int dof, sid_covarian
     for (int a = 0; a < n; a++) dscale[a] = A[a * n + a] > 0 ? 1 / sqrt(A[a * n + a]) : 0;
     for (int a = 0; a < n; a++)
         for (int b = 0; b < n; b++) A[a * n + b] *= dscale[a] * dscale[b];
-    jacobi_eigen(A, n, ev, V);
+    sid_jacobi_eigen(A, n, ev, V);
     double emax = 0;
     for (int i = 0; i < n; i++) emax = fmax(emax, ev[i]);
     out->dof = dof;
@@ -99,7 +60,7 @@ static sid_status pinv_solve(int m, double *B, int n, const double *C, double *X
     double *V = sid_alloc(sizeof(double) * (size_t)(m * m + m));
     if (!V) return SID_ERR_NOMEM;
     double *ev = V + m * m, emax = 0;
-    jacobi_eigen(B, m, ev, V);
+    sid_jacobi_eigen(B, m, ev, V);
     for (int i = 0; i < m; i++) emax = fmax(emax, ev[i]);
     memset(X, 0, sizeof(double) * (size_t)(m * n));
     for (int i = 0; i < m; i++) {

@@ -1,197 +1,16 @@
-/* dynamics.c — rigid-body dynamics of the kinematic tree: kinematics, recursive Newton-Euler
- * inverse dynamics (and its reverse-mode twins), composite-rigid-body mass matrix and its
- * tree-sparse factorisation.
+/* dynamics.c — rigid-body dynamics of the kinematic tree on the kinematics in the workspace:
+ * recursive Newton-Euler inverse dynamics with external body forces (and its reverse- and
+ * forward-mode twins) and the composite-rigid-body mass matrix.
  * Featherstone, "Rigid Body Dynamics Algorithms" (2008), ch. 5-6, in body coordinates.
- * Gravity enters as a fictitious base acceleration a0 = (0, -g). */
-#include "workspace.h"
+ * Gravity enters as a fictitious base acceleration a0 = (0, -g). External forces (contact)
+ * come in as an argument and their adjoint goes out as one: the dynamics does not know who
+ * computes them. */
+#include "dynamics.h"
 
 #include <string.h>
 
-sid_workspace *sid_workspace_create(const sid_model *m)
-{
-    sid_workspace *ws = sid_alloc(sizeof *ws);
-    if (!ws) return NULL;
-    const size_t nb = (size_t)m->nbody, nv = (size_t)(m->nv > 0 ? m->nv : 1), nq = (size_t)(m->nq > 0 ? m->nq : 1);
-    ws->nbody = m->nbody;
-    ws->nv = m->nv;
-    ws->X = sid_alloc(nb * sizeof *ws->X);
-    ws->RT = sid_alloc(nb * sizeof *ws->RT);
-    ws->dRT = sid_alloc(3 * nb * sizeof *ws->dRT);
-    ws->theta_seen = sid_alloc((size_t)(m->nparam > 0 ? m->nparam : 1) * sizeof *ws->theta_seen);
-    ws->Q = sid_alloc(nb * sizeof *ws->Q);
-    ws->I = sid_alloc(nb * sizeof *ws->I);
-    ws->vJ = sid_alloc(nb * sizeof *ws->vJ);
-    ws->aJ = sid_alloc(nb * sizeof *ws->aJ);
-    ws->Rw = sid_alloc(nb * sizeof *ws->Rw);
-    ws->Rwbar = sid_alloc(nb * sizeof *ws->Rwbar);
-    ws->pw = sid_alloc(nb * sizeof *ws->pw);
-    ws->pwbar = sid_alloc(nb * sizeof *ws->pwbar);
-    ws->fext = sid_alloc(nb * sizeof *ws->fext);
-    ws->v = sid_alloc(nb * sizeof *ws->v);
-    ws->a = sid_alloc(nb * sizeof *ws->a);
-    ws->h = sid_alloc(nb * sizeof *ws->h);
-    ws->f = sid_alloc(nb * sizeof *ws->f);
-    ws->cm = sid_alloc(nb * sizeof *ws->cm);
-    ws->ch = sid_alloc(nb * sizeof *ws->ch);
-    ws->cI = sid_alloc(nb * sizeof *ws->cI);
-    ws->vbar = sid_alloc(nb * sizeof *ws->vbar);
-    ws->abar = sid_alloc(nb * sizeof *ws->abar);
-    ws->fbar = sid_alloc(nb * sizeof *ws->fbar);
-    ws->Ebar = sid_alloc(nb * sizeof *ws->Ebar);
-    ws->rbar = sid_alloc(nb * sizeof *ws->rbar);
-    ws->Ibar = sid_alloc(nb * sizeof *ws->Ibar);
-    ws->M = sid_alloc(nv * nv * sizeof *ws->M);
-    ws->c = sid_alloc(nv * sizeof *ws->c);
-    ws->F = sid_alloc(nv * sizeof *ws->F);
-    ws->rhs = sid_alloc(nv * sizeof *ws->rhs);
-    ws->tmp = sid_alloc(nv * sizeof *ws->tmp);
-    ws->w = sid_alloc(nv * sizeof *ws->w);
-    ws->rk = sid_alloc((3 * nq + 7 * nv) * sizeof *ws->rk);
-    ws->rkbar = sid_alloc((9 * nv + nq) * sizeof *ws->rkbar);
-    ws->Lst = sid_alloc(4 * nv * nv * sizeof *ws->Lst);
-    ws->hard = sid_hard_create(m);
-    if (!ws->X || !ws->RT || !ws->dRT || !ws->theta_seen || !ws->Q || !ws->I || !ws->vJ || !ws->aJ || !ws->Rw ||
-        !ws->Rwbar || !ws->pw || !ws->pwbar || !ws->fext || !ws->v || !ws->a || !ws->h || !ws->f || !ws->cm ||
-        !ws->ch || !ws->cI || !ws->vbar || !ws->abar || !ws->fbar || !ws->Ebar || !ws->rbar || !ws->Ibar || !ws->M ||
-        !ws->c || !ws->F || !ws->rhs || !ws->tmp || !ws->w || !ws->rk || !ws->rkbar || !ws->Lst || (m->nsphere && !ws->hard)) {
-        sid_workspace_free(ws);
-        return NULL;
-    }
-    return ws;
-}
-
-void sid_workspace_free(sid_workspace *ws)
-{
-    if (!ws) return;
-    void *p[] = {ws->X, ws->RT, ws->dRT, ws->theta_seen, ws->Q, ws->I, ws->vJ, ws->aJ, ws->Rw, ws->Rwbar, ws->pw,
-                 ws->pwbar, ws->fext, ws->v, ws->a, ws->h, ws->f, ws->cm, ws->ch, ws->cI,
-                 ws->vbar, ws->abar, ws->fbar, ws->Ebar, ws->rbar, ws->Ibar, ws->M, ws->c, ws->F, ws->rhs,
-                 ws->tmp, ws->w, ws->rk, ws->rkbar, ws->Lst};
-    for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) sid_free(p[i]);
-    sid_hard_free(ws->hard);
-    sid_free(ws);
-}
-
-/* R = Rz(yaw) Ry(pitch) Rx(roll) (URDF fixed-axis rpy); dR[k] = dR/drpy[k] when dR != NULL. */
-static sid_m3 rpy_matrix(const double *rpy, sid_m3 *dR)
-{
-    const double cr = cos(rpy[0]), sr = sin(rpy[0]), cp = cos(rpy[1]), sp = sin(rpy[1]);
-    const double cy = cos(rpy[2]), sy = sin(rpy[2]);
-    const sid_m3 Rx = {{{1, 0, 0}, {0, cr, -sr}, {0, sr, cr}}};
-    const sid_m3 Ry = {{{cp, 0, sp}, {0, 1, 0}, {-sp, 0, cp}}};
-    const sid_m3 Rz = {{{cy, -sy, 0}, {sy, cy, 0}, {0, 0, 1}}};
-    const sid_m3 RzRy = sid_m3_mul(&Rz, &Ry);
-    if (dR) {
-        const sid_m3 dRx = {{{0, 0, 0}, {0, -sr, -cr}, {0, cr, -sr}}};
-        const sid_m3 dRy = {{{-sp, 0, cp}, {0, 0, 0}, {-cp, 0, -sp}}};
-        const sid_m3 dRz = {{{-sy, -cy, 0}, {cy, -sy, 0}, {0, 0, 0}}};
-        const sid_m3 RyRx = sid_m3_mul(&Ry, &Rx), dRyRx = sid_m3_mul(&dRy, &Rx);
-        dR[0] = sid_m3_mul(&RzRy, &dRx);
-        dR[1] = sid_m3_mul(&Rz, &dRyRx);
-        dR[2] = sid_m3_mul(&dRz, &RyRx);
-    }
-    return sid_m3_mul(&RzRy, &Rx);
-}
-
-static sid_inertia body_inertia(const sid_body *bd, const double *theta)
-{
-    sid_inertia I = {0, {0, 0, 0}, {{{0}}}};
-    if (bd->p_inertial < 0) return I;
-    const double *p = theta + bd->p_inertial;
-    const double *J = p + P_INERTIA;
-    const sid_m3 Ic = {{{J[0], J[3], J[4]}, {J[3], J[1], J[5]}, {J[4], J[5], J[2]}}};
-    I.m = p[P_MASS];
-    I.c = sid_v3_load(p + P_COM);
-    I.Ic = Ic;
-    return I;
-}
-
-/* Rotation (body -> world) of the unit quaternion n = (w, x, y, z), and dR/dn_k if dR. */
-static sid_m3 quat_matrix(const double *n, sid_m3 *dR)
-{
-    const double w = n[0], x = n[1], y = n[2], z = n[3];
-    const sid_m3 R = {{{1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)},
-                       {2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)},
-                       {2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)}}};
-    if (dR) {
-        const sid_m3 dw = {{{0, -2 * z, 2 * y}, {2 * z, 0, -2 * x}, {-2 * y, 2 * x, 0}}};
-        const sid_m3 dx = {{{0, 2 * y, 2 * z}, {2 * y, -4 * x, -2 * w}, {2 * z, 2 * w, -4 * x}}};
-        const sid_m3 dy = {{{-4 * y, 2 * x, 2 * w}, {2 * x, 0, 2 * z}, {-2 * w, 2 * z, -4 * y}}};
-        const sid_m3 dz = {{{-4 * z, -2 * w, 2 * x}, {2 * w, -4 * z, 2 * y}, {2 * x, 2 * y, 0}}};
-        dR[0] = dw, dR[1] = dx, dR[2] = dy, dR[3] = dz;
-    }
-    return R;
-}
-
-/* The unit quaternion of a free joint's q and the norm it was divided by. */
-static double quat_normalize(const double *q, double *n)
-{
-    const double r = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-    for (int k = 0; k < 4; k++) n[k] = q[k] / r;
-    return r;
-}
-
-void sid_workspace_bind(const sid_model *m, const double *theta, sid_workspace *ws)
-{
-    const size_t bytes = sizeof(double) * (size_t)m->nparam;
-    if (ws->cache_valid && !memcmp(ws->theta_seen, theta, bytes)) return;
-    for (int b = 1; b < m->nbody; b++) {
-        const sid_body *bd = &m->body[b];
-        if (bd->p_origin >= 0) {
-            ws->RT[b] = rpy_matrix(theta + bd->p_origin + P_RPY, ws->dRT + 3 * b);
-        } else {   /* a free joint: no origin */
-            ws->RT[b] = sid_m3_identity();
-            ws->dRT[3 * b] = ws->dRT[3 * b + 1] = ws->dRT[3 * b + 2] = sid_m3_zero();
-        }
-        ws->I[b] = body_inertia(bd, theta);
-    }
-    memcpy(ws->theta_seen, theta, bytes);
-    ws->cache_valid = 1;
-}
-
-void sid_kinematics(const sid_model *m, const double *theta, sid_workspace *ws, const double *q)
-{
-    sid_workspace_bind(m, theta, ws);
-    for (int b = 1; b < m->nbody; b++) {
-        const sid_body *bd = &m->body[b];
-        if (bd->type == SID_JOINT_FREE) {
-            double n[4];
-            quat_normalize(q + bd->qadr + 3, n);
-            const sid_m3 R = quat_matrix(n, NULL);
-            ws->Q[b] = R;
-            ws->X[b].E = sid_m3_transpose(&R);
-            ws->X[b].r = sid_v3_load(q + bd->qadr);
-            continue;
-        }
-        const double *o = theta + bd->p_origin;
-        const sid_m3 RT = ws->RT[b];
-        sid_v3 r = sid_v3_load(o + P_XYZ);
-        sid_m3 Q = sid_m3_identity();
-        if (bd->type == SID_JOINT_REVOLUTE) Q = sid_m3_axis_angle(sid_v3_load(bd->axis), q[bd->qadr]);
-        if (bd->type == SID_JOINT_PRISMATIC)
-            r = sid_v3_add(r, sid_m3_mul_v3(&RT, sid_v3_scale(q[bd->qadr], sid_v3_load(bd->axis))));
-        /* child -> parent rotation is RT Q, so E = (RT Q)^T */
-        const sid_m3 RQ = sid_m3_mul(&RT, &Q);
-        ws->X[b].E = sid_m3_transpose(&RQ);
-        ws->X[b].r = r;
-        ws->Q[b] = Q;
-    }
-    if (m->nsphere == 0) return;
-    /* world poses: R_b = R_p E_b^T, p_b = p_p + R_p r_b */
-    ws->Rw[0] = sid_m3_identity();
-    ws->pw[0] = sid_v3_make(0, 0, 0);
-    for (int b = 1; b < m->nbody; b++) {
-        const int p = m->body[b].parent;
-        const sid_m3 Et = sid_m3_transpose(&ws->X[b].E);
-        ws->Rw[b] = sid_m3_mul(&ws->Rw[p], &Et);
-        ws->pw[b] = sid_v3_add(ws->pw[p], sid_m3_mul_v3(&ws->Rw[p], ws->X[b].r));
-    }
-}
-
-/* v_b = X_b v_p + S qd;  a_b = X_b a_p + S qdd + v_b x S qd;  f_b = I a_b + v_b x* I v_b;
- * then, leaves to root, tau_b = S^T f_b and f_p += X_b^T f_b. */
-void sid_rnea(const sid_model *m, const double *theta, sid_workspace *ws, const double *v, const double *a,
-              double *tau)
+/* v_b = X_b v_p + S qd;  a_b = X_b a_p + S qdd + v_b x S qd;  f_b = I a_b + v_b x* I v_b */
+void sid_rnea_motion(const sid_model *m, const double *theta, sid_workspace *ws, const double *v, const double *a)
 {
     const double *g = theta + m->p_gravity;
     ws->v[0] = sid_sv_zero();
@@ -215,14 +34,14 @@ void sid_rnea(const sid_model *m, const double *theta, sid_workspace *ws, const 
         ws->h[b] = sid_inertia_mul(&ws->I[b], ws->v[b]);
         ws->f[b] = sid_sv_add(sid_inertia_mul(&ws->I[b], ws->a[b]), sid_sv_crossf(ws->v[b], ws->h[b]));
     }
-    if (m->nsphere && m->contact == SID_CONTACT_COMPLIANT) {
-        /* contact pushes on the links: the joints need that much less force */
-        sid_contact_forces(m, theta, ws);
-        for (int b = 1; b < m->nbody; b++) ws->f[b] = sid_sv_add(ws->f[b], sid_sv_scale(-1, ws->fext[b]));
-    } else if (ws->hard_mode == SID_HARD_FORCES) {   /* hard contact's impulses / h (contact_hard.c) */
-        sid_hard_fext(m, ws);
-        for (int b = 1; b < m->nbody; b++) ws->f[b] = sid_sv_add(ws->f[b], sid_sv_scale(-1, ws->fext[b]));
-    }
+}
+
+/* f_b -= fext_b (external forces push on the links: the joints need that much less force);
+ * then, leaves to root, tau_b = S^T f_b and f_p += X_b^T f_b. */
+void sid_rnea_forces(const sid_model *m, sid_workspace *ws, const sid_sv *fext, double *tau)
+{
+    if (fext)
+        for (int b = 1; b < m->nbody; b++) ws->f[b] = sid_sv_add(ws->f[b], sid_sv_scale(-1, fext[b]));
     for (int b = m->nbody - 1; b >= 1; b--) {
         const sid_body *bd = &m->body[b];
         for (int k = 0; k < sid_joint_ndof(bd); k++) tau[bd->vadr + k] = sid_sv_dot(sid_joint_col(bd, &ws->X[b], k), ws->f[b]);
@@ -230,65 +49,14 @@ void sid_rnea(const sid_model *m, const double *theta, sid_workspace *ws, const 
     }
 }
 
-/* Adjoint of a free joint's transform E = R(n)^T, r = p, n = quat / |quat|, from (Ebar, rbar). */
-static void free_xform_vjp(const sid_body *bd, const double *q, sid_m3 Ebar, sid_v3 rbar, double *qbar)
+void sid_rnea(const sid_model *m, const double *theta, sid_workspace *ws, const double *v, const double *a,
+              const sid_sv *fext, double *tau)
 {
-    if (!qbar) return;
-    double n[4];
-    const double r = quat_normalize(q + bd->qadr + 3, n);
-    sid_m3 dR[4];
-    quat_matrix(n, dR);
-    double nb[4], d = 0;
-    for (int k = 0; k < 4; k++) {
-        /* <Rbar, dR_k> with Rbar = Ebar^T */
-        double g = 0;
-        for (int i = 0; i < 3; i++)
-            for (int j = 0; j < 3; j++) g += Ebar.m[j][i] * dR[k].m[i][j];
-        nb[k] = g;
-        d += n[k] * g;
-    }
-    double *qb = qbar + bd->qadr;
-    qb[0] += rbar.x;
-    qb[1] += rbar.y;
-    qb[2] += rbar.z;
-    for (int k = 0; k < 4; k++) qb[3 + k] += (nb[k] - n[k] * d) / r;
+    sid_rnea_motion(m, theta, ws, v, a);
+    sid_rnea_forces(m, ws, fext, tau);
 }
 
-/* Adjoint of the body transform X_b(q, xyz, rpy) from (Ebar, rbar):
- * E = Q^T RT^T with dQ/dq = [axis]x Q;  r = xyz (+ RT axis q for a prismatic joint).
- * With G = Q Ebar:  dL/dq = -<G RT, [axis]x>,  dL/drpy_k = <G, dR_k^T>. */
-static void xform_vjp(const sid_model *m, const sid_workspace *ws, int b, const double *q,
-                      sid_m3 Ebar, sid_v3 rbar, double *qbar, double *thetabar)
-{
-    const sid_body *bd = &m->body[b];
-    const sid_m3 *dR = ws->dRT + 3 * b;
-    const sid_v3 ax = sid_v3_load(bd->axis);
-    const sid_m3 G = sid_m3_mul(&ws->Q[b], &Ebar);
-    if (qbar && bd->type == SID_JOINT_REVOLUTE) {
-        /* <G RT, K> over the six non-zero entries of K = [axis]x */
-        const sid_m3 *R = &ws->RT[b];
-#define GR(i, j) (G.m[i][0] * R->m[0][j] + G.m[i][1] * R->m[1][j] + G.m[i][2] * R->m[2][j])
-        qbar[bd->qadr] -= ax.x * (GR(2, 1) - GR(1, 2)) + ax.y * (GR(0, 2) - GR(2, 0)) + ax.z * (GR(1, 0) - GR(0, 1));
-#undef GR
-    }
-    if (qbar && bd->type == SID_JOINT_PRISMATIC)
-        qbar[bd->qadr] += sid_v3_dot(rbar, sid_m3_mul_v3(&ws->RT[b], ax));
-    if (!thetabar) return;
-    double *tb = thetabar + bd->p_origin;
-    tb[P_XYZ + 0] += rbar.x;
-    tb[P_XYZ + 1] += rbar.y;
-    tb[P_XYZ + 2] += rbar.z;
-    for (int k = 0; k < 3; k++) {
-        double g = 0;
-        for (int i = 0; i < 3; i++)
-            for (int j = 0; j < 3; j++) g += G.m[i][j] * dR[k].m[j][i];
-        tb[P_RPY + k] += g;
-        if (bd->type == SID_JOINT_PRISMATIC) tb[P_RPY + k] += q[bd->qadr] * sid_v3_dot(rbar, sid_m3_mul_v3(&dR[k], ax));
-    }
-}
-
-void sid_rnea_vjp(const sid_model *m, const double *theta, sid_workspace *ws, const double *q,
-                  const double *taubar, double *qbar, double *vbar, double *thetabar)
+void sid_rnea_vjp_forces(const sid_model *m, sid_workspace *ws, const double *taubar, sid_sv *fextbar)
 {
     const int nb = m->nbody;
     for (int b = 0; b < nb; b++) {
@@ -308,24 +76,19 @@ void sid_rnea_vjp(const sid_model *m, const double *theta, sid_workspace *ws, co
             sid_m3_acc_outer(&ws->Ebar[b], ws->f[b].l, sid_v3_load(taubar + bd->vadr));
         sid_xform_force_inv_vjp(&ws->X[b], ws->f[b], ws->fbar[bd->parent], &ws->fbar[b], &ws->Ebar[b], &ws->rbar[b]);
     }
-    const int compliant = m->nsphere && m->contact == SID_CONTACT_COMPLIANT;
-    const int contact = compliant || ws->hard_mode != SID_HARD_OFF;
-    if (compliant) sid_contact_forces_vjp(m, theta, ws, thetabar);
-    else if (contact) sid_hard_rnea_vjp(m, theta, ws, thetabar);
+    /* the net body force is f - fext */
+    if (fextbar)
+        for (int b = 0; b < nb; b++) fextbar[b] = sid_sv_make(sid_v3_neg(ws->fbar[b].w), sid_v3_neg(ws->fbar[b].l));
+}
+
+void sid_rnea_vjp_motion(const sid_model *m, sid_workspace *ws, const double *q, double *qbar, double *vbar,
+                         double *thetabar)
+{
+    const int nb = m->nbody;
     /* Reverse of the root-to-leaves pass, leaves to root. */
     for (int b = nb - 1; b >= 1; b--) {
         const sid_body *bd = &m->body[b];
         const int p = bd->parent;
-        if (contact) {
-            /* world pose R_b = R_p E^T, p_b = p_p + R_p r */
-            const sid_m3 *Rp = &ws->Rw[p], *Rb = &ws->Rwbar[b];
-            const sid_m3 RbT = sid_m3_transpose(Rb), G = sid_m3_mul(&RbT, Rp), RE = sid_m3_mul(Rb, &ws->X[b].E);
-            for (int i = 0; i < 3; i++)
-                for (int j = 0; j < 3; j++) ws->Ebar[b].m[i][j] += G.m[i][j], ws->Rwbar[p].m[i][j] += RE.m[i][j];
-            sid_m3_acc_outer(&ws->Rwbar[p], ws->pwbar[b], ws->X[b].r);
-            sid_v3_acc(&ws->pwbar[p], ws->pwbar[b]);
-            sid_v3_acc(&ws->rbar[b], sid_m3_tmul_v3(Rp, ws->pwbar[b]));
-        }
         sid_sv hbar = sid_sv_zero(), vJbar = sid_sv_zero();
         sid_inertia_mul_vjp(&ws->I[b], ws->a[b], ws->fbar[b], &ws->abar[b], &ws->Ibar[b]);
         sid_sv_crossf_vjp(ws->v[b], ws->h[b], ws->fbar[b], &ws->vbar[b], &hbar);
@@ -345,8 +108,6 @@ void sid_rnea_vjp(const sid_model *m, const double *theta, sid_workspace *ws, co
             sid_m3_acc_outer(&ws->Ebar[b], vJbar.l, vlin);
         }
         for (int k = 0; k < sid_joint_ndof(bd) && vbar; k++) vbar[bd->vadr + k] += sid_sv_dot(sid_joint_col(bd, &ws->X[b], k), vJbar);
-        if (bd->type == SID_JOINT_FREE) free_xform_vjp(bd, q, ws->Ebar[b], ws->rbar[b], qbar);
-        else xform_vjp(m, ws, b, q, ws->Ebar[b], ws->rbar[b], qbar, thetabar);
         if (thetabar && bd->p_inertial >= 0) {
             double *tb = thetabar + bd->p_inertial;
             const sid_inertia *Ib = &ws->Ibar[b];
@@ -368,6 +129,14 @@ void sid_rnea_vjp(const sid_model *m, const double *theta, sid_workspace *ws, co
         thetabar[m->p_gravity + 1] -= ws->abar[0].l.y;
         thetabar[m->p_gravity + 2] -= ws->abar[0].l.z;
     }
+    sid_kinematics_vjp(m, ws, q, qbar, thetabar);
+}
+
+void sid_rnea_vjp(const sid_model *m, sid_workspace *ws, const double *q, const double *taubar, double *qbar,
+                  double *vbar, double *thetabar)
+{
+    sid_rnea_vjp_forces(m, ws, taubar, NULL);
+    sid_rnea_vjp_motion(m, ws, q, qbar, vbar, thetabar);
 }
 
 /* Composite rigid-body algorithm with each composite kept as (mass, first moment h, inertia
@@ -425,45 +194,6 @@ void sid_crba(const sid_model *m, sid_workspace *ws, double *M)
             }
         }
     }
-}
-
-/* M = L^T L with L lower triangular and non-zero only where a dof meets its ancestors
- * (Featherstone, "Efficient factorization of the joint-space inertia matrix for branched
- * kinematic trees", IJRR 2005): O(n d^2) for depth d instead of O(n^3). */
-int sid_factor(const sid_model *m, double *A)
-{
-    const int n = m->nv, *lambda = m->dof_parent;
-    for (int k = n - 1; k >= 0; k--) {
-        if (!(A[k * n + k] > 0)) return -1;
-        const double l = sqrt(A[k * n + k]);
-        A[k * n + k] = l;
-        for (int i = lambda[k]; i >= 0; i = lambda[i]) A[k * n + i] /= l;
-        for (int i = lambda[k]; i >= 0; i = lambda[i])
-            for (int j = i; j >= 0; j = lambda[j]) A[i * n + j] -= A[k * n + i] * A[k * n + j];
-    }
-    return 0;
-}
-
-void sid_factor_solve(const sid_model *m, const double *L, double *b)
-{
-    const int n = m->nv, *lambda = m->dof_parent;
-    /* L^T y = b, leaves first */
-    for (int k = n - 1; k >= 0; k--) {
-        b[k] /= L[k * n + k];
-        for (int i = lambda[k]; i >= 0; i = lambda[i]) b[i] -= L[k * n + i] * b[k];
-    }
-    /* L x = y, root first */
-    for (int k = 0; k < n; k++) {
-        for (int i = lambda[k]; i >= 0; i = lambda[i]) b[k] -= L[k * n + i] * b[i];
-        b[k] /= L[k * n + k];
-    }
-}
-
-void sid_inverse_dynamics(const sid_model *m, const double *theta, sid_workspace *ws, const double *q,
-                          const double *v, const double *a, double *tau)
-{
-    sid_kinematics(m, theta, ws, q);
-    sid_rnea(m, theta, ws, v, a, tau);
 }
 
 void sid_mass_matrix(const sid_model *m, const double *theta, sid_workspace *ws, const double *q, double *M)

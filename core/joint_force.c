@@ -4,7 +4,9 @@
  *   motor, voltage input:           tau_m = gear kt (u - ke gear v) / R
  *   friction: tau_f = (coulomb + s(v)) tanh(v / smoothing),  s(v) = st exp(-(v / sv)^2)
  *   F = tau_m + torque_bias - tau_f                                       (FORMATS.md) */
-#include "workspace.h"
+#include "joint_force.h"
+
+#include <math.h>
 
 void sid_joint_force(const sid_model *m, const double *theta, const double *v, const double *u, double *F)
 {

@@ -274,28 +274,13 @@ sid_status sid_model_check_theta(const sid_model *m, const double *theta, sid_er
 
 typedef struct sid_workspace sid_workspace;
 
-/* Workspace for steps of model m; all scratch of the step loop lives here. */
+/* Workspace for steps of model m; all scratch of the step loop lives here, in one buffer:
+ * n = sid_workspace_size(m) bytes, carved by sid_workspace_init (buf aligned as malloc's;
+ * NULL if n is too small), or allocated by sid_workspace_create and freed by sid_workspace_free. */
+size_t sid_workspace_size(const sid_model *m);
+sid_workspace *sid_workspace_init(const sid_model *m, void *buf, size_t n);
 sid_workspace *sid_workspace_create(const sid_model *m);
 void sid_workspace_free(sid_workspace *ws);
-
-/* Inverse dynamics (RNEA, no friction, no motor, no armature): tau = M(q) a + c(q, v). */
-void sid_inverse_dynamics(const sid_model *m, const double *theta, sid_workspace *ws,
-                          const double *q, const double *v, const double *a, double *tau);
-/* Joint-space mass matrix (CRBA), nv x nv row-major, without armature. */
-void sid_mass_matrix(const sid_model *m, const double *theta, sid_workspace *ws,
-                     const double *q, double *M);
-/* Generalised force from motors and friction (everything except viscous damping):
- * F = tau_motor(u, v) - (coulomb + s(v)) tanh(v / smoothing). */
-void sid_joint_force(const sid_model *m, const double *theta, const double *v, const double *u,
-                     double *F);
-/* Forward dynamics: solve (M + B + hd D) a = F - c - D v for a. hd = 0 gives the plain
- * forward dynamics; hd = h gives MuJoCo's Euler step with implicit damping. */
-sid_status sid_forward_dynamics(const sid_model *m, const double *theta, sid_workspace *ws,
-                                const double *q, const double *v, const double *u, double hd,
-                                double *a, sid_error *err);
-/* Kinetic + potential energy (for tests). */
-double sid_energy(const sid_model *m, const double *theta, sid_workspace *ws, const double *q,
-                  const double *v);
 
 /* ---- integration ---------------------------------------------------------------------- */
 
@@ -313,19 +298,6 @@ void sid_sim_opts_defaults(sid_sim_opts *o);   /* euler, 1 substep, no max_dt */
 sid_status sid_step(const sid_model *m, const double *theta, sid_workspace *ws,
                     sid_integrator integ, double h, const double *q, const double *v,
                     const double *u, double *q1, double *v1, sid_error *err);
-
-/* Adjoint of sid_step: given the adjoints q1bar, v1bar of its outputs, accumulate
- * qbar += (dq1/dq)^T q1bar + (dv1/dq)^T v1bar, likewise vbar and thetabar (nparam). */
-sid_status sid_step_vjp(const sid_model *m, const double *theta, sid_workspace *ws, sid_integrator integ,
-                        double h, const double *q, const double *v, const double *u, const double *q1bar,
-                        const double *v1bar, double *qbar, double *vbar, double *thetabar, sid_error *err);
-
-/* Forward-mode twin of sid_step for ndir directions at once: on entry qdot (ndir x nq) and
- * vdot (ndir x nv) hold tangents of (q, v), thetadot (ndir x nparam) of theta; on return
- * qdot, vdot hold the tangents of (q1, v1). scratch: ndir x 9 nv doubles (RK4 stages). */
-sid_status sid_step_jvp(const sid_model *m, const double *theta, sid_workspace *ws, sid_integrator integ, double h,
-                        const double *q, const double *v, const double *u, int ndir, const double *thetadot,
-                        double *qdot, double *vdot, double *scratch, sid_error *err);
 
 /* ---- trajectories --------------------------------------------------------------------- */
 
@@ -363,7 +335,7 @@ typedef struct {
     double weight_q, weight_qd;
     sid_sim_opts sim;
     int checkpoint;       /* log samples between checkpoints of the backward pass; 0 = sqrt(window) */
-    int estimate_start;   /* 1: window start states are unknowns (multiple shooting), see loss.c */
+    int estimate_start;   /* 1: window start states are unknowns (multiple shooting), see problem.c */
     int threads;          /* windows evaluated in parallel; 0 = all cores. Results do not depend on it. */
     int start_velocity_from_q;   /* 1: logged start velocities from positions, even where qd is logged */
 } sid_loss_opts;

@@ -1,8 +1,9 @@
 /* simulate.c — replay a log's commands from its first logged state (sysid simulate).
  * Each log interval is simulated with its own length, split into equal substeps; the command
  * of the interval's first sample is held over it. */
-#include "workspace.h"
+#include "simulate.h"
 
+#include <math.h>
 #include <string.h>
 
 void sid_sim_opts_defaults(sid_sim_opts *o)

@@ -12,7 +12,7 @@
 
 #include "robot_json.h"
 #include "traj_csv.h"
-#include "workspace.h"
+#include "sid_internal.h"
 
 Suite *contact_mujoco_suite(void);
 

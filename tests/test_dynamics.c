@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "test_util.h"
-#include "workspace.h"
+#include "sid_internal.h"
 
 Suite *dynamics_suite(void);
 

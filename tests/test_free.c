@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "test_util.h"
-#include "workspace.h"
+#include "sid_internal.h"
 
 Suite *free_suite(void);
 
@@ -100,9 +100,7 @@ static void analytic(check *c, double *qbar, double *vbar, double *thetabar)
     switch (c->kernel) {
     case K_INTEGRATE: sid_integrate_q_vjp(m, c->q, c->v, c->h, c->wq, qbar, vbar); break;
     case K_RNEA:
-        sid_kinematics(m, c->theta, c->ws, c->q);
-        sid_rnea(m, c->theta, c->ws, c->v, c->a, c->ws->c);
-        sid_rnea_vjp(m, c->theta, c->ws, c->q, c->wv, qbar, vbar, thetabar);
+        sid_inverse_dynamics_vjp(m, c->theta, c->ws, c->q, c->v, c->a, c->wv, qbar, vbar, thetabar);
         break;
     default:
         ck_assert_int_eq(sid_step_vjp(m, c->theta, c->ws, c->kernel == K_EULER ? SID_EULER : SID_RK4, c->h, c->q, c->v,

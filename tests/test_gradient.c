@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "test_util.h"
-#include "workspace.h"
+#include "sid_internal.h"
 
 Suite *gradient_suite(void);
 
@@ -54,9 +54,7 @@ static void analytic(problem *p, double *qbar, double *vbar, double *thetabar)
     sid_error err = {0};
     switch (p->kernel) {
     case KERNEL_RNEA:
-        sid_kinematics(p->m, p->theta, p->ws, p->q);
-        sid_rnea(p->m, p->theta, p->ws, p->v, p->a, p->ws->c);
-        sid_rnea_vjp(p->m, p->theta, p->ws, p->q, p->wq, qbar, vbar, thetabar);
+        sid_inverse_dynamics_vjp(p->m, p->theta, p->ws, p->q, p->v, p->a, p->wq, qbar, vbar, thetabar);
         break;
     case KERNEL_FORCE:
         sid_joint_force_vjp(p->m, p->theta, p->v, p->u, p->wq, vbar, thetabar);

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "test_util.h"
-#include "workspace.h"
+#include "sid_internal.h"
 
 Suite *hard_contact_suite(void);
 

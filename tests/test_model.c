@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "test_util.h"
+#include "joint_force.h"
+#include "sid_internal.h"
 #include "workspace.h"
 
 Suite *model_suite(void);

@@ -25,7 +25,7 @@
 #include <mujoco/mujoco.h>
 
 #include "robot_json.h"
-#include "sid.h"
+#include "sid_internal.h"
 #include "traj_csv.h"
 
 Suite *mujoco_suite(void);

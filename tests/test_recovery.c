@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "robot_json.h"
+#include "sid_internal.h"
 #include "test_util.h"
 
 Suite *recovery_suite(void);

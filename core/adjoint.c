@@ -1,0 +1,53 @@
+/* adjoint.c — the backward pass of a window: dL/dtheta (and dL/dx0) by sweeping its steps in
+ * reverse from the tape that rollout.c recorded, segment by segment from the last checkpoint
+ * back, adding each sample's residual seed dL/dx_k to the state adjoint as it passes
+ * (ADJOINT.md, "Across a window"). Windows restart from their own start states, so no adjoint
+ * flows from one window to the previous. */
+#include "problem.h"
+
+#include <string.h>
+
+sid_status sid_adjoint_window(const sid_problem *p, lane *L, const double *theta, const window *w, const double *x0w,
+                              int nseg, double *thetabar, double *x0bar, sid_error *err)
+{
+    const sid_model *m = p->m;
+    const sid_traj *tr = p->logs[w->log];
+    const int nq = m->nq, nv = m->nv, nx = nq + nv, C = p->cp_every;
+    double *x = L->x;
+    sid_status s;
+    const int single = w->k1 - w->k0 <= C;
+
+    double *xbar = L->xbar, *xbar1 = L->xbar1;
+    double dummy = 0;
+    memset(xbar, 0, sizeof(double) * (size_t)nx);
+    for (int seg = nseg - 1; seg >= 0; seg--) {
+        const int ka = w->k0 + seg * C, kb = ka + C < w->k1 ? ka + C : w->k1;
+        memcpy(x, L->cp + (size_t)seg * (size_t)nx, sizeof(double) * (size_t)nx);
+        if (!single && (s = sid_rollout_span(p, L, theta, w, ka, kb, x, L->tape, NULL, NULL, NULL, err))) return s;
+        for (int k = kb - 1; k >= ka; k--) {
+            /* the state at sample k + 1 carries its own residual seed */
+            if (k + 1 <= w->rb)
+                sid_loss_residual(p, theta, tr, k + 1, L->tape + (size_t)L->tape_sample[k + 1 - ka] * (size_t)p->stride,
+                                  &dummy, NULL, NULL, xbar, thetabar);
+            const double dt = tr->t[k + 1] - tr->t[k];
+            const int nsub = sid_substeps(&p->o.sim, dt);
+            const double h = dt / nsub, *u = tr->u + (size_t)k * (size_t)nv;
+            const sid_step_ctx c = sid_step_context(p->step, m, theta, L->ws, h);
+            for (int j = nsub - 1; j >= 0; j--) {
+                const double *xs = L->tape + (size_t)(L->tape_sample[k - ka] + j) * (size_t)p->stride;
+                memset(xbar1, 0, sizeof(double) * (size_t)nx);
+                if ((s = p->step->vjp_taped(&c, xs, xs + nq, u, xs + nx, xbar, xbar + nq, xbar1, xbar1 + nq, thetabar, err)))
+                    return s;
+                memcpy(xbar, xbar1, sizeof(double) * (size_t)nx);
+            }
+        }
+    }
+    if (w->ra == w->k0) sid_loss_residual(p, theta, tr, w->k0, L->cp, &dummy, NULL, NULL, xbar, thetabar);
+    /* a logged start x0 = (logged q - offset, logged v): the offsets also shape it */
+    if (!x0w)
+        for (int b = 1; b < m->nbody; b++)
+            if (m->body[b].p_dof >= 0) thetabar[m->body[b].p_dof + P_OFFSET] -= xbar[m->body[b].qadr];
+    if (x0bar) memcpy(x0bar, xbar, sizeof(double) * (size_t)nx);
+    return SID_OK;
+}
+

@@ -1,0 +1,141 @@
+/* fd.c — forward dynamics and its derivatives.
+ *   (M + B + hd D) a = F - c - D v + J^T fext
+ * with M the mass matrix, B the armature, D the viscous damping (hd = h: MuJoCo's implicit
+ * damping for Euler; hd = 0: the plain forward dynamics), F the motor and friction forces, c
+ * the bias forces, and fext the forces of a contact model on the bodies.
+ * The adjoint uses the implicit function theorem on the residual
+ * R(a; q, v, theta) = F - D v - ID(q, v, a) - B a - hd D a = 0 (ID with fext): with
+ * w = A^-1 abar, every input z gets zbar += (dR/dz)^T w, so no derivative of M or of its factor
+ * is needed (ADJOINT.md). */
+#include "fd.h"
+
+#include <string.h>
+
+/* RNEA at (v, a) with the forces of fx: motion pass, forces, force pass. */
+static void rnea_fext(const sid_model *m, const double *theta, sid_workspace *ws, const sid_fext_source *fx,
+                      const double *v, const double *a, double *tau)
+{
+    sid_rnea_motion(m, theta, ws, v, a);
+    if (fx) fx->forces(m, theta, ws, fx->ctx, ws->fext);
+    sid_rnea_forces(m, ws, fx ? ws->fext : NULL, tau);
+}
+
+/* Reverse of rnea_fext: the forces' adjoint goes back through the contact model's geometry and
+ * the world poses before the motion pass is reversed. */
+static void rnea_fext_vjp(const sid_model *m, const double *theta, sid_workspace *ws, const sid_fext_source *fx,
+                          const double *q, const double *taubar, double *qbar, double *vbar, double *thetabar)
+{
+    sid_rnea_vjp_forces(m, ws, taubar, fx ? ws->fextbar : NULL);
+    if (fx) {
+        fx->forces_vjp(m, theta, ws, fx->ctx, ws->fextbar, thetabar);
+        sid_world_pose_vjp(m, ws);
+    }
+    sid_rnea_vjp_motion(m, ws, q, qbar, vbar, thetabar);
+}
+
+sid_status sid_fd(const sid_model *m, const double *theta, sid_workspace *ws, const sid_fext_source *fx,
+                  const double *q, const double *v, const double *u, double hd, double *a, sid_error *err)
+{
+    const int nv = m->nv;
+    sid_kinematics(m, theta, ws, q);
+    rnea_fext(m, theta, ws, fx, v, NULL, ws->c);
+    sid_crba(m, ws, ws->M);
+    sid_joint_force(m, theta, v, u, ws->F);
+    for (int i = 0; i < nv; i++) a[i] = ws->F[i] - ws->c[i];
+    for (int b = 1; b < m->nbody; b++) {
+        const sid_body *bd = &m->body[b];
+        if (bd->p_dof < 0) continue;
+        const int i = bd->vadr;
+        const double *pd = theta + bd->p_dof;
+        ws->M[i * nv + i] += pd[P_ARMATURE] + hd * pd[P_VISCOUS];
+        a[i] -= pd[P_VISCOUS] * v[i];
+    }
+    if (sid_factor(m, ws->M))
+        return sid_error_set(err, SID_ERR_SINGULAR,
+                             "mass matrix is not positive definite (a massless link at the end of a chain?)");
+    sid_factor_solve(m, ws->M, a);
+    return SID_OK;
+}
+
+sid_status sid_forward_dynamics(const sid_model *m, const double *theta, sid_workspace *ws, const double *q,
+                                const double *v, const double *u, double hd, double *a, sid_error *err)
+{
+    return sid_fd(m, theta, ws, sid_contact_source(m), q, v, u, hd, a, err);
+}
+
+void sid_fd_vjp_factored(const sid_model *m, const double *theta, sid_workspace *ws, const sid_fext_source *fx,
+                         const double *q, const double *v, const double *u, double hd, const double *a,
+                         const double *L, const double *abar, double *qbar, double *vbar, double *thetabar)
+{
+    const int nv = m->nv;
+    double *w = ws->w;
+    memcpy(w, abar, sizeof(double) * (size_t)nv);
+    sid_factor_solve(m, L, w);
+    sid_joint_force_vjp(m, theta, v, u, w, vbar, thetabar);
+    for (int i = 0; i < nv; i++) ws->rhs[i] = -w[i];
+    for (int b = 1; b < m->nbody; b++) {
+        const sid_body *bd = &m->body[b];
+        if (bd->p_dof < 0) continue;
+        const int i = bd->vadr;
+        const double *pd = theta + bd->p_dof;
+        double *td = thetabar + bd->p_dof;
+        vbar[i] -= pd[P_VISCOUS] * w[i];
+        td[P_VISCOUS] -= (v[i] + hd * a[i]) * w[i];
+        td[P_ARMATURE] -= a[i] * w[i];
+    }
+    sid_kinematics(m, theta, ws, q);
+    rnea_fext(m, theta, ws, fx, v, a, ws->c);
+    rnea_fext_vjp(m, theta, ws, fx, q, ws->rhs, qbar, vbar, thetabar);
+}
+
+sid_status sid_fd_vjp(const sid_model *m, const double *theta, sid_workspace *ws, const sid_fext_source *fx,
+                      const double *q, const double *v, const double *u, double hd, const double *abar, double *qbar,
+                      double *vbar, double *thetabar, sid_error *err)
+{
+    double *a = ws->tmp;
+    sid_status s = sid_fd(m, theta, ws, fx, q, v, u, hd, a, err);
+    if (s) return s;
+    sid_fd_vjp_factored(m, theta, ws, fx, q, v, u, hd, a, ws->M, abar, qbar, vbar, thetabar);
+    return SID_OK;
+}
+
+/* A adot = Rdot with a held fixed, Rdot = Fdot - Ddot v - D vd - IDdot - Bdot a - hd Ddot a. */
+void sid_fd_jvp_dir(const sid_model *m, const double *theta, sid_workspace *ws, const double *q, const double *v,
+                       const double *u, double hd, const double *a, const double *qd, const double *vd,
+                       const double *thd, double *ad)
+{
+    double *tau = ws->rhs;
+    sid_joint_force_jvp(m, theta, v, u, vd, thd, ad);
+    sid_rnea_jvp(m, theta, ws, q, qd, vd, thd, tau);
+    for (int b = 1; b < m->nbody; b++) {
+        const sid_body *bd = &m->body[b];
+        if (bd->vadr < 0) continue;
+        const int i = bd->vadr;
+        const double *pd = theta + bd->p_dof, *tp = thd + bd->p_dof;
+        ad[i] -= tp[P_VISCOUS] * (v[i] + hd * a[i]) + pd[P_VISCOUS] * vd[i] + tau[i] + tp[P_ARMATURE] * a[i];
+    }
+    sid_factor_solve(m, ws->M, ad);
+}
+
+sid_status sid_fd_jvp_prepare(const sid_model *m, const double *theta, sid_workspace *ws, const double *q,
+                              const double *v, const double *u, double hd, double *a, sid_error *err)
+{
+    sid_status s = sid_fd(m, theta, ws, NULL, q, v, u, hd, a, err);
+    if (!s) sid_rnea(m, theta, ws, v, a, NULL, ws->c);
+    return s;
+}
+
+void sid_inverse_dynamics(const sid_model *m, const double *theta, sid_workspace *ws, const double *q,
+                          const double *v, const double *a, double *tau)
+{
+    sid_kinematics(m, theta, ws, q);
+    rnea_fext(m, theta, ws, sid_contact_source(m), v, a, tau);
+}
+
+void sid_inverse_dynamics_vjp(const sid_model *m, const double *theta, sid_workspace *ws, const double *q,
+                              const double *v, const double *a, const double *taubar, double *qbar, double *vbar,
+                              double *thetabar)
+{
+    sid_inverse_dynamics(m, theta, ws, q, v, a, ws->c);
+    rnea_fext_vjp(m, theta, ws, sid_contact_source(m), q, taubar, qbar, vbar, thetabar);
+}

@@ -1,0 +1,44 @@
+/* fd.h — forward dynamics a = fd(q, v, u; theta) with the external forces of a contact model,
+ * and its adjoint and tangent by the implicit function theorem (fd.c). */
+#ifndef SID_FD_H
+#define SID_FD_H
+
+#include "contact.h"
+#include "dynamics.h"
+#include "joint_force.h"
+
+/* Solve (M + B + hd D) a = F - c - D v + J^T fext for a, fext from fx (NULL: none); leaves the
+ * factor of A = M + B + hd D in ws->M and the kinematics at q. */
+sid_status sid_fd(const sid_model *m, const double *theta, sid_workspace *ws, const sid_fext_source *fx,
+                  const double *q, const double *v, const double *u, double hd, double *a, sid_error *err);
+/* Adjoint of a = sid_fd(...) given abar, a and the factor L of A: accumulate qbar, vbar,
+ * thetabar. Needs no mass matrix: only w = A^-1 abar and one reverse RNEA at (q, v, a). */
+void sid_fd_vjp_factored(const sid_model *m, const double *theta, sid_workspace *ws, const sid_fext_source *fx,
+                         const double *q, const double *v, const double *u, double hd, const double *a,
+                         const double *L, const double *abar, double *qbar, double *vbar, double *thetabar);
+/* The same, recomputing the forward dynamics first. */
+sid_status sid_fd_vjp(const sid_model *m, const double *theta, sid_workspace *ws, const sid_fext_source *fx,
+                      const double *q, const double *v, const double *u, double hd, const double *abar, double *qbar,
+                      double *vbar, double *thetabar, sid_error *err);
+/* Forward mode (no contact): sid_fd plus the RNEA at (q, v, a) that sid_fd_jvp_dir needs. */
+sid_status sid_fd_jvp_prepare(const sid_model *m, const double *theta, sid_workspace *ws, const double *q,
+                              const double *v, const double *u, double hd, double *a, sid_error *err);
+/* Directional derivative ad of a along (qd, vd, thd), after sid_fd_jvp_prepare. */
+void sid_fd_jvp_dir(const sid_model *m, const double *theta, sid_workspace *ws, const double *q, const double *v,
+                    const double *u, double hd, const double *a, const double *qd, const double *vd,
+                    const double *thd, double *ad);
+/* Inverse dynamics (RNEA with the model's compliant contact, no friction, no motor, no
+ * armature): tau = M(q) a + c(q, v) - J^T fext. */
+void sid_inverse_dynamics(const sid_model *m, const double *theta, sid_workspace *ws, const double *q,
+                          const double *v, const double *a, double *tau);
+/* Forward dynamics with the model's compliant contact: solve (M + B + hd D) a = F - c - D v
+ * (+ J^T fext) for a. hd = 0 gives the plain forward dynamics; hd = h MuJoCo's Euler step. */
+sid_status sid_forward_dynamics(const sid_model *m, const double *theta, sid_workspace *ws, const double *q,
+                                const double *v, const double *u, double hd, double *a, sid_error *err);
+/* Adjoint of sid_inverse_dynamics: recomputes it at
+ * (q, v, a), then accumulates qbar, vbar, thetabar for the output adjoint taubar. */
+void sid_inverse_dynamics_vjp(const sid_model *m, const double *theta, sid_workspace *ws, const double *q,
+                              const double *v, const double *a, const double *taubar, double *qbar, double *vbar,
+                              double *thetabar);
+
+#endif

@@ -1,0 +1,302 @@
+/* problem.c — a windowed fitting problem: the logs cut into windows, the residual scales,
+ * the tape's size, the per-thread lanes, and the loss and gradient summed over all windows.
+ *
+ * A problem binds a model to logs cut into windows. For each window the forward pass
+ * (rollout.c) simulates from the window's start state and adds the residuals of its samples
+ * (loss.c) to the loss; with a gradient wanted, the backward pass (adjoint.c) sweeps the
+ * window's steps in reverse. Windows are independent, so they run in parallel, grouped into
+ * chunks fixed by the problem alone so that the sums do not depend on the number of threads.
+ *
+ * Start states. By default a window starts from the logged state and its residuals are the
+ * samples after the start. Logged states are noisy, and noise in a start state biases every
+ * parameter fitted through it; with estimate_start the start states are unknowns of their own
+ * (multiple shooting): a window then starts from x0[w], and its residuals run from its start
+ * sample up to, not including, the next window's start (the last window of a log keeps its
+ * end sample), so every sample is counted once. */
+#include "problem.h"
+
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+void sid_loss_opts_defaults(sid_loss_opts *o)
+{
+    o->window = 0.5;
+    o->weight_q = 1.0;
+    o->weight_qd = 0.1;
+    sid_sim_opts_defaults(&o->sim);
+    o->checkpoint = 0;
+    o->estimate_start = 0;
+    o->threads = 0;
+    o->start_velocity_from_q = 0;
+}
+
+int sid_problem_default_threads(void)
+{
+#ifdef _OPENMP
+    return omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
+
+/* A lane's buffers after its workspace, carved from c (or only counted). */
+static void lane_carve(lane *L, const sid_model *m, const sid_problem *p, sid_carve *c)
+{
+    const size_t nx = (size_t)(m->nq + m->nv);
+    L->cp = sid_carve_take(c, nx * (size_t)p->max_cp, sizeof(double));
+    L->tape = sid_carve_take(c, (size_t)p->stride * (size_t)(p->max_seg_steps + 1), sizeof(double));
+    L->tape_sample = sid_carve_take(c, (size_t)(p->cp_every + 1), sizeof(int));
+    L->x = sid_carve_take(c, 4 * nx, sizeof(double));
+}
+
+static int lane_init(lane *L, const sid_model *m, const sid_problem *p)
+{
+    const size_t nx = (size_t)(m->nq + m->nv), wsize = sid_workspace_size(m);
+    sid_carve c = {NULL, wsize};
+    lane_carve(L, m, p, &c);
+    if (!(L->buf = sid_alloc(c.used))) return -1;
+    L->ws = sid_workspace_init(m, L->buf, wsize);
+    c = (sid_carve){L->buf, wsize};
+    lane_carve(L, m, p, &c);
+    L->x1 = L->x + nx;
+    L->xbar = L->x1 + nx;
+    L->xbar1 = L->xbar + nx;
+    return 0;
+}
+
+const sid_model *sid_problem_model(const sid_problem *p) { return p->m; }
+int sid_problem_nwindows(const sid_problem *p) { return p->nwin; }
+int sid_problem_nresiduals(const sid_problem *p) { return p->nres; }
+const double *sid_problem_scale_q(const sid_problem *p) { return p->sq; }
+const double *sid_problem_scale_qd(const sid_problem *p) { return p->sqd; }
+
+size_t sid_problem_tape_bytes(const sid_problem *p)
+{
+    const size_t nx = (size_t)(p->m->nq + p->m->nv);
+    return sizeof(double) * (nx * (size_t)p->max_cp + (size_t)p->stride * ((size_t)p->max_seg_steps + 1));
+}
+
+/* Windows whose whole tape fits this budget are taped in the forward pass and never
+ * re-simulated; longer ones keep checkpoints (sqrt N of them) instead. */
+#define TAPE_BUDGET_BYTES ((size_t)32 << 20)
+
+/* Cut log l into windows of o->window seconds; returns how many (writes them if w != NULL). */
+static int cut_windows(const sid_traj *tr, int l, double len, window *w)
+{
+    int n = 0;
+    for (int k0 = 0; k0 < tr->n - 1;) {
+        int k1 = k0 + 1;
+        if (len <= 0) k1 = tr->n - 1;
+        else
+            while (k1 < tr->n - 1 && tr->t[k1 + 1] - tr->t[k0] <= len * (1 + 1e-9)) k1++;
+        if (w) w[n] = (window){l, k0, k1, k0 + 1, k1};
+        n++;
+        k0 = k1;
+    }
+    return n;
+}
+
+/* Standard deviation of column i over all logs, floored so a still joint cannot blow up. */
+static double column_scale(const sid_traj *const *logs, int nlog, int velocity, int i)
+{
+    double s1 = 0, s2 = 0;
+    long n = 0;
+    for (int l = 0; l < nlog; l++) {
+        const sid_traj *tr = logs[l];
+        const double *x = velocity ? tr->qd : tr->q;
+        const int stride = velocity ? tr->nv : tr->nq;
+        if (!x) continue;
+        for (int k = 0; k < tr->n; k++) {
+            const double y = x[(size_t)k * (size_t)stride + (size_t)i];
+            s1 += y;
+            s2 += y * y;
+            n++;
+        }
+    }
+    if (n == 0) return 1;
+    const double mean = s1 / (double)n, var = s2 / (double)n - mean * mean;
+    const double sd = var > 0 ? sqrt(var) : 0;
+    return sd > 1e-3 ? sd : 1e-3;
+}
+
+sid_status sid_problem_create(sid_problem **out, const sid_model *m, const sid_traj *const *logs, int nlog,
+                              const sid_loss_opts *o, sid_error *err)
+{
+    *out = NULL;
+    const int nq = m->nq, nv = m->nv, nx = nq + nv;
+    if (nlog < 1) return sid_error_set(err, SID_ERR_INPUT, "no logs to fit");
+    if (!(o->window >= 0)) return sid_error_set(err, SID_ERR_INPUT, "window: expected a non-negative number of seconds");
+    if (!(o->weight_q >= 0) || !(o->weight_qd >= 0) || o->weight_q + o->weight_qd <= 0)
+        return sid_error_set(err, SID_ERR_INPUT, "weights: expected non-negative q and qd weights, not both zero");
+    for (int l = 0; l < nlog; l++) {
+        if (logs[l]->nq != nq || logs[l]->nv != nv)
+            return sid_error_set(err, SID_ERR_INPUT, "log %d: %d positions and %d velocities, the robot has %d and %d",
+                                 l + 1, logs[l]->nq, logs[l]->nv, nq, nv);
+        if (logs[l]->n < 2) return sid_error_set(err, SID_ERR_INPUT, "log %d: expected at least 2 samples", l + 1);
+    }
+    const sid_step_variant *step = sid_step_variant_find(m, o->sim.integrator, err);
+    if (!step) return SID_ERR_INPUT;
+    sid_problem *p = sid_alloc(sizeof *p);
+    if (!p) return sid_error_set(err, SID_ERR_NOMEM, "out of memory");
+    p->m = m;
+    p->step = step;
+    p->logs = logs;
+    p->nlog = nlog;
+    p->o = *o;
+    for (int l = 0; l < nlog; l++) p->nwin += cut_windows(logs[l], l, o->window, NULL);
+    p->win = sid_alloc(sizeof(window) * (size_t)p->nwin);
+    p->sq = sid_alloc(sizeof(double) * (size_t)(nq + 1));
+    p->sqd = sid_alloc(sizeof(double) * (size_t)(nv + 1));
+    if (!p->win || !p->sq || !p->sqd) goto nomem;
+    for (int l = 0, w = 0; l < nlog; l++) w += cut_windows(logs[l], l, o->window, p->win + w);
+    for (int w = 0; w < p->nwin; w++) {
+        window *win = &p->win[w];
+        const int last = w == p->nwin - 1 || p->win[w + 1].log != win->log;
+        win->ra = o->estimate_start ? win->k0 : win->k0 + 1;
+        win->rb = o->estimate_start && !last ? win->k1 - 1 : win->k1;
+    }
+    for (int i = 0; i < nq; i++) p->sq[i] = column_scale(logs, nlog, 0, i);
+    for (int i = 0; i < nv; i++) p->sqd[i] = column_scale(logs, nlog, 1, i);
+
+    /* Size the tape: samples between checkpoints, and the most steps any segment needs. */
+    /* tape entry: the state, then the step's record of what its adjoint needs */
+    p->stride = nx + step->record_size(m);
+    int longest = 1, most_steps = 1;
+    for (int w = 0; w < p->nwin; w++) {
+        const sid_traj *tr = logs[p->win[w].log];
+        if (p->win[w].k1 - p->win[w].k0 > longest) longest = p->win[w].k1 - p->win[w].k0;
+        int steps = 0;
+        for (int k = p->win[w].k0; k < p->win[w].k1; k++) steps += sid_substeps(&o->sim, tr->t[k + 1] - tr->t[k]);
+        if (steps > most_steps) most_steps = steps;
+    }
+    const int whole = sizeof(double) * (size_t)p->stride * (size_t)(most_steps + 1) <= TAPE_BUDGET_BYTES;
+    p->cp_every = o->checkpoint > 0 ? o->checkpoint : whole ? longest : (int)ceil(sqrt((double)longest));
+    if (p->cp_every > longest) p->cp_every = longest;
+    p->max_cp = (longest + p->cp_every - 1) / p->cp_every + 1;
+    for (int w = 0; w < p->nwin; w++) {
+        const sid_traj *tr = logs[p->win[w].log];
+        for (int k = p->win[w].k0; k < p->win[w].k1; k += p->cp_every) {
+            int steps = 0;
+            for (int j = k; j < k + p->cp_every && j < p->win[w].k1; j++) steps += sid_substeps(&o->sim, tr->t[j + 1] - tr->t[j]);
+            if (steps > p->max_seg_steps) p->max_seg_steps = steps;
+        }
+        p->nres += (p->win[w].rb - p->win[w].ra + 1) * ((o->weight_q > 0 ? nq : 0) + (o->weight_qd > 0 && tr->qd ? nv : 0));
+    }
+    p->chunk_windows = (p->nwin + MAX_CHUNKS - 1) / MAX_CHUNKS;
+    p->nchunk = (p->nwin + p->chunk_windows - 1) / p->chunk_windows;
+    p->nlane = o->threads > 0 ? o->threads : sid_problem_default_threads();
+    if (p->nlane > p->nchunk) p->nlane = p->nchunk;
+    if (p->nlane < 1) p->nlane = 1;
+    p->lane = sid_alloc(sizeof(lane) * (size_t)p->nlane);
+    p->chunk_sum = sid_alloc(sizeof(double) * (size_t)p->nchunk);
+    p->chunk_grad = sid_alloc(sizeof(double) * (size_t)p->nchunk * (size_t)(m->nparam > 0 ? m->nparam : 1));
+    p->chunk_sse = sid_alloc(sizeof(double) * (size_t)p->nchunk * (size_t)nx);
+    p->chunk_status = sid_alloc(sizeof(sid_status) * (size_t)p->nchunk);
+    p->chunk_err = sid_alloc(sizeof(sid_error) * (size_t)p->nchunk);
+    if (!p->lane || !p->chunk_sum || !p->chunk_grad || !p->chunk_sse || !p->chunk_status || !p->chunk_err) goto nomem;
+    for (int i = 0; i < p->nlane; i++)
+        if (lane_init(&p->lane[i], m, p)) goto nomem;
+    if (p->nres == 0) {
+        sid_problem_free(p);
+        return sid_error_set(err, SID_ERR_INPUT, "no residuals: the logs have no velocities and the q weight is 0");
+    }
+    *out = p;
+    return SID_OK;
+nomem:
+    sid_problem_free(p);
+    return sid_error_set(err, SID_ERR_NOMEM, "out of memory");
+}
+
+void sid_problem_free(sid_problem *p)
+{
+    if (!p) return;
+    sid_free(p->win);
+    sid_free(p->sq);
+    sid_free(p->sqd);
+    for (int i = 0; p->lane && i < p->nlane; i++) sid_free(p->lane[i].buf);
+    sid_free(p->lane);
+    sid_free(p->chunk_sum);
+    sid_free(p->chunk_grad);
+    sid_free(p->chunk_sse);
+    sid_free(p->chunk_status);
+    sid_free(p->chunk_err);
+    sid_free(p);
+}
+
+void sid_problem_start_states(const sid_problem *p, const double *theta, double *x0)
+{
+    const size_t nx = (size_t)(p->m->nq + p->m->nv);
+    for (int w = 0; w < p->nwin; w++) sid_rollout_start_state(p, theta, &p->win[w], NULL, x0 + (size_t)w * nx);
+}
+
+int sid_problem_estimates_start(const sid_problem *p) { return p->o.estimate_start; }
+
+
+/* Loss sum of one window; with thetabar, accumulate its gradient (and the start state's). */
+static sid_status window_loss(const sid_problem *p, lane *L, const double *theta, const window *w, const double *x0w,
+                              double *sum, double *sse_q, double *sse_qd, double *thetabar, double *x0bar, sid_error *err)
+{
+    int nseg;
+    sid_status s = sid_rollout_window(p, L, theta, w, x0w, thetabar != NULL, sum, sse_q, sse_qd, &nseg, err);
+    if (s || !thetabar) return s;
+    return sid_adjoint_window(p, L, theta, w, x0w, nseg, thetabar, x0bar, err);
+}
+
+sid_status sid_problem_run_chunks(sid_problem *p, const double *theta, const double *x0, int grad, double *grad_x0,
+                                  int rmse, sid_error *err)
+{
+    const sid_model *m = p->m;
+    const int np = m->nparam, nq = m->nq, nx = m->nq + m->nv;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(p->nlane)
+#endif
+    for (int c = 0; c < p->nchunk; c++) {
+#ifdef _OPENMP
+        lane *L = &p->lane[omp_get_thread_num()];
+#else
+        lane *L = &p->lane[0];
+#endif
+        double *g = grad ? p->chunk_grad + (size_t)c * (size_t)np : NULL;
+        double *sse = rmse ? p->chunk_sse + (size_t)c * (size_t)nx : NULL;
+        p->chunk_sum[c] = 0;
+        p->chunk_status[c] = SID_OK;
+        if (g) memset(g, 0, sizeof(double) * (size_t)np);
+        if (sse) memset(sse, 0, sizeof(double) * (size_t)nx);
+        for (int w = c * p->chunk_windows; w < (c + 1) * p->chunk_windows && w < p->nwin; w++) {
+            const size_t off = (size_t)w * (size_t)nx;
+            p->chunk_status[c] = window_loss(p, L, theta, &p->win[w], x0 ? x0 + off : NULL, &p->chunk_sum[c], sse,
+                                             sse ? sse + nq : NULL, g, grad_x0 ? grad_x0 + off : NULL, &p->chunk_err[c]);
+            if (p->chunk_status[c]) break;
+        }
+    }
+    for (int c = 0; c < p->nchunk; c++)
+        if (p->chunk_status[c]) {
+            if (err) *err = p->chunk_err[c];
+            return p->chunk_status[c];
+        }
+    return SID_OK;
+}
+
+sid_status sid_problem_loss(sid_problem *p, const double *theta, const double *x0, double *loss, double *grad,
+                            double *grad_x0, sid_error *err)
+{
+    const int np = p->m->nparam, nx = p->m->nq + p->m->nv;
+    sid_status s = sid_problem_run_chunks(p, theta, x0, grad != NULL, grad_x0, 0, err);
+    if (s) return s;
+    const double inv = 1.0 / p->nres;
+    double sum = 0;
+    for (int c = 0; c < p->nchunk; c++) sum += p->chunk_sum[c];
+    *loss = sum * inv;
+    if (grad) {
+        memset(grad, 0, sizeof(double) * (size_t)np);
+        for (int c = 0; c < p->nchunk; c++)
+            for (int i = 0; i < np; i++) grad[i] += p->chunk_grad[(size_t)c * (size_t)np + (size_t)i];
+        for (int i = 0; i < np; i++) grad[i] *= inv;
+    }
+    if (grad_x0)
+        for (size_t i = 0; i < (size_t)p->nwin * (size_t)nx; i++) grad_x0[i] *= inv;
+    if (!isfinite(*loss)) return sid_error_set(err, SID_ERR_NONFINITE, "loss is not finite");
+    return SID_OK;
+}

@@ -1,0 +1,89 @@
+/* problem.h — what the files of the windowed loss share (internal to core/): the windows a
+ * problem cuts its logs into, the per-thread lanes of scratch, the problem itself, and the
+ * functions that pass a window from one stage to the next (problem.c sets up and sums,
+ * rollout.c simulates and tapes, adjoint.c sweeps back, loss.c scores a sample, jacobian.c
+ * and metrics.c evaluate windows for the covariance and the RMSE). */
+#ifndef SID_PROBLEM_H
+#define SID_PROBLEM_H
+
+#include "step.h"
+#include "simulate.h"
+#include "workspace.h"
+
+/* Windows are independent, so they run on all cores. For results that do not depend on the
+ * number of threads, windows are grouped into at most MAX_CHUNKS chunks fixed by the problem
+ * alone; a chunk's windows add up in order into the chunk's own sums, and the chunks add up
+ * in order at the end. MAX_CHUNKS bounds the per-chunk gradient buffers. */
+#define MAX_CHUNKS 64
+
+/* The scratch of one thread, carved from one buffer: workspace, checkpoints, tape and state buffers. */
+typedef struct {
+    void *buf;               /* the lane's one allocation */
+    sid_workspace *ws;
+    double *cp;              /* (max_cp x (nq + nv)) checkpoint states of the current window */
+    double *tape;            /* ((max_seg_steps + 1) x stride) step states of one segment */
+    int *tape_sample;        /* (cp_every + 1) tape index of each sample of the segment */
+    double *x, *x1, *xbar, *xbar1;   /* (nq + nv) each */
+} lane;
+
+typedef struct {
+    int log, k0, k1;   /* log and samples [k0, k1] it simulates */
+    int ra, rb;        /* samples [ra, rb] that give residuals */
+} window;
+
+struct sid_problem {
+    const sid_model *m;
+    const sid_traj *const *logs;
+    int nlog;
+    sid_loss_opts o;
+    const sid_step_variant *step;   /* the step of the model's contact model and o.sim.integrator */
+    int nwin, nres, cp_every;
+    window *win;
+    double *sq, *sqd;        /* (nq), (nv) residual scales */
+    int max_seg_steps, max_cp;
+    int stride;              /* doubles per tape entry: the state and the step's record */
+    int nlane, nchunk, chunk_windows;
+    lane *lane;              /* (nlane) one per thread */
+    double *chunk_sum;       /* (nchunk) loss sums */
+    double *chunk_grad;      /* (nchunk x nparam) gradient sums */
+    double *chunk_sse;       /* (nchunk x (nq + nv)) squared errors for the RMSE */
+    sid_status *chunk_status;
+    sid_error *chunk_err;
+};
+
+/* Run the windows of every chunk, chunks in parallel; each chunk's sums start from zero.
+ * With grad, chunk_grad holds each chunk's gradient; with rmse, chunk_sse its squared errors. */
+sid_status sid_problem_run_chunks(sid_problem *p, const double *theta, const double *x0, int grad, double *grad_x0,
+                                  int rmse, sid_error *err);
+
+/* Residual terms of sample k at simulated state x = (q, v): adds 1/2 sum w (delta / s)^2 to
+ * *sum, squared raw errors to sse_q / sse_qd (if not NULL) and, with xbar, the seed
+ * d(sum)/dx to xbar and d(sum)/d(offset) to thetabar. */
+void sid_loss_residual(const sid_problem *p, const double *theta, const sid_traj *tr, int k, const double *x,
+                       double *sum, double *sse_q, double *sse_qd, double *xbar, double *thetabar);
+/* Residuals of sample k in the order of sid_problem_window_jacobian, with their tangent rows:
+ * r = sqrt(w) delta / s, rows J[r][d] = sqrt(w) / s (qdot + offsetdot, or vdot), for ndir
+ * directions of which the first nfree are parameters idx[d]; returns their number. */
+int sid_loss_residual_rows(const sid_problem *p, const double *theta, const sid_traj *tr, int k, const double *x,
+                           int ndir, int nfree, const int *idx, const double *qdot, const double *vdot, double *r,
+                           double *J);
+
+/* The start state of window w: x0w when given, else the logged state (q = logged q minus the
+ * offsets, v = logged or smoothed qd). */
+void sid_rollout_start_state(const sid_problem *p, const double *theta, const window *w, const double *x0w, double *x);
+/* Simulate samples [ka, kb] of window w from the state in x (overwritten with the state at kb),
+ * adding the residuals of its samples to sum (if not NULL). With tape, record the state
+ * before every step and L->tape_sample[k - ka] for each sample. */
+sid_status sid_rollout_span(const sid_problem *p, lane *L, const double *theta, const window *w, int ka, int kb,
+                            double *x, double *tape, double *sum, double *sse_q, double *sse_qd, sid_error *err);
+/* The forward pass of window w from x0w (NULL: logged start): its residuals added to sum,
+ * a checkpoint at every segment start in L->cp; with taped, a window of one segment is
+ * also taped. Returns the number of segments in *nseg. */
+sid_status sid_rollout_window(const sid_problem *p, lane *L, const double *theta, const window *w, const double *x0w,
+                              int taped, double *sum, double *sse_q, double *sse_qd, int *nseg, sid_error *err);
+/* The backward pass of window w after sid_rollout_window: accumulates the window's gradient
+ * into thetabar and, with x0bar, the start state's (x0w as given to the rollout). */
+sid_status sid_adjoint_window(const sid_problem *p, lane *L, const double *theta, const window *w, const double *x0w,
+                              int nseg, double *thetabar, double *x0bar, sid_error *err);
+
+#endif

@@ -1,0 +1,205 @@
+/* rk4.c — the classic Runge-Kutta step on (q, v) with the plain forward dynamics (hd = 0):
+ *   a_s = fd(q_s, v_s, u) at (q, v), (q (+) h/2 v, v + h/2 a1), (q (+) h/2 v2, v + h/2 a2),
+ *   (q (+) h v3, v + h a3);  v1 = v + h/6 (a1 + 2 a2 + 2 a3 + a4);
+ *   q1 = q (+) h (v + 2 v2 + 2 v3 + v4) / 6.
+ * Its tape record is the stage states and accelerations and the four stages' factors; the
+ * adjoint reverses the stages in order (ADJOINT.md, "RK4"). */
+#include "fd.h"
+#include "step.h"
+
+#include <string.h>
+
+/* Doubles of an RK4 step's stages: three stage states and four accelerations. */
+static int rk_size(const sid_model *m) { return 3 * m->nq + 7 * m->nv; }
+
+int sid_rk4_record_size(const sid_model *m) { return rk_size(m) + 4 * m->nv * m->nv; }
+
+/* The RK4 stages of a step into ws->rk = (q2, v2, q3, v3, q4, v4, a1, a2, a3, a4): the stage
+ * states, and the accelerations of the first nstage stages. */
+static sid_status rk4_stages(const sid_step_ctx *c, const double *q, const double *v, const double *u, int nstage,
+                             sid_error *err)
+{
+    const sid_model *m = c->m;
+    const double *theta = c->theta;
+    sid_workspace *ws = c->ws;
+    const double h = c->h;
+    const int nq = m->nq, nv = m->nv;
+    double *q2 = ws->rk, *v2 = q2 + nq, *q3 = v2 + nv, *v3 = q3 + nq, *q4 = v3 + nv, *v4 = q4 + nq;
+    double *a1 = v4 + nv, *a2 = a1 + nv, *a3 = a2 + nv, *a4 = a3 + nv;
+    const size_t nn = (size_t)nv * (size_t)nv, bytes = sizeof(double) * nn;
+    sid_status s;
+    /* each stage's factor is kept in ws->Lst, so that a tape can hold it for the adjoint */
+    if ((s = sid_fd(m, theta, ws, c->fx, q, v, u, 0, a1, err))) return s;
+    memcpy(ws->Lst, ws->M, bytes);
+    sid_integrate_q(m, q, v, 0.5 * h, q2);
+    for (int i = 0; i < nv; i++) v2[i] = v[i] + 0.5 * h * a1[i];
+    if ((s = sid_fd(m, theta, ws, c->fx, q2, v2, u, 0, a2, err))) return s;
+    memcpy(ws->Lst + nn, ws->M, bytes);
+    sid_integrate_q(m, q, v2, 0.5 * h, q3);
+    for (int i = 0; i < nv; i++) v3[i] = v[i] + 0.5 * h * a2[i];
+    if ((s = sid_fd(m, theta, ws, c->fx, q3, v3, u, 0, a3, err))) return s;
+    memcpy(ws->Lst + 2 * nn, ws->M, bytes);
+    sid_integrate_q(m, q, v3, h, q4);
+    for (int i = 0; i < nv; i++) v4[i] = v[i] + h * a3[i];
+    if (nstage == 4) {
+        if ((s = sid_fd(m, theta, ws, c->fx, q4, v4, u, 0, a4, err))) return s;
+        memcpy(ws->Lst + 3 * nn, ws->M, bytes);
+    }
+    return SID_OK;
+}
+
+sid_status sid_rk4_step(const sid_step_ctx *c, const double *q, const double *v, const double *u, double *q1,
+                        double *v1, double *rec, sid_error *err)
+{
+    const sid_model *m = c->m;
+    sid_workspace *ws = c->ws;
+    const double h = c->h;
+    const int nq = m->nq, nv = m->nv;
+    sid_status s;
+    if ((s = rk4_stages(c, q, v, u, 4, err))) return s;
+    const double *v2 = ws->rk + nq, *v3 = v2 + nv + nq, *v4 = v3 + nv + nq;
+    const double *a1 = v4 + nv, *a2 = a1 + nv, *a3 = a2 + nv, *a4 = a3 + nv;
+    double *vc = ws->rkbar;   /* the combined velocity of the position update */
+    for (int i = 0; i < nv; i++) {
+        vc[i] = (v[i] + 2 * v2[i] + 2 * v3[i] + v4[i]) / 6;
+        v1[i] = v[i] + h / 6 * (a1[i] + 2 * a2[i] + 2 * a3[i] + a4[i]);
+    }
+    sid_integrate_q(m, q, vc, h, q1);
+    if (rec) {
+        memcpy(rec, ws->rk, sizeof(double) * (size_t)rk_size(m));
+        memcpy(rec + rk_size(m), ws->Lst, sizeof(double) * 4 * (size_t)nv * (size_t)nv);
+    }
+    return SID_OK;
+}
+
+/* Adjoint of one RK4 stage a_s = fd(q_s, v_s, u): with the stage's factor L_s from a tape,
+ * or (L_s NULL) by recomputing the forward dynamics. */
+static sid_status stage_vjp(const sid_step_ctx *c, const double *qs, const double *vs, const double *u, const double *as,
+                            const double *Ls, const double *abar, double *qbar, double *vbar, double *thetabar,
+                            sid_error *err)
+{
+    const sid_model *m = c->m;
+    const double *theta = c->theta;
+    sid_workspace *ws = c->ws;
+    if (!Ls) return sid_fd_vjp(m, theta, ws, c->fx, qs, vs, u, 0, abar, qbar, vbar, thetabar, err);
+    sid_fd_vjp_factored(m, theta, ws, c->fx, qs, vs, u, 0, as, Ls, abar, qbar, vbar, thetabar);
+    return SID_OK;
+}
+
+/* Reverse an RK4 step whose stages st = (q2, v2, q3, v3, q4, v4, a1, a2, a3, a4) are known;
+ * L holds the four stages' factors (sid_factor), or is NULL to recompute them. */
+static sid_status rk4_reverse(const sid_step_ctx *c, const double *q, const double *v, const double *u, const double *st,
+                              const double *L, const double *q1bar, const double *v1bar, double *qbar, double *vbar,
+                              double *thetabar, sid_error *err)
+{
+    const sid_model *m = c->m;
+    sid_workspace *ws = c->ws;
+    const double h = c->h;
+    const int nq = m->nq, nv = m->nv;
+    const size_t nn = (size_t)nv * (size_t)nv;
+    const double *q2 = st, *v2 = q2 + nq, *q3 = v2 + nv, *v3 = q3 + nq, *q4 = v3 + nv, *v4 = q4 + nq;
+    const double *a1 = v4 + nv, *a2 = a1 + nv, *a3 = a2 + nv, *a4 = a3 + nv;
+    const double *L1 = L, *L2 = L ? L + nn : NULL, *L3 = L ? L + 2 * nn : NULL, *L4 = L ? L + 3 * nn : NULL;
+    double *ab1 = ws->rkbar, *ab2 = ab1 + nv, *ab3 = ab2 + nv, *ab4 = ab3 + nv;
+    double *vs = ab4 + nv, *vb2 = vs + nv, *vb3 = vb2 + nv, *vc = vb3 + nv, *vcb = vc + nv, *qs = vcb + nv;
+    sid_status s;
+    /* q1 = q (+) h vc, vc = (v + 2 v2 + 2 v3 + v4) / 6;  v1 = v + h/6 (a1 + 2 a2 + 2 a3 + a4) */
+    for (int i = 0; i < nv; i++) vc[i] = (v[i] + 2 * v2[i] + 2 * v3[i] + v4[i]) / 6, vcb[i] = 0;
+    sid_integrate_q_vjp(m, q, vc, h, q1bar, qbar, vcb);
+    for (int i = 0; i < nv; i++) {
+        vbar[i] += v1bar[i] + vcb[i] / 6;
+        vb2[i] = vcb[i] / 3;
+        vb3[i] = vcb[i] / 3;
+        vs[i] = vcb[i] / 6;
+        ab1[i] = h / 6 * v1bar[i];
+        ab2[i] = h / 3 * v1bar[i];
+        ab3[i] = h / 3 * v1bar[i];
+        ab4[i] = h / 6 * v1bar[i];
+    }
+    /* stage 4 at (q4, v4) = (q (+) h v3, v + h a3) */
+    memset(qs, 0, sizeof(double) * (size_t)nq);
+    if ((s = stage_vjp(c, q4, v4, u, a4, L4, ab4, qs, vs, thetabar, err))) return s;
+    sid_integrate_q_vjp(m, q, v3, h, qs, qbar, vb3);
+    for (int i = 0; i < nv; i++) vbar[i] += vs[i], ab3[i] += h * vs[i];
+    /* stage 3 at (q (+) h/2 v2, v + h/2 a2) */
+    memset(qs, 0, sizeof(double) * (size_t)nq);
+    memcpy(vs, vb3, sizeof(double) * (size_t)nv);
+    if ((s = stage_vjp(c, q3, v3, u, a3, L3, ab3, qs, vs, thetabar, err))) return s;
+    sid_integrate_q_vjp(m, q, v2, 0.5 * h, qs, qbar, vb2);
+    for (int i = 0; i < nv; i++) vbar[i] += vs[i], ab2[i] += 0.5 * h * vs[i];
+    /* stage 2 at (q (+) h/2 v, v + h/2 a1) */
+    memset(qs, 0, sizeof(double) * (size_t)nq);
+    memcpy(vs, vb2, sizeof(double) * (size_t)nv);
+    if ((s = stage_vjp(c, q2, v2, u, a2, L2, ab2, qs, vs, thetabar, err))) return s;
+    sid_integrate_q_vjp(m, q, v, 0.5 * h, qs, qbar, vbar);
+    for (int i = 0; i < nv; i++) vbar[i] += vs[i], ab1[i] += 0.5 * h * vs[i];
+    /* stage 1 at (q, v) */
+    return stage_vjp(c, q, v, u, a1, L1, ab1, qbar, vbar, thetabar, err);
+}
+
+sid_status sid_rk4_vjp(const sid_step_ctx *c, const double *q, const double *v, const double *u, const double *q1bar,
+                       const double *v1bar, double *qbar, double *vbar, double *thetabar, sid_error *err)
+{
+    sid_status s;
+    /* Recompute the stage states (the fourth's acceleration is not needed), then reverse. */
+    if ((s = rk4_stages(c, q, v, u, 3, err))) return s;
+    return rk4_reverse(c, q, v, u, c->ws->rk, NULL, q1bar, v1bar, qbar, vbar, thetabar, err);
+}
+
+sid_status sid_rk4_vjp_taped(const sid_step_ctx *c, const double *q, const double *v, const double *u,
+                             const double *rec, const double *q1bar, const double *v1bar, double *qbar, double *vbar,
+                             double *thetabar, sid_error *err)
+{
+    return rk4_reverse(c, q, v, u, rec, rec + rk_size(c->m), q1bar, v1bar, qbar, vbar, thetabar, err);
+}
+
+sid_status sid_rk4_jvp(const sid_step_ctx *c, const double *q, const double *v, const double *u, int ndir,
+                       const double *thetadot, double *qdot, double *vdot, double *scratch, sid_error *err)
+{
+    const sid_model *m = c->m;
+    const double *theta = c->theta;
+    sid_workspace *ws = c->ws;
+    const double h = c->h;
+    const int nq = m->nq, nv = m->nv, np = m->nparam;
+    sid_status s;
+    /* RK4: stage by stage, all directions at once; per direction scratch holds the stage
+     * tangents adot1..4 and vdot2..4, and the tangent of the current stage's q. */
+    double *qs = ws->rk, *vs = qs + nv, *as = vs + nv, *a1 = as + nv, *a2 = a1 + nv, *a3 = a2 + nv;
+    const double *acc[3] = {a1, a2, a3};
+    const double cn[4] = {0, 0.5, 0.5, 1};   /* stage nodes */
+    for (int st = 0; st < 4; st++) {
+        for (int i = 0; i < nv; i++) {
+            qs[i] = st == 0 ? q[i] : q[i] + cn[st] * h * (st == 1 ? v[i] : vs[i]);
+            vs[i] = st == 0 ? v[i] : v[i] + cn[st] * h * acc[st - 1][i];
+        }
+        if ((s = sid_fd_jvp_prepare(m, theta, ws, qs, vs, u, 0, as, err))) return s;
+        if (st < 3) memcpy((double *)acc[st], as, sizeof(double) * (size_t)nv);
+        for (int d = 0; d < ndir; d++) {
+            double *sc = scratch + (size_t)d * 9 * (size_t)nv;
+            double *ad = sc + (size_t)st * (size_t)nv;          /* adot1..4 */
+            double *vd_st = sc + 4 * (size_t)nv + (size_t)(st > 0 ? st - 1 : 0) * (size_t)nv;   /* vdot2..4 */
+            double *qd_st = sc + 7 * (size_t)nv, *vtmp = sc + 8 * (size_t)nv;
+            const double *qd = qdot + (size_t)d * (size_t)nq, *vd = vdot + (size_t)d * (size_t)nv;
+            for (int i = 0; i < nv; i++) {
+                /* qs = q + c h v_{st-1 stage}, vs = v + c h a_{st-1} */
+                const double vprev = st <= 1 ? vd[i] : sc[4 * nv + (st - 2) * nv + i];
+                qd_st[i] = st == 0 ? qd[i] : qd[i] + cn[st] * h * vprev;
+                vtmp[i] = st == 0 ? vd[i] : vd[i] + cn[st] * h * sc[(st - 1) * nv + i];
+                if (st > 0) vd_st[i] = vtmp[i];
+            }
+            sid_fd_jvp_dir(m, theta, ws, qs, vs, u, 0, as, qd_st, vtmp, thetadot + (size_t)d * (size_t)np, ad);
+        }
+    }
+    for (int d = 0; d < ndir; d++) {
+        const double *sc = scratch + (size_t)d * 9 * (size_t)nv;
+        double *qd = qdot + (size_t)d * (size_t)nq, *vd = vdot + (size_t)d * (size_t)nv;
+        for (int i = 0; i < nv; i++) {
+            const double *ad = sc, *v2 = sc + 4 * nv, *v3 = v2 + nv, *v4 = v3 + nv;
+            const double q1 = qd[i] + h / 6 * (vd[i] + 2 * v2[i] + 2 * v3[i] + v4[i]);
+            const double v1 = vd[i] + h / 6 * (ad[i] + 2 * ad[nv + i] + 2 * ad[2 * nv + i] + ad[3 * nv + i]);
+            qd[i] = q1;
+            vd[i] = v1;
+        }
+    }
+    return SID_OK;
+}

@@ -1,0 +1,80 @@
+/* rollout.c — the forward pass of a window: simulate it from its start state, add the residuals
+ * of its samples, and keep what the backward pass needs.
+ *
+ * With a gradient wanted, the forward pass tapes every step's state with the record its step
+ * writes of what the adjoint needs (step.h: accelerations and L^T L factors of each Euler step
+ * or RK4 stage), so that the backward pass never forms a mass matrix. A window whose tape would exceed the budget
+ * (problem.c) keeps a checkpoint state every C = sqrt(N) samples instead, and the backward
+ * pass re-simulates one segment at a time onto the tape: memory O(N/C + C), one extra
+ * forward pass. Either way the cost does not depend on the number of parameters
+ * (ADJOINT.md, "Across a window"). */
+#include "problem.h"
+
+#include <string.h>
+
+void sid_rollout_start_state(const sid_problem *p, const double *theta, const window *w, const double *x0w, double *x)
+{
+    const sid_traj *tr = p->logs[w->log];
+    if (x0w) {
+        memcpy(x, x0w, sizeof(double) * (size_t)(p->m->nq + p->m->nv));
+        return;
+    }
+    sid_traj_state_q(p->m, theta, tr, w->k0, x);
+    if (p->o.start_velocity_from_q) sid_traj_velocity_from_q(p->m, tr, w->k0, x + p->m->nq);
+    else sid_traj_velocity(p->m, tr, w->k0, x + p->m->nq);
+}
+
+sid_status sid_rollout_span(const sid_problem *p, lane *L, const double *theta, const window *w, int ka, int kb,
+                            double *x, double *tape, double *sum, double *sse_q, double *sse_qd, sid_error *err)
+{
+    const sid_model *m = p->m;
+    const int l = w->log;
+    const sid_traj *tr = p->logs[l];
+    const int nq = m->nq, nv = m->nv, nx = nq + nv;
+    int e = 0;
+    for (int k = ka; k < kb; k++) {
+        const double dt = tr->t[k + 1] - tr->t[k];
+        const int nsub = sid_substeps(&p->o.sim, dt);
+        const double h = dt / nsub, *u = tr->u + (size_t)k * (size_t)nv;
+        const sid_step_ctx c = sid_step_context(p->step, m, theta, L->ws, h);
+        if (tape) L->tape_sample[k - ka] = e;
+        for (int j = 0; j < nsub; j++, e++) {
+            double *entry = tape ? tape + (size_t)e * (size_t)p->stride : NULL;
+            if (tape) memcpy(entry, x, sizeof(double) * (size_t)nx);
+            sid_status s = sid_step_take(p->step, &c, x, x + nq, u, L->x1, L->x1 + nq, tape ? entry + nx : NULL, err);
+            if (s) {
+                sid_error_prefix(err, "log %d, t = %g s", l + 1, tr->t[k]);
+                return s;
+            }
+            memcpy(x, L->x1, sizeof(double) * (size_t)nx);
+        }
+        if (sum && k + 1 <= w->rb) sid_loss_residual(p, theta, tr, k + 1, x, sum, sse_q, sse_qd, NULL, NULL);
+    }
+    if (tape) {
+        L->tape_sample[kb - ka] = e;
+        memcpy(tape + (size_t)e * (size_t)p->stride, x, sizeof(double) * (size_t)nx);
+    }
+    return SID_OK;
+}
+
+sid_status sid_rollout_window(const sid_problem *p, lane *L, const double *theta, const window *w, const double *x0w,
+                              int taped, double *sum, double *sse_q, double *sse_qd, int *nseg, sid_error *err)
+{
+    const sid_model *m = p->m;
+    const sid_traj *tr = p->logs[w->log];
+    const int nx = m->nq + m->nv, C = p->cp_every;
+    double *x = L->x;
+    sid_status s;
+    sid_rollout_start_state(p, theta, w, x0w, x);
+    if (w->ra == w->k0) sid_loss_residual(p, theta, tr, w->k0, x, sum, sse_q, sse_qd, NULL, NULL);
+    /* a window of one segment is taped right away and not simulated again */
+    const int single = w->k1 - w->k0 <= C;
+    *nseg = 0;
+    for (int k = w->k0; k < w->k1; k += C, (*nseg)++) {
+        memcpy(L->cp + (size_t)*nseg * (size_t)nx, x, sizeof(double) * (size_t)nx);
+        const int kb = k + C < w->k1 ? k + C : w->k1;
+        if ((s = sid_rollout_span(p, L, theta, w, k, kb, x, single && taped ? L->tape : NULL, sum, sse_q, sse_qd, err)))
+            return s;
+    }
+    return SID_OK;
+}

@@ -1,0 +1,94 @@
+/* step.c — the table of step variants: integrator x contact model (step.h), and the public
+ * entry points sid_step, sid_step_vjp and sid_step_jvp that call through it. */
+#include "sid_internal.h"
+
+enum { CONTACT_NONE, CONTACT_COMPLIANT, CONTACT_HARD, NCONTACT };
+
+static const sid_step_variant variants[2][NCONTACT] = {
+    [SID_EULER] = {
+        [CONTACT_NONE] = {sid_euler_step, sid_euler_vjp_taped, sid_euler_vjp, sid_euler_jvp, sid_euler_record_size, NULL,
+                          NULL},
+        [CONTACT_COMPLIANT] = {sid_euler_step, sid_euler_vjp_taped, sid_euler_vjp, NULL, sid_euler_record_size,
+                               &sid_contact_compliant, NULL},
+        [CONTACT_HARD] = {sid_hard_step, sid_hard_vjp_taped, sid_hard_vjp, NULL, sid_hard_record_size, NULL, NULL},
+    },
+    [SID_RK4] = {
+        [CONTACT_NONE] = {sid_rk4_step, sid_rk4_vjp_taped, sid_rk4_vjp, sid_rk4_jvp, sid_rk4_record_size, NULL, NULL},
+        [CONTACT_COMPLIANT] = {sid_rk4_step, sid_rk4_vjp_taped, sid_rk4_vjp, NULL, sid_rk4_record_size,
+                               &sid_contact_compliant, NULL},
+        [CONTACT_HARD] = {NULL, NULL, NULL, NULL, NULL, NULL, "the hard contact model needs the euler integrator, not rk4"},
+    },
+};
+
+const sid_step_variant *sid_step_variant_find(const sid_model *m, sid_integrator integ, sid_error *err)
+{
+    const int contact = !m->nsphere ? CONTACT_NONE : m->contact == SID_CONTACT_HARD ? CONTACT_HARD : CONTACT_COMPLIANT;
+    const sid_step_variant *sv = &variants[integ == SID_RK4][contact];
+    if (sv->unsupported) {
+        sid_error_set(err, SID_ERR_INPUT, "%s", sv->unsupported);
+        return NULL;
+    }
+    return sv;
+}
+
+sid_step_ctx sid_step_context(const sid_step_variant *sv, const sid_model *m, const double *theta, sid_workspace *ws,
+                              double h)
+{
+    return (sid_step_ctx){m, theta, ws, h, sv->fx};
+}
+
+static sid_status check_finite(const double *x, int n, const char *what, sid_error *err)
+{
+    for (int i = 0; i < n; i++)
+        if (!isfinite(x[i]))
+            return sid_error_set(err, SID_ERR_NONFINITE, "simulation diverged: %s[%d] is not finite", what, i);
+    return SID_OK;
+}
+
+sid_status sid_step_take(const sid_step_variant *sv, const sid_step_ctx *c, const double *q, const double *v,
+                         const double *u, double *q1, double *v1, double *rec, sid_error *err)
+{
+    sid_status s;
+    if ((s = sv->step(c, q, v, u, q1, v1, rec, err))) return s;
+    if ((s = check_finite(q1, c->m->nq, "q", err)) || (s = check_finite(v1, c->m->nv, "v", err))) return s;
+    return SID_OK;
+}
+
+/* Forward mode is written for hinge and slide joints without contact. */
+sid_status sid_step_tangent(const sid_step_variant *sv, const sid_step_ctx *c, const double *q, const double *v,
+                            const double *u, int ndir, const double *thetadot, double *qdot, double *vdot,
+                            double *scratch, sid_error *err)
+{
+    if (!sv->jvp || c->m->nfree)
+        return sid_error_set(err, SID_ERR_INPUT, "forward-mode derivatives of free joints and contact are not implemented");
+    return sv->jvp(c, q, v, u, ndir, thetadot, qdot, vdot, scratch, err);
+}
+
+sid_status sid_step(const sid_model *m, const double *theta, sid_workspace *ws, sid_integrator integ, double h,
+                    const double *q, const double *v, const double *u, double *q1, double *v1, sid_error *err)
+{
+    const sid_step_variant *sv = sid_step_variant_find(m, integ, err);
+    if (!sv) return SID_ERR_INPUT;
+    const sid_step_ctx c = sid_step_context(sv, m, theta, ws, h);
+    return sid_step_take(sv, &c, q, v, u, q1, v1, NULL, err);
+}
+
+sid_status sid_step_vjp(const sid_model *m, const double *theta, sid_workspace *ws, sid_integrator integ, double h,
+                        const double *q, const double *v, const double *u, const double *q1bar, const double *v1bar,
+                        double *qbar, double *vbar, double *thetabar, sid_error *err)
+{
+    const sid_step_variant *sv = sid_step_variant_find(m, integ, err);
+    if (!sv) return SID_ERR_INPUT;
+    const sid_step_ctx c = sid_step_context(sv, m, theta, ws, h);
+    return sv->vjp(&c, q, v, u, q1bar, v1bar, qbar, vbar, thetabar, err);
+}
+
+sid_status sid_step_jvp(const sid_model *m, const double *theta, sid_workspace *ws, sid_integrator integ, double h,
+                        const double *q, const double *v, const double *u, int ndir, const double *thetadot,
+                        double *qdot, double *vdot, double *scratch, sid_error *err)
+{
+    const sid_step_variant *sv = sid_step_variant_find(m, integ, err);
+    if (!sv) return SID_ERR_INPUT;
+    const sid_step_ctx c = sid_step_context(sv, m, theta, ws, h);
+    return sid_step_tangent(sv, &c, q, v, u, ndir, thetadot, qdot, vdot, scratch, err);
+}

@@ -1,0 +1,110 @@
+/* step.h — one simulation step x[k+1] = f(x[k], u[k], theta), chosen from a table of variants:
+ * integrator (euler, rk4) x contact model (none, compliant, hard) (step.c). Each variant
+ * gives its step, its adjoint from the tape record the step wrote, its adjoint recomputing
+ * what it needs, its forward-mode twin (NULL: not implemented) and the size of its record. A
+ * new integrator or contact model is one file with these functions plus one row in step.c. */
+#ifndef SID_STEP_H
+#define SID_STEP_H
+
+#include "contact.h"
+
+/* What every step of a variant needs besides its state. */
+typedef struct {
+    const sid_model *m;
+    const double *theta;
+    sid_workspace *ws;
+    double h;                     /* step length [s] */
+    const sid_fext_source *fx;    /* external forces of the variant's contact model, or NULL */
+} sid_step_ctx;
+
+/* (q, v) -> (q1, v1) with u held; with rec, writes the step's tape record. */
+typedef sid_status (*sid_step_fn)(const sid_step_ctx *c, const double *q, const double *v, const double *u, double *q1,
+                                  double *v1, double *rec, sid_error *err);
+/* qbar += (dq1/dq)^T q1bar + (dv1/dq)^T v1bar, likewise vbar and thetabar, from the record rec. */
+typedef sid_status (*sid_step_vjp_taped_fn)(const sid_step_ctx *c, const double *q, const double *v, const double *u,
+                                            const double *rec, const double *q1bar, const double *v1bar, double *qbar,
+                                            double *vbar, double *thetabar, sid_error *err);
+/* The same, recomputing what the step's adjoint needs. */
+typedef sid_status (*sid_step_vjp_fn)(const sid_step_ctx *c, const double *q, const double *v, const double *u,
+                                      const double *q1bar, const double *v1bar, double *qbar, double *vbar,
+                                      double *thetabar, sid_error *err);
+/* Tangents of (q1, v1) for ndir directions (see sid_step_jvp). */
+typedef sid_status (*sid_step_jvp_fn)(const sid_step_ctx *c, const double *q, const double *v, const double *u, int ndir,
+                                      const double *thetadot, double *qdot, double *vdot, double *scratch,
+                                      sid_error *err);
+
+typedef struct {
+    sid_step_fn step;
+    sid_step_vjp_taped_fn vjp_taped;
+    sid_step_vjp_fn vjp;
+    sid_step_jvp_fn jvp;                 /* NULL: forward mode not implemented */
+    int (*record_size)(const sid_model *m);   /* doubles of the tape record */
+    const sid_fext_source *fx;           /* external forces the dynamics includes */
+    const char *unsupported;             /* non-NULL: this combination is an input error, and why */
+} sid_step_variant;
+
+/* The variant for model m's contact model and integrator integ; NULL (with the reason in err)
+ * for a combination that does not exist. */
+const sid_step_variant *sid_step_variant_find(const sid_model *m, sid_integrator integ, sid_error *err);
+/* The context of a step of length h of variant sv. */
+sid_step_ctx sid_step_context(const sid_step_variant *sv, const sid_model *m, const double *theta, sid_workspace *ws,
+                              double h);
+/* sv->step, then a check that (q1, v1) are finite. */
+sid_status sid_step_take(const sid_step_variant *sv, const sid_step_ctx *c, const double *q, const double *v,
+                         const double *u, double *q1, double *v1, double *rec, sid_error *err);
+/* sv->jvp, or the error that forward mode is not implemented for the model. */
+sid_status sid_step_tangent(const sid_step_variant *sv, const sid_step_ctx *c, const double *q, const double *v,
+                            const double *u, int ndir, const double *thetadot, double *qdot, double *vdot,
+                            double *scratch, sid_error *err);
+
+/* Adjoint of sid_step: given the adjoints q1bar, v1bar of its outputs, accumulate
+ * qbar += (dq1/dq)^T q1bar + (dv1/dq)^T v1bar, likewise vbar and thetabar (nparam). */
+sid_status sid_step_vjp(const sid_model *m, const double *theta, sid_workspace *ws, sid_integrator integ,
+                        double h, const double *q, const double *v, const double *u, const double *q1bar,
+                        const double *v1bar, double *qbar, double *vbar, double *thetabar, sid_error *err);
+
+/* Forward-mode twin of sid_step for ndir directions at once: on entry qdot (ndir x nq) and
+ * vdot (ndir x nv) hold tangents of (q, v), thetadot (ndir x nparam) of theta; on return
+ * qdot, vdot hold the tangents of (q1, v1). scratch: ndir x 9 nv doubles (RK4 stages).
+ * Written for hinge and slide joints without contact. */
+sid_status sid_step_jvp(const sid_model *m, const double *theta, sid_workspace *ws, sid_integrator integ, double h,
+                        const double *q, const double *v, const double *u, int ndir, const double *thetadot,
+                        double *qdot, double *vdot, double *scratch, sid_error *err);
+
+/* ---- the rows' functions ---- */
+
+/* euler.c: MuJoCo's semi-implicit Euler with implicit joint damping; record (a, L). */
+sid_status sid_euler_step(const sid_step_ctx *c, const double *q, const double *v, const double *u, double *q1,
+                          double *v1, double *rec, sid_error *err);
+sid_status sid_euler_vjp_taped(const sid_step_ctx *c, const double *q, const double *v, const double *u,
+                               const double *rec, const double *q1bar, const double *v1bar, double *qbar, double *vbar,
+                               double *thetabar, sid_error *err);
+sid_status sid_euler_vjp(const sid_step_ctx *c, const double *q, const double *v, const double *u, const double *q1bar,
+                         const double *v1bar, double *qbar, double *vbar, double *thetabar, sid_error *err);
+sid_status sid_euler_jvp(const sid_step_ctx *c, const double *q, const double *v, const double *u, int ndir,
+                         const double *thetadot, double *qdot, double *vdot, double *scratch, sid_error *err);
+int sid_euler_record_size(const sid_model *m);
+
+/* rk4.c: classic Runge-Kutta; record (stage states and accelerations, four stage factors). */
+sid_status sid_rk4_step(const sid_step_ctx *c, const double *q, const double *v, const double *u, double *q1,
+                        double *v1, double *rec, sid_error *err);
+sid_status sid_rk4_vjp_taped(const sid_step_ctx *c, const double *q, const double *v, const double *u,
+                             const double *rec, const double *q1bar, const double *v1bar, double *qbar, double *vbar,
+                             double *thetabar, sid_error *err);
+sid_status sid_rk4_vjp(const sid_step_ctx *c, const double *q, const double *v, const double *u, const double *q1bar,
+                       const double *v1bar, double *qbar, double *vbar, double *thetabar, sid_error *err);
+sid_status sid_rk4_jvp(const sid_step_ctx *c, const double *q, const double *v, const double *u, int ndir,
+                       const double *thetadot, double *qdot, double *vdot, double *scratch, sid_error *err);
+int sid_rk4_record_size(const sid_model *m);
+
+/* contact_hard.c: Euler with hard contact; no record (the adjoint re-solves the contacts). */
+sid_status sid_hard_step(const sid_step_ctx *c, const double *q, const double *v, const double *u, double *q1,
+                         double *v1, double *rec, sid_error *err);
+sid_status sid_hard_vjp_taped(const sid_step_ctx *c, const double *q, const double *v, const double *u,
+                              const double *rec, const double *q1bar, const double *v1bar, double *qbar, double *vbar,
+                              double *thetabar, sid_error *err);
+sid_status sid_hard_vjp(const sid_step_ctx *c, const double *q, const double *v, const double *u, const double *q1bar,
+                        const double *v1bar, double *qbar, double *vbar, double *thetabar, sid_error *err);
+int sid_hard_record_size(const sid_model *m);
+
+#endif
