@@ -12,16 +12,22 @@
 
 void fitspec_init(fitspec *s)
 {
+    /* core's defaults, so that a spec and the library agree on what "unset" means (no
+     * wall-clock limit among them: it would make results depend on the machine) */
+    sid_loss_opts lo;
+    sid_fit_opts fo;
+    sid_loss_opts_defaults(&lo);
+    sid_fit_opts_defaults(&fo);
     memset(s, 0, sizeof *s);
-    s->window = 0.5;
-    sid_sim_opts_defaults(&s->sim);
-    s->w_q = 1.0;
-    s->w_qd = 0.1;
-    s->max_iter = 1000;
-    s->ftol_rel = 1e-10;
-    s->time_limit = 0;   /* none: a wall-clock limit would make results depend on the machine */
+    s->window = lo.window;
+    s->sim = lo.sim;
+    s->w_q = lo.weight_q;
+    s->w_qd = lo.weight_qd;
+    s->max_iter = fo.max_iter;
+    s->ftol_rel = fo.ftol_rel;
+    s->time_limit = fo.time_limit;
     s->start = FITSPEC_START_UNSET;
-    s->smoothing_seed = 1;
+    s->smoothing_seed = fo.smoothing_seed;
     s->contact_model = -1;
     traj_colmap_init(&s->columns);
 }
@@ -707,7 +713,7 @@ void fitspec_loss_opts(const fitspec *s, sid_loss_opts *o)
 
 void fitspec_fit_opts(const fitspec *s, const fitspec_selection *sel, sid_fit_opts *o)
 {
-    memset(o, 0, sizeof *o);
+    sid_fit_opts_defaults(o);
     o->nfree = sel->n;
     o->idx = sel->idx;
     o->lo = sel->lo;

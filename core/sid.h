@@ -428,7 +428,8 @@ typedef struct {
 } sid_fit_opts;
 
 /* No free parameters (set nfree, idx, lo, hi), max_iter 1000, ftol_rel 1e-10, no time limit
- * (the CLI's fit spec sets 300 s), no progress callback or interrupt, no smoothing, seed 1. */
+ * (a wall-clock limit makes the result depend on the machine), no progress callback or
+ * interrupt, no smoothing, seed 1. The CLI's fit specs start from these. */
 void sid_fit_opts_defaults(sid_fit_opts *o);
 
 /* The smoothing directions: pairs x n numbers (row i is e_i) from seed, standard normal then
