@@ -135,6 +135,11 @@ sid_status sid_problem_create(sid_problem **out, const sid_model *m, const sid_t
             return sid_error_set(err, SID_ERR_INPUT, "log %d: %d positions and %d velocities, the robot has %d and %d",
                                  l + 1, logs[l]->nq, logs[l]->nv, nq, nv);
         if (logs[l]->n < 2) return sid_error_set(err, SID_ERR_INPUT, "log %d: expected at least 2 samples", l + 1);
+        /* bounds every step count below (they are ints) */
+        if (sid_sim_check(&o->sim, logs[l], err)) {
+            sid_error_prefix(err, "log %d", l + 1);
+            return SID_ERR_INPUT;
+        }
     }
     const sid_step_variant *step = sid_step_variant_find(m, o->sim.integrator, err);
     if (!step) return SID_ERR_INPUT;

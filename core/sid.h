@@ -294,6 +294,7 @@ typedef struct {
 
 void sid_sim_opts_defaults(sid_sim_opts *o);   /* euler, 1 substep, no max_dt */
 
+
 /* One step of length h from (q, v) with command u held; writes (q1, v1). */
 sid_status sid_step(const sid_model *m, const double *theta, sid_workspace *ws,
                     sid_integrator integ, double h, const double *q, const double *v,
@@ -317,6 +318,13 @@ void sid_traj_velocity(const sid_model *m, const sid_traj *tr, int k, double *v)
 /* Velocity at sample k from positions alone (a difference over +-2 samples), for logs whose
  * velocity column is itself a noisy difference of encoder positions. */
 void sid_traj_velocity_from_q(const sid_model *m, const sid_traj *tr, int k, double *v);
+
+/* Work a log may ask for: simulation steps of one log interval, and of one log. Beyond them
+ * the options or the log's time unit are surely wrong (ns read as s, --max-dt 1e-13). */
+#define SID_MAX_SUBSTEPS 1e6
+#define SID_MAX_LOG_STEPS 1e9
+/* SID_ERR_INPUT, naming the interval and the flags to change, if tr under o needs more. */
+sid_status sid_sim_check(const sid_sim_opts *o, const sid_traj *tr, sid_error *err);
 
 /* Replay tr's commands from its first logged state; q_out (n x nq, measured convention)
  * and v_out (n x nv) receive the simulated trajectory at the log's sample times. */

@@ -13,6 +13,30 @@ void sid_sim_opts_defaults(sid_sim_opts *o)
     o->max_dt = 0;
 }
 
+sid_status sid_sim_check(const sid_sim_opts *o, const sid_traj *tr, sid_error *err)
+{
+    /* in double: the counts a bad unit or option implies overflow an int */
+    const double per = o->substeps > 0 ? o->substeps : 1;
+    double total = 0;
+    for (int k = 0; k + 1 < tr->n; k++) {
+        const double dt = tr->t[k + 1] - tr->t[k];
+        const double n = o->max_dt > 0 ? fmax(per, ceil(dt / o->max_dt - 1e-9)) : per;
+        if (!(n <= SID_MAX_SUBSTEPS))
+            return sid_error_set(err, SID_ERR_INPUT,
+                                 "the log interval at t = %.17g s (sample %d, %g s long) needs %.3g simulation steps "
+                                 "(--substeps %d, --max-dt %g), more than %g: give fewer --substeps or a larger "
+                                 "--max-dt, or check the unit of the time column (seconds expected)",
+                                 tr->t[k], k + 1, dt, n, o->substeps, o->max_dt, SID_MAX_SUBSTEPS);
+        total += n;
+    }
+    if (!(total <= SID_MAX_LOG_STEPS))
+        return sid_error_set(err, SID_ERR_INPUT,
+                             "the log needs %.3g simulation steps (--substeps %d, --max-dt %g), more than %g: give fewer "
+                             "--substeps or a larger --max-dt, or check the unit of the time column (seconds expected)",
+                             total, o->substeps, o->max_dt, SID_MAX_LOG_STEPS);
+    return SID_OK;
+}
+
 int sid_substeps(const sid_sim_opts *o, double dt)
 {
     int n = o->substeps > 0 ? o->substeps : 1;
@@ -39,6 +63,8 @@ sid_status sid_simulate(const sid_model *m, const double *theta, const sid_traj 
         return sid_error_set(err, SID_ERR_INPUT, "log has %d positions and %d velocities, the robot %d and %d",
                              tr->nq, tr->nv, nq, nv);
     if (tr->n < 1) return sid_error_set(err, SID_ERR_INPUT, "log has no samples");
+    sid_status c = sid_sim_check(o, tr, err);
+    if (c) return c;
     sid_workspace *ws = sid_workspace_create(m);
     double *buf = sid_alloc(sizeof(double) * (size_t)(2 * nq + 2 * nv + 1));
     sid_status s = SID_OK;

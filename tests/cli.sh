@@ -136,6 +136,16 @@ mkfifo "$TMP/fifo" && { cat "$TMP/fifo" >"$TMP/from_fifo" & }
 run simulate "$ROBOT" "$LOG" -o "$TMP/fifo"
 wait
 check "simulate -o a FIFO" "$([ "$rc" -eq 0 ] || echo " exit $rc;")$([ -p "$TMP/fifo" ] || echo " the FIFO was replaced;")$(head -1 "$TMP/from_fifo" | grep -q '^t,' || echo " nothing came through;")"
+# work beyond reason (a typo in a flag, ns read as s) is refused, naming the flags, not run:
+# it overflowed step counts (a crash), hung, or ran no step at all
+awk -F, 'NR == 1 { print; next } { $1 = sprintf("%.0f", 1796124021000000000 + $1 * 1e9); print }' OFS=, "$LOG" >"$TMP/ns.csv"
+for case in "grad --substeps 1000000000 --window 0" "simulate --max-dt 1e-13" "eval --max-dt 1e-13" \
+            "grad --max-dt 1e-13 --window 0"; do
+    run ${case%% *} "$ROBOT" "$LOG" ${case#* }
+    check "too much work: $case" "$([ "$rc" -eq 2 ] || echo " exit $rc;")$(grep -q 'simulation steps (--substeps' "$TMP/err" || echo " no message naming the flags;")"
+done
+run simulate "$ROBOT" "$TMP/ns.csv" --max-dt 0.001
+check "too much work: a log in nanoseconds" "$([ "$rc" -eq 2 ] || echo " exit $rc;")$(grep -q 'check the unit of the time column' "$TMP/err" || echo " no hint at the unit;")"
 # a key given twice: cJSON would take the first, the user edited the second
 echo '{ "window": 0.5, "window": 0.2 }' >"$TMP/dup.json"
 expect_invalid "spec: key given twice" "$TMP/dup.json" "window: key given twice" simulate "$ROBOT" "$LOG" -c "$TMP/dup.json"
