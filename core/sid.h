@@ -265,7 +265,8 @@ int sid_model_v_is_angular(const sid_model *m, int i);
 /* Contact: 1 if the model has a ground plane; its contact model. */
 int sid_model_has_contact(const sid_model *m);
 sid_contact_model sid_model_contact_model(const sid_model *m);
-/* Override the contact model chosen in the robot (a fit spec's "contact_model"). */
+/* Override the contact model chosen in the robot (a fit spec's "contact_model"). A problem
+ * binds the model's step variant when it is created: switch before sid_problem_create. */
 void sid_model_set_contact_model(sid_model *m, sid_contact_model c);
 /* Check theta is physically valid (positive masses, inertia triangle inequality, ...). */
 sid_status sid_model_check_theta(const sid_model *m, const double *theta, sid_error *err);
