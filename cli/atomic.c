@@ -174,9 +174,9 @@ sid_status atomic_open(atomic_file *af, const char *path, sid_error *err)
     return SID_OK;
 }
 
-sid_status atomic_commit(atomic_file *af, sid_error *err)
+sid_status atomic_finish(atomic_file *af, sid_error *err)
 {
-    /* a device is not fsync'ed (/dev/null refuses) and not renamed */
+    /* a device is not fsync'ed (/dev/null refuses) */
     int failed = fflush(af->f) != 0 || ferror(af->f) || (af->tmp && fsync(fileno(af->f)) != 0);
     int e = errno;
     if (fclose(af->f) != 0 && !failed) {
@@ -184,12 +184,18 @@ sid_status atomic_commit(atomic_file *af, sid_error *err)
         e = errno;
     }
     af->f = NULL;
-    if (!failed && af->tmp && rename(af->tmp, af->path) != 0) {
-        failed = 1;
-        e = errno;
-    }
     if (failed) {
         sid_error_set(err, SID_ERR_INPUT, "%s: cannot write: %s", af->path, strerror(e));
+        atomic_abort(af);
+        return SID_ERR_INPUT;
+    }
+    return SID_OK;
+}
+
+sid_status atomic_publish(atomic_file *af, sid_error *err)
+{
+    if (af->tmp && rename(af->tmp, af->path) != 0) {
+        sid_error_set(err, SID_ERR_INPUT, "%s: cannot write: %s", af->path, strerror(errno));
         atomic_abort(af);
         return SID_ERR_INPUT;
     }
@@ -198,6 +204,12 @@ sid_status atomic_commit(atomic_file *af, sid_error *err)
     af->tmp = NULL;
     atomic_abort(af);
     return SID_OK;
+}
+
+sid_status atomic_commit(atomic_file *af, sid_error *err)
+{
+    sid_status s = atomic_finish(af, err);
+    return s ? s : atomic_publish(af, err);
 }
 
 void atomic_abort(atomic_file *af)

@@ -28,6 +28,11 @@ int atomic_same_file(const char *a, const char *b);
 sid_status atomic_open(atomic_file *af, const char *path, sid_error *err);
 /* Flush, fsync and rename over the target; on failure the target is untouched. */
 sid_status atomic_commit(atomic_file *af, sid_error *err);
+/* The two halves of atomic_commit, for several outputs that must all be written or none:
+ * finish each (flush, fsync, close: where writes fail), then publish each (the renames). On
+ * failure a half aborts af itself; the caller aborts the others. */
+sid_status atomic_finish(atomic_file *af, sid_error *err);
+sid_status atomic_publish(atomic_file *af, sid_error *err);
 /* Drop the temporary file (safe to call after a commit or a failed open). */
 void atomic_abort(atomic_file *af);
 

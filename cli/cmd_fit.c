@@ -202,20 +202,45 @@ static void prediction_free(report_prediction *p)
     }
 }
 
-static int write_report(const char *path, const cJSON *doc)
+/* Every output or none: each file is written to its temporary file and finished (where a
+ * full disk shows), stdout gets its JSON, and only then are the files renamed into place. */
+static int write_outputs(const char *robot_out, const cJSON *fitted, const char *report_out,
+                         const cJSON *rep, int json)
 {
     sid_error err = { 0 };
-    atomic_file af;
-    if (atomic_open(&af, path, &err) != SID_OK)
-        return cli_fail(&err);
-    if (jsonfile_write(af.f, doc) != 0) {
-        atomic_abort(&af);
-        cli_error("%s: cannot write", path);
-        return EXIT_INPUT;
+    atomic_file af[2];
+    const char *path[2] = { robot_out, report_out };
+    const cJSON *content[2] = { fitted, rep };
+    int n = 0, rc = EXIT_OK;
+    for (int k = 0; k < 2 && rc == EXIT_OK; k++) {
+        if (!path[k])
+            continue;
+        if (atomic_open(&af[n], path[k], &err) != SID_OK) {
+            rc = cli_fail(&err);
+            break;
+        }
+        if (jsonfile_write(af[n].f, content[k]) != 0) {
+            atomic_abort(&af[n]);
+            cli_error("%s: cannot write (out of memory or disk)", path[k]);
+            rc = EXIT_INPUT;
+            break;
+        }
+        if (atomic_finish(&af[n], &err) != SID_OK) {
+            rc = cli_fail(&err);
+            break;
+        }
+        n++;
     }
-    if (atomic_commit(&af, &err) != SID_OK)
-        return cli_fail(&err);
-    return EXIT_OK;
+    if (rc == EXIT_OK && json && (jsonfile_write(stdout, rep) != 0 || fflush(stdout) != 0)) {
+        cli_error("cannot write to standard output: nothing written");
+        rc = EXIT_INPUT;
+    }
+    for (int k = 0; k < n; k++)
+        if (rc != EXIT_OK)
+            atomic_abort(&af[k]);
+        else if (atomic_publish(&af[k], &err) != SID_OK)
+            rc = cli_fail(&err);
+    return rc;
 }
 
 /* ---- the command ------------------------------------------------------------------------- */
@@ -280,7 +305,7 @@ int cmd_fit(int argc, char **argv)
     fitspec_selection sel = { 0 };
     sid_model *m = NULL;
     double *theta0 = NULL, *theta = NULL, *x0 = NULL;
-    cJSON *doc = NULL, *rep = NULL;
+    cJSON *doc = NULL, *rep = NULL, *fitted = NULL;
     sid_traj **tr = calloc((size_t)(nlog + nval), sizeof *tr);
     report_input *in = calloc((size_t)(nlog + nval), sizeof *in);
     sid_problem *pfit = NULL, *ppred = NULL, *pval = NULL;
@@ -438,17 +463,12 @@ int cmd_fit(int argc, char **argv)
 
     /* ---- write ---- */
     const char *out = a.in_place ? robot : a.out;
-    if (out && robot_json_write(out, doc, m, theta, &err)) {
+    if (out && !(fitted = robot_json_fitted(out, doc, m, theta, &err))) {
         rc = cli_fail(&err);
         goto done;
     }
-    if (a.report && (rc = write_report(a.report, rep)) != EXIT_OK)
+    if ((rc = write_outputs(out, fitted, a.report, rep, a.json)) != EXIT_OK)
         goto done;
-    if (a.json && jsonfile_write(stdout, rep) != 0) {
-        cli_error("cannot write to standard output");
-        rc = EXIT_INPUT;
-        goto done;
-    }
     if (interrupted) {
         if (!cli_quiet)
             fprintf(stderr, "interrupted (%s): the best parameters so far were written\n",
@@ -466,6 +486,7 @@ int cmd_fit(int argc, char **argv)
     }
 done:
     release_signals();
+    cJSON_Delete(fitted);
     cJSON_Delete(rep);
     prediction_free(&r.pred_fit);
     prediction_free(&r.pred_val);

@@ -697,22 +697,22 @@ static int put_param(cJSON *root, const sid_param_info *p, double x)
 
 /* cJSON indents with tabs and writes ":\t"; two spaces and ": " read better in diffs.
  * Raw tabs appear only as layout: inside strings cJSON escapes them as \t. */
-int robot_json_write(const char *path, const cJSON *doc, const sid_model *m,
-                     const double *theta, sid_error *err)
+cJSON *robot_json_fitted(const char *path, const cJSON *doc, const sid_model *m,
+                         const double *theta, sid_error *err)
 {
     int np = sid_model_nparam(m);
     for (int i = 0; i < np; i++)
         if (!isfinite(theta[i])) {
             sid_error_set(err, SID_ERR_NONFINITE, "%s: not written: %s is %g",
                           path, sid_model_param(m, i)->name, theta[i]);
-            return -1;
+            return NULL;
         }
     cJSON *out = cJSON_Duplicate(doc, 1);
     if (!out || numfmt_json_tree(out)) {
         cJSON_Delete(out);
         sid_error_set(err, SID_ERR_INPUT, "%s: not written: the document has a number "
                       "that is not finite, or memory ran out", path);
-        return -1;
+        return NULL;
     }
     for (int i = 0; i < np; i++)
         if (put_param(out, sid_model_param(m, i), theta[i])) {
@@ -721,8 +721,17 @@ int robot_json_write(const char *path, const cJSON *doc, const sid_model *m,
             sid_error_set(err, SID_ERR_INPUT, "%s: not written: cannot put %s at %s", path,
                           sid_model_param(m, i)->name, where);
             cJSON_Delete(out);
-            return -1;
+            return NULL;
         }
+    return out;
+}
+
+int robot_json_write(const char *path, const cJSON *doc, const sid_model *m,
+                     const double *theta, sid_error *err)
+{
+    cJSON *out = robot_json_fitted(path, doc, m, theta, err);
+    if (!out)
+        return -1;
     atomic_file af;
     int rc = -1;
     if (atomic_open(&af, path, err) == SID_OK) {

@@ -38,6 +38,11 @@ void robot_desc_free(sid_robot_desc *d);
 int robot_json_model(const char *path, sid_model **m, double **theta0, cJSON **doc,
                      sid_error *err);
 
+/* doc with every parameter of theta at its JSON path (a new document), or NULL with err set
+ * (naming path) if theta holds NaN or Inf or a parameter has no place. */
+cJSON *robot_json_fitted(const char *path, const cJSON *doc, const sid_model *m,
+                         const double *theta, sid_error *err);
+
 /* Write doc with every parameter of theta at its JSON path to path, atomically. Fails
  * (SID_ERR_NONFINITE) without writing if theta holds NaN or Inf. */
 int robot_json_write(const char *path, const cJSON *doc, const sid_model *m,

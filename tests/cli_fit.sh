@@ -458,6 +458,19 @@ for v in abc 0.05 0,4 -0.1,4 0.05,0 0.05,2.5 0.05,4,-1 0.05,4,1,2 0.05,,4 ""; do
 done
 expect_invalid "bad --contact" "--contact" fit "$ROBOT" "$TMP/synth.csv" -c "$SPEC" --contact soft "${K[@]}"
 
+# every output or none: a report that cannot be written (a full device), or --json into a full
+# stdout, leaves the old fitted robot as it was
+echo '{"old": true}' >"$TMP/keep.json"
+run fit data/double_pendulum/robot.json data/double_pendulum/log.csv --free 'joints.*.friction.viscous' \
+    --start logged -o "$TMP/keep.json" --report /dev/full -q
+# (a device must be written as it is, never replaced: if it was, put /dev/full back and say so)
+if [ ! -c /dev/full ]; then rm -f /dev/full; mknod -m 666 /dev/full c 1 7; rc="$rc, /dev/full was replaced by a file"; fi
+check "a report that fails keeps the old robot" "$([ "$rc" = 2 ] || echo " exit $rc;")$(grep -q '"old": true' "$TMP/keep.json" || echo " the robot was overwritten;")$(no_temp "$TMP" || echo " a temporary file was left;")"
+"$SYSID" fit data/double_pendulum/robot.json data/double_pendulum/log.csv --free 'joints.*.friction.viscous' \
+    --start logged -o "$TMP/keep.json" --report "$TMP/keep_report.json" --json -q >/dev/full 2>"$TMP/err"
+rc=$?
+check "--json into a full stdout writes nothing" "$([ "$rc" -eq 2 ] || echo " exit $rc;")$(grep -q '"old": true' "$TMP/keep.json" || echo " the robot was overwritten;")$([ ! -e "$TMP/keep_report.json" ] || echo " the report was written;")$(no_temp "$TMP" || echo " a temporary file was left;")"
+
 # a log read from a pipe is named in the report by the digest of what was read (re-reading
 # the pipe would give the digest of nothing)
 run fit data/double_pendulum/robot.json <(cat data/double_pendulum/log.csv) --free 'joints.*.friction.viscous' \
