@@ -411,7 +411,10 @@ int cmd_fit(int argc, char **argv)
     } else if (!(cov = malloc(sizeof *cov))) {
         cli_error("out of memory");
         goto done;
-    } else if (sid_problem_covariance(pfit, theta, x0, sel.n, sel.idx, cov, &err) != SID_OK) {
+    } else if (sid_problem_covariance(pfit, theta, x0, sel.n, sel.idx, &interrupted, cov, &err) != SID_OK) {
+        /* interrupted (during the fit or here): the best point is written without it, and the
+         * report says why it has no standard errors */
+        r.cov_skipped = err.status == SID_ERR_INTERRUPTED ? "interrupted" : "failed";
         cli_warn("covariance: %s", err.msg);
         free(cov);
         cov = NULL;

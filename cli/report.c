@@ -268,6 +268,11 @@ static double null_sign(const report *r, int d)
 static void identifiability(jb *b, cJSON *o, const report *r)
 {
     const int n = r->sel->n;
+    if (!r->cov && r->cov_skipped) {
+        cJSON *x = add(b, o, "identifiability", cJSON_CreateObject());
+        add(b, x, "skipped", cJSON_CreateString(r->cov_skipped));
+        return;
+    }
     if (!r->cov) {
         add(b, o, "identifiability", cJSON_CreateNull());
         return;

@@ -56,6 +56,7 @@ typedef struct {
     int has_max_rmse, has_max_loss;
     double max_rmse, max_loss;       /* the --max-rmse and --max-loss gates */
     double seconds_total, seconds_cov;
+    const char *cov_skipped;       /* why cov is NULL ("interrupted", "failed"), or NULL */
 } report;
 
 /* Classification of free parameter k (index into sel). */

@@ -76,7 +76,7 @@ static sid_status pinv_solve(int m, double *B, int n, const double *C, double *X
 }
 
 sid_status sid_problem_covariance(sid_problem *p, const double *theta, const double *x0, int nfree, const int *idx,
-                                  sid_covariance_result *out, sid_error *err)
+                                  volatile const int *interrupt, sid_covariance_result *out, sid_error *err)
 {
     const sid_model *m = sid_problem_model(p);
     const int n = nfree, nx = sid_model_nq(m) + sid_model_nv(m), ns = sid_problem_estimates_start(p) ? nx : 0;
@@ -97,6 +97,10 @@ sid_status sid_problem_covariance(sid_problem *p, const double *theta, const dou
     double *C = B + ns * ns, *X = C + ns * n, rr = 0;
     long nres = 0;
     for (int w = 0; w < nwin; w++) {
+        if (interrupt && *interrupt) {
+            s = sid_error_set(err, SID_ERR_INTERRUPTED, "covariance: interrupted after %d of %d windows", w, nwin);
+            goto done;
+        }
         const int rows = sid_problem_window_rows(p, w);
         if ((s = sid_problem_window_jacobian(p, theta, x0 ? x0 + (size_t)w * (size_t)nx : NULL, w, n, idx, r, J, err)))
             goto done;

@@ -31,7 +31,8 @@ typedef enum {
     SID_ERR_NONFINITE, /* a simulation produced NaN or Inf */
     SID_ERR_SINGULAR,  /* a mass matrix was not positive definite */
     SID_ERR_NOMEM,     /* an allocation failed */
-    SID_ERR_NUMERIC    /* an optimizer or solver failed to produce a usable point */
+    SID_ERR_NUMERIC,   /* an optimizer or solver failed to produce a usable point */
+    SID_ERR_INTERRUPTED   /* stopped because the caller's interrupt flag was set */
 } sid_status;
 
 typedef struct {
@@ -478,9 +479,10 @@ typedef struct {
 
 /* Covariance and identifiability of theta[idx[0..nfree-1]] at (theta, x0) from the exact
  * residual Jacobian; estimated start states are nuisance parameters, eliminated window by
- * window (Schur complement), so the covariance accounts for them. out is large: allocate it. */
+ * window (Schur complement), so the covariance accounts for them. out is large: allocate it.
+ * interrupt (may be NULL) is read before each window: nonzero stops with SID_ERR_INTERRUPTED. */
 sid_status sid_problem_covariance(sid_problem *p, const double *theta, const double *x0, int nfree, const int *idx,
-                                  sid_covariance_result *out, sid_error *err);
+                                  volatile const int *interrupt, sid_covariance_result *out, sid_error *err);
 /* Minimise the problem's loss over the free parameters; theta holds the nominal values on
  * entry and the best point found on return (also when interrupted). When the problem
  * estimates start states, x0 (nwindows x (nq + nv)) holds their first guess on entry (see

@@ -48,6 +48,7 @@ const char *sid_status_str(sid_status s)
     case SID_ERR_SINGULAR: return "singular mass matrix";
     case SID_ERR_NOMEM: return "out of memory";
     case SID_ERR_NUMERIC: return "numerical failure";
+    case SID_ERR_INTERRUPTED: return "interrupted";
     }
     return "unknown status";
 }

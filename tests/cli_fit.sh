@@ -356,6 +356,7 @@ why=""
 [ "$rc" -eq "${sig#*:}" ] || why+=" exit $rc, expected ${sig#*:};"
 jqt "$TMP/intr.json" '.stop == "interrupted" and .iterations > 0 and .loss.after < .loss.before' ||
     why+=" report not marked interrupted with progress;"
+jqt "$TMP/intr.json" '.identifiability.skipped == "interrupted"' || why+=" covariance not marked skipped;"
 "$SYSID" params "$TMP/int.json" >/dev/null 2>&1 || why+=" the written robot does not load;"
 jq -e --slurpfile f "$TMP/int.json" '[.parameters[] | select(.name == "links.link1.mass") | .fitted] == [$f[0].links[1].mass]' \
     "$TMP/intr.json" >/dev/null 2>&1 || why+=" report and robot disagree;"

@@ -117,7 +117,7 @@ static void recover(int mode, double noise, const expectation *x)
     sid_fit_result res;
     ck_assert_msg(sid_fit(p, theta, x0, &fo, &res, &err) == SID_OK, "%s", err.msg);
     sid_covariance_result *cov = sid_alloc(sizeof *cov);
-    ck_assert_int_eq(sid_problem_covariance(p, theta, x0, nfree, idx, cov, &err), SID_OK);
+    ck_assert_int_eq(sid_problem_covariance(p, theta, x0, nfree, idx, NULL, cov, &err), SID_OK);
     const double noise_loss = tu_noise_loss(p, o.weight_q, o.weight_qd, 1e-3 * noise, 1e-2 * noise);
     fprintf(stderr, "contact recovery (%s, noise %g): loss %.3e -> %.3e (truth %.3e, noise floor %.3e), %d iterations, "
             "%d evaluations, %.2f s, %s\n", mode_name[mode], noise, res.loss0, res.loss, loss_truth, noise_loss,

@@ -100,7 +100,7 @@ static void recover(const case_t *c, double noise, unsigned seed)
     sid_fit_result res;
     ck_assert_msg(sid_fit(p, theta, x0, &fo, &res, &err) == SID_OK, "%s", err.msg);
     sid_covariance_result *cov = sid_alloc(sizeof *cov);
-    ck_assert_int_eq(sid_problem_covariance(p, theta, x0, n, idx, cov, &err), SID_OK);
+    ck_assert_int_eq(sid_problem_covariance(p, theta, x0, n, idx, NULL, cov, &err), SID_OK);
     fprintf(stderr, "recovery %s noise %g: loss %.3e -> %.3e, %d iterations, %s; %d of %d identifiable\n", c->robot,
             noise, res.loss0, res.loss, res.iterations, res.message, n - cov->nnull, n);
     fprintf(stderr, "  %-34s %12s %12s %9s %10s %6s\n", "parameter", "truth", "fitted", "error", "stderr", "|e|/se");
