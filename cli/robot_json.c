@@ -218,8 +218,7 @@ static int read_params(reader *r, const cJSON *obj, const char *where, sid_param
             char pk[PATH_LEN];
             join(pk, p, seg);
             if (row->comp0 == 0)
-                cli_warn("%s: %s: ignored: this %s has no such parameter", r->file, pk,
-                         cls == SID_OWNER_JOINT ? "joint" : "link");
+                cli_warn("%s: %s: ignored: %s", r->file, pk, sid_param_on_what(row->on));
             continue;
         }
         if (!exists)

@@ -144,6 +144,20 @@ int sid_param_exists(const sid_param_row *row, const sid_robot_desc *d, int owne
     return 0;
 }
 
+const char *sid_param_on_what(sid_param_on on)
+{
+    switch (on) {
+    case SID_ON_MASS: return "only a link with a mass has it";
+    case SID_ON_ORIGIN: return "a free joint has none";
+    case SID_ON_DOF: return "only a revolute or prismatic joint has it";
+    case SID_ON_STRIBECK: return "only Stribeck friction has it";
+    case SID_ON_MOTOR: return "only a joint with a motor has it";
+    case SID_ON_VOLTAGE: return "only a voltage motor has it";
+    case SID_ON_ALWAYS: break;
+    }
+    return "the element has none";
+}
+
 const char *sid_param_unit(const sid_param_row *row, const sid_robot_desc *d, int owner)
 {
     if (row->owner != SID_OWNER_JOINT) return row->unit;

@@ -209,6 +209,8 @@ const char *sid_param_owner_array(sid_param_owner owner);
 
 /* Does the row exist on owner (an index into d's links, joints or spheres; ignored otherwise)? */
 int sid_param_exists(const sid_param_row *row, const sid_robot_desc *d, int owner);
+/* Who has a row's parameter, for messages ("only a voltage motor has it"). */
+const char *sid_param_on_what(sid_param_on on);
 /* The row's unit on that owner (prismatic joints and torque-input motors have their own). */
 const char *sid_param_unit(const sid_param_row *row, const sid_robot_desc *d, int owner);
 /* Where the loader keeps the row's first component in d (components follow it). */

@@ -146,6 +146,9 @@ for case in "grad --substeps 1000000000 --window 0" "simulate --max-dt 1e-13" "e
 done
 run simulate "$ROBOT" "$TMP/ns.csv" --max-dt 0.001
 check "too much work: a log in nanoseconds" "$([ "$rc" -eq 2 ] || echo " exit $rc;")$(grep -q 'check the unit of the time column' "$TMP/err" || echo " no hint at the unit;")"
+# a number the element cannot have is named in a warning, not silently dropped
+run validate "$FIX/fixed_joint_friction.json"
+check "numbers an element cannot have are named" "$([ "$rc" -eq 0 ] || echo " exit $rc;")$(grep -q 'joints\[1\].armature: ignored: only a revolute or prismatic joint has it' "$TMP/err" || echo " no warning for the fixed joint's armature;")$(grep -q 'joints\[0\].motor.resistance: ignored: only a voltage motor has it' "$TMP/err" || echo " no warning for a current motor's resistance;")"
 # a key given twice: cJSON would take the first, the user edited the second
 echo '{ "window": 0.5, "window": 0.2 }' >"$TMP/dup.json"
 expect_invalid "spec: key given twice" "$TMP/dup.json" "window: key given twice" simulate "$ROBOT" "$LOG" -c "$TMP/dup.json"
