@@ -130,11 +130,7 @@ void sid_ground_desc_defaults(sid_ground_desc *g)
     memset(g, 0, sizeof *g);
     g->present = 1;
     g->model = SID_CONTACT_COMPLIANT;
-    g->stiffness = 1e4;
-    g->damping = 1e3;
-    g->friction = 1;
-    g->width = 1e-3;
-    g->smoothing = 1e-2;
+    sid_param_defaults(SID_OWNER_GROUND, g);   /* the numbers: the parameter table's */
 }
 
 /* Names of a free joint's coordinates. */
