@@ -41,10 +41,10 @@ $(B)/libsysidcli.a: $(CLI_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
 $(BIN): $(B)/cli/main.o $(B)/libsysidcli.a $(B)/libsysid.a
-	$(CC) $(CFLAGS) $(OMP) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lcsv -lm
+	$(CC) $(CFLAGS) $(OMP) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lcsv -llapack -lm
 
 $(B)/test_runner: $(TEST_OBJ) $(B)/libsysidcli.a $(B)/libsysid.a
-	$(CC) $(CFLAGS) $(OMP) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lcsv $(CHECK_LIBS) $(MUJOCO_LIBS) -lm
+	$(CC) $(CFLAGS) $(OMP) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lcsv -llapack $(CHECK_LIBS) $(MUJOCO_LIBS) -lm
 
 unit: $(B)/test_runner
 	cd tests && ../$(B)/test_runner
@@ -68,7 +68,7 @@ bench: $(B)/bench_runner
 	./$(B)/bench_runner
 
 $(B)/bench_runner: $(BENCH_SRC:%.c=$(B)/%.o) $(B)/libsysidcli.a $(B)/libsysid.a
-	$(CC) $(CFLAGS) $(OMP) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lcsv $(MUJOCO_LIBS) -lm
+	$(CC) $(CFLAGS) $(OMP) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lcsv -llapack $(MUJOCO_LIBS) -lm
 
 # MuJoCo twins and example logs of data/ (tests/tools/mklogs.sh says how they are made).
 $(B)/mjlog: tests/tools/mjlog.c
@@ -79,7 +79,7 @@ logs: $(B)/mjlog
 	MJLOG=$(B)/mjlog sh tests/tools/mklogs.sh
 
 # Debian packages the build, the tests and the benchmarks need; installs only what is missing.
-DEB_PKGS = build-essential pkg-config libcjson-dev libcsv-dev libnlopt-dev check libmujoco-dev jq
+DEB_PKGS = build-essential pkg-config libcjson-dev libcsv-dev libnlopt-dev liblapack-dev check libmujoco-dev jq
 deps:
 	@missing=$$(for p in $(DEB_PKGS); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
@@ -94,7 +94,7 @@ fuzz:
 	@mkdir -p build-fuzz
 	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -std=c11 \
 	    -D_POSIX_C_SOURCE=200809L $(PKG_CFLAGS) -Icore -Icli tests/fuzz/fuzz_inputs.c \
-	    $(filter-out cli/main.c,$(wildcard cli/*.c)) $(CORE_SRC) -o build-fuzz/fuzz_inputs $(PKG_LIBS) -lcsv -lm
+	    $(filter-out cli/main.c,$(wildcard cli/*.c)) $(CORE_SRC) -o build-fuzz/fuzz_inputs $(PKG_LIBS) -lcsv -llapack -lm
 	@mkdir -p build-fuzz/corpus && cp tests/fuzz/corpus/* build-fuzz/corpus/
 	./build-fuzz/fuzz_inputs -max_total_time=$(FUZZ_SECONDS) -max_len=4096 build-fuzz/corpus
 

@@ -23,7 +23,11 @@ static sid_status from_normal(int n, double *A, double rr, int dof, sid_covarian
     for (int a = 0; a < n; a++) dscale[a] = A[a * n + a] > 0 ? 1 / sqrt(A[a * n + a]) : 0;
     for (int a = 0; a < n; a++)
         for (int b = 0; b < n; b++) A[a * n + b] *= dscale[a] * dscale[b];
-    sid_jacobi_eigen(A, n, ev, V);
+    /* LAPACK: 0.7 s where the cyclic Jacobi takes 17 s at 693 parameters */
+    if (sid_sym_eigen(A, n, ev, V)) {
+        sid_free(V);
+        return sid_error_set(err, SID_ERR_NUMERIC, "covariance: the eigen-decomposition of J^T J failed");
+    }
     double emax = 0;
     for (int i = 0; i < n; i++) emax = fmax(emax, ev[i]);
     out->dof = dof;

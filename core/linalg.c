@@ -1,5 +1,6 @@
 /* linalg.c — small dense factorisations and solves (linalg.h). */
 #include "linalg.h"
+#include "sid.h"
 
 #include <math.h>
 
@@ -52,6 +53,31 @@ void sid_lu_solve(int n, const double *LU, const int *piv, int trans, double *x)
         const double t = x[k];
         x[k] = x[piv[k]], x[piv[k]] = t;
     }
+}
+
+/* LAPACK's Fortran interface (Debian's liblapack-dev ships no C header for it). */
+void dsyevd_(const char *jobz, const char *uplo, const int *n, double *a, const int *lda, double *w, double *work,
+             const int *lwork, int *iwork, const int *liwork, int *info);
+
+int sid_sym_eigen(double *A, int n, double *ev, double *V)
+{
+    /* A is symmetric, so row-major is column-major: LAPACK's eigenvector columns land in the
+     * rows of the array; V gets them back as columns. */
+    int lwork = -1, liwork = -1, info = 0, iw = 0;
+    double w = 0;
+    dsyevd_("V", "U", &n, A, &n, ev, &w, &lwork, &iw, &liwork, &info);
+    if (info) return -1;
+    lwork = (int)w;
+    liwork = iw;
+    double *work = sid_alloc(sizeof(double) * (size_t)lwork);
+    int *iwork = sid_alloc(sizeof(int) * (size_t)liwork);
+    if (work && iwork) dsyevd_("V", "U", &n, A, &n, ev, work, &lwork, iwork, &liwork, &info);
+    sid_free(work);
+    sid_free(iwork);
+    if (!work || !iwork || info) return -1;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) V[i * n + j] = A[j * n + i];
+    return 0;
 }
 
 /* Cyclic Jacobi eigen-decomposition of the symmetric n x n A (destroyed): eigenvalues in ev,

@@ -13,6 +13,9 @@ void sid_lu_solve(int n, const double *LU, const int *piv, int trans, double *x)
 /* Eigen-decomposition of the symmetric A (destroyed): eigenvalues in ev, eigenvectors in the
  * columns of V. */
 void sid_jacobi_eigen(double *A, int n, double *ev, double *V);
+/* The same by LAPACK's divide and conquer (dsyevd): O(n^3) once, for the large normal matrices
+ * of the covariance; eigenvalues ascending. 0, or -1 if memory ran out or LAPACK failed. */
+int sid_sym_eigen(double *A, int n, double *ev, double *V);
 /* In place, the tree-sparse factor A = L^T L, parent[k] the nearest ancestor dof of dof k (-1 at
  * the root); -1 if A is not positive definite. */
 int sid_tree_factor(int n, const int *parent, double *A);
