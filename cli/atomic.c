@@ -123,9 +123,10 @@ sid_status atomic_open(atomic_file *af, const char *path, sid_error *err)
 {
     memset(af, 0, sizeof *af);
     struct stat st, lst;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+    const int exists = stat(path, &st) == 0;
+    if (exists && S_ISDIR(st.st_mode))
         return sid_error_set(err, SID_ERR_INPUT, "%s: expected a file name, got a directory", path);
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+    if (exists && !S_ISREG(st.st_mode))
         return open_direct(af, path, err);
     char *resolved = NULL;
     if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) && (resolved = realpath(path, NULL))) {

@@ -483,7 +483,9 @@ void report_warnings(const report *r)
 {
     const int n = r->sel->n;
     if (!r->cov)
-        cli_warn("no standard errors: the covariance could not be computed");
+        cli_warn("no standard errors: the covariance %s", r->cov_skipped && !strcmp(r->cov_skipped, "interrupted")
+                                                              ? "was skipped (interrupted)"
+                                                              : "could not be computed");
     for (int d = 0; r->cov && d < r->cov->nnull; d++) {
         /* "a*x + b*y" in scaled coordinates: moving along it does not change the fit */
         char buf[1024];
