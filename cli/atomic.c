@@ -99,6 +99,8 @@ static char *dup_str(const char *s)
 int atomic_same_file(const char *a, const char *b)
 {
     struct stat sa, sb;
+    if (strcmp(a, "-") == 0 || strcmp(b, "-") == 0)
+        return 0;   /* stdout is no input file */
     if (strcmp(a, b) == 0)
         return 1;
     if (stat(a, &sa) != 0 || stat(b, &sb) != 0)
@@ -122,6 +124,11 @@ static sid_status open_direct(atomic_file *af, const char *path, sid_error *err)
 sid_status atomic_open(atomic_file *af, const char *path, sid_error *err)
 {
     memset(af, 0, sizeof *af);
+    if (strcmp(path, "-") == 0) {   /* stdout, as every command's -o - asks */
+        af->f = stdout;
+        af->path = dup_str("standard output");
+        return af->path ? SID_OK : sid_error_set(err, SID_ERR_NOMEM, "out of memory");
+    }
     struct stat st, lst;
     const int exists = stat(path, &st) == 0;
     if (exists && S_ISDIR(st.st_mode))
@@ -180,7 +187,7 @@ sid_status atomic_finish(atomic_file *af, sid_error *err)
     /* a device is not fsync'ed (/dev/null refuses) */
     int failed = fflush(af->f) != 0 || ferror(af->f) || (af->tmp && fsync(fileno(af->f)) != 0);
     int e = errno;
-    if (fclose(af->f) != 0 && !failed) {
+    if (af->f != stdout && fclose(af->f) != 0 && !failed) {
         failed = 1;
         e = errno;
     }
@@ -216,7 +223,8 @@ sid_status atomic_commit(atomic_file *af, sid_error *err)
 void atomic_abort(atomic_file *af)
 {
     if (af->f) {
-        fclose(af->f);
+        if (af->f != stdout)
+            fclose(af->f);
         af->f = NULL;
     }
     if (af->tmp) {

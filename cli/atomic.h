@@ -7,6 +7,7 @@
  * A target that is a symbolic link is written through: the file it points to is replaced and
  * the link stays. A target that is not a regular file (a device such as /dev/null or
  * /dev/stdout, a FIFO) is written to directly: replacing it by a file would be wrong.
+ * Path "-" is standard output (every command's "-o -").
  */
 #ifndef CLI_ATOMIC_H
 #define CLI_ATOMIC_H

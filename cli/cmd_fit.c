@@ -39,8 +39,14 @@ static const cmd_info info = {
     "all of them) by gradient descent through the simulator (NLopt L-BFGS), then report\n"
     "what changed, how well the data determine it, and how well the fitted model\n"
     "predicts the logs. Progress and a summary table go to stderr.\n\n"
-    "The output (-o) is the fitted robot: ROBOT.json with the fitted values in place.\n"
-    "Outputs are written atomically, and only if the fit produced a finite result.\n"
+    "The output is the fitted robot: ROBOT.json with the fitted values in place, in\n"
+    "the file -o names, over ROBOT.json with --in-place, or on stdout (without -o, or\n"
+    "-o -; with --json stdout has the report and the robot needs -o). Without \"free\"\n"
+    "in a spec or --free, the fit frees the masses of moving links, the armature,\n"
+    "viscous and Coulomb friction of moving joints and the motor constants but the\n"
+    "first motor's kt (the unit of torque: motion alone cannot tell a torque scale\n"
+    "from the masses). Outputs are written atomically, and only if the fit produced\n"
+    "a finite result.\n"
     "Window start states are fitted with the parameters unless --start logged.\n",
     "Report: inputs with their SHA-256; settings; \"stop\" (converged, max_iter,\n"
     "time_limit, interrupted, roundoff_limited, failure), iterations, evaluations,\n"
@@ -202,18 +208,23 @@ static void prediction_free(report_prediction *p)
     }
 }
 
+static int is_stdout(const char *path) { return path && strcmp(path, "-") == 0; }
+
 /* Every output or none: each file is written to its temporary file and finished (where a
- * full disk shows), stdout gets its JSON, and only then are the files renamed into place. */
-static int write_outputs(const char *robot_out, const cJSON *fitted, const char *report_out,
-                         const cJSON *rep, int json)
+ * full disk shows), then stdout gets its one output (the fitted robot or the report), and
+ * only then are the files renamed into place. Path "-" is stdout. */
+static int write_outputs(const char *robot_out, const cJSON *fitted, const char *report_out, const cJSON *rep,
+                         int json)
 {
     sid_error err = { 0 };
     atomic_file af[2];
     const char *path[2] = { robot_out, report_out };
-    const cJSON *content[2] = { fitted, rep };
+    const cJSON *content[2] = { fitted, rep }, *to_stdout = json ? rep : NULL;
     int n = 0, rc = EXIT_OK;
     for (int k = 0; k < 2 && rc == EXIT_OK; k++) {
-        if (!path[k])
+        if (is_stdout(path[k]))
+            to_stdout = content[k];
+        if (!path[k] || is_stdout(path[k]))
             continue;
         if (atomic_open(&af[n], path[k], &err) != SID_OK) {
             rc = cli_fail(&err);
@@ -231,7 +242,7 @@ static int write_outputs(const char *robot_out, const cJSON *fitted, const char 
         }
         n++;
     }
-    if (rc == EXIT_OK && json && (jsonfile_write(stdout, rep) != 0 || fflush(stdout) != 0)) {
+    if (rc == EXIT_OK && to_stdout && (jsonfile_write(stdout, to_stdout) != 0 || fflush(stdout) != 0)) {
         cli_error("cannot write to standard output: nothing written");
         rc = EXIT_INPUT;
     }
@@ -251,16 +262,30 @@ static const char *log_path(const cmd_args *a, int j)
     return j < a->nop - 1 ? a->op[1 + j] : a->validate.v[j - (a->nop - 1)];
 }
 
+/* Where the fitted robot goes: -o FILE, ROBOT.json itself (--in-place), or stdout ("-"), which
+ * is also where it goes without -o unless the report has stdout (--json or --report -). */
+static const char *robot_output(const cmd_args *a)
+{
+    if (a->in_place)
+        return a->op[0];
+    if (a->out)
+        return a->out;
+    return a->json || is_stdout(a->report) ? NULL : "-";
+}
+
 /* Refuse outputs that would overwrite an input (or each other). */
 static int check_outputs(const cmd_args *a)
 {
     const char *robot = a->op[0];
     if (a->in_place && a->out)
         return cmd_usage_error(&info, "--in-place writes ROBOT.json; give it or -o, not both");
-    const char *outs[2] = { a->in_place ? robot : a->out, a->report };
+    if (is_stdout(a->out) && (a->json || is_stdout(a->report)))
+        return cmd_usage_error(&info, "-o - and %s would both write to stdout: give one of them a file",
+                               a->json ? "--json" : "--report -");
+    const char *outs[2] = { robot_output(a), a->report };
     const char *names[2] = { a->in_place ? "--in-place" : "-o", "--report" };
     for (int o = 0; o < 2; o++) {
-        if (!outs[o])
+        if (!outs[o] || is_stdout(outs[o]))
             continue;
         if (!writable(outs[o]))
             return cmd_usage_error(&info, "%s %s: cannot write there (no such directory, "
@@ -278,7 +303,7 @@ static int check_outputs(const cmd_args *a)
         if (a->spec.path && atomic_same_file(outs[o], a->spec.path))
             return cmd_usage_error(&info, "%s %s would overwrite the fit spec", names[o], outs[o]);
     }
-    if (outs[0] && outs[1] && atomic_same_file(outs[0], outs[1]))
+    if (outs[0] && outs[1] && !is_stdout(outs[0]) && atomic_same_file(outs[0], outs[1]))
         return cmd_usage_error(&info, "the fitted robot and the report would be the same file %s", outs[1]);
     return 0;
 }
@@ -380,6 +405,11 @@ int cmd_fit(int argc, char **argv)
         fprintf(stderr, "fitting %d parameter%s of %s to %d log%s (%d window%s, start states %s)\n",
                 sel.n, sel.n == 1 ? "" : "s", robot, nlog, nlog == 1 ? "" : "s", nwin,
                 nwin == 1 ? "" : "s", !x0 ? "logged" : fo.smoothing_pairs ? "held at the logged ones" : "fitted");
+    if (!spec.free_given && !cli_quiet)
+        fprintf(stderr, "free by default: masses of moving links; armature, viscous and Coulomb friction and motor "
+                "constants of moving joints%s%s%s (--free, --free-only and --fix choose others)\n",
+                sel.gauge >= 0 ? "; " : "", sel.gauge >= 0 ? sid_model_param(m, sel.gauge)->name : "",
+                sel.gauge >= 0 ? " held as the unit of torque" : "");
     if (fo.smoothing_pairs > 0 && fo.smoothing_pairs < sel.n)
         /* L-BFGS only ever moves along combinations of the smoothed gradients */
         cli_warn("--smoothing with %d pairs for %d free parameters: the fit moves only within the span of "
@@ -465,13 +495,16 @@ int cmd_fit(int argc, char **argv)
     }
 
     /* ---- write ---- */
-    const char *out = a.in_place ? robot : a.out;
-    if (out && !(fitted = robot_json_fitted(out, doc, m, theta, &err))) {
+    const char *out = robot_output(&a);
+    if (out && !(fitted = robot_json_fitted(is_stdout(out) ? robot : out, doc, m, theta, &err))) {
         rc = cli_fail(&err);
         goto done;
     }
     if ((rc = write_outputs(out, fitted, a.report, rep, a.json)) != EXIT_OK)
         goto done;
+    if (!out && !cli_quiet)
+        /* stdout has the report: say so rather than drop the result silently */
+        cli_warn("the fitted robot was not written: stdout has the report; give -o FITTED.json");
     if (interrupted) {
         if (!cli_quiet)
             fprintf(stderr, "interrupted (%s): the best parameters so far were written\n",

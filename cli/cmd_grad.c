@@ -227,7 +227,7 @@ int cmd_grad(int argc, char **argv)
         goto done;
     }
     /* Without a spec's "free" or a --free, every parameter: grad is for inspecting. */
-    if (spec.nfree == 0 && fitspec_apply_flag(&spec, "--free", "*", &err)) {
+    if (!spec.free_given && fitspec_apply_flag(&spec, "--free", "*", &err)) {
         rc = cli_fail(&err);
         goto done;
     }

@@ -36,9 +36,12 @@ void fitspec_free(fitspec *s)
 {
     for (int i = 0; i < s->nfree; i++)
         free(s->free[i].glob);
+    for (int i = 0; i < s->nfixed; i++)
+        free(s->fixed[i].glob);
     for (int i = 0; i < s->nbound; i++)
         free(s->bound[i].glob);
     free(s->free);
+    free(s->fixed);
     free(s->bound);
     traj_colmap_free(&s->columns);
     memset(s, 0, sizeof *s);
@@ -62,17 +65,18 @@ static int nomem(sid_error *err)
     return -1;
 }
 
-static int add_free(fitspec *s, const char *glob, const char *origin, sid_error *err)
+/* Append glob to a list of globs (the free or the fixed ones). */
+static int add_glob(fitspec_glob **list, int *n, const char *glob, const char *origin, sid_error *err)
 {
-    fitspec_glob *g = realloc(s->free, (size_t)(s->nfree + 1) * sizeof *g);
+    fitspec_glob *g = realloc(*list, (size_t)(*n + 1) * sizeof *g);
     if (!g)
         return nomem(err);
-    s->free = g;
-    g += s->nfree;
+    *list = g;
+    g += *n;
     if (!(g->glob = dup_str(glob)))
         return nomem(err);
     set_origin(g->origin, "%s%s", origin, "");
-    s->nfree++;
+    (*n)++;
     return 0;
 }
 
@@ -276,9 +280,27 @@ static int read_smoothing(ctx *c, fitspec *s, const cJSON *v)
     return 0;
 }
 
+/* "free" or "fixed": an array of parameter names or globs. */
+static int read_globs(ctx *c, const cJSON *v, const char *key, fitspec_glob **list, int *n)
+{
+    if (!cJSON_IsArray(v))
+        return expected(c, key, "an array of parameter names or globs", v);
+    int i = 0;
+    for (const cJSON *g = v->child; g; g = g->next, i++) {
+        char p[32], o[FITSPEC_ORIGIN];
+        snprintf(p, sizeof p, "%s[%d]", key, i);
+        if (!cJSON_IsString(g) || !g->valuestring[0])
+            return expected(c, p, "a parameter name or glob", g);
+        set_origin(o, "%s: %s", c->file, p);
+        if (add_glob(list, n, g->valuestring, o, c->err))
+            return -1;
+    }
+    return 0;
+}
+
 static int read_spec(ctx *c, fitspec *s, const cJSON *root)
 {
-    static const char *const keys[] = { "free", "bounds", "window", "substeps", "max_dt",
+    static const char *const keys[] = { "free", "fixed", "bounds", "window", "substeps", "max_dt",
                                         "integrator", "weights", "optimizer", "columns",
                                         "scale", "start", "start_velocity", "smoothing",
                                         "contact_model", "description", NULL };
@@ -289,19 +311,12 @@ static int read_spec(ctx *c, fitspec *s, const cJSON *root)
         return expected(c, "top level", "an object", root);
     warn_keys(c, root, "", keys);
     if ((v = cJSON_GetObjectItemCaseSensitive(root, "free"))) {
-        if (!cJSON_IsArray(v))
-            return expected(c, "free", "an array of parameter names or globs", v);
-        int i = 0;
-        for (const cJSON *g = v->child; g; g = g->next, i++) {
-            char p[32], o[FITSPEC_ORIGIN];
-            snprintf(p, sizeof p, "free[%d]", i);
-            if (!cJSON_IsString(g) || !g->valuestring[0])
-                return expected(c, p, "a parameter name or glob", g);
-            set_origin(o, "%s: %s", c->file, p);
-            if (add_free(s, g->valuestring, o, c->err))
-                return -1;
-        }
+        s->free_given = 1;
+        if (read_globs(c, v, "free", &s->free, &s->nfree))
+            return -1;
     }
+    if ((v = cJSON_GetObjectItemCaseSensitive(root, "fixed")) && read_globs(c, v, "fixed", &s->fixed, &s->nfixed))
+        return -1;
     if ((v = cJSON_GetObjectItemCaseSensitive(root, "bounds")) &&
         read_bounds(c, s, v, "bounds", s->nbound))
         return -1;
@@ -528,17 +543,20 @@ static int flag_bounds(fitspec *s, const char *value, sid_error *err)
 int fitspec_apply_flag(fitspec *s, const char *flag, const char *value, sid_error *err)
 {
     double x;
-    if (strcmp(flag, "--free") == 0) {
+    if (strcmp(flag, "--free") == 0 || strcmp(flag, "--free-only") == 0 || strcmp(flag, "--fix") == 0) {
         if (!value[0])
             return bad_flag(err, flag, "a parameter name or glob", value);
-        if (!s->free_flagged) {
-            /* The first --free replaces the file's list: the command line says it all. */
+        if (strcmp(flag, "--fix") == 0)
+            return add_glob(&s->fixed, &s->nfixed, value, flag, err);
+        if (flag[6] == '-' && !s->free_flagged) {
+            /* the first --free-only replaces the file's list: the command line says it all */
             for (int i = 0; i < s->nfree; i++)
                 free(s->free[i].glob);
             s->nfree = 0;
             s->free_flagged = 1;
         }
-        return add_free(s, value, "--free", err);
+        s->free_given = 1;
+        return add_glob(&s->free, &s->nfree, value, flag, err);
     }
     if (strcmp(flag, "--bounds") == 0)
         return flag_bounds(s, value, err);
@@ -615,6 +633,38 @@ void fitspec_selection_free(fitspec_selection *sel)
     memset(sel, 0, sizeof *sel);
 }
 
+/* 0 if every glob matches some parameter of m; else -1 naming the first that matches none. */
+static int check_globs(const sid_model *m, const fitspec_glob *g, int n, sid_error *err)
+{
+    for (int k = 0; k < n; k++) {
+        int hit = 0;
+        for (int i = 0; i < sid_model_nparam(m) && !hit; i++)
+            hit = sid_glob_match(g[k].glob, sid_model_param(m, i)->name);
+        if (!hit)
+            return sid_error_set(err, SID_ERR_INPUT, "%s: '%s' matches no parameter of the robot (see 'sysid "
+                                 "params ROBOT.json')", g[k].origin, g[k].glob), -1;
+    }
+    return 0;
+}
+
+static int matches_any(const fitspec_glob *g, int n, const char *name)
+{
+    for (int k = 0; k < n; k++)
+        if (sid_glob_match(g[k].glob, name))
+            return 1;
+    return 0;
+}
+
+/* Is parameter i free: named by a free glob (or, with none given, marked fit_default in the
+ * parameter table and moving something), and not fixed? */
+static int is_free(const fitspec *s, const sid_model *m, int i)
+{
+    const sid_param_info *p = sid_model_param(m, i);
+    int on = s->free_given ? matches_any(s->free, s->nfree, p->name)
+                           : p->row->fit_default && sid_model_param_moves(m, i);
+    return on && !matches_any(s->fixed, s->nfixed, p->name);
+}
+
 static const fitspec_bound *bound_of(const fitspec *s, const char *name)
 {
     for (int b = 0; b < s->nbound; b++)
@@ -628,26 +678,15 @@ int fitspec_select(const fitspec *s, const sid_model *m, const double *theta0,
 {
     int np = sid_model_nparam(m);
     memset(sel, 0, sizeof *sel);
-    for (int g = 0; g < s->nfree; g++) {
-        int hit = 0;
-        for (int i = 0; i < np && !hit; i++)
-            hit = sid_glob_match(s->free[g].glob, sid_model_param(m, i)->name);
-        if (!hit) {
-            sid_error_set(err, SID_ERR_INPUT, "%s: '%s' matches no parameter of the robot "
-                          "(see 'sysid params ROBOT.json')", s->free[g].origin, s->free[g].glob);
-            return -1;
-        }
-    }
-    /* a bound that bounds nothing is a typo as surely as a free glob that frees nothing */
+    sel->gauge = -1;
+    /* a glob that frees, fixes or bounds nothing is a typo */
+    if (check_globs(m, s->free, s->nfree, err) || check_globs(m, s->fixed, s->nfixed, err))
+        return -1;
     for (int b = 0; b < s->nbound; b++) {
-        int hit = 0;
-        for (int i = 0; i < np && !hit; i++)
-            hit = sid_glob_match(s->bound[b].glob, sid_model_param(m, i)->name);
-        if (!hit) {
-            sid_error_set(err, SID_ERR_INPUT, "%s: '%s' matches no parameter of the robot "
-                          "(see 'sysid params ROBOT.json')", s->bound[b].origin, s->bound[b].glob);
+        fitspec_glob g = { .glob = s->bound[b].glob };
+        memcpy(g.origin, s->bound[b].origin, sizeof g.origin);
+        if (check_globs(m, &g, 1, err))
             return -1;
-        }
     }
     sel->idx = malloc((size_t)(np ? np : 1) * sizeof *sel->idx);
     sel->lo = malloc((size_t)(np ? np : 1) * sizeof *sel->lo);
@@ -657,13 +696,18 @@ int fitspec_select(const fitspec *s, const sid_model *m, const double *theta0,
         return nomem(err);
     }
     for (int i = 0; i < np; i++) {
-        const char *name = sid_model_param(m, i)->name;
-        int is_free = 0;
-        for (int g = 0; g < s->nfree && !is_free; g++)
-            is_free = sid_glob_match(s->free[g].glob, name);
-        if (!is_free)
+        const sid_param_info *p = sid_model_param(m, i);
+        const char *name = p->name;
+        if (!is_free(s, m, i))
             continue;
-        double lo = -HUGE_VAL, hi = HUGE_VAL, x0 = theta0[i];
+        if (!s->free_given && p->kind == SID_P_KT && sel->gauge < 0) {
+            /* Scaling every mass, inertia, friction and motor constant together leaves the motion
+             * unchanged: the default set holds the first motor's kt as the unit of torque. */
+            sel->gauge = i;
+            continue;
+        }
+        /* without a bound, the kind's own range (a friction cannot go negative) */
+        double lo = p->row->range == SID_RANGE_ANY ? -HUGE_VAL : 0, hi = HUGE_VAL, x0 = theta0[i];
         const fitspec_bound *b = bound_of(s, name);
         if (b && b->relative) {
             if (x0 == 0) {
@@ -692,8 +736,9 @@ int fitspec_select(const fitspec *s, const sid_model *m, const double *theta0,
     }
     if (sel->n == 0) {
         fitspec_selection_free(sel);
-        sid_error_set(err, SID_ERR_INPUT, "no free parameters: give \"free\" in the fit spec "
-                      "or --free GLOB");
+        sid_error_set(err, SID_ERR_INPUT, s->free_given ? "no free parameters: every one the free globs match is "
+                      "fixed" : "no free parameters: the robot has none that a fit frees by default (masses, armature, "
+                      "friction, motor constants of moving joints); give \"free\" in the fit spec or --free GLOB");
         return -1;
     }
     return 0;

@@ -25,8 +25,12 @@
  * Globs are core's sid_glob_match: '*' also crosses dots, '?' is one character, '[' and ']'
  * match themselves, so "links.*.com[2]" selects every link's z COM. A parameter takes its bounds from the
  * first bounds entry that matches it (command-line --bounds come before the file's);
- * without one it is unbounded. Flags override the file: the first --free replaces the
- * file's list, later ones add to it.
+ * without one it is bounded by its kind's range only (a friction >= 0). --free adds to the
+ * file's list; the first --free-only replaces it. "fixed" / --fix hold parameters fixed.
+ * Without "free" or --free, a fit frees the parameters the table marks fit_default (masses,
+ * armature, viscous and Coulomb friction, motor constants) wherever they move something,
+ * except the first motor's kt (fitspec_selection.gauge): from motion alone, the torque scale of
+ * the whole robot cannot be told from the masses.
  */
 #ifndef CLI_FITSPEC_H
 #define CLI_FITSPEC_H
@@ -54,6 +58,9 @@ typedef struct {
 typedef struct {
     int nfree;
     fitspec_glob *free;            /* globs of the free parameters */
+    int free_given;                /* "free" or a --free flag was given; else the default set */
+    int nfixed;
+    fitspec_glob *fixed;           /* globs held fixed even where a free glob (or the default) matches */
     int nbound;
     fitspec_bound *bound;          /* first match wins */
     double window;                 /* [s] per window; 0: one window over the whole log */
@@ -80,6 +87,7 @@ typedef struct {
     int n;
     int *idx;                      /* (n) parameter indices, increasing */
     double *lo, *hi;               /* (n) */
+    int gauge;                     /* the default set's first kt, held fixed as the unit of torque; -1: none */
 } fitspec_selection;
 
 void fitspec_init(fitspec *s);
@@ -93,9 +101,9 @@ int fitspec_load(fitspec *s, const char *path, sid_error *err);
  * --smoothing SIGMA,PAIRS[,SEED] | off, --contact compliant|hard. 0, or -1 with err. */
 int fitspec_apply_flag(fitspec *s, const char *flag, const char *value, sid_error *err);
 
-/* The free parameters of m and their bounds around the nominal theta0. Errors: a free
- * glob that matches nothing, a relative bound on a zero nominal, a nominal outside its
- * bounds, no free parameter at all ("--free '*'" frees every one). */
+/* The free parameters of m and their bounds around the nominal theta0. Errors: a free, fixed
+ * or bounds glob that matches nothing, a relative bound on a zero nominal, a nominal outside
+ * its bounds, no free parameter at all ("--free '*'" frees every one). */
 int fitspec_select(const fitspec *s, const sid_model *m, const double *theta0,
                    fitspec_selection *sel, sid_error *err);
 void fitspec_selection_free(fitspec_selection *sel);

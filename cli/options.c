@@ -56,11 +56,13 @@ typedef struct {
 
 static const opt_row rows[] = {
     { 'o', "--output", "FILE", TEXT, AT(out), OUTPUT, CMD_FIT | CMD_SIMULATE | CMD_PARAMS,
-      "write the output (see above) to FILE, atomically" },
+      "write the output (see above) to FILE, atomically;\n"
+      "- is stdout (where fit and simulate write without -o)" },
     { 0, "--in-place", NULL, SWITCH, AT(in_place), OUTPUT, CMD_FIT,
       "write the fitted robot over ROBOT.json itself" },
     { 0, "--report", "FILE", TEXT, AT(report), OUTPUT, CMD_FIT,
-      "write the report (see below) to FILE, atomically" },
+      "write the report (see below) to FILE, atomically;\n"
+      "- is stdout" },
     { 0, "--set", "NAME=VALUE", LIST, AT(set), OUTPUT, CMD_PARAMS,
       "set every parameter NAME matches (a glob, as in fit\n"
       "specs) to VALUE; repeatable; needs -o" },
@@ -70,8 +72,16 @@ static const opt_row rows[] = {
     { 'c', "--config", "SPEC.json", TEXT, AT(spec.path), FITSPEC, ALL & ~(CMD_PARAMS | CMD_DIFF),
       "read a fit spec (FORMATS.md; examples in configs/)" },
     { 0, "--free", "GLOB", SPEC, 0, FITSPEC, FITTING,
-      "free the parameters GLOB matches (repeatable; the\n"
-      "first replaces the spec's list)" },
+      "also free the parameters GLOB matches (repeatable;\n"
+      "adds to the spec's list). Without any, fit frees\n"
+      "masses, armature, friction and motor constants of\n"
+      "everything that moves" },
+    { 0, "--free-only", "GLOB", SPEC, 0, FITSPEC, FITTING,
+      "free the parameters GLOB matches instead of the\n"
+      "spec's list (repeatable)" },
+    { 0, "--fix", "GLOB", SPEC, 0, FITSPEC, FITTING,
+      "hold the parameters GLOB matches fixed, even where\n"
+      "a free glob or the default set includes them" },
     { 0, "--bounds", "GLOB=LO:HI | GLOB=scale:A:B | JSON", SPEC, 0, FITSPEC, FITTING,
       "bounds of the parameters GLOB matches (repeatable;\n"
       "checked before the spec's, the first match wins)" },

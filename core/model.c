@@ -338,6 +338,22 @@ int sid_model_param_match(const sid_model *m, const char *glob, int *mask)
     return n;
 }
 
+int sid_model_param_moves(const sid_model *m, int i)
+{
+    const sid_param_info *p = &m->param[i];
+    if (p->row->owner != SID_OWNER_LINK)
+        return 1;
+    for (int b = 1; b < m->nbody; b++) {
+        if (m->body[b].link != p->owner)
+            continue;
+        for (int a = b; a > 0; a = m->body[a].parent)
+            if (m->body[a].vadr >= 0)
+                return 1;
+        return 0;
+    }
+    return 0;
+}
+
 void sid_model_param_path(const sid_model *m, int i, char *buf, size_t len)
 {
     const sid_param_info *p = &m->param[i];

@@ -187,6 +187,7 @@ typedef struct {
     int log_scale;                /* 1: a fit moves log(theta / nominal) (a strictly positive quantity) */
     double typical;               /* a fit's step scale when the nominal value is 0 */
     size_t offset;                /* of component comp0 in the owner's sid_*_desc (a double) */
+    int fit_default;              /* 1: freed by a fit that names no free parameters (where it moves something) */
 } sid_param_row;
 
 typedef struct {
@@ -239,6 +240,9 @@ int sid_model_nv(const sid_model *m);
 int sid_model_nparam(const sid_model *m);
 const sid_param_info *sid_model_param(const sid_model *m, int i);
 int sid_model_param_find(const sid_model *m, const char *name);   /* -1 if absent */
+/* 0 if parameter i belongs to a link that no moving joint carries (welded to the world, its
+ * mass moves nothing); 1 otherwise. */
+int sid_model_param_moves(const sid_model *m, int i);
 /* Does name match pattern? '*' matches any run of characters (dots included), '?' any one,
  * '\\' makes the next character literal; everything else, '[' and ']' too, matches itself, so
  * "links.*.com[2]" selects every link's z COM. The one matcher of --free, bounds and --set. */

@@ -148,6 +148,49 @@ why=""
 if grep -qiwE 'nan|-?inf(inity)?' "$R" "$TMP/fit.json"; then why+=" NaN or Inf in an output;"; fi
 check "outputs: no NaN or Inf" "$why"
 
+# ---- the headline command: no spec, no flags ------------------------------------------------
+# `sysid fit robot.json log.csv > fitted.json` frees the default set (the mass, armature, viscous
+# and Coulomb friction; kt is the unit of torque) and recovers the truth; the robot goes to stdout.
+
+"$SYSID" fit "$ROBOT" "$TMP/synth.csv" >"$TMP/headline.json" 2>"$TMP/err"
+rc=$?
+why=""
+[ "$rc" -eq 0 ] || why+=" exit $rc;"
+jq -e . "$TMP/headline.json" >/dev/null 2>&1 || why+=" stdout is not the fitted robot (JSON);"
+grep -q "free by default" "$TMP/err" || why+=" stderr does not say what was freed by default;"
+grep -q "joints.hinge.motor.kt held as the unit of torque" "$TMP/err" || why+=" the kt gauge is not named;"
+grep -q "^links.pole.mass " "$TMP/err" || why+=" the summary (stderr) has no mass row;"
+"$SYSID" diff "$TMP/truth.json" "$TMP/headline.json" --tol 1e-6 >"$TMP/d" 2>&1 || why+=" the truth is not recovered: $(head -c 300 "$TMP/d");"
+check "fit ROBOT LOG > fitted.json: default set, robot on stdout, truth recovered" "$why"
+
+run fit "$ROBOT" "$TMP/synth.csv" -o - -q --max-iter 3
+cp "$TMP/out" "$TMP/dash.json"
+run fit "$ROBOT" "$TMP/synth.csv" -o "$TMP/file.json" -q --max-iter 3
+why=""
+[ "$rc" -eq 0 ] && [ ! -s "$TMP/out" ] || why+=" -o FILE: exit $rc or stdout not empty;"
+cmp -s "$TMP/dash.json" "$TMP/file.json" || why+=" -o - differs from -o FILE;"
+check "fit -o - is stdout, the same bytes as -o FILE" "$why"
+
+# --free adds to the spec's list; --free-only replaces it; --fix holds what a glob frees
+names() { jq -r '[.parameters[].name] | join(" ")' "$1"; }
+run fit "$ROBOT" "$TMP/synth.csv" -c "$SPEC" --free joints.hinge.friction.coulomb --max-iter 1 -q --report "$TMP/add.json" -o "$TMP/x.json"
+run fit "$ROBOT" "$TMP/synth.csv" -c "$SPEC" --free-only joints.hinge.friction.coulomb --max-iter 1 -q --report "$TMP/only.json" -o "$TMP/x.json"
+run fit "$ROBOT" "$TMP/synth.csv" --fix 'joints.*.friction.*' --max-iter 1 -q --report "$TMP/fix.json" -o "$TMP/x.json"
+why=""
+[ "$(names "$TMP/add.json")" = "links.pole.mass joints.hinge.armature joints.hinge.friction.viscous joints.hinge.friction.coulomb" ] ||
+    why+=" --free did not add to the spec's list: $(names "$TMP/add.json");"
+[ "$(names "$TMP/only.json")" = "joints.hinge.friction.coulomb" ] || why+=" --free-only did not replace it: $(names "$TMP/only.json");"
+[ "$(names "$TMP/fix.json")" = "links.pole.mass joints.hinge.armature" ] || why+=" --fix: $(names "$TMP/fix.json");"
+check "--free adds, --free-only replaces, --fix holds" "$why"
+
+run fit "$ROBOT" "$TMP/synth.csv" --json -q --max-iter 1
+why=""
+jq -e '.parameters' "$TMP/out" >/dev/null 2>&1 || why+=" --json without -o: stdout is not the report;"
+check "--json without -o: stdout has the report" "$why"
+run fit "$ROBOT" "$TMP/synth.csv" --json --max-iter 1
+grep -q "fitted robot was not written" "$TMP/err" && check "--json without -o says the robot was not written" "" ||
+    check "--json without -o says the robot was not written" " no warning"
+
 # ---- --json: one object on stdout, the same as --report -----------------------------------
 
 run fit "$ROBOT" "$TMP/synth.csv" -c "$SPEC" --json -q --report "$TMP/r2.json"
@@ -287,7 +330,9 @@ expect_invalid "bad robot" "links[2].mass" fit "$FIX/bad/negative_mass.json" "$T
 expect_invalid "missing log" "no_such.csv" fit "$ROBOT" "$TMP/no_such.csv" -c "$SPEC" "${K[@]}"
 expect_invalid "bad log" "line" fit "$FIX/arm2.json" "$FIX/bad/nan.csv" --free 'links.*.mass' "${K[@]}"
 expect_invalid "free glob matches nothing" "links.nothing.mass" fit "$ROBOT" "$TMP/synth.csv" --free links.nothing.mass "${K[@]}"
-expect_invalid "no free parameters" "no free parameters" fit "$ROBOT" "$TMP/synth.csv" "${K[@]}"
+expect_invalid "no free parameters" "no free parameters" fit "$ROBOT" "$TMP/synth.csv" --fix '*' "${K[@]}"
+expect_invalid "fix glob matches nothing" "links.nothing.mass" fit "$ROBOT" "$TMP/synth.csv" --fix links.nothing.mass "${K[@]}"
+expect_invalid "-o - and --json both on stdout" "stdout" fit "$ROBOT" "$TMP/synth.csv" -c "$SPEC" -o - --json
 expect_invalid "bad --start" "--start" fit "$ROBOT" "$TMP/synth.csv" -c "$SPEC" --start guessed "${K[@]}"
 expect_invalid "bad \"start\" in a spec" "start" fit "$ROBOT" "$TMP/synth.csv" -c "$FIX/fit/bad_start.json" "${K[@]}"
 expect_invalid "nominal outside bounds" "outside its bounds" fit "$ROBOT" "$TMP/synth.csv" --free links.pole.mass \

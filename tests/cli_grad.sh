@@ -110,7 +110,7 @@ check "grad --free matches the full gradient" "$([ "$rc" -eq 0 ] || echo " exit 
 printf '{ "free": ["joints.*.friction.*"], "window": 0.1, "integrator": "rk4" }\n' >"$TMP/spec.json"
 run grad "$P" "$PL" -c "$TMP/spec.json" --json
 check "grad -c spec" "$([ "$rc" -eq 0 ] || echo " exit $rc;")$(jqok '(.gradient | length) == 3 and .windows == 3' || echo " expected 3 friction parameters and 3 windows;")"
-run grad "$P" "$PL" -c "$TMP/spec.json" --window 0.05 --free 'links.pole.mass' --json
+run grad "$P" "$PL" -c "$TMP/spec.json" --window 0.05 --free-only 'links.pole.mass' --json
 check "grad flags override the spec" "$([ "$rc" -eq 0 ] || echo " exit $rc;")$(jqok '(.gradient | keys) == ["links.pole.mass"] and .windows == 6' || echo " flags did not win;")"
 
 # --start fitted: grad still starts from the logged states, and says so.
