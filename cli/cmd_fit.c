@@ -24,6 +24,7 @@
 #include "cmd.h"
 #include "diag.h"
 #include "jsonfile.h"
+#include "progress.h"
 #include "readfile.h"
 #include "report.h"
 #include "robot_json.h"
@@ -109,35 +110,15 @@ static void catch_signals(void)
 
 /* ---- progress ---------------------------------------------------------------------------- */
 
-typedef struct {
-    int tty;       /* redraw one line in place */
-    int drawn;     /* a line is on the terminal without its newline */
-} progress_ctx;
-
-static void progress(void *ctx, int iter, double loss, double gnorm, double seconds)
+static void on_iteration(void *ctx, int iter, double loss, double gnorm, double seconds)
 {
-    progress_ctx *p = ctx;
-    fprintf(stderr, "%siter %5d  loss %-13.6e  |grad| %-11.3e  %8.2f s%s", p->tty ? "\r" : "",
-            iter, loss, gnorm, seconds, p->tty ? "\033[K" : "\n");
-    fflush(stderr);
-    p->drawn = p->tty;
-}
-
-static void progress_end(progress_ctx *p)
-{
-    if (p->drawn)
-        fputc('\n', stderr);
-    p->drawn = 0;
+    progress_update(ctx, "iter %5d  loss %-13.6e  |grad| %-10.3e  %7.2f s  %6.1f it/s", iter, loss, gnorm, seconds,
+                    seconds > 0 ? iter / seconds : 0.0);
 }
 
 /* ---- helpers ----------------------------------------------------------------------------- */
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+static double now(void) { return progress_now(); }
 
 /* Can an atomic write create path (a temporary file next to it, then a rename)? Checked
  * before the fit, so that a mistyped directory costs no fitting time. */
@@ -394,11 +375,12 @@ int cmd_fit(int argc, char **argv)
     r.pred_val.has_qd = has_velocities(tr + nlog, nval);
 
     /* ---- fit ---- */
-    progress_ctx pc = { isatty(2), 0 };
+    progress pg;
+    progress_begin(&pg, progress_mode_for(cli_quiet, a.verbose));
     sid_fit_opts fo;
     fitspec_fit_opts(&spec, &sel, &fo);
-    fo.progress = cli_quiet ? NULL : progress;
-    fo.ctx = &pc;
+    fo.progress = cli_quiet ? NULL : on_iteration;
+    fo.ctx = &pg;
     fo.interrupt = &interrupted;
     sid_fit_result fr;
     if (!cli_quiet)
@@ -416,7 +398,7 @@ int cmd_fit(int argc, char **argv)
                  "%d random directions", fo.smoothing_pairs, sel.n, fo.smoothing_pairs);
     catch_signals();   /* until everything is written: a signal then stops nothing half-way */
     sid_status st = sid_fit(pfit, theta, x0, &fo, &fr, &err);
-    progress_end(&pc);
+    progress_end(&pg);
     if (st != SID_OK) {
         sid_error_prefix(&err, "%s", robot);
         rc = cli_fail(&err);

@@ -146,6 +146,9 @@ static const opt_row rows[] = {
 
     { 'q', "--quiet", NULL, SWITCH, AT(quiet), OTHER, ALL,
       "no progress, warnings or timings on stderr" },
+    { 'v', "--verbose", NULL, SWITCH, AT(verbose), OTHER, CMD_FIT,
+      "progress: a line per iteration (default: one line\n"
+      "redrawn on a terminal, one a second in a pipe)" },
     { 'h', "--help", NULL, HELP, 0, OTHER, ALL,
       "this text" },
 };

@@ -51,7 +51,7 @@ typedef struct {
     cmd_spec_args spec;        /* -c and the fit-spec flags */
     const char *out;           /* -o FILE */
     const char *report;        /* --report FILE */
-    int json, check, in_place, quiet;
+    int json, check, in_place, quiet, verbose;
     double max_rmse, max_loss, tol;    /* -1: not given */
     cmd_list validate;         /* --validate LOG.csv... */
     cmd_list set;              /* --set NAME=VALUE... */

@@ -479,6 +479,28 @@ void report_table(FILE *f, const report *r)
     fputc('\n', f);
 }
 
+/* Warnings of one kind about many parameters: each on its own line while there are few, else
+ * one line naming the first few (a 700-parameter fit must not print 700 lines). */
+#define WARN_EACH 3
+typedef struct {
+    int n;
+    char names[512];
+} warn_group;
+
+static void group_add(warn_group *g, const char *name)
+{
+    size_t len = strlen(g->names);
+    if (g->n < 8 && len + strlen(name) + 3 < sizeof g->names)
+        snprintf(g->names + len, sizeof g->names - len, "%s%s", len ? ", " : "", name);
+    g->n++;
+}
+
+static void group_print(const warn_group *g, const char *what, const char *where)
+{
+    if (g->n > WARN_EACH)
+        cli_warn("%d parameters %s: %s%s (report: %s)", g->n, what, g->names, g->n > 8 ? ", ..." : "", where);
+}
+
 void report_warnings(const report *r)
 {
     const int n = r->sel->n;
@@ -486,7 +508,7 @@ void report_warnings(const report *r)
         cli_warn("no standard errors: the covariance %s", r->cov_skipped && !strcmp(r->cov_skipped, "interrupted")
                                                               ? "was skipped (interrupted)"
                                                               : "could not be computed");
-    for (int d = 0; r->cov && d < r->cov->nnull; d++) {
+    for (int d = 0; r->cov && d < r->cov->nnull && d < WARN_EACH; d++) {
         /* "a*x + b*y" in scaled coordinates: moving along it does not change the fit */
         char buf[1024];
         size_t len = 0;
@@ -500,18 +522,39 @@ void report_warnings(const report *r)
         cli_warn("the data do not determine the combination %s (scaled); its parameters have no "
                  "standard error", buf);
     }
+    if (r->cov && r->cov->nnull > WARN_EACH)
+        cli_warn("and %d more combinations the data do not determine (report: identifiability.null_directions)",
+                 r->cov->nnull - WARN_EACH);
+    warn_group unident = { 0 }, bound = { 0 }, poor = { 0 };
+    for (int k = 0; k < n; k++) {
+        report_param c;
+        report_param_classify(r, k, &c);
+        const char *name = sid_model_param(r->m, r->sel->idx[k])->name;
+        if (c.identifiable == 0)
+            group_add(&unident, name);
+        if (c.at_bound)
+            group_add(&bound, name);
+        if (c.poor)
+            group_add(&poor, name);
+    }
+    group_print(&unident, "are not identifiable from these data (their fitted values are arbitrary)",
+                "identifiability.unidentifiable");
+    group_print(&bound, "are at a bound (the data may want them beyond; their intervals ignore it)",
+                "identifiability.at_bound");
+    group_print(&poor, "are poorly determined (standard error above 50% of the value)",
+                "identifiability.poorly_determined");
     for (int k = 0; k < n; k++) {
         const int i = r->sel->idx[k];
         const char *name = sid_model_param(r->m, i)->name;
         report_param c;
         report_param_classify(r, k, &c);
-        if (c.identifiable == 0)
+        if (c.identifiable == 0 && unident.n <= WARN_EACH)
             cli_warn("%s is not identifiable from these data: its fitted value %g is arbitrary",
                      name, r->theta[i]);
-        if (c.at_bound)
+        if (c.at_bound && bound.n <= WARN_EACH)
             cli_warn("%s is at its %s bound %g: the data may want it beyond; its interval ignores the bound",
                      name, c.at_bound < 0 ? "lower" : "upper", c.at_bound < 0 ? r->sel->lo[k] : r->sel->hi[k]);
-        if (c.poor)
+        if (c.poor && poor.n <= WARN_EACH)
         {
             /* a fitted value of 0 has no relative error: compare with the nominal instead */
             const int zero = r->theta[i] == 0;

@@ -386,12 +386,13 @@ check "--in-place writes the fitted robot over the input" "$why"
 # SIGINT (Ctrl-C), SIGTERM (a job scheduler) and SIGHUP (a closed terminal) alike
 for sig in INT:130 TERM:143 HUP:129; do
 rm -f "$TMP/int.json" "$TMP/intr.json"
-# signal once the fit has made progress (two iterations on stderr), however fast the build is
+# signal once the fit has made progress (two progress lines on stderr, a second apart in a
+# pipe), however fast the build is
 "$SYSID" fit "$TMP/a7.json" data/arm7/log.csv -c configs/joints.json --free 'links.*.mass' --ftol-rel 0 \
     --max-iter 1000000 --threads 1 -o "$TMP/int.json" --report "$TMP/intr.json" >"$TMP/out" 2>"$TMP/err" &
 pid=$!
 for _ in $(seq 600); do
-    grep -q "^iter  *2 " "$TMP/err" 2>/dev/null && break
+    [ "$(grep -c "^iter " "$TMP/err" 2>/dev/null)" -ge 2 ] && break
     sleep 0.1
 done
 kill -"${sig%:*}" "$pid"
@@ -523,6 +524,23 @@ run fit data/double_pendulum/robot.json <(cat data/double_pendulum/log.csv) --fr
     --start logged --report "$TMP/pipe_report.json" -o "$TMP/pipe_fitted.json" -q
 want=$(sha256sum data/double_pendulum/log.csv | cut -c1-64)
 check "a piped log's digest" "$([ "$rc" -eq 0 ] || echo " exit $rc;")$([ "$(jq -r '.logs[0].sha256' "$TMP/pipe_report.json")" = "$want" ] || echo " digest is not the log's;")"
+
+# ---- progress: a line a second in a pipe, every iteration with -v, nothing with -q -------------
+
+"$SYSID" fit "$ROBOT" "$TMP/synth.csv" -c "$SPEC" --ftol-rel 0 --max-iter 60 -o "$TMP/p.json" -v 2>"$TMP/pv" >/dev/null
+"$SYSID" fit "$ROBOT" "$TMP/synth.csv" -c "$SPEC" --ftol-rel 0 --max-iter 60 -o "$TMP/p.json" --report "$TMP/pr.json" 2>"$TMP/pp" >/dev/null
+"$SYSID" fit "$ROBOT" "$TMP/synth.csv" -c "$SPEC" --ftol-rel 0 --max-iter 60 -o "$TMP/p.json" -q 2>"$TMP/pq" >/dev/null
+iters=$(jq .iterations "$TMP/pr.json")
+secs=$(jq ".timing.fit_seconds" "$TMP/pr.json")
+why=""
+[ "$(grep -c '^iter ' "$TMP/pv")" -eq "$iters" ] || why+=" -v: $(grep -c '^iter ' "$TMP/pv") iteration lines for $iters iterations;"
+lines=$(grep -c '^iter ' "$TMP/pp")
+# at most one a second, plus the first and the last
+awk -v n="$lines" -v s="$secs" 'BEGIN { exit !(n >= 1 && n <= s + 3) }' || why+=" pipe: $lines lines in $secs s;"
+tail -n +1 "$TMP/pp" | grep '^iter ' | tail -1 | grep -q "^iter  *$iters " || why+=" pipe: the last iteration ($iters) is not shown;"
+[ ! -s "$TMP/pq" ] || why+=" -q: stderr not empty;"
+grep -q $'\r' "$TMP/pp" && why+=" pipe: carriage returns in a log;"
+check "progress: -v every iteration, a pipe at most a line a second and the last, -q silent" "$why"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
