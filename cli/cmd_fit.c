@@ -22,6 +22,7 @@
 
 #include "atomic.h"
 #include "cmd.h"
+#include "derived.h"
 #include "diag.h"
 #include "jsonfile.h"
 #include "progress.h"
@@ -338,6 +339,7 @@ int cmd_fit(int argc, char **argv)
         }
         in[j].samples = tr[j]->n;
     }
+    fitspec_choose_start_velocity(&spec, m, tr, nlog + nval);
     if (fitspec_select(&spec, m, theta0, &sel, &err)) {
         rc = cli_fail(&err);
         goto done;
@@ -459,6 +461,9 @@ int cmd_fit(int argc, char **argv)
     r.max_rmse = a.max_rmse;
     r.has_max_loss = a.max_loss >= 0;
     r.max_loss = a.max_loss;
+    derived_set derived;
+    derived_compute(m, doc, theta0, theta, &sel, cov, &derived);
+    r.derived = &derived;
     r.seconds_total = now() - t_start;
     for (int i = 0; i < np; i++)
         if (!isfinite(theta[i])) {

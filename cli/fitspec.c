@@ -27,6 +27,7 @@ void fitspec_init(fitspec *s)
     s->ftol_rel = fo.ftol_rel;
     s->time_limit = fo.time_limit;
     s->start = FITSPEC_START_UNSET;
+    s->start_velocity_from_q = -1;
     s->smoothing_seed = fo.smoothing_seed;
     s->contact_model = -1;
     traj_colmap_init(&s->columns);
@@ -239,7 +240,9 @@ static int read_start(const char *value, int *out)
 
 static int read_start_velocity(const char *value, int *out)
 {
-    if (strcmp(value, "logged") == 0)
+    if (strcmp(value, "auto") == 0)
+        *out = -1;
+    else if (strcmp(value, "logged") == 0)
         *out = 0;
     else if (strcmp(value, "positions") == 0)
         *out = 1;
@@ -370,7 +373,7 @@ static int read_spec(ctx *c, fitspec *s, const cJSON *root)
         return expected(c, "start", "\"logged\" or \"fitted\"", v);
     if ((v = cJSON_GetObjectItemCaseSensitive(root, "start_velocity")) &&
         (!cJSON_IsString(v) || read_start_velocity(v->valuestring, &s->start_velocity_from_q)))
-        return expected(c, "start_velocity", "\"logged\" or \"positions\"", v);
+        return expected(c, "start_velocity", "\"auto\", \"logged\" or \"positions\"", v);
     if ((v = cJSON_GetObjectItemCaseSensitive(root, "smoothing")) && read_smoothing(c, s, v))
         return -1;
     if ((v = cJSON_GetObjectItemCaseSensitive(root, "contact_model"))) {
@@ -601,7 +604,7 @@ int fitspec_apply_flag(fitspec *s, const char *flag, const char *value, sid_erro
     }
     if (strcmp(flag, "--start-velocity") == 0) {
         if (read_start_velocity(value, &s->start_velocity_from_q))
-            return bad_flag(err, flag, "logged or positions", value);
+            return bad_flag(err, flag, "auto, logged or positions", value);
         return 0;
     }
     if (strcmp(flag, "--start") == 0) {
@@ -744,6 +747,25 @@ int fitspec_select(const fitspec *s, const sid_model *m, const double *theta0,
     return 0;
 }
 
+void fitspec_choose_start_velocity(fitspec *s, const sid_model *m, sid_traj *const *tr, int n)
+{
+    if (s->start_velocity_from_q >= 0)
+        return;
+    double worst = 0, *v = malloc(sizeof(double) * (size_t)(sid_model_nv(m) + 1));
+    int at = 0;
+    for (int j = 0; v && j < n; j++) {
+        const double r = sid_traj_velocity_noise(m, tr[j], v);
+        if (r > worst)
+            worst = r, at = j;
+    }
+    free(v);
+    s->start_velocity_from_q = worst > FITSPEC_NOISY_VELOCITY;
+    s->velocity_noise = worst;
+    if (s->start_velocity_from_q && !cli_quiet)
+        fprintf(stderr, "start velocities from positions: the logged velocities of log %d differ from the "
+                "positions' derivative by %.0f%% (rms; --start-velocity logged keeps them)\n", at + 1, 100 * worst);
+}
+
 void fitspec_loss_opts(const fitspec *s, sid_loss_opts *o)
 {
     sid_loss_opts_defaults(o);
@@ -753,7 +775,7 @@ void fitspec_loss_opts(const fitspec *s, sid_loss_opts *o)
     o->sim = s->sim;
     o->estimate_start = s->start == FITSPEC_START_FITTED;
     o->threads = s->threads;
-    o->start_velocity_from_q = s->start_velocity_from_q;
+    o->start_velocity_from_q = s->start_velocity_from_q > 0;
 }
 
 void fitspec_fit_opts(const fitspec *s, const fitspec_selection *sel, sid_fit_opts *o)

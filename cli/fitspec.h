@@ -72,7 +72,8 @@ typedef struct {
     int threads;                   /* --threads: windows in parallel; 0: all cores (a flag only) */
     traj_colmap columns;           /* log column renaming and scales */
     int start;                     /* FITSPEC_START_*: window start states */
-    int start_velocity_from_q;     /* "start_velocity": "positions" (1) or "logged" (0) */
+    int start_velocity_from_q;     /* "start_velocity": "positions" (1), "logged" (0), "auto" (-1, default) */
+    double velocity_noise;         /* what "auto" measured (fitspec_choose_start_velocity) */
     double smoothing_sigma;        /* "smoothing": in the scaled coordinates of the fit */
     int smoothing_pairs;           /* 0: no smoothing (the adjoint gradient) */
     unsigned long smoothing_seed;  /* 1 unless given */
@@ -108,6 +109,12 @@ int fitspec_select(const fitspec *s, const sid_model *m, const double *theta0,
                    fitspec_selection *sel, sid_error *err);
 void fitspec_selection_free(fitspec_selection *sel);
 
+/* Logged velocities farther than this (relative rms) from the positions' derivative are noise. */
+#define FITSPEC_NOISY_VELOCITY 0.25
+/* "start_velocity": "auto" decided on the logs: from positions if any log's velocity column
+ * differs from the positions' derivative by more than FITSPEC_NOISY_VELOCITY (says so on
+ * stderr); else logged. Does nothing when the spec or a flag chose. */
+void fitspec_choose_start_velocity(fitspec *s, const sid_model *m, sid_traj *const *tr, int n);
 /* The spec's loss options (window, weights, integrator, substeps, max_dt, and
  * estimate_start when "start" is "fitted") for core. */
 void fitspec_loss_opts(const fitspec *s, sid_loss_opts *o);

@@ -91,10 +91,12 @@ static const opt_row rows[] = {
     { 0, "--start", "fitted|logged", SPEC, 0, FITSPEC, FITTING,
       "window start states fitted with the parameters\n"
       "(multiple shooting) or taken from the log" },
-    { 0, "--start-velocity", "logged|positions", SPEC, 0, FITSPEC, WINDOWED,
+    { 0, "--start-velocity", "auto|logged|positions", SPEC, 0, FITSPEC, WINDOWED,
       "logged start states take their velocities from the\n"
-      "velocity columns (default) or from positions (when\n"
-      "the logged velocity is itself a noisy difference)" },
+      "velocity columns or from positions (when the logged\n"
+      "velocity is noise); auto (default): from positions\n"
+      "when the columns differ from the positions'\n"
+      "derivative by more than 25 % (rms), as stderr says" },
     { 0, "--integrator", "euler|rk4", SPEC, 0, FITSPEC, SIMULATING,
       "semi-implicit Euler (as MuJoCo; default) or RK4" },
     { 0, "--substeps", "N", SPEC, 0, FITSPEC, SIMULATING,

@@ -186,7 +186,7 @@ static void settings(jb *b, cJSON *o, const report *r)
     const fitspec *s = r->spec;
     cJSON *x = add(b, o, "settings", cJSON_CreateObject());
     str(b, x, "start", r->estimate_start ? "fitted" : "logged");
-    str(b, x, "start_velocity", s->start_velocity_from_q ? "positions" : "logged");
+    str(b, x, "start_velocity", s->start_velocity_from_q > 0 ? "positions" : "logged");
     num(b, x, "window", s->window);
     integer(b, x, "windows", r->nwindows);
     str(b, x, "integrator", s->sim.integrator == SID_RK4 ? "rk4" : "euler");
@@ -377,6 +377,20 @@ cJSON *report_json(const report *r, sid_error *err)
     cJSON *params = add(&b, o, "parameters", cJSON_CreateArray());
     for (int k = 0; k < r->sel->n; k++)
         parameter(&b, params, r, k);
+    if (r->derived && r->derived->n) {
+        b.where = "derived";
+        cJSON *dl = add(&b, o, "derived", cJSON_CreateArray());
+        for (int k = 0; k < r->derived->n; k++) {
+            const derived_value *v = &r->derived->v[k];
+            cJSON *d = add(&b, dl, NULL, cJSON_CreateObject());
+            str(&b, d, "name", v->name);
+            str(&b, d, "unit", v->unit);
+            num(&b, d, "nominal", v->nominal);
+            num(&b, d, "fitted", v->fitted);
+            num_or_null(&b, d, "stderr", v->stderr_);
+        }
+        b.where = "";
+    }
     identifiability(&b, o, r);
     gates(&b, o, r);
     cJSON *t = add(&b, o, "timing", cJSON_CreateObject());
@@ -401,10 +415,11 @@ static void table_rmse(FILE *f, const report *r, const report_prediction *p, con
     coords_row *rows = p->present ? coords_table(r->m, &nrow, &w) : NULL;
     if (!rows)
         return;   /* nothing to show, or out of memory: a summary for people; the report is complete */
-    fprintf(f, "\nRMSE on %s, predicted from logged start states:\n", what);
-    fprintf(f, "  %-*s  %-11s %-11s", w, "joint", "q before", "q after");
+    fprintf(f, "\nRMSE on %s, predicted from logged start states%s (as eval):\n", what,
+            r->spec->start_velocity_from_q > 0 ? " with velocities from positions" : "");
+    fprintf(f, "  %-*s  %-11s %-11s", w, "joint", "q nominal", "q fitted");
     if (p->has_qd)
-        fprintf(f, "  %-11s %-11s", "qd before", "qd after");
+        fprintf(f, "  %-11s %-11s", "qd nominal", "qd fitted");
     fputc('\n', f);
     for (int j = 0; j < nrow; j++) {
         if (rows[j].q < 0 && !p->has_qd)
@@ -423,6 +438,26 @@ static void table_rmse(FILE *f, const report *r, const report_prediction *p, con
         fputc('\n', f);
     }
     free(rows);
+}
+
+/* What the motion determines when the parameters above split it (derived.h). */
+static void table_derived(FILE *f, const report *r, int w)
+{
+    if (!r->derived || !r->derived->n)
+        return;
+    fprintf(f, "\nwhat the motion determines (combinations of the parameters above):\n");
+    for (int k = 0; k < r->derived->n; k++) {
+        const derived_value *v = &r->derived->v[k];
+        char change[32], se[32], ci[32];
+        if (v->nominal != 0)
+            snprintf(change, sizeof change, "%+.1f%%", 100 * (v->fitted - v->nominal) / fabs(v->nominal));
+        else
+            snprintf(change, sizeof change, "%+.3g", v->fitted - v->nominal);
+        snprintf(se, sizeof se, isfinite(v->stderr_) ? "%.3g" : "-", v->stderr_);
+        snprintf(ci, sizeof ci, isfinite(v->stderr_) ? "%.3g" : "-", 1.96 * v->stderr_);
+        fprintf(f, "%-*s  %-12.6g %-12.6g %-9s %-11s %-11s %s\n", w, v->name, v->nominal, v->fitted, change, se, ci,
+                v->unit);
+    }
 }
 
 void report_table(FILE *f, const report *r)
@@ -445,6 +480,10 @@ void report_table(FILE *f, const report *r)
     int w = 9;
     for (int k = 0; k < r->sel->n; k++) {
         int len = (int)strlen(sid_model_param(r->m, r->sel->idx[k])->name);
+        w = len > w ? len : w;
+    }
+    for (int k = 0; r->derived && k < r->derived->n; k++) {
+        int len = (int)strlen(r->derived->v[k].name);
         w = len > w ? len : w;
     }
     fprintf(f, "%-*s  %-12s %-12s %-9s %-11s %-11s %s\n", w, "parameter", "nominal", "fitted",
@@ -474,6 +513,7 @@ void report_table(FILE *f, const report *r)
         fprintf(f, "%-*s  %-12.6g %-12.6g %-9s %-11s %-11s %s\n", w, sid_model_param(r->m, i)->name,
                 x0, x, change, se, ci, note);
     }
+    table_derived(f, r, w);
     table_rmse(f, r, &r->pred_fit, "the fitted logs");
     table_rmse(f, r, &r->pred_val, "the validation logs");
     fputc('\n', f);

@@ -15,6 +15,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "derived.h"
 #include "fitspec.h"
 #include "sha256.h"
 #include "sid.h"
@@ -57,6 +58,7 @@ typedef struct {
     double max_rmse, max_loss;       /* the --max-rmse and --max-loss gates */
     double seconds_total, seconds_cov;
     const char *cov_skipped;       /* why cov is NULL ("interrupted", "failed"), or NULL */
+    const derived_set *derived;    /* combinations shown with the parameters; NULL: none */
 } report;
 
 /* Classification of free parameter k (index into sel). */

@@ -326,6 +326,9 @@ void sid_traj_velocity(const sid_model *m, const sid_traj *tr, int k, double *v)
 /* Velocity at sample k from positions alone (a difference over +-2 samples), for logs whose
  * velocity column is itself a noisy difference of encoder positions. */
 void sid_traj_velocity_from_q(const sid_model *m, const sid_traj *tr, int k, double *v);
+/* How far the logged velocities are from the positions' own derivative: rms(qd - qd from q) /
+ * rms(qd from q), 0 without a velocity column; v is scratch of nv doubles. */
+double sid_traj_velocity_noise(const sid_model *m, const sid_traj *tr, double *v);
 
 /* Work a log may ask for: simulation steps of one log interval, and of one log. Beyond them
  * the options or the log's time unit are surely wrong (ns read as s, --max-dt 1e-13). */

@@ -83,3 +83,24 @@ void sid_traj_velocity_from_q(const sid_model *m, const sid_traj *tr, int k, dou
         quat_rate(a, c, dt, v + iv + 3);
     }
 }
+
+/* rms(logged qd - qd from positions) / rms(qd from positions) over the one-dof joints: near 0
+ * for a velocity column that is the derivative of the positions, a sizeable fraction for one
+ * that is noise (a motor's own velocity estimate). Free joints are left out: their logged
+ * velocities follow a frame convention and impacts a difference of positions cannot. */
+double sid_traj_velocity_noise(const sid_model *m, const sid_traj *tr, double *v)
+{
+    if (!tr->qd || tr->n < 5) return 0;
+    double num = 0, den = 0;
+    for (int k = 0; k < tr->n; k++) {
+        sid_traj_velocity_from_q(m, tr, k, v);
+        for (int b = 1; b < m->nbody; b++) {
+            const sid_body *bd = &m->body[b];
+            if (bd->vadr < 0 || bd->type == SID_JOINT_FREE) continue;
+            const double d = tr->qd[(size_t)k * (size_t)tr->nv + (size_t)bd->vadr] - v[bd->vadr];
+            num += d * d;
+            den += v[bd->vadr] * v[bd->vadr];
+        }
+    }
+    return den > 0 ? sqrt(num / den) : 0;
+}
