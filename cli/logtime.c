@@ -1,7 +1,6 @@
 /* logtime.c — exact decimal differences of timestamps (logtime.h). */
 #include "logtime.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -109,7 +108,20 @@ int logtime_diff(const logtime *a, const logtime *b, int shift, double *out)
         text[j++] = '-';
     for (; k < n; k++)
         text[j++] = (char)('0' + r[k]);
-    snprintf(text + j, sizeof text - (size_t)j, "e%d", e + shift);
+    /* the exponent by hand: this runs for every sample, snprintf would cost more than all */
+    int ex = e + shift, nd = 0;
+    char rev[12];
+    text[j++] = 'e';
+    if (ex < 0) {
+        text[j++] = '-';
+        ex = -ex;
+    }
+    do
+        rev[nd++] = (char)('0' + ex % 10);
+    while ((ex /= 10) > 0);
+    while (nd > 0)
+        text[j++] = rev[--nd];
+    text[j] = '\0';
     /* strtod rounds correctly: the one rounding of the whole computation */
     *out = strtod(text, NULL);
     return 0;

@@ -677,7 +677,9 @@ static void on_field(void *s, size_t len, void *data)
     }
     if (col->slot == 0) {
         x = isfinite(x) ? sample_time(r, col, text, len, x) : x;
-        snprintf(r->tcell, sizeof r->tcell, "%.*s", (int)(len < 40 ? len : 40), text);
+        size_t n = len < sizeof r->tcell - 1 ? len : sizeof r->tcell - 1;   /* for messages */
+        memcpy(r->tcell, text, n);
+        r->tcell[n] = '\0';
     } else if (col->conv == 1)
         x *= col->scale;
     else if (col->conv == 2)
