@@ -4,8 +4,12 @@
  * line they are on (libcsv counts records, not lines). The header row decides, once, what
  * each column feeds: a slot of the sample row [t, q(nq), qd(nv), u(nv)] or nothing.
  * Columns are named by coordinate (sid_model_q_name, sid_model_v_name): a one-dof joint's
- * own name, "base.qw" or "base.vx" for the coordinates of a free joint "base".
- * The first mistake stops the reading; its message is kept in err.
+ * own name, "base.qw" or "base.vx" for the coordinates of a free joint "base"; the map
+ * finds each one's header (an entry of its own name, else the first pattern matching it)
+ * and conversion (a scale or a unit that must fit the column's quantity) separately.
+ * The header line also decides the delimiter. The first mistake stops the reading; its
+ * message is kept in err. Messages are formatted only when a row is wrong: a log has
+ * millions of cells.
  */
 #include "traj_csv.h"
 

@@ -100,6 +100,12 @@ check "an explicit entry overrides the pattern" "$([ "$got" = "$CANON" ] || echo
 sed '1s/position\[0\]/p1/; 1s/position\[1\]/p2/' "$ROS" >"$TMP/ros_index1.csv"
 got=$(loss "$TMP/ros_index1.csv" -c "$ROSSPEC" --columns 'q.*=p{index1}')
 check "{index1} and a flag's pattern over the file's" "$([ "$got" = "$CANON" ] || echo " $got;")"
+# PlotJuggler's style of topic paths, by joint name; and the log on standard input
+sed '1s/.*/__time,\/joint_states\/position\/shoulder,\/joint_states\/position\/elbow,\/joint_states\/velocity\/shoulder,\/joint_states\/velocity\/elbow,\/cmd\/shoulder,\/cmd\/elbow/' "$TMP/canon.csv" >"$TMP/plotjuggler.csv"
+got=$(loss "$TMP/plotjuggler.csv" --columns 't=__time,q.*=/joint_states/position/{joint},qd.*=/joint_states/velocity/{joint},u.*=/cmd/{joint}')
+check "topic paths by {joint}" "$([ "$got" = "$CANON" ] || echo " $got;")"
+got=$("$SYSID" eval "$ROBOT" - -c "$ROSSPEC" --json -q <"$ROS" | jq -r .loss)
+check "a ROS export on standard input" "$([ "$got" = "$CANON" ] || echo " $got;")"
 # a flag's unit replaces the file's scale for the same column, and the other way round
 got=$(loss "$CTL" -c "$CTLSPEC" --scale 'u.shoulder=0.001')
 check "--scale over a spec's unit" "$(awk -v a="$got" -v b="$CANON" 'BEGIN { d = (a - b) / b; if (d < 0) d = -d; if (d > 1e-12) print " " a }')"
