@@ -127,6 +127,7 @@ typedef struct {
     sid_error *err;
     int failed;
     int line;             /* physical line being parsed, from 1 */
+    int line_start;       /* the next byte fed starts a new line */
     int nd, nq, nv, width;   /* moving joints, coordinates; slots per sample: 1 + nq + 2 nv */
     int has_qd;
     char delim, point;    /* field delimiter; decimal point ('.', or ',' in ';' logs) */
@@ -800,51 +801,112 @@ static int is_space_not_tab(unsigned char c)
     return c == CSV_SPACE;
 }
 
-/* Feed text to libcsv line by line, counting lines for the callbacks. */
-static void parse(reader *r, const char *text, size_t len)
+/* Feed len bytes to libcsv a line at a time, counting lines for the callbacks (a line may
+ * arrive in several pieces: the count goes up when a new one starts). */
+static void feed(reader *r, struct csv_parser *p, const char *data, size_t len)
 {
-    struct csv_parser p;
-    if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0) {
-        fail(r, "out of memory");
-        return;
+    size_t at = 0;
+    while (at < len && !r->failed) {
+        if (r->line_start) {
+            r->line++;
+            r->line_start = 0;
+        }
+        const char *nl = memchr(data + at, '\n', len - at);
+        size_t n = nl ? (size_t)(nl - (data + at)) + 1 : len - at;
+        if (csv_parse(p, data + at, n, on_field, on_row, r) != n) {
+            fail(r, "line %d: %s", r->line, csv_error(p) == CSV_EPARSE
+                     ? "malformed quoting; expected a quote only around a whole field"
+                     : csv_strerror(csv_error(p)));
+            return;
+        }
+        r->line_start = nl != NULL;
+        at += n;
     }
+}
+
+/* Set the parser up from the header line (head, up to its newline or the end of the file)
+ * and feed it: the delimiter is the header's. */
+static void start(reader *r, struct csv_parser *p, const char *head, size_t len)
+{
     /* A UTF-8 byte order mark (spreadsheets write one) is not part of the first name. */
-    if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) {
-        text += 3;
+    if (len >= 3 && memcmp(head, "\xEF\xBB\xBF", 3) == 0) {
+        head += 3;
         len -= 3;
     }
-    r->delim = detect_delimiter(text, len);
+    r->delim = detect_delimiter(head, len);
     if (!r->delim) {
-        size_t n = strcspn(text, "\r\n");
-        fail(r, "line 1: no ',', ';' or tab between the column names, got '%.60s%s'; "
+        size_t n = strcspn(head, "\r\n");
+        fail(r, "line 1: no ',', ';' or tab between the column names, got '%.*s%s'; "
              "expected a header such as t,q.JOINT,... (columns apart by spaces are not read)",
-             text, n > 60 ? "..." : "");
-        csv_free(&p);
+             (int)(n > 60 ? 60 : n), head, n > 60 ? "..." : "");
         return;
     }
     r->point = r->delim == ';' ? ',' : '.';
-    csv_set_delim(&p, (unsigned char)r->delim);
+    csv_set_delim(p, (unsigned char)r->delim);
     if (r->delim == '\t')
-        csv_set_space_func(&p, is_space_not_tab);
-    size_t at = 0;
+        csv_set_space_func(p, is_space_not_tab);
+    feed(r, p, head, len);
+}
+
+/* Read the log in pieces, so that it is never in memory whole next to its samples. Returns
+ * 1 when the whole file was read (for its kept digest). */
+#define PIECE (1 << 16)
+static int parse(reader *r, readfile_stream *in)
+{
+    struct csv_parser p;
+    char *piece = malloc(PIECE), *head = NULL;
+    size_t nhead = 0;
+    int started = 0, complete = 0;
+    if (!piece || csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0) {
+        free(piece);
+        fail(r, "out of memory");
+        return 0;
+    }
     r->line = 0;
-    while (at < len && !r->failed) {
-        const char *nl = memchr(text + at, '\n', len - at);
-        size_t n = nl ? (size_t)(nl - (text + at)) + 1 : len - at;
-        r->line++;
-        if (csv_parse(&p, text + at, n, on_field, on_row, r) != n) {
-            fail(r, "line %d: %s", r->line, csv_error(&p) == CSV_EPARSE
-                     ? "malformed quoting; expected a quote only around a whole field"
-                     : csv_strerror(csv_error(&p)));
+    r->line_start = 1;
+    while (!r->failed) {
+        long n = readfile_read(in, piece, PIECE - 1, r->err);
+        if (n < 0) {
+            r->failed = 1;   /* err says why */
             break;
         }
-        at += n;
+        if (n > 0 && started) {
+            feed(r, &p, piece, (size_t)n);
+            continue;
+        }
+        if (n > 0) {
+            /* the header line, gathered until its newline, decides the delimiter */
+            char *grown = realloc(head, nhead + (size_t)n + 1);
+            if (!grown) {
+                fail(r, "out of memory");
+                break;
+            }
+            head = grown;
+            memcpy(head + nhead, piece, (size_t)n);
+            nhead += (size_t)n;
+            head[nhead] = '\0';
+            if (!memchr(piece, '\n', (size_t)n))
+                continue;
+        }
+        if (!started) {
+            started = 1;
+            start(r, &p, head, nhead);
+            free(head);
+            head = NULL;
+        }
+        if (n == 0) {
+            complete = 1;
+            break;
+        }
     }
     if (!r->failed && csv_fini(&p, on_field, on_row, r) != 0)
         fail(r, "line %d: %s", r->line, csv_error(&p) == CSV_EPARSE
              ? "unterminated quote at the end of the file"
              : csv_strerror(csv_error(&p)));
+    free(head);
+    free(piece);
     csv_free(&p);
+    return complete && !r->failed;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -927,12 +989,10 @@ int traj_csv_load(const char *path, const sid_model *m, const traj_colmap *map, 
     r.width = 1 + r.nq + 2 * r.nv;
     *tr = NULL;
 
-    size_t len;
-    char *text = readfile(path, &len, err);
-    if (!text)
+    readfile_stream *in = readfile_open(path, err);
+    if (!in)
         return -1;
-    parse(&r, text, len);
-    free(text);
+    readfile_close(in, parse(&r, in));
     if (!r.failed && r.in_header)
         fail(&r, "no header row; expected a line of column names");
     else if (!r.failed && r.nrow == 0)
