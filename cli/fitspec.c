@@ -224,7 +224,7 @@ static int read_columns(ctx *c, fitspec *s, const cJSON *obj, const char *path, 
                 strcpy(col->unit, k->valuestring);
                 col->set |= TRAJ_COL_UNIT;
             }
-            strcpy(col->conv_origin, o);
+            snprintf(col->conv_origin, sizeof col->conv_origin, "%s", o);
         } else {
             if (!cJSON_IsString(k) || !k->valuestring[0] ||
                 strlen(k->valuestring) >= sizeof col->source)
@@ -237,7 +237,7 @@ static int read_columns(ctx *c, fitspec *s, const cJSON *obj, const char *path, 
             }
             strcpy(col->source, k->valuestring);
             col->set |= TRAJ_COL_SOURCE;
-            strcpy(col->origin, o);
+            snprintf(col->origin, sizeof col->origin, "%s", o);
         }
     }
     return 0;

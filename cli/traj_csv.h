@@ -32,8 +32,8 @@ typedef struct {
     double scale;                  /* values are multiplied by this (1 = as logged) */
     char unit[24];                 /* or converted from this unit (units.h); "" = none */
     int set;                       /* TRAJ_COL_*: what the entry gives */
-    char origin[128];              /* where the source came from, for messages */
-    char conv_origin[128];         /* where the scale or unit came from */
+    char origin[160];              /* where the source came from, for messages */
+    char conv_origin[160];         /* where the scale or unit came from */
 } traj_column;
 
 typedef struct {
