@@ -7,8 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "colpattern.h"
 #include "diag.h"
 #include "jsonfile.h"
+#include "units.h"
 
 void fitspec_init(fitspec *s)
 {
@@ -187,31 +189,61 @@ static int read_bounds(ctx *c, fitspec *s, const cJSON *obj, const char *path, i
     return 0;
 }
 
-/* "columns": { LOGICAL: "HEADER" } or "scale": { LOGICAL: x } into s->columns. */
-static int read_columns(ctx *c, fitspec *s, const cJSON *obj, const char *path, int is_scale)
+/* What read_columns reads: "columns" (headers), "scale" (factors) or "units" (names). */
+enum { COLS_HEADER, COLS_SCALE, COLS_UNIT };
+
+/* "columns": { LOGICAL: "HEADER" }, "scale": { LOGICAL: x } or "units": { LOGICAL: "deg" }
+ * into s->columns; LOGICAL may be a pattern ("q.*", with a header template). */
+static int read_columns(ctx *c, fitspec *s, const cJSON *obj, const char *path, int kind)
 {
+    static const char *const shape[] = { "an object { \"q.JOINT\": \"header\", ... }",
+                                          "an object { \"q.JOINT\": factor, ... }",
+                                          "an object { \"q.JOINT\": \"unit\", ... }" };
     if (!cJSON_IsObject(obj))
-        return expected(c, path, is_scale ? "an object { \"q.JOINT\": factor, ... }"
-                                          : "an object { \"q.JOINT\": \"header\", ... }", obj);
+        return expected(c, path, shape[kind], obj);
     for (const cJSON *k = obj->child; k; k = k->next) {
-        char p[FITSPEC_ORIGIN];
+        char p[FITSPEC_ORIGIN], o[FITSPEC_ORIGIN], why[160];
         set_origin(p, "%s[\"%s\"]", path, k->string);
+        set_origin(o, "%s: %s", c->file, p);
         traj_column *col = traj_colmap_get(&s->columns, k->string);
         if (!col)
             return expected(c, p, "a column name of at most 70 characters", NULL);
-        if (is_scale) {
-            if (!cJSON_IsNumber(k) || !isfinite(k->valuedouble) || k->valuedouble == 0)
-                return expected(c, p, "a non-zero number", k);
-            col->scale = k->valuedouble;
+        if (kind == COLS_SCALE || kind == COLS_UNIT) {
+            /* one conversion per column: a unit and a factor would both apply, or one hide */
+            if (col->set & (TRAJ_COL_SCALE | TRAJ_COL_UNIT)) {
+                sid_error_set(c->err, SID_ERR_INPUT, "%s: %s already has a %s (%s); give a "
+                              "unit or a scale, not both", o, k->string,
+                              col->set & TRAJ_COL_UNIT ? "unit" : "scale", col->conv_origin);
+                return -1;
+            }
+            if (kind == COLS_SCALE) {
+                if (!cJSON_IsNumber(k) || !isfinite(k->valuedouble) || k->valuedouble == 0)
+                    return expected(c, p, "a non-zero number", k);
+                col->scale = k->valuedouble;
+                col->set |= TRAJ_COL_SCALE;
+            } else {
+                if (!cJSON_IsString(k) || !unit_find(k->valuestring))
+                    return expected(c, p, "a unit: s, ms, us, ns; rad, deg, rev; m, mm; rad/s, "
+                                    "deg/s, rpm, rev/s; m/s, mm/s; N*m, Nm, mN*m; N; A, mA; V",
+                                    k);
+                strcpy(col->unit, k->valuestring);
+                col->set |= TRAJ_COL_UNIT;
+            }
+            snprintf(col->conv_origin, sizeof col->conv_origin, "%s", o);
         } else {
             if (!cJSON_IsString(k) || !k->valuestring[0] ||
                 strlen(k->valuestring) >= sizeof col->source)
                 return expected(c, p, "a column header (a non-empty string)", k);
+            if (colpattern_is_pattern(k->string) &&
+                colpattern_check(k->valuestring, why, sizeof why)) {
+                char what[200];
+                snprintf(what, sizeof what, "a header template: %s", why);
+                return expected(c, p, what, k);
+            }
             strcpy(col->source, k->valuestring);
+            col->set |= TRAJ_COL_SOURCE;
+            snprintf(col->origin, sizeof col->origin, "%s", o);
         }
-        char o[FITSPEC_ORIGIN];
-        set_origin(o, "%s: %s", c->file, p);
-        strcpy(col->origin, o);
     }
     return 0;
 }
@@ -306,7 +338,7 @@ static int read_spec(ctx *c, fitspec *s, const cJSON *root)
     static const char *const keys[] = { "free", "fixed", "bounds", "window", "substeps", "max_dt",
                                         "integrator", "weights", "optimizer", "columns",
                                         "scale", "start", "start_velocity", "smoothing",
-                                        "contact_model", "description", NULL };
+                                        "contact_model", "units", "description", NULL };
     static const char *const wkeys[] = { "q", "qd", NULL };
     static const char *const okeys[] = { "max_iter", "ftol_rel", "time_limit", NULL };
     const cJSON *v;
@@ -364,9 +396,13 @@ static int read_spec(ctx *c, fitspec *s, const cJSON *root)
             return -1;
     }
     if ((v = cJSON_GetObjectItemCaseSensitive(root, "columns")) &&
-        read_columns(c, s, v, "columns", 0))
+        read_columns(c, s, v, "columns", COLS_HEADER))
         return -1;
-    if ((v = cJSON_GetObjectItemCaseSensitive(root, "scale")) && read_columns(c, s, v, "scale", 1))
+    if ((v = cJSON_GetObjectItemCaseSensitive(root, "scale")) &&
+        read_columns(c, s, v, "scale", COLS_SCALE))
+        return -1;
+    if ((v = cJSON_GetObjectItemCaseSensitive(root, "units")) &&
+        read_columns(c, s, v, "units", COLS_UNIT))
         return -1;
     if ((v = cJSON_GetObjectItemCaseSensitive(root, "start")) &&
         (!cJSON_IsString(v) || read_start(v->valuestring, &s->start)))
@@ -440,24 +476,31 @@ static cJSON *pairs_to_json(const char *value, int numbers)
     return obj;
 }
 
-static int flag_columns(fitspec *s, const char *flag, const char *value, int is_scale,
-                        sid_error *err)
+/* --columns, --scale, --units: a JSON object or NAME=VALUE,... as the file's key. */
+static int flag_columns(fitspec *s, const char *flag, const char *value, sid_error *err)
 {
+    static const char *const key[] = { "columns", "scale", "units" };
+    static const char *const what[] = { "a JSON object or NAME=HEADER,...",
+                                        "a JSON object or NAME=FACTOR,...",
+                                        "a JSON object or NAME=UNIT,..." };
+    const int kind = strcmp(flag, "--scale") == 0   ? COLS_SCALE
+                     : strcmp(flag, "--units") == 0 ? COLS_UNIT
+                                                    : COLS_HEADER;
     ctx c = { flag, err };
     cJSON *obj;
     if (value[0] == '{') {
         if (!(obj = jsonfile_parse(flag, value, strlen(value), err)))
             return -1;
-    } else if (!(obj = pairs_to_json(value, is_scale)))
-        return bad_flag(err, flag,
-                        is_scale ? "a JSON object or NAME=FACTOR,..." : "a JSON object or NAME=HEADER,...",
-                        value);
+    } else if (!(obj = pairs_to_json(value, kind == COLS_SCALE)))
+        return bad_flag(err, flag, what[kind], value);
     /* Flags replace what the file said for the same column; merge keeps the rest. */
     fitspec tmp;
     fitspec_init(&tmp);
-    int rc = read_columns(&c, &tmp, obj, is_scale ? "scale" : "columns", is_scale);
-    for (int i = 0; rc == 0 && i < tmp.columns.n; i++)
+    int rc = read_columns(&c, &tmp, obj, key[kind], kind);
+    for (int i = 0; rc == 0 && i < tmp.columns.n; i++) {
         snprintf(tmp.columns.col[i].origin, sizeof tmp.columns.col[i].origin, "%s", flag);
+        snprintf(tmp.columns.col[i].conv_origin, sizeof tmp.columns.col[i].conv_origin, "%s", flag);
+    }
     if (rc == 0 && traj_colmap_merge(&s->columns, &tmp.columns))
         rc = nomem(err);
     fitspec_free(&tmp);
@@ -612,8 +655,9 @@ int fitspec_apply_flag(fitspec *s, const char *flag, const char *value, sid_erro
             return bad_flag(err, flag, "logged or fitted", value);
         return 0;
     }
-    if (strcmp(flag, "--columns") == 0 || strcmp(flag, "--scale") == 0)
-        return flag_columns(s, flag, value, strcmp(flag, "--scale") == 0, err);
+    if (strcmp(flag, "--columns") == 0 || strcmp(flag, "--scale") == 0 ||
+        strcmp(flag, "--units") == 0)
+        return flag_columns(s, flag, value, err);
     if (strcmp(flag, "--smoothing") == 0)
         return flag_smoothing(s, value, err);
     if (strcmp(flag, "--contact") == 0) {

@@ -6,15 +6,15 @@
  *     "window": 0.5, "substeps": 1, "max_dt": 0.001, "integrator": "euler",
  *     "weights": { "q": 1, "qd": 0.1 },
  *     "optimizer": { "max_iter": 1000, "ftol_rel": 1e-10 },
- *     "columns": { "t": "time", "q.shoulder": "pos_meas1" },
- *     "scale": { "t": 0.001 }, "start": "fitted",
+ *     "columns": { "t": "time", "q.*": "pos_{joint}" },
+ *     "units": { "t": "ms", "q.*": "deg" }, "scale": { "u.*": 0.5 }, "start": "fitted",
  *     "smoothing": { "sigma": 0.05, "pairs": 16, "seed": 1 }, "contact_model": "hard" }
  *
  * Every key is optional; absent ones keep the defaults of fitspec_init (those above, with
  * "free" empty, no bounds, no max_dt, no smoothing, the robot's own contact model).
  * "substeps" splits every log interval into that many simulation steps; "max_dt" also
- * splits any interval longer than it. "scale" multiplies a logical column's values (after
- * the "columns" renaming). "start" says where each window starts: "logged" (the logged
+ * splits any interval longer than it. "units" converts a logical column's values (units.h),
+ * "scale" multiplies them (after the "columns" renaming; keys may be patterns, colpattern.h). "start" says where each window starts: "logged" (the logged
  * state) or "fitted" (the start states are unknowns fitted with the parameters: multiple
  * shooting); unset, each command picks its own default. "smoothing" makes `sysid fit`
  * minimise the randomized-smoothing estimate of the loss (see sid_fit_opts; sigma and pairs
@@ -98,7 +98,7 @@ int fitspec_load(fitspec *s, const char *path, sid_error *err);
 
 /* Apply one flag over the file: --free GLOB, --bounds GLOB=LO:HI | GLOB=scale:A:B | JSON,
  * --window S, --integrator euler|rk4, --substeps N, --max-dt S, --columns JSON|k=v,...,
- * --scale JSON|k=x,..., --max-iter N, --ftol-rel X, --time-limit S, --start logged|fitted,
+ * --units JSON|k=unit,..., --scale JSON|k=x,..., --max-iter N, --ftol-rel X, --time-limit S, --start logged|fitted,
  * --smoothing SIGMA,PAIRS[,SEED] | off, --contact compliant|hard. 0, or -1 with err. */
 int fitspec_apply_flag(fitspec *s, const char *flag, const char *value, sid_error *err);
 

@@ -110,6 +110,9 @@ static const opt_row rows[] = {
       "q.elbow=pos2,t=time" },
     { 0, "--scale", "MAP", SPEC, 0, FITSPEC, SIMULATING | CMD_VALIDATE,
       "multiply logical columns: {\"t\": 0.001} or t=0.001" },
+    { 0, "--units", "MAP", SPEC, 0, FITSPEC, SIMULATING | CMD_VALIDATE,
+      "units of logical columns: {\"q.*\": \"deg\"} or\n"
+      "t=ns,q.*=deg (FORMATS.md lists them)" },
     { 0, "--threads", "N", SPEC, 0, FITSPEC, WINDOWED,
       "windows evaluated in parallel (default 0: all\n"
       "cores); the result is the same, to the bit, for any N" },

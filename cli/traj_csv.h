@@ -6,8 +6,12 @@
  * joint with a motor (required), `tau.<coordinate>` (accepted, unused). A one-dof joint's
  * coordinate is named after the joint; a free joint "base" has positions base.x .. base.qz
  * and velocities base.vx .. base.wz (sid_model_q_name, sid_model_v_name). A column map
- * says which header holds a logical column when the names differ, and a scale multiplies
- * its values (unit conversion). Other columns are ignored with a warning on stderr.
+ * says which header holds a logical column when the names differ, one entry per column or
+ * one pattern for every joint ("q.*": "pos_{joint}", colpattern.h); a scale multiplies its
+ * values, or a unit converts them (units.h). Other columns are ignored with a warning.
+ * The delimiter (',', ';' or tab) is the one of the header line; ';' logs may write decimal
+ * commas. Times are re-based: the first sample is at t = 0, its time subtracted exactly
+ * (logtime.h) before any rounding. An empty command cell holds the previous command.
  * Errors name the file, the line and the column: "log.csv: line 7, column q.elbow:
  * expected a number, got 'abc'". A free joint's logged quaternion must have a norm
  * between 0.5 and 1.5 on every row; it is kept as logged (not normalised).
@@ -19,11 +23,17 @@
 
 #include "sid.h"
 
+/* What an entry of a column map sets. */
+enum { TRAJ_COL_SOURCE = 1, TRAJ_COL_SCALE = 2, TRAJ_COL_UNIT = 4 };
+
 typedef struct {
-    char name[SID_MAX_NAME + 8];   /* logical column: "t", "q.shoulder" */
-    char source[256];              /* header of the file that holds it; "" = name itself */
+    char name[SID_MAX_NAME + 8];   /* logical column "t", "q.shoulder", or a pattern "q.*" */
+    char source[256];              /* header that holds it (a template for a pattern) */
     double scale;                  /* values are multiplied by this (1 = as logged) */
-    char origin[128];              /* where the entry came from, for messages */
+    char unit[24];                 /* or converted from this unit (units.h); "" = none */
+    int set;                       /* TRAJ_COL_*: what the entry gives */
+    char origin[160];              /* where the source came from, for messages */
+    char conv_origin[160];         /* where the scale or unit came from */
 } traj_column;
 
 typedef struct {
@@ -33,9 +43,12 @@ typedef struct {
 
 void traj_colmap_init(traj_colmap *map);
 void traj_colmap_free(traj_colmap *map);
-/* Entry for logical column name, created (source "", scale 1) if absent; NULL if no memory. */
+/* Entry for logical column or pattern name, created (nothing set) if absent; NULL if no
+ * memory or the name is too long. */
 traj_column *traj_colmap_get(traj_colmap *map, const char *name);
-/* Copy src's entries into dst, replacing dst's entries of the same name (flags over file). */
+/* Copy src's entries into dst, replacing what dst's entries of the same name set (flags over
+ * file: a unit replaces a scale and the other way round); src's new patterns go before
+ * dst's, so that they are tried first. */
 int traj_colmap_merge(traj_colmap *dst, const traj_colmap *src);
 
 /* Read the log at path ("-": stdin) for model m; *tr is new (sid_traj_free). map may be
