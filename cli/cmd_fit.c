@@ -311,7 +311,7 @@ int cmd_fit(int argc, char **argv)
     fitspec_init(&spec);
     fitspec_selection sel = { 0 };
     sid_model *m = NULL;
-    double *theta0 = NULL, *theta = NULL, *x0 = NULL;
+    double *theta0 = NULL, *theta = NULL, *x0 = NULL, *grad = NULL;
     cJSON *doc = NULL, *rep = NULL, *fitted = NULL;
     sid_traj **tr = calloc((size_t)(nlog + nval), sizeof *tr);
     report_input *in = calloc((size_t)(nlog + nval), sizeof *in);
@@ -461,6 +461,12 @@ int cmd_fit(int argc, char **argv)
     r.max_rmse = a.max_rmse;
     r.has_max_loss = a.max_loss >= 0;
     r.max_loss = a.max_loss;
+    /* the gradient at the result says which bounds hold a value back */
+    grad = malloc((size_t)np * sizeof *grad);
+    double loss_end;
+    sid_error gerr = { 0 };
+    if (grad && sid_problem_loss(pfit, theta, x0, &loss_end, grad, NULL, &gerr) == SID_OK)
+        r.grad = grad;
     derived_set derived;
     derived_compute(m, doc, theta0, theta, &sel, cov, &derived);
     r.derived = &derived;
@@ -514,6 +520,7 @@ done:
     prediction_free(&r.pred_fit);
     prediction_free(&r.pred_val);
     free(cov);
+    free(grad);
     free(x0);
     free(theta);
     sid_problem_free(pval);

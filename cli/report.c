@@ -30,6 +30,15 @@ void report_param_classify(const report *r, int k, report_param *out)
         out->at_bound = -1;
     else if (isfinite(hi) && x >= hi - fmax(tol, REPORT_AT_BOUND_REL * fabs(hi)))
         out->at_bound = 1;
+    /* A nominal value on its bound that stays there is only "at a bound" if the loss would fall
+     * beyond it (the gradient pushes outward, by more than rounding): a zero Coulomb friction
+     * that the data leave at zero is no finding. */
+    if (out->at_bound && r->grad && x == x0) {
+        const double s = fmax(fabs(x), sid_model_param(r->m, i)->row->typical);
+        const double push = -out->at_bound * r->grad[i] * s;   /* loss decrease per scale step outward */
+        if (!(push > REPORT_AT_BOUND_PUSH * r->fit->loss && r->fit->loss > REPORT_LOSS_ROUNDING))
+            out->at_bound = 0;
+    }
     double size = x != 0 ? fabs(x) : fabs(x0);
     out->poor = out->identifiable == 1 && size > 0 && out->stderr_ > REPORT_POOR_REL_STDERR * size;
 }

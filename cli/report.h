@@ -23,6 +23,8 @@
 #define REPORT_POOR_REL_STDERR 0.5   /* relative standard error above which a value is "poorly determined" */
 #define REPORT_AT_BOUND_REL 1e-6     /* a value this close (relative) to a bound is stuck there */
 #define REPORT_NULL_COEF 0.1         /* parameters shown in a null direction */
+#define REPORT_AT_BOUND_PUSH 1e-6    /* a bound "holds a value back" if one scale step beyond lowers the loss by this (relative) */
+#define REPORT_LOSS_ROUNDING 1e-24   /* a loss below this is rounding error: nothing pushes */
 
 /* An input file and its digest ("" when it cannot be hashed, e.g. standard input). */
 typedef struct {
@@ -59,6 +61,7 @@ typedef struct {
     double seconds_total, seconds_cov;
     const char *cov_skipped;       /* why cov is NULL ("interrupted", "failed"), or NULL */
     const derived_set *derived;    /* combinations shown with the parameters; NULL: none */
+    const double *grad;            /* (nparam) d loss / d theta at the fitted point; NULL: unknown */
 } report;
 
 /* Classification of free parameter k (index into sel). */
