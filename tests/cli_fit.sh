@@ -525,6 +525,36 @@ run fit data/double_pendulum/robot.json <(cat data/double_pendulum/log.csv) --fr
 want=$(sha256sum data/double_pendulum/log.csv | cut -c1-64)
 check "a piped log's digest" "$([ "$rc" -eq 0 ] || echo " exit $rc;")$([ "$(jq -r '.logs[0].sha256' "$TMP/pipe_report.json")" = "$want" ] || echo " digest is not the log's;")"
 
+# ---- derived quantities and the start-velocity choice on real data ----------------------------
+# The DFKI pendulum: mass and COM free, so the report shows m*c and J about the hinge; its PD
+# run's velocity column is noise, so start velocities come from positions (said on stderr).
+D=data/dfki_pendulum
+run fit $D/robot.json $D/sysid_pd_data_measured.csv -c $D/fit.json --max-iter 30 -o "$TMP/dk.json" --report "$TMP/dkr.json"
+why=""
+[ "$rc" -eq 0 ] || why+=" exit $rc;"
+grep -q "start velocities from positions" "$TMP/err" || why+=" no word on the start velocities;"
+jqt "$TMP/dkr.json" '.settings.start_velocity == "positions"' || why+=" report: start_velocity not positions;"
+# m*c = mass * com[2]; J = iyy + m c^2 + armature (axis y, COM on z), at the fitted values
+jqt "$TMP/dkr.json" '
+  (.parameters | map({(.name): .fitted}) | add) as $p |
+  (.derived | map({(.name): .fitted}) | add) as $d |
+  ($d["links.pole.mass*com[2]"] - $p["links.pole.mass"] * $p["links.pole.com[2]"] | fabs) < 1e-12 and
+  ($d["joints.hinge.inertia_about_axis"] - (0.0033459 + $p["links.pole.mass"] * $p["links.pole.com[2]"] * $p["links.pole.com[2]"] + 0.002185884) | fabs) < 1e-12 and
+  (.derived | all(.stderr > 0))' || why+=" derived m*c or J wrong: $(jq -c .derived "$TMP/dkr.json" | head -c 300);"
+grep -q "^joints.hinge.inertia_about_axis" "$TMP/err" || why+=" the summary does not show J;"
+run eval "$ROBOT" "$TMP/synth.csv" -c "$SPEC"
+grep -q "start velocities from positions" "$TMP/err" && why+=" exact velocities were replaced;"
+check "derived m*c and J; start velocities from positions only for noisy velocity columns" "$why"
+
+run simulate "$ROBOT" data/pendulum/log.csv
+cp "$TMP/out" "$TMP/sim_default.csv"
+run simulate "$ROBOT" data/pendulum/log.csv -o -
+why=""
+cmp -s "$TMP/out" "$TMP/sim_default.csv" || why+=" simulate -o - differs from stdout;"
+run params "$ROBOT" --set links.pole.mass=0.9 -o -
+jq -e '.links[1].mass == 0.9' "$TMP/out" >/dev/null 2>&1 || why+=" params -o - did not print the robot;"
+check "-o - is stdout for simulate and params" "$why"
+
 # ---- progress: a line a second in a pipe, every iteration with -v, nothing with -q -------------
 
 "$SYSID" fit "$ROBOT" "$TMP/synth.csv" -c "$SPEC" --ftol-rel 0 --max-iter 60 -o "$TMP/p.json" -v 2>"$TMP/pv" >/dev/null
