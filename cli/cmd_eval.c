@@ -177,7 +177,7 @@ int cmd_eval(int argc, char **argv)
             rc = cli_fail(&err);
             goto done;
         }
-    fitspec_choose_start_velocity(&spec, m, logs, nlog);
+    fitspec_choose_start_velocity(&spec, m, logs, (const char *const *)files, nlog);
     sid_loss_opts lo;
     fitspec_loss_opts(&spec, &lo);
     if (lo.estimate_start)

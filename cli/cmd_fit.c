@@ -339,7 +339,12 @@ int cmd_fit(int argc, char **argv)
         }
         in[j].samples = tr[j]->n;
     }
-    fitspec_choose_start_velocity(&spec, m, tr, nlog + nval);
+    const char **paths = malloc((size_t)(nlog + nval) * sizeof *paths);
+    for (int j = 0; paths && j < nlog + nval; j++)
+        paths[j] = log_path(&a, j);
+    if (paths)
+        fitspec_choose_start_velocity(&spec, m, tr, paths, nlog + nval);
+    free(paths);
     if (fitspec_select(&spec, m, theta0, &sel, &err)) {
         rc = cli_fail(&err);
         goto done;

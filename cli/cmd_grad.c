@@ -245,7 +245,7 @@ int cmd_grad(int argc, char **argv)
             rc = cli_fail(&err);
             goto done;
         }
-    fitspec_choose_start_velocity(&spec, m, logs, nlog);
+    fitspec_choose_start_velocity(&spec, m, logs, (const char *const *)a.op + 1, nlog);
     sid_loss_opts lo;
     fitspec_loss_opts(&spec, &lo);
     if (lo.estimate_start)

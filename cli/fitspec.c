@@ -791,7 +791,8 @@ int fitspec_select(const fitspec *s, const sid_model *m, const double *theta0,
     return 0;
 }
 
-void fitspec_choose_start_velocity(fitspec *s, const sid_model *m, sid_traj *const *tr, int n)
+void fitspec_choose_start_velocity(fitspec *s, const sid_model *m, sid_traj *const *tr, const char *const *path,
+                                   int n)
 {
     if (s->start_velocity_from_q >= 0)
         return;
@@ -806,8 +807,8 @@ void fitspec_choose_start_velocity(fitspec *s, const sid_model *m, sid_traj *con
     s->start_velocity_from_q = worst > FITSPEC_NOISY_VELOCITY;
     s->velocity_noise = worst;
     if (s->start_velocity_from_q && !cli_quiet)
-        fprintf(stderr, "start velocities from positions: the logged velocities of log %d differ from the "
-                "positions' derivative by %.0f%% (rms; --start-velocity logged keeps them)\n", at + 1, 100 * worst);
+        fprintf(stderr, "start velocities from positions: the logged velocities of %s differ from the "
+                "positions' derivative by %.0f%% (rms; --start-velocity logged keeps them)\n", path[at], 100 * worst);
 }
 
 void fitspec_loss_opts(const fitspec *s, sid_loss_opts *o)

@@ -114,7 +114,8 @@ void fitspec_selection_free(fitspec_selection *sel);
 /* "start_velocity": "auto" decided on the logs: from positions if any log's velocity column
  * differs from the positions' derivative by more than FITSPEC_NOISY_VELOCITY (says so on
  * stderr); else logged. Does nothing when the spec or a flag chose. */
-void fitspec_choose_start_velocity(fitspec *s, const sid_model *m, sid_traj *const *tr, int n);
+void fitspec_choose_start_velocity(fitspec *s, const sid_model *m, sid_traj *const *tr, const char *const *path,
+                                   int n);
 /* The spec's loss options (window, weights, integrator, substeps, max_dt, and
  * estimate_start when "start" is "fitted") for core. */
 void fitspec_loss_opts(const fitspec *s, sid_loss_opts *o);

@@ -36,7 +36,7 @@ void report_param_classify(const report *r, int k, report_param *out)
     if (out->at_bound && r->grad && x == x0) {
         const double s = fmax(fabs(x), sid_model_param(r->m, i)->row->typical);
         const double push = -out->at_bound * r->grad[i] * s;   /* loss decrease per scale step outward */
-        if (!(push > REPORT_AT_BOUND_PUSH * r->fit->loss && r->fit->loss > REPORT_LOSS_ROUNDING))
+        if (!(push > REPORT_AT_BOUND_PUSH * r->fit->loss && r->fit->loss > REPORT_LOSS_ROUNDING * r->fit->loss0))
             out->at_bound = 0;
     }
     double size = x != 0 ? fabs(x) : fabs(x0);
@@ -454,7 +454,7 @@ static void table_derived(FILE *f, const report *r, int w)
 {
     if (!r->derived || !r->derived->n)
         return;
-    fprintf(f, "\nwhat the motion determines (combinations of the parameters above):\n");
+    fprintf(f, "\njoint inertias and first moments (what one joint's motion determines) from the parameters above:\n");
     for (int k = 0; k < r->derived->n; k++) {
         const derived_value *v = &r->derived->v[k];
         char change[32], se[32], ci[32];

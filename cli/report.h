@@ -24,7 +24,7 @@
 #define REPORT_AT_BOUND_REL 1e-6     /* a value this close (relative) to a bound is stuck there */
 #define REPORT_NULL_COEF 0.1         /* parameters shown in a null direction */
 #define REPORT_AT_BOUND_PUSH 1e-6    /* a bound "holds a value back" if one scale step beyond lowers the loss by this (relative) */
-#define REPORT_LOSS_ROUNDING 1e-24   /* a loss below this is rounding error: nothing pushes */
+#define REPORT_LOSS_ROUNDING 1e-12   /* a loss below this times the nominal one is rounding error: nothing pushes */
 
 /* An input file and its digest ("" when it cannot be hashed, e.g. standard input). */
 typedef struct {
