@@ -213,8 +213,11 @@ int json_edit_set(char **text, const char *path, const char *value)
     FILE *f = open_memstream(&member, &nmember);
     if (!f)
         return -1;
-    if (sp.has_last)
-        fprintf(f, ",%.*s", (int)(sp.key - sp.lead), s + sp.lead);
+    const int nlead = (int)(sp.key - sp.lead);
+    if (sp.has_last && sp.lead == sp.open + 1 && !memchr(s + sp.lead, '\n', (size_t)nlead))
+        fputs(", ", f);   /* after "{" on one line: no separator to copy, so the usual one */
+    else if (sp.has_last)
+        fprintf(f, ",%.*s", nlead, s + sp.lead);
     else
         fputc(' ', f);
     int depth = 0;
