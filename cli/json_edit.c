@@ -215,7 +215,8 @@ int json_edit_set(char **text, const char *path, const char *value)
         return -1;
     const int nlead = (int)(sp.key - sp.lead);
     if (sp.has_last && sp.lead == sp.open + 1 && !memchr(s + sp.lead, '\n', (size_t)nlead))
-        fputs(", ", f);   /* after "{" on one line: no separator to copy, so the usual one */
+        /* after "{" on one line there is no separator to copy: compact if the colon is */
+        fputs(nlead == 0 && ncolon == 1 ? "," : ", ", f);
     else if (sp.has_last)
         fprintf(f, ",%.*s", nlead, s + sp.lead);
     else

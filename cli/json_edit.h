@@ -22,8 +22,8 @@ int json_edit_find(const char *text, const char *path, size_t *start, size_t *en
 /* Put value (JSON text: "0.25", "[0, 0, 1]") at path in *text (malloc'ed; replaced by a new
  * one on success). A present value's bytes are replaced. A missing key becomes the last
  * member of the innermost object that is there, laid out as that object's last member (the
- * same line break and indentation before the key, the same spacing around ':'; ", " after a
- * lone member that follows its "{" on the same line), with the
+ * same line break and indentation before the key, the same spacing around ':'; after a lone
+ * member on its "{" line, "," if written as {"a":1}, else ", "), with the
  * objects missing on the way created on one line ({ "key": value }); an empty object gets
  * { "key": value }. Arrays never grow. Returns 0, or -1 (the path runs through something
  * else or needs a missing array element; out of memory) with *text unchanged. */

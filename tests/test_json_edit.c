@@ -95,6 +95,7 @@ START_TEST(adds_missing_keys_like_their_siblings)
     expect_set("{\"a\":1,\"b\":2}", "c", "3", "{\"a\":1,\"b\":2,\"c\":3}");
     expect_set("{ \"a\": 1, \"b\": 2 }", "c", "3", "{ \"a\": 1, \"b\": 2, \"c\": 3 }");
     expect_set("{\"a\": 1}", "c", "3", "{\"a\": 1, \"c\": 3}");
+    expect_set("{\"a\":1}", "c", "3", "{\"a\":1,\"c\":3}");
     /* after a member whose value is an object or array, not inside it */
     expect_set("{\"a\": {\"x\": 1}}", "c", "3", "{\"a\": {\"x\": 1}, \"c\": 3}");
     expect_set("{\"a\": [{\"x\": 1}]}", "a[0].y", "2", "{\"a\": [{\"x\": 1, \"y\": 2}]}");
