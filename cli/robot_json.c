@@ -760,12 +760,12 @@ static char *patched(const char *src, const sid_model *m, const double *theta)
         char where[PATH_LEN], num[NUMFMT_LEN];
         size_t a, b;
         sid_model_param_path(m, i, where, sizeof where);
-        numfmt(num, x);
         int r = json_edit_find(text, where, &a, &b), rc = 0;
         if (r == 1 && spells(text + a, b - a, x))
             continue;   /* kept as the user spelled it: "0.50" stays */
         if (r == 0 && same_value(x, row->dflt[c]))
             continue;
+        numfmt(num, x);
         if (r == 1 || (r == 0 && !(row->ncomp > 1 && !row->comp_key))) {
             rc = json_edit_set(&text, where, num);
         } else if (r == 0) {
@@ -831,6 +831,7 @@ cJSON *robot_json_fitted(const char *path, const cJSON *doc, const sid_model *m,
     cJSON_Delete(out);
     return raw;
 }
+
 int robot_json_write(const char *path, const cJSON *doc, const sid_model *m,
                      const double *theta, sid_error *err)
 {
