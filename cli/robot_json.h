@@ -34,7 +34,8 @@
 #include "sid.h"
 
 /* Load path into d (free with robot_desc_free); if doc is not NULL it receives the parsed
- * document (free with cJSON_Delete). Returns 0, or nonzero with err set. */
+ * document, holding the file's text for the writer (free with cJSON_Delete). Returns 0, or
+ * nonzero with err set. */
 int robot_json_load(const char *path, sid_robot_desc *d, cJSON **doc, sid_error *err);
 void robot_desc_free(sid_robot_desc *d);
 

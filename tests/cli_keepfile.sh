@@ -62,6 +62,14 @@ for r in pendulum double_pendulum arm7; do
     check "a fit that changes nothing leaves $r's robot as it was (--in-place)" "$why"
 done
 
+# make demo's robot, with its one free parameter held where it is (bounds lo = hi)
+D=data/dfki_pendulum
+cp $D/robot.json "$TMP/dfki_same.json"
+run fit "$TMP/dfki_same.json" $D/sysid_pd_data_measured.csv -c $D/fit.json --free links.pole.mass \
+    --bounds 'links.pole.mass=0.1830558:0.1830558' --in-place -q
+check "a fit held at the nominal values leaves the dfki robot as it was" \
+    "$([ "$rc" -eq 0 ] || echo " exit $rc;")$(cmp -s $D/robot.json "$TMP/dfki_same.json" || echo " changed;")"
+
 # ---- changed numbers change only themselves; absent keys are added where they belong ----
 
 # The expected files were reviewed by hand: `diff $K/odd.json $K/odd_set.json` and so on.
@@ -123,7 +131,6 @@ check "a robot read from standard input is patched as a file is" \
 # ---- fits: only the fitted numbers' lines change ----
 
 # make demo's fit: mass and com[2] share a line, viscous and coulomb another
-D=data/dfki_pendulum
 run fit $D/robot.json $D/sysid_pd_data_measured.csv -c $D/fit.json -o "$TMP/dfki.json" --report "$TMP/dfki_report.json" -q
 why=""
 [ "$rc" -eq 0 ] || why+=" exit $rc;"
