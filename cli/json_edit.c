@@ -2,7 +2,8 @@
  *
  * The scanner skips values without building them: strings to their closing quote (escapes
  * skipped), objects and arrays by bracket depth outside strings, everything else to the next
- * delimiter. White space is any byte from 1 to 32, as cJSON (which parsed the text) has it.
+ * delimiter. White space is any byte from 1 to 32, as cJSON (which parsed the text) has it,
+ * and a byte order mark may come first.
  */
 #include "json_edit.h"
 
@@ -104,7 +105,8 @@ typedef struct {
 
 static int locate(const char *s, const char *path, spot *sp)
 {
-    size_t i = skip_ws(s, 0);
+    /* a UTF-8 byte order mark, which cJSON skips too */
+    size_t i = skip_ws(s, strncmp(s, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0);
     const char *p = path;
     while (*p) {
         if (*p == '[') {

@@ -51,6 +51,13 @@ run params $K/odd.json --set 'links.bras_é.mass=1.2' --set 'gravity[1]=-0.0' \
 check "another spelling of the same number keeps the file" \
     "$([ "$rc" -eq 0 ] || echo " exit $rc;")$(cmp -s $K/odd.json "$TMP/same.json" || echo " changed;")"
 
+# a UTF-8 byte order mark (cJSON skips it) stays, and the file is still patched
+{ printf '\357\273\277'; cat data/pendulum/robot.json; } >"$TMP/bom.json"
+run params "$TMP/bom.json" --set joints.hinge.armature=0.003 -o "$TMP/bom_out.json"
+check "a byte order mark is kept and the file patched" \
+    "$([ "$rc" -eq 0 ] || echo " exit $rc;")$([ ! -s "$TMP/err" ] || echo " warned;")$(
+    [ "$(diff "$TMP/bom.json" "$TMP/bom_out.json" | grep -c '^[<>]')" -eq 2 ] || echo " not one line changed;")"
+
 # a fit that moves nothing (the example logs were simulated from the example robots)
 for r in pendulum double_pendulum arm7; do
     cp data/$r/robot.json "$TMP/$r.json"

@@ -72,6 +72,7 @@ START_TEST(finds_values_by_path)
     ck_assert_str_eq(found(t, "mass[0]"), "(blocked)");
     ck_assert_str_eq(found("[]", "[0]"), "(blocked)");
     ck_assert_str_eq(found("{}", "a"), "(missing)");
+    ck_assert_str_eq(found("\xEF\xBB\xBF {\"a\": 1}", "a"), "1");   /* after a byte order mark */
 }
 END_TEST
 
@@ -82,6 +83,7 @@ START_TEST(replaces_only_the_value)
     expect_set("{\"s\": \"}\", \"a\": {\"b\": 1}}", "a.b", "3", "{\"s\": \"}\", \"a\": {\"b\": 3}}");
     expect_set("{\"a\": [1, [2, 3]]}", "a[1][1]", "4", "{\"a\": [1, [2, 4]]}");
     expect_set("{\"a\": 1}\r\n", "a", "2", "{\"a\": 2}\r\n");
+    expect_set("\xEF\xBB\xBF{\"a\": 1}", "b", "2", "\xEF\xBB\xBF{\"a\": 1, \"b\": 2}");
 }
 END_TEST
 
