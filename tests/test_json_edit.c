@@ -153,11 +153,35 @@ static const char *const robots[] = {
     "fixtures/keepfile/sparse.json",
 };
 
+/* text into a new temporary file, whose name goes to tmp */
+static void write_temp(char tmp[27], const char *text)
+{
+    strcpy(tmp, "/tmp/sysid_keepfile_XXXXXX");
+    const int fd = mkstemp(tmp);
+    ck_assert_int_ge(fd, 0);
+    FILE *f = fdopen(fd, "w");
+    fputs(text, f);
+    fclose(f);
+}
+
 /* Unchanged parameters write the file as it is; randomly changed ones (about a third,
- * absent fields included) read back bit for bit, and nothing else moves. */
+ * absent fields included) read back bit for bit. Each robot as given, and printed by cJSON
+ * with tabs and on one line. */
 START_TEST(fitted_robots_keep_the_file)
 {
-    const char *path = robots[_i];
+    const int layout = _i % 3;
+    char path[64], relaid[27] = "";
+    snprintf(path, sizeof path, "%s", robots[_i / 3]);
+    if (layout) {
+        char *orig = slurp(path);
+        cJSON *d = cJSON_Parse(orig);
+        char *t = layout == 1 ? cJSON_Print(d) : cJSON_PrintUnformatted(d);
+        write_temp(relaid, t);
+        snprintf(path, sizeof path, "%s", relaid);
+        cJSON_free(t);
+        cJSON_Delete(d);
+        free(orig);
+    }
     sid_model *m;
     double *theta0;
     cJSON *doc;
@@ -182,12 +206,8 @@ START_TEST(fitted_robots_keep_the_file)
         }
         out = robot_json_fitted("out.json", doc, m, theta, &err);
         ck_assert_msg(cJSON_IsRaw(out), "%s: not written as the user's text", path);
-        char tmp[] = "/tmp/sysid_keepfile_XXXXXX";
-        const int fd = mkstemp(tmp);
-        ck_assert_int_ge(fd, 0);
-        FILE *f = fdopen(fd, "w");
-        fputs(out->valuestring, f);
-        fclose(f);
+        char tmp[27];
+        write_temp(tmp, out->valuestring);
         sid_robot_desc d;
         const int rc = robot_json_load(tmp, &d, NULL, &err);
         remove(tmp);
@@ -204,6 +224,8 @@ START_TEST(fitted_robots_keep_the_file)
     }
     free(theta);
     free(text);
+    if (layout)
+        remove(relaid);
     cJSON_Delete(doc);
     sid_free(theta0);
     sid_model_free(m);
@@ -241,7 +263,7 @@ Suite *json_edit_suite(void)
     tcase_add_test(tc, refuses_what_it_cannot_place);
     suite_add_tcase(s, tc);
     tc = tcase_create("writer");
-    tcase_add_loop_test(tc, fitted_robots_keep_the_file, 0, (int)(sizeof robots / sizeof robots[0]));
+    tcase_add_loop_test(tc, fitted_robots_keep_the_file, 0, 3 * (int)(sizeof robots / sizeof robots[0]));
     tcase_add_test(tc, documents_without_text_are_serialised);
     suite_add_tcase(s, tc);
     return s;
