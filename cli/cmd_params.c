@@ -21,7 +21,8 @@ static const cmd_info info = {
     "List every parameter of the robot: its name (as used by \"free\" and \"bounds\"\n"
     "in fit specs and by --free), its nominal value and its unit. With --set, change\n"
     "parameters instead and write the robot to -o OUT.json (which may be ROBOT.json\n"
-    "itself), everything else as given.\n",
+    "itself): only the numbers that changed are rewritten, every other byte of the\n"
+    "file stays as given.\n",
     "JSON: {\"robot\": NAME, \"parameters\": [{\"name\", \"path\", \"value\", \"unit\"}, ...]}\n",
 };
 

@@ -102,6 +102,10 @@ int jsonfile_expected(sid_error *err, const char *file, const char *path, const 
 
 int jsonfile_write(FILE *f, const cJSON *doc)
 {
+    if (cJSON_IsRaw(doc)) {
+        fputs(doc->valuestring, f);
+        return ferror(f) ? -1 : 0;
+    }
     char *text = cJSON_Print(doc);
     if (!text)
         return -1;

@@ -31,7 +31,9 @@ int jsonfile_expected(sid_error *err, const char *file, const char *path, const 
 int jsonfile_check_duplicates(sid_error *err, const char *file, const cJSON *v, const char *path);
 
 /* Write doc to f as indented JSON (two spaces, "key": value) and a newline; -1 if memory
- * ran out or f failed. Every JSON sysid writes goes through here, so outputs diff alike. */
+ * ran out or f failed. Every JSON sysid writes goes through here, so outputs diff alike.
+ * A raw item is a document already in text (a user's file, robot_json_fitted): written as
+ * it is, byte for byte. */
 int jsonfile_write(FILE *f, const cJSON *doc);
 
 #endif

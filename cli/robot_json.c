@@ -13,8 +13,10 @@
 
 #include "atomic.h"
 #include "diag.h"
-#include "numfmt.h"
+#include "json_edit.h"
 #include "jsonfile.h"
+#include "numfmt.h"
+#include "readfile.h"
 
 #define PATH_LEN 256
 
@@ -565,14 +567,18 @@ int robot_json_load(const char *path, sid_robot_desc *d, cJSON **doc, sid_error 
     memset(d, 0, sizeof *d);
     if (doc)
         *doc = NULL;
-    cJSON *root = jsonfile_load(path, err);
-    if (!root)
-        return -1;
-    if (read_robot(&r, root, d)) {
+    size_t len;
+    char *text = readfile(path, &len, err);
+    cJSON *root = text ? jsonfile_parse(path, text, len, err) : NULL;
+    if (!root || read_robot(&r, root, d)) {
+        free(text);
         cJSON_Delete(root);
         robot_desc_free(d);
         return -1;
     }
+    if (doc && strlen(text) == len && (root->valuestring = cJSON_malloc(len + 1)))
+        memcpy(root->valuestring, text, len + 1);   /* the writer patches it (see the header) */
+    free(text);
     if (doc)
         *doc = root;
     else
@@ -630,6 +636,12 @@ static cJSON *owner_node(cJSON *root, const sid_param_info *p)
     return cJSON_IsObject(node) ? node : NULL;
 }
 
+/* Bit for bit: -0 is not 0, so that a written file reads back to exactly theta. */
+static int same_value(double a, double b)
+{
+    return memcmp(&a, &b, sizeof a) == 0;
+}
+
 /* Put x at p's place in root (whose numbers are all raw, see numfmt_json_tree), creating the
  * objects on the way. An absent field whose value is the loader's default stays absent, so a
  * file keeps its shape when nothing changed there. */
@@ -653,7 +665,7 @@ static int put_param(cJSON *root, const sid_param_info *p, double x)
         probe = cJSON_GetObjectItemCaseSensitive(probe, key);
         seg += n + (seg[n] == '.');
     }
-    if (!probe && x == row->dflt[c])
+    if (!probe && same_value(x, row->dflt[c]))
         return 0;
     const char *seg = path;
     for (size_t n; (n = strcspn(seg, ".")), seg[n] == '.'; seg += n + 1) {
@@ -694,8 +706,106 @@ static int put_param(cJSON *root, const sid_param_info *p, double x)
     return -1;
 }
 
-/* cJSON indents with tabs and writes ":\t"; two spaces and ": " read better in diffs.
- * Raw tabs appear only as layout: inside strings cJSON escapes them as \t. */
+/* The serialised form: a copy of doc with every parameter put in (numbers as numfmt's). */
+static cJSON *serialised(const char *path, const cJSON *doc, const sid_model *m,
+                         const double *theta, sid_error *err)
+{
+    cJSON *out = cJSON_Duplicate(doc, 1);
+    if (out) {
+        cJSON_free(out->valuestring);   /* the copy of the input's text (robot_json_load) */
+        out->valuestring = NULL;
+    }
+    if (!out || numfmt_json_tree(out)) {
+        cJSON_Delete(out);
+        sid_error_set(err, SID_ERR_INPUT, "%s: not written: the document has a number "
+                      "that is not finite, or memory ran out", path);
+        return NULL;
+    }
+    for (int i = 0; i < sid_model_nparam(m); i++)
+        if (put_param(out, sid_model_param(m, i), theta[i])) {
+            char where[PATH_LEN];
+            sid_model_param_path(m, i, where, sizeof where);
+            sid_error_set(err, SID_ERR_INPUT, "%s: not written: cannot put %s at %s", path,
+                          sid_model_param(m, i)->name, where);
+            cJSON_Delete(out);
+            return NULL;
+        }
+    return out;
+}
+
+/* Is text[0, n) a JSON number that reads as x? */
+static int spells(const char *text, size_t n, double x)
+{
+    char *end;
+    if (n == 0 || !(*text == '-' || (*text >= '0' && *text <= '9')))
+        return 0;
+    const double v = strtod(text, &end);
+    return end == text + n && same_value(v, x);
+}
+
+/* The input's text with each parameter that differs from it spliced in, by the rules of
+ * put_param (an absent field is added only when it is not the default; a vector the file
+ * lacks is written whole); NULL if that cannot be done. */
+static char *patched(const char *src, const sid_model *m, const double *theta)
+{
+    char *text = malloc(strlen(src) + 1);
+    if (!text)
+        return NULL;
+    strcpy(text, src);
+    for (int i = 0; i < sid_model_nparam(m); i++) {
+        const sid_param_info *p = sid_model_param(m, i);
+        const sid_param_row *row = p->row;
+        const int c = p->comp - row->comp0;
+        const double x = theta[i];
+        char where[PATH_LEN], num[NUMFMT_LEN];
+        size_t a, b;
+        sid_model_param_path(m, i, where, sizeof where);
+        int r = json_edit_find(text, where, &a, &b), rc = 0;
+        if (r == 1 && spells(text + a, b - a, x))
+            continue;   /* kept as the user spelled it: "0.50" stays */
+        if (r == 0 && same_value(x, row->dflt[c]))
+            continue;
+        numfmt(num, x);
+        if (r == 1 || (r == 0 && !(row->ncomp > 1 && !row->comp_key))) {
+            rc = json_edit_set(&text, where, num);
+        } else if (r == 0) {
+            /* a vector the file lacks: all of it, the defaults around x */
+            char arr[4 * NUMFMT_LEN] = "[", d[NUMFMT_LEN];
+            for (int k = 0; k < row->ncomp; k++) {
+                numfmt(d, k == c ? x : row->dflt[k]);
+                strcat(strcat(arr, k ? ", " : ""), d);
+            }
+            strcat(arr, "]");
+            *strrchr(where, '[') = '\0';
+            rc = json_edit_set(&text, where, arr);
+        } else {
+            rc = -1;
+        }
+        if (rc) {
+            free(text);
+            return NULL;
+        }
+    }
+    return text;
+}
+
+/* Does text read as the document `want` (whose numbers are numfmt raw items)? Printing both
+ * compares numbers bit for bit (numfmt round-trips), keys and their order. */
+static int reads_as(const char *text, const cJSON *want)
+{
+    sid_error e = { 0 };
+    cJSON *got = jsonfile_parse("", text, strlen(text), &e);
+    int same = 0;
+    if (got && numfmt_json_tree(got) == 0) {
+        char *a = cJSON_PrintUnformatted(got), *b = cJSON_PrintUnformatted(want);
+        same = a && b && strcmp(a, b) == 0;
+        cJSON_free(a);
+        cJSON_free(b);
+    }
+    cJSON_Delete(got);
+    return same;
+}
+
 cJSON *robot_json_fitted(const char *path, const cJSON *doc, const sid_model *m,
                          const double *theta, sid_error *err)
 {
@@ -706,23 +816,20 @@ cJSON *robot_json_fitted(const char *path, const cJSON *doc, const sid_model *m,
                           path, sid_model_param(m, i)->name, theta[i]);
             return NULL;
         }
-    cJSON *out = cJSON_Duplicate(doc, 1);
-    if (!out || numfmt_json_tree(out)) {
-        cJSON_Delete(out);
-        sid_error_set(err, SID_ERR_INPUT, "%s: not written: the document has a number "
-                      "that is not finite, or memory ran out", path);
-        return NULL;
-    }
-    for (int i = 0; i < np; i++)
-        if (put_param(out, sid_model_param(m, i), theta[i])) {
-            char where[PATH_LEN];
-            sid_model_param_path(m, i, where, sizeof where);
-            sid_error_set(err, SID_ERR_INPUT, "%s: not written: cannot put %s at %s", path,
-                          sid_model_param(m, i)->name, where);
-            cJSON_Delete(out);
-            return NULL;
-        }
-    return out;
+    cJSON *out = serialised(path, doc, m, theta, err);
+    if (!out || !cJSON_IsObject(doc) || !doc->valuestring)
+        return out;
+    /* The patched text must read as the serialised document, or it is not used: a bug here
+     * then costs the layout, never a value. */
+    char *text = patched(doc->valuestring, m, theta);
+    cJSON *raw = text && reads_as(text, out) ? cJSON_CreateRaw(text) : NULL;
+    if (!raw)
+        cli_warn("%s: the input's layout could not be kept; written in sysid's own layout", path);
+    free(text);
+    if (!raw)
+        return out;
+    cJSON_Delete(out);
+    return raw;
 }
 
 int robot_json_write(const char *path, const cJSON *doc, const sid_model *m,

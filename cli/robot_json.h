@@ -15,9 +15,14 @@
  * Unknown keys are ignored with a warning on stderr (as unknown log columns are), except
  * keys starting with '_', which are free for annotations. A key given twice is an error.
  *
- * Writing keeps the parsed document and puts each parameter of theta at its JSON path, so
- * everything else stays as the user wrote it. An absent optional field is created only
- * when its value differs from the default the loader would have used.
+ * Writing keeps the user's file: the loaded document holds the file's text (in the root's
+ * valuestring, unused by cJSON for objects and freed by cJSON_Delete), and only the numbers
+ * of theta that differ from what the file says are spliced into it (json_edit.h); every
+ * other byte (layout, key order, spellings like 0.50 or 1e-3) stays, so a fit that changes
+ * nothing writes the file as it was. A changed number is written in numfmt's shortest exact
+ * form. An absent optional field is added only when its value differs from the default the
+ * loader would have used: as the last member of its object, laid out like its siblings. A
+ * document without its text (built in memory) is printed anew by jsonfile_write.
  */
 #ifndef CLI_ROBOT_JSON_H
 #define CLI_ROBOT_JSON_H
@@ -29,7 +34,8 @@
 #include "sid.h"
 
 /* Load path into d (free with robot_desc_free); if doc is not NULL it receives the parsed
- * document (free with cJSON_Delete). Returns 0, or nonzero with err set. */
+ * document, holding the file's text for the writer (free with cJSON_Delete). Returns 0, or
+ * nonzero with err set. */
 int robot_json_load(const char *path, sid_robot_desc *d, cJSON **doc, sid_error *err);
 void robot_desc_free(sid_robot_desc *d);
 
@@ -38,8 +44,9 @@ void robot_desc_free(sid_robot_desc *d);
 int robot_json_model(const char *path, sid_model **m, double **theta0, cJSON **doc,
                      sid_error *err);
 
-/* doc with every parameter of theta at its JSON path (a new document), or NULL with err set
- * (naming path) if theta holds NaN or Inf or a parameter has no place. */
+/* doc with every parameter of theta at its JSON path, for jsonfile_write: a raw item holding
+ * the patched text of the file doc was loaded from, or (without that text) a new document;
+ * NULL with err set (naming path) if theta holds NaN or Inf or a parameter has no place. */
 cJSON *robot_json_fitted(const char *path, const cJSON *doc, const sid_model *m,
                          const double *theta, sid_error *err);
 
