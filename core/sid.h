@@ -336,7 +336,8 @@ sid_status sid_simulate(const sid_model *m, const double *theta, const sid_traj 
                         const sid_sim_opts *o, double *q_out, double *v_out, sid_error *err);
 
 /* ---- windowed trajectory loss and its gradient -------------------------------------------
- * Each log is cut into windows of `window` seconds; each window restarts from the logged state
+ * Each log is cut into windows of `window` seconds on a fixed grid, (t0 + iW, t0 + (i+1)W],
+ * a trailing window shorter than W/2 dropped; each window restarts from the logged state
  * and replays the logged commands. Residuals are simulated minus logged q and qd at every
  * sample after a window's start, each joint's signal divided by a scale fixed from the data
  * (its standard deviation over all logs), weighted:
@@ -372,6 +373,9 @@ size_t sid_problem_tape_bytes(const sid_problem *p);
 /* The logged start states of all windows (nwindows x (nq + nv)): q minus offsets, v. */
 void sid_problem_start_states(const sid_problem *p, const double *theta, double *x0);
 int sid_problem_estimates_start(const sid_problem *p);
+/* Window w (0 .. nwindows - 1): its log, the sample it starts from, and the samples
+ * [first, last] it scores. Windows lie on a fixed grid (problem.c, FORMATS.md). */
+void sid_problem_window_samples(const sid_problem *p, int w, int *log, int *start, int *first, int *last);
 
 /* Loss at theta, windows starting from x0 (nwindows x (nq + nv)) or, if x0 is NULL, from the
  * logged states; with grad (nparam) its gradient by the adjoint method, and with grad_x0

@@ -220,7 +220,9 @@ expect_bad "diff: bad robot" diff "$FIX/bad/cycle.json" data/pendulum/robot.json
 
 # ---- eval --start-velocity: start velocities from positions on a real log ------------------
 # The DFKI double pendulum's vel_meas is the backward difference of its encoder positions:
-# windows started from it predict far worse than windows started from a smoothed difference.
+# windows started from it predict worse than windows started from a smoothed difference
+# (0.3 s windows on the fixed grid: 0.022 against 0.018 rad, 0.029 against 0.022 rad; the
+# factor of 9 the chained windows showed came from one window starting on a bad sample).
 D=data/dfki_double_pendulum
 cols='t=time,q.shoulder=pos_meas1,q.elbow=pos_meas2,qd.shoulder=vel_meas1,qd.elbow=vel_meas2,u.shoulder=tau_meas1,u.elbow=tau_meas2'
 why=""
@@ -229,7 +231,7 @@ run eval "$D/robot.json" "$D/trajectory_02.csv" --columns "$cols" --window 0.3 -
 cp "$TMP/out" "$TMP/logged.json"
 run eval "$D/robot.json" "$D/trajectory_02.csv" --columns "$cols" --window 0.3 --start-velocity positions --json
 [ "$rc" -eq 0 ] || why+=" positions: exit $rc;"
-jqok '.rmse.q.shoulder < 0.5 * $l[0].rmse.q.shoulder and .rmse.q.elbow < 0.5 * $l[0].rmse.q.elbow' \
+jqok '.rmse.q.shoulder < 0.9 * $l[0].rmse.q.shoulder and .rmse.q.elbow < 0.9 * $l[0].rmse.q.elbow' \
     --slurpfile l "$TMP/logged.json" || why+=" positions did not predict better;"
 check "eval --start-velocity positions on a log with differenced velocities" "$why"
 expect_bad "eval: --start-velocity bad value" eval data/pendulum/robot.json data/pendulum/log.csv --start-velocity x
