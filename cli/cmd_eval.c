@@ -20,6 +20,7 @@
 #include "diag.h"
 #include "numfmt.h"
 #include "robot_json.h"
+#include "stepchoice.h"
 #include "traj_csv.h"
 
 static const cmd_info info = {
@@ -181,6 +182,12 @@ int cmd_eval(int argc, char **argv)
             rc = cli_fail(&err);
             goto done;
         }
+    sid_step_choice step;
+    if (stepchoice_apply(&spec, m, theta, logs, nlog, &step, &err)) {
+        sid_error_prefix(&err, "%s: choosing the simulation step", robot);
+        rc = cli_fail(&err);
+        goto done;
+    }
     sid_loss_opts lo;
     fitspec_loss_opts(&spec, &lo);
     if (lo.estimate_start)

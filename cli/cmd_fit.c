@@ -27,6 +27,7 @@
 #include "readfile.h"
 #include "report.h"
 #include "robot_json.h"
+#include "stepchoice.h"
 #include "sha256.h"
 #include "traj_csv.h"
 
@@ -340,6 +341,12 @@ int cmd_fit(int argc, char **argv)
     /* ---- problems: the fit's, and predictions from logged start states ---- */
     if (spec.start == FITSPEC_START_UNSET)
         spec.start = FITSPEC_START_FITTED;
+    /* the simulation step, chosen at the nominal parameters on the fitted logs (stepchoice.h) */
+    if (stepchoice_apply(&spec, m, theta0, tr, nlog, &r.step, &err)) {
+        sid_error_prefix(&err, "%s: choosing the simulation step", robot);
+        rc = cli_fail(&err);
+        goto done;
+    }
     sid_loss_opts lo, lp;
     fitspec_loss_opts(&spec, &lo);
     lp = lo;

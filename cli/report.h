@@ -57,6 +57,7 @@ typedef struct {
     double max_rmse, max_loss;       /* the --max-rmse and --max-loss gates */
     double seconds_total, seconds_cov;
     const char *cov_skipped;       /* why cov is NULL ("interrupted", "failed"), or NULL */
+    sid_step_choice step;            /* the simulation step used, and how it was chosen */
 } report;
 
 /* Classification of free parameter k (index into sel). */

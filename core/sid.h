@@ -292,11 +292,12 @@ typedef enum { SID_EULER, SID_RK4 } sid_integrator;
 
 typedef struct {
     sid_integrator integrator;
-    int substeps;     /* simulation steps per log interval (>= 1) */
+    int substeps;     /* simulation steps per log interval (>= 1); 0: not given, for
+                       * sid_step_choose to choose (until then one) */
     double max_dt;    /* if > 0: also split any interval longer than this [s] */
 } sid_sim_opts;
 
-void sid_sim_opts_defaults(sid_sim_opts *o);   /* euler, 1 substep, no max_dt */
+void sid_sim_opts_defaults(sid_sim_opts *o);   /* euler, substeps 0 (not given), no max_dt */
 
 
 /* One step of length h from (q, v) with command u held; writes (q1, v1). */
@@ -395,6 +396,41 @@ sid_status sid_problem_window_jacobian(sid_problem *p, const double *theta, cons
  * unweighted (rmse_qd may be NULL; it is 0 where no log has velocities). */
 sid_status sid_problem_rmse(sid_problem *p, const double *theta, const double *x0, double *rmse_q, double *rmse_qd,
                             sid_error *err);
+
+/* ---- choosing the simulation step (step_choice.c) -------------------------------------
+ * When neither substeps nor max_dt is given, the step is h = interval / N, interval the logs'
+ * median sample interval and N the first of 1, 2, 4, ... SID_STEP_MAX_SUBSTEPS whose position
+ * error over a window is within tol: estimated by step doubling, 2^p / (2^p - 1) |q_h - q_h/2|
+ * for an integrator of order p (euler 1, rk4 4), at theta, from the logged starts of up to 8
+ * windows spread over the logs (the loss's windows, or 0.5 s ones when it has one per log),
+ * the worst over their samples and the position coordinates, each divided by its residual
+ * scale (sid_problem_scale_q). The options chosen are N substeps and max_dt h (so that no
+ * step of a longer, jittered interval exceeds h). */
+
+#define SID_STEP_TOL 1.5e-3        /* error allowed, as a fraction of each coordinate's spread (README: biases ~0.5 %) */
+#define SID_STEP_MAX_SUBSTEPS 32   /* at most this many steps per sample interval */
+
+typedef struct {
+    int automatic;        /* 1: chosen here; 0: as given (substeps or max_dt), only estimated */
+    sid_sim_opts sim;     /* the options to simulate with */
+    double interval;      /* median sample interval of the logs [s] */
+    int substeps;         /* steps per median interval */
+    double h;             /* interval / substeps [s] */
+    double error;         /* estimated error at h: worst |error| / scale (-1: not estimated,
+                           * HUGE_VAL: a simulation diverged) */
+    double error_abs;     /* that coordinate's error in its unit (rad or m) */
+    int coord;            /* that position coordinate (-1: none) */
+    double scale;         /* its residual scale */
+    double tol;           /* the tolerance on error */
+    double window;        /* [s] per tested window */
+    int windows;          /* windows tested */
+    int capped;           /* 1: stopped at the cap (or the work limits) with error above tol */
+} sid_step_choice;
+
+/* Choose (or, when o->sim gives a step, only estimate the error of) the simulation step for
+ * model m at theta on the logs under loss options o; c->sim is what to simulate with. */
+sid_status sid_step_choose(const sid_model *m, const double *theta, const sid_traj *const *logs, int nlog,
+                           const sid_loss_opts *o, double tol, sid_step_choice *c, sid_error *err);
 
 /* ---- fitting: NLopt L-BFGS on scaled parameters ------------------------------------------
  * Each free parameter is optimised as x = (theta - nominal) / typical, or as

@@ -9,7 +9,7 @@
 void sid_sim_opts_defaults(sid_sim_opts *o)
 {
     o->integrator = SID_EULER;
-    o->substeps = 1;
+    o->substeps = 0;   /* not given: sid_step_choose chooses; one until then */
     o->max_dt = 0;
 }
 

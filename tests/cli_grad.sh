@@ -118,9 +118,9 @@ run grad "$P" "$PL" --window 0.05 --start fitted --json
 check "grad --start fitted uses logged starts" "$([ "$rc" -eq 0 ] || echo " exit $rc;")$(jqok '.loss == $f[0].loss' --slurpfile f "$TMP/full.json" || echo " loss differs from logged starts;")$(grep -q 'logged states' "$TMP/err" || echo " no warning;")"
 
 # A check that must fail: at the robot the log was made from, the Euler replay is exact, the
-# loss is round-off (~1e-32) and so is its gradient; finite differences of round-off do not
+# loss is round-off (~1e-32) and so is its gradient (at MuJoCo's step: one per sample); finite differences of round-off do not
 # agree with it. Exit 1, the data still on stdout, a warning and an error naming a parameter.
-run grad data/pendulum/robot.json "$PL" --window 0.05 --integrator euler --check --json
+run grad data/pendulum/robot.json "$PL" --window 0.05 --integrator euler --substeps 1 --check --json
 check "grad --check fails at an exact fit (exit 1)" "$([ "$rc" -eq 1 ] || echo " exit $rc, expected 1;")$(jqok '.loss < 1e-20 and .max_rel_err > 1e-4 and .failed == ([.check[] | select(.pass | not)] | length) and .failed > 0' || echo " JSON missing or check did not fail;")$(grep -q 'round-off level' "$TMP/err" || echo " no round-off warning;")$(grep -q '^sysid: error: grad --check: [a-z]' "$TMP/err" || echo " no error naming a parameter;")"
 
 # help
@@ -163,8 +163,9 @@ check "eval --json" "$([ "$rc" -eq 0 ] || echo " exit $rc;")$(jqok '.loss > 0 an
 run grad "$DP" "$DL" --window 0.05 --json
 check "eval loss == grad loss" "$(jqok '.loss == $e[0].loss' --slurpfile e "$TMP/eval.json" || echo " differ;")"
 
-# The robot the log was made from replays it exactly with Euler (MuJoCo's own integrator).
-run eval data/pendulum/robot.json "$PL" --window 0 --integrator euler --json
+# The robot the log was made from replays it exactly with Euler (MuJoCo's own integrator) at
+# MuJoCo's step, one per sample (an automatic step would be finer, so not MuJoCo's).
+run eval data/pendulum/robot.json "$PL" --window 0 --integrator euler --substeps 1 --json
 check "eval exact model: rmse ~ 0" "$([ "$rc" -eq 0 ] || echo " exit $rc;")$(jqok '.windows == 1 and .rmse.q.hinge < 1e-12 and .rmse.qd.hinge < 1e-10' || echo " not ~0;")"
 
 # Two logs, one free-running window each; per-log RMSE.
