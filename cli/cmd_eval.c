@@ -5,6 +5,8 @@
  * RMSE is unscaled and unweighted, in the coordinates' own units (rad or m, rad/s or m/s), over
  * all logs together and for each log on its own. `--window 0` replays each log in one piece,
  * which is the honest test of a model meant to run open loop.
+ * Windows lie on the fixed grid of core/problem.c, the same as the fit's (FORMATS.md,
+ * "Windows and the scored samples"): a trailing window shorter than half a window is not scored.
  */
 #include <math.h>
 #include <stdio.h>
@@ -18,6 +20,7 @@
 #include "diag.h"
 #include "numfmt.h"
 #include "robot_json.h"
+#include "stepchoice.h"
 #include "traj_csv.h"
 
 static const cmd_info info = {
@@ -30,7 +33,9 @@ static const cmd_info info = {
     "(of each coordinate of a free joint: base.x .. base.qz, base.vx .. base.wz),\n"
     "over all logs and per log. RMSE is in the coordinate's units (rad or m; rad/s or\n"
     "m/s; 1 for quaternion components), unscaled and unweighted; a log without\n"
-    "velocities has no velocity RMSE. --window 0 replays each log in one piece. Of a\n"
+    "velocities has no velocity RMSE. Window i covers (t0 + iW, t0 + (i+1)W] of each\n"
+    "log, as in `sysid fit`; a trailing window covering less than W/2 is dropped and\n"
+    "its samples not scored. --window 0 replays each log in one piece. Of a\n"
     "fit spec (-c), the window, simulation, weights and log column settings are used.\n",
     "JSON: {\"loss\", \"nres\", \"windows\",\n"
     "       \"rmse\": {\"q\": {COORD: X}, \"qd\": {COORD: X or null}},\n"
@@ -178,6 +183,12 @@ int cmd_eval(int argc, char **argv)
             goto done;
         }
     fitspec_choose_start_velocity(&spec, m, logs, (const char *const *)files, nlog);
+    sid_step_choice step;
+    if (stepchoice_apply(&spec, m, theta, logs, (const char *const *)files, nlog, &step, &err)) {
+        sid_error_prefix(&err, "%s: choosing the simulation step", robot);
+        rc = cli_fail(&err);
+        goto done;
+    }
     sid_loss_opts lo;
     fitspec_loss_opts(&spec, &lo);
     if (lo.estimate_start)

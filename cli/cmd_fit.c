@@ -29,6 +29,7 @@
 #include "readfile.h"
 #include "report.h"
 #include "robot_json.h"
+#include "stepchoice.h"
 #include "sha256.h"
 #include "traj_csv.h"
 
@@ -315,14 +316,17 @@ int cmd_fit(int argc, char **argv)
     cJSON *doc = NULL, *rep = NULL, *fitted = NULL;
     sid_traj **tr = calloc((size_t)(nlog + nval), sizeof *tr);
     report_input *in = calloc((size_t)(nlog + nval), sizeof *in);
+    const char **paths = calloc((size_t)(nlog + nval), sizeof *paths);
     sid_problem *pfit = NULL, *ppred = NULL, *pval = NULL;
     sid_covariance_result *cov = NULL;
     report r;
     memset(&r, 0, sizeof r);
-    if (!tr || !in) {
+    if (!tr || !in || !paths) {
         cli_error("out of memory");
         goto done;
     }
+    for (int j = 0; j < nlog + nval; j++)
+        paths[j] = log_path(&a, j);
 
     /* ---- load ---- */
     readfile_keep_hashes();   /* the report names each input by the digest of what was read */
@@ -339,12 +343,7 @@ int cmd_fit(int argc, char **argv)
         }
         in[j].samples = tr[j]->n;
     }
-    const char **paths = malloc((size_t)(nlog + nval) * sizeof *paths);
-    for (int j = 0; paths && j < nlog + nval; j++)
-        paths[j] = log_path(&a, j);
-    if (paths)
-        fitspec_choose_start_velocity(&spec, m, tr, paths, nlog + nval);
-    free(paths);
+    fitspec_choose_start_velocity(&spec, m, tr, paths, nlog + nval);
     if (fitspec_select(&spec, m, theta0, &sel, &err)) {
         rc = cli_fail(&err);
         goto done;
@@ -353,6 +352,12 @@ int cmd_fit(int argc, char **argv)
     /* ---- problems: the fit's, and predictions from logged start states ---- */
     if (spec.start == FITSPEC_START_UNSET)
         spec.start = FITSPEC_START_FITTED;
+    /* the simulation step, chosen at the nominal parameters on the fitted logs (stepchoice.h) */
+    if (stepchoice_apply(&spec, m, theta0, tr, paths, nlog, &r.step, &err)) {
+        sid_error_prefix(&err, "%s: choosing the simulation step", robot);
+        rc = cli_fail(&err);
+        goto done;
+    }
     sid_loss_opts lo, lp;
     fitspec_loss_opts(&spec, &lo);
     lp = lo;
@@ -535,6 +540,7 @@ done:
         sid_traj_free(tr[j]);
     free(tr);
     free(in);
+    free(paths);
     fitspec_selection_free(&sel);
     cJSON_Delete(doc);
     sid_free(theta0);

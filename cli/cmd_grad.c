@@ -18,6 +18,7 @@
 #include "diag.h"
 #include "numfmt.h"
 #include "robot_json.h"
+#include "stepchoice.h"
 #include "traj_csv.h"
 
 /* A mixed error above this fails --check (exit 1); NUMBER_TEXT prints it as written here. */
@@ -246,6 +247,12 @@ int cmd_grad(int argc, char **argv)
             goto done;
         }
     fitspec_choose_start_velocity(&spec, m, logs, (const char *const *)a.op + 1, nlog);
+    sid_step_choice step;
+    if (stepchoice_apply(&spec, m, theta, logs, (const char *const *)a.op + 1, nlog, &step, &err)) {
+        sid_error_prefix(&err, "%s: choosing the simulation step", robot);
+        rc = cli_fail(&err);
+        goto done;
+    }
     sid_loss_opts lo;
     fitspec_loss_opts(&spec, &lo);
     if (lo.estimate_start)

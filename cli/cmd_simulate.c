@@ -13,6 +13,7 @@
 #include "cmd.h"
 #include "diag.h"
 #include "robot_json.h"
+#include "stepchoice.h"
 #include "traj_csv.h"
 
 static const cmd_info info = {
@@ -71,6 +72,12 @@ int cmd_simulate(int argc, char **argv)
     sid_traj *tr = NULL;
     if (cmd_spec_build(&spec, &a.spec, &err) || cmd_spec_model(&spec, robot, &m, &theta, NULL, &err) ||
         traj_csv_load(log, m, &spec.columns, &tr, &err)) {
+        rc = cli_fail(&err);
+        goto done;
+    }
+    sid_step_choice step;
+    if (stepchoice_apply(&spec, m, theta, &tr, &log, 1, &step, &err)) {
+        sid_error_prefix(&err, "%s: choosing the simulation step", robot);
         rc = cli_fail(&err);
         goto done;
     }

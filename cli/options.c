@@ -85,7 +85,7 @@ static const opt_row rows[] = {
     { 0, "--bounds", "GLOB=LO:HI | GLOB=scale:A:B | JSON", SPEC, 0, FITSPEC, FITTING,
       "bounds of the parameters GLOB matches (repeatable;\n"
       "checked before the spec's, the first match wins)" },
-    { 0, "--window", "S", SPEC, 0, FITSPEC, WINDOWED,
+    { 0, "--window", "S", SPEC, 0, FITSPEC, WINDOWED | CMD_VALIDATE,
       "seconds per window (default 0.5); 0: one window per\n"
       "log, a free-running simulation" },
     { 0, "--start", "fitted|logged", SPEC, 0, FITSPEC, FITTING,
@@ -97,11 +97,11 @@ static const opt_row rows[] = {
       "velocity is noise); auto (default): from positions\n"
       "when the columns differ from the positions'\n"
       "derivative by more than 25 % (rms), as stderr says" },
-    { 0, "--integrator", "euler|rk4", SPEC, 0, FITSPEC, SIMULATING,
+    { 0, "--integrator", "euler|rk4", SPEC, 0, FITSPEC, SIMULATING | CMD_VALIDATE,
       "semi-implicit Euler (as MuJoCo; default) or RK4" },
-    { 0, "--substeps", "N", SPEC, 0, FITSPEC, SIMULATING,
+    { 0, "--substeps", "N", SPEC, 0, FITSPEC, SIMULATING | CMD_VALIDATE,
       "simulation steps per log interval (default 1)" },
-    { 0, "--max-dt", "S", SPEC, 0, FITSPEC, SIMULATING,
+    { 0, "--max-dt", "S", SPEC, 0, FITSPEC, SIMULATING | CMD_VALIDATE,
       "also split any log interval longer than S seconds" },
     { 0, "--contact", "compliant|hard", SPEC, 0, FITSPEC, SIMULATING,
       "override the robot's contact model" },

@@ -201,6 +201,12 @@ static void settings(jb *b, cJSON *o, const report *r)
     str(b, x, "integrator", s->sim.integrator == SID_RK4 ? "rk4" : "euler");
     integer(b, x, "substeps", s->sim.substeps);
     num_or_null(b, x, "max_dt", s->sim.max_dt > 0 ? s->sim.max_dt : HUGE_VAL);
+    /* the step used: chosen (automatic) or given, with its step-doubling error estimate */
+    cJSON *st = add(b, x, "step", cJSON_CreateObject());
+    num(b, st, "seconds", r->step.h);
+    boolean(b, st, "automatic", r->step.automatic);
+    num_or_null(b, st, "error", r->step.error >= 0 ? r->step.error : HUGE_VAL);
+    num(b, st, "tolerance", r->step.tol);
     cJSON *w = add(b, x, "weights", cJSON_CreateObject());
     num(b, w, "q", s->w_q);
     num(b, w, "qd", s->w_qd);

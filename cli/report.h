@@ -62,6 +62,7 @@ typedef struct {
     const char *cov_skipped;       /* why cov is NULL ("interrupted", "failed"), or NULL */
     const derived_set *derived;    /* combinations shown with the parameters; NULL: none */
     const double *grad;            /* (nparam) d loss / d theta at the fitted point; NULL: unknown */
+    sid_step_choice step;            /* the simulation step used, and how it was chosen */
 } report;
 
 /* Classification of free parameter k (index into sel). */

@@ -82,18 +82,42 @@ size_t sid_problem_tape_bytes(const sid_problem *p)
  * re-simulated; longer ones keep checkpoints (sqrt N of them) instead. */
 #define TAPE_BUDGET_BYTES ((size_t)32 << 20)
 
-/* Cut log l into windows of o->window seconds; returns how many (writes them if w != NULL). */
+/* Windows lie on a fixed time grid: window i of a log covers (t0 + iW, t0 + (i+1)W], t0 its
+ * first sample's time, and scores the samples in it. Each sample's window comes from its own
+ * time, never from the previous window's end, so boundaries cannot drift along a jittery log.
+ * A sample within GRID_TOL windows of a boundary is on it (times like 0.1 k are inexact), and
+ * a sample on a boundary closes the window before it. */
+#define GRID_TOL 1e-6
+
+/* The grid window that holds sample k >= 1 of tr. */
+static long grid_window(const sid_traj *tr, int k, double len)
+{
+    return (long)ceil((tr->t[k] - tr->t[0]) / len - GRID_TOL) - 1;
+}
+
+/* Cut log l into windows of len seconds (0: one window); returns how many (writes them if
+ * w != NULL). A window starts from the last sample at or before its start (the one before it
+ * in time, across a gap of dropped samples) and simulates to its last sample; a window
+ * without samples is no window. A trailing window covering less than len / 2 of the grid
+ * (from its start to the log's end) is dropped, its samples unscored, unless it is the log's
+ * only one. */
 static int cut_windows(const sid_traj *tr, int l, double len, window *w)
 {
+    const int end = tr->n - 1;
+    if (len <= 0) {
+        if (w) w[0] = (window){l, 0, end, 1, end};
+        return 1;
+    }
+    const long ie = grid_window(tr, end, len);
+    const double cover = (tr->t[end] - tr->t[0]) / len - (double)ie;
+    const long imax = ie > 0 && cover < 0.5 - GRID_TOL ? ie - 1 : ie;
     int n = 0;
-    for (int k0 = 0; k0 < tr->n - 1;) {
-        int k1 = k0 + 1;
-        if (len <= 0) k1 = tr->n - 1;
-        else
-            while (k1 < tr->n - 1 && tr->t[k1 + 1] - tr->t[k0] <= len * (1 + 1e-9)) k1++;
+    for (int k0 = 0, k1; k0 < end; k0 = k1) {
+        const long i = grid_window(tr, k0 + 1, len);
+        if (i > imax) break;
+        for (k1 = k0 + 1; k1 < end && grid_window(tr, k1 + 1, len) == i;) k1++;
         if (w) w[n] = (window){l, k0, k1, k0 + 1, k1};
         n++;
-        k0 = k1;
     }
     return n;
 }
@@ -237,6 +261,15 @@ void sid_problem_start_states(const sid_problem *p, const double *theta, double 
 }
 
 int sid_problem_estimates_start(const sid_problem *p) { return p->o.estimate_start; }
+
+void sid_problem_window_samples(const sid_problem *p, int w, int *log, int *start, int *first, int *last)
+{
+    const window *win = &p->win[w];
+    *log = win->log;
+    *start = win->k0;
+    *first = win->ra;
+    *last = win->rb;
+}
 
 
 /* Loss sum of one window; with thetabar, accumulate its gradient (and the start state's). */

@@ -296,11 +296,12 @@ typedef enum { SID_EULER, SID_RK4 } sid_integrator;
 
 typedef struct {
     sid_integrator integrator;
-    int substeps;     /* simulation steps per log interval (>= 1) */
+    int substeps;     /* simulation steps per log interval (>= 1); 0: not given, for
+                       * sid_step_choose to choose (until then one) */
     double max_dt;    /* if > 0: also split any interval longer than this [s] */
 } sid_sim_opts;
 
-void sid_sim_opts_defaults(sid_sim_opts *o);   /* euler, 1 substep, no max_dt */
+void sid_sim_opts_defaults(sid_sim_opts *o);   /* euler, substeps 0 (not given), no max_dt */
 
 
 /* One step of length h from (q, v) with command u held; writes (q1, v1). */
@@ -343,7 +344,8 @@ sid_status sid_simulate(const sid_model *m, const double *theta, const sid_traj 
                         const sid_sim_opts *o, double *q_out, double *v_out, sid_error *err);
 
 /* ---- windowed trajectory loss and its gradient -------------------------------------------
- * Each log is cut into windows of `window` seconds; each window restarts from the logged state
+ * Each log is cut into windows of `window` seconds on a fixed grid, (t0 + iW, t0 + (i+1)W],
+ * a trailing window shorter than W/2 dropped; each window restarts from the logged state
  * and replays the logged commands. Residuals are simulated minus logged q and qd at every
  * sample after a window's start, each joint's signal divided by a scale fixed from the data
  * (its standard deviation over all logs), weighted:
@@ -379,6 +381,9 @@ size_t sid_problem_tape_bytes(const sid_problem *p);
 /* The logged start states of all windows (nwindows x (nq + nv)): q minus offsets, v. */
 void sid_problem_start_states(const sid_problem *p, const double *theta, double *x0);
 int sid_problem_estimates_start(const sid_problem *p);
+/* Window w (0 .. nwindows - 1): its log, the sample it starts from, and the samples
+ * [first, last] it scores. Windows lie on a fixed grid (problem.c, FORMATS.md). */
+void sid_problem_window_samples(const sid_problem *p, int w, int *log, int *start, int *first, int *last);
 
 /* Loss at theta, windows starting from x0 (nwindows x (nq + nv)) or, if x0 is NULL, from the
  * logged states; with grad (nparam) its gradient by the adjoint method, and with grad_x0
@@ -398,6 +403,41 @@ sid_status sid_problem_window_jacobian(sid_problem *p, const double *theta, cons
  * unweighted (rmse_qd may be NULL; it is 0 where no log has velocities). */
 sid_status sid_problem_rmse(sid_problem *p, const double *theta, const double *x0, double *rmse_q, double *rmse_qd,
                             sid_error *err);
+
+/* ---- choosing the simulation step (step_choice.c) -------------------------------------
+ * When neither substeps nor max_dt is given, the step is h = interval / N, interval the logs'
+ * median sample interval and N the first of 1, 2, 4, ... SID_STEP_MAX_SUBSTEPS whose position
+ * error over a window is within tol: estimated by step doubling, 2^p / (2^p - 1) |q_h - q_h/2|
+ * for an integrator of order p (euler 1, rk4 4), at theta, from the logged starts of up to 8
+ * windows spread over the logs (the loss's windows, or 0.5 s ones when it has one per log),
+ * the worst over their samples and the position coordinates, each divided by its residual
+ * scale (sid_problem_scale_q). The options chosen are N substeps and max_dt h (so that no
+ * step of a longer, jittered interval exceeds h). */
+
+#define SID_STEP_TOL 1.5e-3        /* error allowed, as a fraction of each coordinate's spread (README: biases ~0.5 %) */
+#define SID_STEP_MAX_SUBSTEPS 32   /* at most this many steps per sample interval */
+
+typedef struct {
+    int automatic;        /* 1: chosen here; 0: as given (substeps or max_dt), only estimated */
+    sid_sim_opts sim;     /* the options to simulate with */
+    double interval;      /* median sample interval of the logs [s] */
+    int substeps;         /* steps per median interval */
+    double h;             /* interval / substeps [s] */
+    double error;         /* estimated error at h: worst |error| / scale (-1: not estimated,
+                           * HUGE_VAL: a simulation diverged) */
+    double error_abs;     /* that coordinate's error in its unit (rad or m) */
+    int coord;            /* that position coordinate (-1: none) */
+    double scale;         /* its residual scale */
+    double tol;           /* the tolerance on error */
+    double window;        /* [s] per tested window */
+    int windows;          /* windows tested */
+    int capped;           /* 1: stopped at the cap (or the work limits) with error above tol */
+} sid_step_choice;
+
+/* Choose (or, when o->sim gives a step, only estimate the error of) the simulation step for
+ * model m at theta on the logs under loss options o; c->sim is what to simulate with. */
+sid_status sid_step_choose(const sid_model *m, const double *theta, const sid_traj *const *logs, int nlog,
+                           const sid_loss_opts *o, double tol, sid_step_choice *c, sid_error *err);
 
 /* ---- fitting: NLopt L-BFGS on scaled parameters ------------------------------------------
  * Each free parameter is optimised as x = (theta - nominal) / typical, or as

@@ -9,7 +9,7 @@
 void sid_sim_opts_defaults(sid_sim_opts *o)
 {
     o->integrator = SID_EULER;
-    o->substeps = 1;
+    o->substeps = 0;   /* not given: sid_step_choose chooses; one until then */
     o->max_dt = 0;
 }
 
@@ -26,14 +26,14 @@ sid_status sid_sim_check(const sid_sim_opts *o, const sid_traj *tr, sid_error *e
                                  "the log interval at t = %.17g s (sample %d, %g s long) needs %.3g simulation steps "
                                  "(--substeps %d, --max-dt %g), more than %g: give fewer --substeps or a larger "
                                  "--max-dt, or check the unit of the time column (seconds expected)",
-                                 tr->t[k], k + 1, dt, n, o->substeps, o->max_dt, SID_MAX_SUBSTEPS);
+                                 tr->t[k], k + 1, dt, n, (int)per, o->max_dt, SID_MAX_SUBSTEPS);
         total += n;
     }
     if (!(total <= SID_MAX_LOG_STEPS))
         return sid_error_set(err, SID_ERR_INPUT,
                              "the log needs %.3g simulation steps (--substeps %d, --max-dt %g), more than %g: give fewer "
                              "--substeps or a larger --max-dt, or check the unit of the time column (seconds expected)",
-                             total, o->substeps, o->max_dt, SID_MAX_LOG_STEPS);
+                             total, (int)per, o->max_dt, SID_MAX_LOG_STEPS);
     return SID_OK;
 }
 

@@ -118,9 +118,9 @@ run grad "$P" "$PL" --window 0.05 --start fitted --json
 check "grad --start fitted uses logged starts" "$([ "$rc" -eq 0 ] || echo " exit $rc;")$(jqok '.loss == $f[0].loss' --slurpfile f "$TMP/full.json" || echo " loss differs from logged starts;")$(grep -q 'logged states' "$TMP/err" || echo " no warning;")"
 
 # A check that must fail: at the robot the log was made from, the Euler replay is exact, the
-# loss is round-off (~1e-32) and so is its gradient; finite differences of round-off do not
+# loss is round-off (~1e-32) and so is its gradient (at MuJoCo's step: one per sample); finite differences of round-off do not
 # agree with it. Exit 1, the data still on stdout, a warning and an error naming a parameter.
-run grad data/pendulum/robot.json "$PL" --window 0.05 --integrator euler --check --json
+run grad data/pendulum/robot.json "$PL" --window 0.05 --integrator euler --substeps 1 --check --json
 check "grad --check fails at an exact fit (exit 1)" "$([ "$rc" -eq 1 ] || echo " exit $rc, expected 1;")$(jqok '.loss < 1e-20 and .max_rel_err > 1e-4 and .failed == ([.check[] | select(.pass | not)] | length) and .failed > 0' || echo " JSON missing or check did not fail;")$(grep -q 'round-off level' "$TMP/err" || echo " no round-off warning;")$(grep -q '^sysid: error: grad --check: [a-z]' "$TMP/err" || echo " no error naming a parameter;")"
 
 # help
@@ -163,8 +163,9 @@ check "eval --json" "$([ "$rc" -eq 0 ] || echo " exit $rc;")$(jqok '.loss > 0 an
 run grad "$DP" "$DL" --window 0.05 --json
 check "eval loss == grad loss" "$(jqok '.loss == $e[0].loss' --slurpfile e "$TMP/eval.json" || echo " differ;")"
 
-# The robot the log was made from replays it exactly with Euler (MuJoCo's own integrator).
-run eval data/pendulum/robot.json "$PL" --window 0 --integrator euler --json
+# The robot the log was made from replays it exactly with Euler (MuJoCo's own integrator) at
+# MuJoCo's step, one per sample (an automatic step would be finer, so not MuJoCo's).
+run eval data/pendulum/robot.json "$PL" --window 0 --integrator euler --substeps 1 --json
 check "eval exact model: rmse ~ 0" "$([ "$rc" -eq 0 ] || echo " exit $rc;")$(jqok '.windows == 1 and .rmse.q.hinge < 1e-12 and .rmse.qd.hinge < 1e-10' || echo " not ~0;")"
 
 # Two logs, one free-running window each; per-log RMSE.
@@ -220,7 +221,9 @@ expect_bad "diff: bad robot" diff "$FIX/bad/cycle.json" data/pendulum/robot.json
 
 # ---- eval --start-velocity: start velocities from positions on a real log ------------------
 # The DFKI double pendulum's vel_meas is the backward difference of its encoder positions:
-# windows started from it predict far worse than windows started from a smoothed difference.
+# windows started from it predict worse than windows started from a smoothed difference
+# (0.3 s windows on the fixed grid: 0.022 against 0.018 rad, 0.029 against 0.022 rad; the
+# factor of 9 the chained windows showed came from one window starting on a bad sample).
 D=data/dfki_double_pendulum
 cols='t=time,q.shoulder=pos_meas1,q.elbow=pos_meas2,qd.shoulder=vel_meas1,qd.elbow=vel_meas2,u.shoulder=tau_meas1,u.elbow=tau_meas2'
 why=""
@@ -229,7 +232,7 @@ run eval "$D/robot.json" "$D/trajectory_02.csv" --columns "$cols" --window 0.3 -
 cp "$TMP/out" "$TMP/logged.json"
 run eval "$D/robot.json" "$D/trajectory_02.csv" --columns "$cols" --window 0.3 --start-velocity positions --json
 [ "$rc" -eq 0 ] || why+=" positions: exit $rc;"
-jqok '.rmse.q.shoulder < 0.5 * $l[0].rmse.q.shoulder and .rmse.q.elbow < 0.5 * $l[0].rmse.q.elbow' \
+jqok '.rmse.q.shoulder < 0.9 * $l[0].rmse.q.shoulder and .rmse.q.elbow < 0.9 * $l[0].rmse.q.elbow' \
     --slurpfile l "$TMP/logged.json" || why+=" positions did not predict better;"
 check "eval --start-velocity positions on a log with differenced velocities" "$why"
 expect_bad "eval: --start-velocity bad value" eval data/pendulum/robot.json data/pendulum/log.csv --start-velocity x

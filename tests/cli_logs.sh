@@ -65,10 +65,12 @@ maxstep_error() {
 
 # The canonical log the fixtures were made from (tests/tools/mkreallogs.sh).
 "$SYSID" params "$ROBOT" --set links.fore.mass=1.1 --set joints.elbow.armature=0.02 -o "$TMP/truth.json"
-"$SYSID" simulate "$TMP/truth.json" $D/log.csv -o "$TMP/full.csv"
+"$SYSID" simulate "$TMP/truth.json" $D/log.csv --max-dt 0.0001 -o "$TMP/full.csv"
 head -n 2002 "$TMP/full.csv" >"$TMP/canon.csv"
 CANON=$(loss "$TMP/canon.csv")
-"$SYSID" simulate "$ROBOT" "$TMP/canon.csv" -o "$TMP/sim_canon.csv"
+# the fixtures' specs say "window": 0.1, which the step choice tests windows of: the same here
+printf '{ "window": 0.1 }\n' >"$TMP/w01.json"
+"$SYSID" simulate "$ROBOT" "$TMP/canon.csv" -c "$TMP/w01.json" -o "$TMP/sim_canon.csv"
 
 # ---- fixtures against the canonical log ---------------------------------------------------
 
@@ -121,7 +123,7 @@ check "';' after a byte order mark" "$([ "$(loss "$TMP/bom_semi.csv")" = "$CANON
 # large float seconds since the epoch, µs resolution: re-based exactly
 awk -F, 'NR == 1 { print; next } { us = 1700000000123456 + (NR - 2) * 1000
     $1 = sprintf("%d.%06d", int(us / 1000000), us % 1000000); print }' OFS=, "$TMP/canon.csv" >"$TMP/epoch_s.csv"
-"$SYSID" simulate "$ROBOT" "$TMP/epoch_s.csv" -o "$TMP/sim_epoch.csv"
+"$SYSID" simulate "$ROBOT" "$TMP/epoch_s.csv" -c "$TMP/w01.json" -o "$TMP/sim_epoch.csv"
 check "epoch seconds with 6 decimals: steps exact to 1e-12 s" \
     "$(awk -v e="$(maxstep_error "$TMP/sim_epoch.csv" 0.001)" 'BEGIN { if (e > 1e-12) print " step error " e }')$(cmp -s "$TMP/sim_canon.csv" "$TMP/sim_epoch.csv" || echo " simulate differs;")"
 # µs and N·m spelled in UTF-8

@@ -23,6 +23,8 @@ Suite *hard_contact_suite(void);
 Suite *contact_mujoco_suite(void);
 Suite *contact_recovery_suite(void);
 Suite *json_edit_suite(void);
+Suite *windows_suite(void);
+Suite *step_choice_suite(void);
 
 /* name: as the suite's own suite_create gives it (CK_RUN_SUITE compares against that) */
 static const struct {
@@ -41,6 +43,8 @@ static const struct {
     {"contact_mujoco", contact_mujoco_suite},
     {"contact_recovery", contact_recovery_suite},
     {"json_edit", json_edit_suite},
+    {"windows", windows_suite},
+    {"step_choice", step_choice_suite},
 };
 enum { NSUITE = (int)(sizeof suites / sizeof suites[0]) };
 
