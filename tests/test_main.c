@@ -22,6 +22,7 @@ Suite *free_suite(void);
 Suite *hard_contact_suite(void);
 Suite *contact_mujoco_suite(void);
 Suite *contact_recovery_suite(void);
+Suite *covariance_suite(void);
 
 /* name: as the suite's own suite_create gives it (CK_RUN_SUITE compares against that) */
 static const struct {
@@ -39,6 +40,7 @@ static const struct {
     {"hard_contact", hard_contact_suite},
     {"contact_mujoco", contact_mujoco_suite},
     {"contact_recovery", contact_recovery_suite},
+    {"covariance", covariance_suite},
 };
 enum { NSUITE = (int)(sizeof suites / sizeof suites[0]) };
 
