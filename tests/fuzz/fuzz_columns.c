@@ -1,7 +1,7 @@
 /* fuzz_columns.c — libFuzzer harness for column maps: a fit spec's "columns" and "scale"
  * (any JSON), then the --columns and --scale flag values over it (JSON or k=v,k=v), and a
- * double pendulum's log read through the resulting map. The input is four NUL-separated
- * pieces: the spec file, the --columns value, the --scale value, the log's header line (a
+ * double pendulum's log read through the resulting map. The input is a byte (how long the
+ * spec's path is: messages quote it), then four NUL-separated pieces: the spec file, the --columns value, the --scale value, the log's header line (a
  * fixed log body follows it; an empty piece: no such flag, or the log's own header). Bad maps
  * must give an error naming the flag or file, never a crash, a leak or undefined behaviour. */
 #include <stdint.h>
@@ -28,7 +28,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     sid_error err = {0};
     if (!arm && robot_json_model("data/double_pendulum/robot.json", &arm, &theta, NULL, &err)) abort();
     static char spec[4096], columns[2048], scale[2048], header[2048], log[4096];
-    const uint8_t *p = data, *end = data + size;
+    if (size < 1) return 0;
+    const uint8_t *p = data + 1, *end = data + size;
     spec[0] = columns[0] = scale[0] = header[0] = 0;
     fuzz_piece(&p, end, spec, sizeof spec);
     fuzz_piece(&p, end, columns, sizeof columns);
@@ -36,13 +37,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_piece(&p, end, header, sizeof header);
     fitspec s;
     fitspec_init(&s);
-    const char *path = spec[0] ? fuzz_temp(0, spec, strlen(spec)) : NULL;
+    const char *path = spec[0] ? fuzz_temp(0, data[0], spec, strlen(spec)) : NULL;
     if ((!path || fitspec_load(&s, path, &err) == 0) &&
         (!columns[0] || fitspec_apply_flag(&s, "--columns", columns, &err) == 0) &&
         (!scale[0] || fitspec_apply_flag(&s, "--scale", scale, &err) == 0)) {
         snprintf(log, sizeof log, "%s\n%s", header[0] ? header : "t,q.shoulder,q.elbow,qd.shoulder,qd.elbow,u.shoulder,u.elbow",
                  body);
-        const char *lp = fuzz_temp(1, log, strlen(log));
+        const char *lp = fuzz_temp(1, 0, log, strlen(log));
         sid_traj *tr = NULL;
         if (lp && traj_csv_load(lp, arm, &s.columns, &tr, &err) == 0) sid_traj_free(tr);
     }

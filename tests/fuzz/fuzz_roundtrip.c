@@ -1,5 +1,5 @@
 /* fuzz_roundtrip.c — libFuzzer harness for what sysid writes and reads back. The first byte
- * picks: a robot.json that loads, written (robot_json_write) and read again, must give the
+ * picks (mod 3; divided by 3, how long the file's path is): a robot.json that loads, written (robot_json_write) and read again, must give the
  * same parameters to the bit, also after its parameters were moved a little (so that fields
  * absent from the file must be written); a log that loads (a double pendulum's, or a free
  * box's with quaternion columns), written (traj_csv_write) and read again, must give the same
@@ -34,7 +34,7 @@ static void robot_roundtrip(const char *path, uint8_t how)
     const int every = how / 32 + 1;
     if (how)
         for (int i = 0; i < np; i += every) theta[i] *= 1 + ldexp(1, -(how % 32 + 8));
-    char out[80];
+    char out[300];
     snprintf(out, sizeof out, "%s.out.json", path);
     if (robot_json_write(out, doc, m, theta, &err) == 0) {
         if (robot_json_model(out, &m2, &theta2, NULL, &err) == 0) {
@@ -64,7 +64,7 @@ static void log_roundtrip(const char *path, const sid_model *m)
     sid_traj *tr = NULL, *tr2 = NULL;
     sid_error err = {0};
     if (traj_csv_load(path, m, NULL, &tr, &err)) return;
-    char out[80];
+    char out[300];
     snprintf(out, sizeof out, "%s.out.csv", path);
     FILE *f = fopen(out, "w");
     if (!f) abort();
@@ -94,7 +94,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!arm && robot_json_model("data/double_pendulum/robot.json", &arm, &arm_theta, NULL, &err)) abort();
     if (!box && robot_json_model("data/box/robot.json", &box, &box_theta, NULL, &err)) abort();
     if (size < 2) return 0;
-    const char *path = fuzz_temp(0, data + 2, size - 2);
+    const char *path = fuzz_temp(0, data[0] / 3, data + 2, size - 2);
     if (!path) return 0;
     switch (data[0] % 3) {
     case 0: robot_roundtrip(path, data[1]); break;

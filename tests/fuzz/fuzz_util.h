@@ -8,11 +8,14 @@
 #include <string.h>
 #include <unistd.h>
 
-/* data into /tmp/sysid_fuzz_<pid>_<slot>; its path, or NULL. */
-static inline const char *fuzz_temp(int slot, const void *data, size_t size)
+/* data into /tmp/sysid_fuzz_<pid>_<slot>_ and pad (< 200) more characters: messages quote
+ * paths, and real ones are long; its path, or NULL. */
+static inline const char *fuzz_temp(int slot, int pad, const void *data, size_t size)
 {
-    static char path[4][64];
-    snprintf(path[slot], sizeof path[slot], "/tmp/sysid_fuzz_%d_%d", (int)getpid(), slot);
+    static char path[4][256];
+    int n = snprintf(path[slot], sizeof path[slot], "/tmp/sysid_fuzz_%d_%d_", (int)getpid(), slot);
+    for (; pad > 0 && n < (int)sizeof path[slot] - 1; pad--) path[slot][n++] = 'x';
+    path[slot][n] = 0;
     FILE *f = fopen(path[slot], "wb");
     if (!f) return NULL;
     if (size) fwrite(data, 1, size, f);
