@@ -204,9 +204,9 @@ static int read_columns(ctx *c, fitspec *s, const cJSON *obj, const char *path, 
                 return expected(c, p, "a column header (a non-empty string)", k);
             strcpy(col->source, k->valuestring);
         }
-        char o[FITSPEC_ORIGIN];
-        set_origin(o, "%s: %s", c->file, p);
-        strcpy(col->origin, o);
+        /* col->origin is shorter than an origin: a long path must not overflow it */
+        if (snprintf(col->origin, sizeof col->origin, "%s: %s", c->file, p) >= (int)sizeof col->origin)
+            strcpy(col->origin + sizeof col->origin - 4, "...");
     }
     return 0;
 }
