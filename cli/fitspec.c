@@ -442,6 +442,9 @@ static int flag_columns(fitspec *s, const char *flag, const char *value, int is_
         snprintf(tmp.columns.col[i].origin, sizeof tmp.columns.col[i].origin, "%s", flag);
     if (rc == 0 && traj_colmap_merge(&s->columns, &tmp.columns))
         rc = nomem(err);
+    /* merge keeps the file's scale where the flag's is 1; a --scale of 1 says so too */
+    for (int i = 0; rc == 0 && is_scale && i < tmp.columns.n; i++)
+        traj_colmap_get(&s->columns, tmp.columns.col[i].name)->scale = tmp.columns.col[i].scale;
     fitspec_free(&tmp);
     cJSON_Delete(obj);
     return rc;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# tests/cli_fuzz.sh — what the libFuzzer harnesses (tests/fuzz/) found, as the command line
-# meets it: each case once crashed or corrupted memory (seen under `make debug`'s ASan).
+# tests/cli_fuzz.sh — what the libFuzzer harnesses (tests/fuzz/) and the reading behind them
+# found, as the command line meets it: each case once crashed, corrupted memory (seen under
+# `make debug`'s ASan) or gave a wrong result.
 # Run from the repository root: SYSID=/abs/path/sysid bash tests/cli_fuzz.sh
 set -u
 SYSID=${SYSID:-$PWD/sysid}
@@ -34,6 +35,19 @@ expect "columns from a spec at a long path" 0 "" validate "$ROBOT" "$LOG" -c "$l
 echo '{"columns": {"q.shoulder": "no_such_header"}}' >"$long/bad.json"
 expect "a missing column mapped by a spec at a long path" 2 "missing column no_such_header (mapped to q.shoulder by /" \
     validate "$ROBOT" "$LOG" -c "$long/bad.json"
+
+# fuzz_columns' reading: a --scale of 1 did not override the spec's scale for that column (the
+# merge took 1 for "not given"), though flags override the file.
+echo '{"scale": {"qd.elbow": 2}}' >"$TMP/scale.json"
+plain=$("$SYSID" eval "$ROBOT" "$LOG" --json 2>/dev/null | jq .loss)
+reset=$("$SYSID" eval "$ROBOT" "$LOG" -c "$TMP/scale.json" --scale qd.elbow=1 --json 2>/dev/null | jq .loss)
+scaled=$("$SYSID" eval "$ROBOT" "$LOG" -c "$TMP/scale.json" --json 2>/dev/null | jq .loss)
+if [ -n "$plain" ] && [ "$plain" = "$reset" ] && [ "$plain" != "$scaled" ]; then
+    pass=$((pass + 1))
+else
+    fail=$((fail + 1))
+    echo "FAIL: --scale NAME=1 over a spec's scale: loss $reset, expected the unscaled $plain (scaled: $scaled)" >&2
+fi
 
 echo "cli_fuzz: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
