@@ -27,7 +27,7 @@ CLI_OBJ   = $(CLI_SRC:%.c=$(B)/%.o)
 TEST_OBJ  = $(TEST_SRC:%.c=$(B)/%.o)
 ALL_FLAGS = $(WARN) $(CFLAGS) $(OMP) $(PKG_CFLAGS) -Icore -Icli
 
-.PHONY: all test unit debug bench clean logs deps demo fuzz golden
+.PHONY: all test unit debug bench clean logs deps demo fuzz fuzz-deps golden
 all: $(BIN)
 
 $(B)/%.o: %.c $(wildcard core/*.h cli/*.h tests/*.h)
@@ -88,15 +88,36 @@ deps:
 	    $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
 	fi
 
-# libFuzzer on the readers of robot.json, logs and fit specs (not part of `make test`).
+# libFuzzer harnesses (tests/fuzz/fuzz_*.c; not part of `make test`), each run FUZZ_SECONDS
+# on its seeds (tests/fuzz/corpus_<name>/ for fuzz_<name>) plus what earlier runs found
+# (build-fuzz/corpus_<name>/).
+# Their compiler, clang, is installed by `make fuzz-deps`, which `make fuzz` runs first.
+FUZZ_PKGS    = clang
 FUZZ_SECONDS ?= 60
-fuzz:
-	@mkdir -p build-fuzz
-	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -std=c11 \
-	    -D_POSIX_C_SOURCE=200809L $(PKG_CFLAGS) -Icore -Icli tests/fuzz/fuzz_inputs.c \
-	    $(filter-out cli/main.c,$(wildcard cli/*.c)) $(CORE_SRC) -o build-fuzz/fuzz_inputs $(PKG_LIBS) -lcsv -llapack -lm
-	@mkdir -p build-fuzz/corpus && cp tests/fuzz/corpus/* build-fuzz/corpus/
-	./build-fuzz/fuzz_inputs -max_total_time=$(FUZZ_SECONDS) -max_len=4096 build-fuzz/corpus
+FUZZ_CC      = clang
+FUZZ_FLAGS   = -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -std=c11 -D_POSIX_C_SOURCE=200809L
+FUZZ_NAMES   = $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_OBJ     = $(CORE_SRC:%.c=build-fuzz/%.o) $(CLI_SRC:%.c=build-fuzz/%.o)
+.SECONDARY: $(FUZZ_OBJ)
+
+build-fuzz/%.o: %.c $(wildcard core/*.h cli/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(PKG_CFLAGS) -Icore -Icli -c $< -o $@
+
+build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_util.h $(FUZZ_OBJ)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -Wall -Wextra -Werror -fsanitize=fuzzer $(PKG_CFLAGS) -Icore -Icli $< $(FUZZ_OBJ) -o $@ $(PKG_LIBS) -lcsv -llapack -lm
+
+fuzz-deps:
+	@$(MAKE) deps DEB_PKGS="$(FUZZ_PKGS)"
+
+fuzz: fuzz-deps
+	@$(MAKE) $(FUZZ_NAMES:%=build-fuzz/%)
+	@set -e; for t in $(FUZZ_NAMES); do \
+	    echo "== $$t ($(FUZZ_SECONDS) s; log in build-fuzz/$$t.log)"; c=corpus_$${t#fuzz_}; mkdir -p build-fuzz/$$c; \
+	    ./build-fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=20 -close_fd_mask=3 -print_final_stats=1 \
+	        build-fuzz/$$c tests/fuzz/$$c >build-fuzz/$$t.log 2>&1 || { tail -80 build-fuzz/$$t.log; exit 1; }; \
+	    grep -E '^(Done|stat::number_of_executed_units|stat::peak_rss)' build-fuzz/$$t.log; \
+	done
 
 # A real fit on a bundled recording: the DFKI pendulum's swing-up, checked on the PD run it
 # never saw, against the parameters its builders published (the robot.json it starts from).

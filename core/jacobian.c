@@ -2,8 +2,9 @@
  * parameters (and the window's start state), for the covariance report: forward-mode
  * differentiation through every step (the step's jvp, step.h), all directions at once; for models
  * whose forward-mode derivatives are not written (free joints, contact), central differences
- * of whole-window simulations instead. */
-#include "problem.h"
+ * of simulations perturbed in each column instead. Rows leave in blocks as the simulation
+ * reaches them (jacobian.h), so a window of any length needs one block's memory. */
+#include "jacobian.h"
 
 #include <string.h>
 
@@ -15,128 +16,239 @@ int sid_problem_window_rows(const sid_problem *p, int w)
            ((p->o.weight_q > 0 ? p->m->nq : 0) + (p->o.weight_qd > 0 && tr->qd ? p->m->nv : 0));
 }
 
-/* Residuals r of window w from start x0w (NULL: the logged start), by simulation alone. */
-static sid_status window_residuals(sid_problem *p, const double *theta, const double *x0w, int w, double *r,
-                                   sid_error *err)
+/* The carving of sid_jac_work's buffer (c->base NULL: only counted). */
+static void jac_carve(sid_jac_work *jw, const sid_problem *p, sid_carve *c)
+{
+    const size_t nq = (size_t)p->m->nq, nv = (size_t)p->m->nv, nx = nq + nv, np = (size_t)p->m->nparam;
+    const size_t nd = (size_t)jw->ncol, copies = 2 * nd + 1;
+    jw->r = sid_carve_take(c, (size_t)jw->cap, sizeof(double));
+    jw->J = sid_carve_take(c, (size_t)jw->cap * nd, sizeof(double));
+    jw->thd = sid_carve_take(c, nd * np, sizeof(double));
+    jw->qdot = sid_carve_take(c, nd * nq, sizeof(double));
+    jw->vdot = sid_carve_take(c, nd * nv, sizeof(double));
+    jw->scratch = sid_carve_take(c, nd * 9 * nv, sizeof(double));
+    jw->th = sid_carve_take(c, np, sizeof(double));
+    jw->x0 = sid_carve_take(c, nx, sizeof(double));
+    jw->dz = sid_carve_take(c, nd, sizeof(double));
+    jw->xs = sid_carve_take(c, copies * nx, sizeof(double));
+    jw->rs = sid_carve_take(c, copies * nx, sizeof(double));
+}
+
+int sid_jac_work_init(sid_jac_work *jw, const sid_problem *p, int nfree, int cap)
+{
+    const int nx = p->m->nq + p->m->nv;
+    memset(jw, 0, sizeof *jw);
+    jw->nfree = nfree;
+    jw->ncol = nfree + (p->o.estimate_start ? nx : 0);
+    jw->cap = cap > nx ? cap : nx;   /* a sample's rows always fit */
+    sid_carve c = {NULL, 0};
+    jac_carve(jw, p, &c);
+    if (!(jw->buf = sid_alloc(c.used))) return -1;
+    c = (sid_carve){jw->buf, 0};
+    jac_carve(jw, p, &c);
+    return 0;
+}
+
+void sid_jac_work_free(sid_jac_work *jw)
+{
+    sid_free(jw->buf);
+    memset(jw, 0, sizeof *jw);
+}
+
+/* The block's rows so far go to the consumer when a sample's rows might not fit. */
+typedef struct {
+    sid_jac_work *jw;
+    sid_jac_rows_fn fn;
+    void *ctx;
+    int n, row0;   /* rows in the block, and the window row of its first */
+} block;
+
+static void block_make_room(block *b, int need)
+{
+    if (b->n + need <= b->jw->cap) return;
+    b->fn(b->ctx, b->row0, b->n, b->jw->r, b->jw->J);
+    b->row0 += b->n;
+    b->n = 0;
+}
+
+static void block_flush(block *b)
+{
+    if (b->n) b->fn(b->ctx, b->row0, b->n, b->jw->r, b->jw->J);
+    b->row0 += b->n;
+    b->n = 0;
+}
+
+/* Set th to the parameters of simulation j of the differences (0: unperturbed; 1 + 2c and
+ * 2 + 2c: column c moved up and down), or back to theta when j is 0. */
+static void fd_theta(const sid_jac_work *jw, const double *theta, const int *idx, int j, double *th)
+{
+    const int c = (j - 1) / 2;
+    if (j == 0 || c >= jw->nfree) return;
+    th[idx[c]] = j % 2 ? theta[idx[c]] + jw->dz[c] : theta[idx[c]] - jw->dz[c];
+}
+
+static void fd_restore(const sid_jac_work *jw, const double *theta, const int *idx, int j, double *th)
+{
+    const int c = (j - 1) / 2;
+    if (j > 0 && c < jw->nfree) th[idx[c]] = theta[idx[c]];
+}
+
+/* The window Jacobian by central differences, for models whose forward-mode derivatives are
+ * not written (free joints, contact): 2 ncol + 1 simulations, each step scaled to its
+ * variable's size, advanced together sample by sample so that each sample's rows are complete
+ * at once. Used only for the covariance report; gradients stay exact (adjoint). */
+static sid_status window_rows_fd(const sid_problem *p, lane *L, sid_jac_work *jw, const double *theta,
+                                 const double *x0w, int w, const int *idx, block *b, sid_error *err)
 {
     const sid_model *m = p->m;
-    const int nq = m->nq, nv = m->nv, nx = nq + nv;
+    const int nq = m->nq, nv = m->nv, nx = nq + nv, nfree = jw->nfree, ncol = jw->ncol, copies = 2 * ncol + 1;
     const window *win = &p->win[w];
     const sid_traj *tr = p->logs[win->log];
-    lane *L = &p->lane[0];
-    double *x = L->x;
+    double *th = jw->th;
     sid_status s;
-    size_t row = 0;
-    sid_rollout_start_state(p, theta, win, x0w, x);
-    if (win->ra == win->k0) row += (size_t)sid_loss_residual_rows(p, theta, tr, win->k0, x, 0, 0, NULL, NULL, NULL, r, NULL);
-    for (int k = win->k0; k < win->k1; k++) {
+    memcpy(th, theta, sizeof(double) * (size_t)m->nparam);
+    if (x0w) memcpy(jw->x0, x0w, sizeof(double) * (size_t)nx);
+    else sid_rollout_start_state(p, theta, win, NULL, jw->x0);
+    sid_rollout_start_state(p, theta, win, x0w, jw->xs);
+    for (int c = 0; c < ncol; c++) {
+        const double z0 = c < nfree ? theta[idx[c]] : jw->x0[c - nfree];
+        jw->dz[c] = 1e-6 * fmax(fabs(z0), 0.1);
+        for (int j = 1 + 2 * c; j <= 2 + 2 * c; j++) {
+            double *x = jw->xs + (size_t)j * (size_t)nx;
+            if (c < nfree) {
+                /* a parameter column keeps the caller's start convention; a start column needs x0 */
+                fd_theta(jw, theta, idx, j, th);
+                sid_rollout_start_state(p, th, win, x0w, x);
+                fd_restore(jw, theta, idx, j, th);
+            } else {
+                memcpy(x, jw->x0, sizeof(double) * (size_t)nx);
+                x[c - nfree] = j % 2 ? z0 + jw->dz[c] : z0 - jw->dz[c];
+            }
+        }
+    }
+    for (int k = win->k0;; k++) {
+        if (k >= win->ra && k <= win->rb) {
+            int nr = 0;
+            for (int j = 0; j < copies; j++) {
+                fd_theta(jw, theta, idx, j, th);
+                nr = sid_loss_residual_rows(p, th, tr, k, jw->xs + (size_t)j * (size_t)nx, 0, 0, NULL, NULL, NULL,
+                                            jw->rs + (size_t)j * (size_t)nx, NULL);
+                fd_restore(jw, theta, idx, j, th);
+            }
+            block_make_room(b, nr);
+            for (int i = 0; i < nr; i++) {
+                double *row = jw->J + (size_t)(b->n + i) * (size_t)ncol;
+                jw->r[b->n + i] = jw->rs[i];
+                for (int c = 0; c < ncol; c++)
+                    row[c] = (jw->rs[(size_t)(1 + 2 * c) * (size_t)nx + (size_t)i] -
+                              jw->rs[(size_t)(2 + 2 * c) * (size_t)nx + (size_t)i]) / (2 * jw->dz[c]);
+            }
+            b->n += nr;
+        }
+        if (k == win->k1) break;
         const double dt = tr->t[k + 1] - tr->t[k];
         const int nsub = sid_substeps(&p->o.sim, dt);
         const double h = dt / nsub, *u = tr->u + (size_t)k * (size_t)nv;
-        const sid_step_ctx c = sid_step_context(p->step, m, theta, L->ws, h);
-        for (int j = 0; j < nsub; j++) {
-            if ((s = sid_step_take(p->step, &c, x, x + nq, u, L->x1, L->x1 + nq, NULL, err))) return s;
-            memcpy(x, L->x1, sizeof(double) * (size_t)nx);
+        for (int j = 0; j < copies; j++) {
+            double *x = jw->xs + (size_t)j * (size_t)nx;
+            fd_theta(jw, theta, idx, j, th);
+            const sid_step_ctx c = sid_step_context(p->step, m, th, L->ws, h);
+            for (int i = 0; i < nsub; i++) {
+                if ((s = sid_step_take(p->step, &c, x, x + nq, u, L->x1, L->x1 + nq, NULL, err))) return s;
+                memcpy(x, L->x1, sizeof(double) * (size_t)nx);
+            }
+            fd_restore(jw, theta, idx, j, th);
         }
-        if (k + 1 <= win->rb) row += (size_t)sid_loss_residual_rows(p, theta, tr, k + 1, x, 0, 0, NULL, NULL, NULL, r + row, NULL);
     }
     return SID_OK;
 }
 
-/* The window Jacobian by central differences, for models whose forward-mode derivatives are
- * not written (free joints, contact): two simulations per column, each step scaled to its
- * variable's size. Used only for the covariance report; gradients stay exact (adjoint). */
-static sid_status window_jacobian_fd(sid_problem *p, const double *theta, const double *x0w, int w, int nfree,
-                                     const int *idx, double *r, double *J, sid_error *err)
+/* Forward mode: the tangents of all ncol directions carried through every step. */
+static sid_status window_rows_tangent(const sid_problem *p, lane *L, sid_jac_work *jw, const double *theta,
+                                      const double *x0w, int w, const int *idx, block *b, sid_error *err)
 {
     const sid_model *m = p->m;
-    const int nx = m->nq + m->nv, np = m->nparam, rows = sid_problem_window_rows(p, w);
-    const int nstart = p->o.estimate_start ? nx : 0, ncol = nfree + nstart;
-    double *th = sid_alloc(sizeof(double) * (size_t)np), *x0 = sid_alloc(sizeof(double) * (size_t)nx);
-    double *rp = sid_alloc(sizeof(double) * (size_t)rows), *rm = sid_alloc(sizeof(double) * (size_t)rows);
-    sid_status s = SID_OK;
-    if (!th || !x0 || !rp || !rm) {
-        s = sid_error_set(err, SID_ERR_NOMEM, "out of memory");
-        goto done;
-    }
-    memcpy(th, theta, sizeof(double) * (size_t)np);
-    if (x0w) memcpy(x0, x0w, sizeof(double) * (size_t)nx);
-    else sid_rollout_start_state(p, theta, &p->win[w], NULL, x0);
-    if ((s = window_residuals(p, theta, x0w, w, r, err))) goto done;
-    for (int c = 0; c < ncol; c++) {
-        double *z = c < nfree ? &th[idx[c]] : &x0[c - nfree];
-        const double z0 = *z, dz = 1e-6 * fmax(fabs(z0), 0.1);
-        /* a parameter column keeps the caller's start convention; a start column needs x0 */
-        const double *start = c < nfree ? x0w : x0;
-        *z = z0 + dz;
-        if ((s = window_residuals(p, th, start, w, rp, err))) goto done;
-        *z = z0 - dz;
-        if ((s = window_residuals(p, th, start, w, rm, err))) goto done;
-        *z = z0;
-        for (int i = 0; i < rows; i++) J[(size_t)i * (size_t)ncol + (size_t)c] = (rp[i] - rm[i]) / (2 * dz);
-    }
-done:
-    sid_free(th);
-    sid_free(x0);
-    sid_free(rp);
-    sid_free(rm);
-    return s;
-}
-
-sid_status sid_problem_window_jacobian(sid_problem *p, const double *theta, const double *x0w, int w, int nfree,
-                                       const int *idx, double *r, double *J, sid_error *err)
-{
-    if (p->m->nfree || p->m->nsphere) return window_jacobian_fd(p, theta, x0w, w, nfree, idx, r, J, err);
-    const sid_model *m = p->m;
-    const int nq = m->nq, nv = m->nv, nx = nq + nv, np = m->nparam;
-    const int nstart = p->o.estimate_start ? nx : 0, ndir = nfree + nstart;
-    const size_t nd = (size_t)(ndir > 0 ? ndir : 1);
-    double *thd = sid_alloc(sizeof(double) * nd * (size_t)np);
-    double *qdot = sid_alloc(sizeof(double) * nd * (size_t)nq), *vdot = sid_alloc(sizeof(double) * nd * (size_t)nv);
-    double *scratch = sid_alloc(sizeof(double) * nd * 9 * (size_t)nv);
-    sid_status s = SID_OK;
-    if (!thd || !qdot || !vdot || !scratch) {
-        s = sid_error_set(err, SID_ERR_NOMEM, "out of memory");
-        goto done;
-    }
+    const int nq = m->nq, nv = m->nv, nx = nq + nv, np = m->nparam, nfree = jw->nfree, ndir = jw->ncol;
+    const size_t nd = (size_t)ndir;
+    double *thd = jw->thd, *qdot = jw->qdot, *vdot = jw->vdot;
+    memset(thd, 0, sizeof(double) * nd * (size_t)np);
+    memset(qdot, 0, sizeof(double) * nd * (size_t)nq);
+    memset(vdot, 0, sizeof(double) * nd * (size_t)nv);
+    memset(jw->scratch, 0, sizeof(double) * nd * 9 * (size_t)nv);
     const window *win = &p->win[w];
     const sid_traj *tr = p->logs[win->log];
-    lane *L = &p->lane[0];
     double *x = L->x;
+    sid_status s;
     sid_rollout_start_state(p, theta, win, x0w, x);
     for (int d = 0; d < nfree; d++) {
         thd[(size_t)d * (size_t)np + (size_t)idx[d]] = 1;
         /* a logged start q0 = logged q - offset moves with the offset */
         if (!x0w)
-            for (int b = 1; b < m->nbody; b++)
-                if (m->body[b].p_dof >= 0 && idx[d] == m->body[b].p_dof + P_OFFSET)
-                    qdot[(size_t)d * (size_t)nq + (size_t)m->body[b].qadr] = -1;
+            for (int bd = 1; bd < m->nbody; bd++)
+                if (m->body[bd].p_dof >= 0 && idx[d] == m->body[bd].p_dof + P_OFFSET)
+                    qdot[(size_t)d * (size_t)nq + (size_t)m->body[bd].qadr] = -1;
     }
-    for (int j = 0; j < nstart; j++) {
+    for (int j = 0; j < ndir - nfree; j++) {
         if (j < nq) qdot[(size_t)(nfree + j) * (size_t)nq + (size_t)j] = 1;
         else vdot[(size_t)(nfree + j) * (size_t)nv + (size_t)(j - nq)] = 1;
     }
-    size_t row = 0;
-    if (win->ra == win->k0)
-        row += (size_t)sid_loss_residual_rows(p, theta, tr, win->k0, x, ndir, nfree, idx, qdot, vdot, r, J);
+    if (win->ra == win->k0) {
+        block_make_room(b, nx);
+        b->n += sid_loss_residual_rows(p, theta, tr, win->k0, x, ndir, nfree, idx, qdot, vdot, jw->r + b->n,
+                                       jw->J + (size_t)b->n * nd);
+    }
     for (int k = win->k0; k < win->k1; k++) {
         const double dt = tr->t[k + 1] - tr->t[k];
         const int nsub = sid_substeps(&p->o.sim, dt);
         const double h = dt / nsub, *u = tr->u + (size_t)k * (size_t)nv;
         const sid_step_ctx c = sid_step_context(p->step, m, theta, L->ws, h);
         for (int j = 0; j < nsub; j++) {
-            if ((s = sid_step_tangent(p->step, &c, x, x + nq, u, ndir, thd, qdot, vdot, scratch, err)) ||
+            if ((s = sid_step_tangent(p->step, &c, x, x + nq, u, ndir, thd, qdot, vdot, jw->scratch, err)) ||
                 (s = sid_step_take(p->step, &c, x, x + nq, u, L->x1, L->x1 + nq, NULL, err)))
-                goto done;
+                return s;
             memcpy(x, L->x1, sizeof(double) * (size_t)nx);
         }
-        if (k + 1 <= win->rb)
-            row += (size_t)sid_loss_residual_rows(p, theta, tr, k + 1, x, ndir, nfree, idx, qdot, vdot, r + row, J + row * nd);
+        if (k + 1 <= win->rb) {
+            block_make_room(b, nx);
+            b->n += sid_loss_residual_rows(p, theta, tr, k + 1, x, ndir, nfree, idx, qdot, vdot, jw->r + b->n,
+                                           jw->J + (size_t)b->n * nd);
+        }
     }
-done:
-    sid_free(thd);
-    sid_free(qdot);
-    sid_free(vdot);
-    sid_free(scratch);
+    return SID_OK;
+}
+
+sid_status sid_window_jacobian_rows(const sid_problem *p, lane *L, sid_jac_work *jw, const double *theta,
+                                    const double *x0w, int w, const int *idx, sid_jac_rows_fn fn, void *ctx,
+                                    sid_error *err)
+{
+    block b = {jw, fn, ctx, 0, 0};
+    const sid_status s = p->m->nfree || p->m->nsphere ? window_rows_fd(p, L, jw, theta, x0w, w, idx, &b, err)
+                                                      : window_rows_tangent(p, L, jw, theta, x0w, w, idx, &b, err);
+    if (s) return s;
+    block_flush(&b);
+    return SID_OK;
+}
+
+/* The whole window into the caller's r and J, for tests and small windows. */
+typedef struct {
+    double *r, *J;
+    int ncol;
+} whole;
+
+static void copy_rows(void *ctx, int row0, int rows, const double *r, const double *J)
+{
+    const whole *wh = ctx;
+    memcpy(wh->r + row0, r, sizeof(double) * (size_t)rows);
+    memcpy(wh->J + (size_t)row0 * (size_t)wh->ncol, J, sizeof(double) * (size_t)rows * (size_t)wh->ncol);
+}
+
+sid_status sid_problem_window_jacobian(sid_problem *p, const double *theta, const double *x0w, int w, int nfree,
+                                       const int *idx, double *r, double *J, sid_error *err)
+{
+    sid_jac_work jw;
+    if (sid_jac_work_init(&jw, p, nfree, 0)) return sid_error_set(err, SID_ERR_NOMEM, "out of memory");
+    whole wh = {r, J, jw.ncol};
+    const sid_status s = sid_window_jacobian_rows(p, &p->lane[0], &jw, theta, x0w, w, idx, copy_rows, &wh, err);
+    sid_free(jw.buf);
     return s;
 }

@@ -529,6 +529,9 @@ typedef struct {
 /* Covariance and identifiability of theta[idx[0..nfree-1]] at (theta, x0) from the exact
  * residual Jacobian; estimated start states are nuisance parameters, eliminated window by
  * window (Schur complement), so the covariance accounts for them. out is large: allocate it.
+ * J is summed into J^T J as the rows come, never held: memory O(nfree^2) per thread plus a
+ * block of rows, whatever the windows' length; windows run in parallel with the same result,
+ * to the bit, for any number of threads.
  * interrupt (may be NULL) is read before each window: nonzero stops with SID_ERR_INTERRUPTED. */
 sid_status sid_problem_covariance(sid_problem *p, const double *theta, const double *x0, int nfree, const int *idx,
                                   volatile const int *interrupt, sid_covariance_result *out, sid_error *err);

@@ -25,6 +25,7 @@ Suite *contact_recovery_suite(void);
 Suite *json_edit_suite(void);
 Suite *windows_suite(void);
 Suite *step_choice_suite(void);
+Suite *covariance_suite(void);
 
 /* name: as the suite's own suite_create gives it (CK_RUN_SUITE compares against that) */
 static const struct {
@@ -45,6 +46,7 @@ static const struct {
     {"json_edit", json_edit_suite},
     {"windows", windows_suite},
     {"step_choice", step_choice_suite},
+    {"covariance", covariance_suite},
 };
 enum { NSUITE = (int)(sizeof suites / sizeof suites[0]) };
 

@@ -3,28 +3,17 @@
  * free joint has quaternion columns), and fit specifications. Bad input must
  * give an error, never a crash, a leak or undefined behaviour.
  * Build and run: make fuzz (clang, -fsanitize=fuzzer,address,undefined). The first byte of
- * each input picks the reader. */
+ * each input picks the reader (its value mod 4) and how long the file's path is (its value / 4). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "fitspec.h"
+#include "fuzz_util.h"
 #include "robot_json.h"
 #include "traj_csv.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static const char *write_temp(const uint8_t *data, size_t size)
-{
-    static char path[64];
-    snprintf(path, sizeof path, "/tmp/sysid_fuzz_%d", (int)getpid());
-    FILE *f = fopen(path, "wb");
-    if (!f) return NULL;
-    fwrite(data, 1, size, f);
-    fclose(f);
-    return path;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -34,7 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!arm && robot_json_model("data/double_pendulum/robot.json", &arm, &arm_theta, NULL, &err)) abort();
     if (!box && robot_json_model("data/box/robot.json", &box, &box_theta, NULL, &err)) abort();
     if (size < 1) return 0;
-    const char *path = write_temp(data + 1, size - 1);
+    const char *path = fuzz_temp(0, data[0] / 4, data + 1, size - 1);
     if (!path) return 0;
     switch (data[0] % 4) {
     case 0: {

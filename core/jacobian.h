@@ -1,0 +1,36 @@
+/* jacobian.h — a window's residual rows and their Jacobian (jacobian.c), handed in blocks of
+ * rows to a consumer as the simulation produces them, so that no window's whole Jacobian is
+ * ever held: memory O(block x columns) whatever the window's length (covariance.c). */
+#ifndef SID_JACOBIAN_H
+#define SID_JACOBIAN_H
+
+#include "problem.h"
+
+/* One thread's scratch for the Jacobians of nfree parameter columns (then the start state's
+ * nq + nv when the problem estimates it): the current block of up to cap rows, and the
+ * tangents (forward mode) or perturbed copies (central differences). One allocation. */
+typedef struct {
+    int nfree, ncol, cap;
+    double *r, *J;                          /* (cap), (cap x ncol): the block being filled */
+    double *thd, *qdot, *vdot, *scratch;    /* forward mode: tangents of ncol directions */
+    double *th, *x0, *dz, *xs, *rs;         /* differences: (nparam), (nq + nv), (ncol), and the
+                                             * state and residual rows of 2 ncol + 1 simulations */
+    void *buf;
+} sid_jac_work;
+
+/* Rows [row0, row0 + rows) of the window's residuals r (rows) and Jacobian J (rows x ncol). */
+typedef void (*sid_jac_rows_fn)(void *ctx, int row0, int rows, const double *r, const double *J);
+
+/* Size jw for problem p, nfree parameter columns and blocks of cap rows (raised to one
+ * sample's rows); 0, or -1 when memory ran out (jw then holds nothing). */
+int sid_jac_work_init(sid_jac_work *jw, const sid_problem *p, int nfree, int cap);
+void sid_jac_work_free(sid_jac_work *jw);
+
+/* The residuals and Jacobian of window w (as sid_problem_window_jacobian) handed to fn in
+ * order, in blocks of at most jw->cap rows, computed on lane L; allocates nothing, so
+ * windows can run in parallel on their own lanes and scratch. */
+sid_status sid_window_jacobian_rows(const sid_problem *p, lane *L, sid_jac_work *jw, const double *theta,
+                                    const double *x0w, int w, const int *idx, sid_jac_rows_fn fn, void *ctx,
+                                    sid_error *err);
+
+#endif
