@@ -118,6 +118,13 @@ static void on_iteration(void *ctx, int iter, double loss, double gnorm, double 
                     seconds > 0 ? iter / seconds : 0.0);
 }
 
+static void on_window(void *ctx, int done, int total)
+{
+    progress *pg = ctx;
+    const double t = progress_now() - pg->t0;
+    progress_update(pg, "covariance  window %d of %d  %7.2f s", done, total, t);
+}
+
 /* ---- helpers ----------------------------------------------------------------------------- */
 
 static double now(void) { return progress_now(); }
@@ -430,6 +437,8 @@ int cmd_fit(int argc, char **argv)
 
     /* ---- what the data determine ---- */
     const double t_cov = now();
+    progress_begin(&pg, progress_mode_for(cli_quiet, a.verbose));   /* the covariance's own line */
+    sid_problem_set_progress(pfit, on_window, &pg);
     if (sel.n > SID_MAX_FREE) {
         cli_warn("%d free parameters: standard errors are computed for at most %d", sel.n, SID_MAX_FREE);
     } else if (!(cov = malloc(sizeof *cov))) {
@@ -443,6 +452,8 @@ int cmd_fit(int argc, char **argv)
         free(cov);
         cov = NULL;
     }
+    progress_end(&pg);
+    sid_problem_set_progress(pfit, NULL, NULL);
     r.seconds_cov = now() - t_cov;
 
     /* ---- predictions from the logged start states, before and after ---- */

@@ -207,6 +207,7 @@ sid_status sid_problem_covariance(sid_problem *p, const double *theta, const dou
         if (!p->chunk_status[c]) {
             for (size_t i = 0; i < (size_t)n * (size_t)n; i++) A[i] += St->A[i];
             rr += St->rr;
+            if (p->progress) p->progress(p->progress_ctx, (c + 1) * p->chunk_windows < nwin ? (c + 1) * p->chunk_windows : nwin, nwin);
         }
     }
     for (int c = 0; c < p->nchunk; c++)

@@ -68,6 +68,12 @@ static int lane_init(lane *L, const sid_model *m, const sid_problem *p)
 
 const sid_model *sid_problem_model(const sid_problem *p) { return p->m; }
 int sid_problem_nwindows(const sid_problem *p) { return p->nwin; }
+
+void sid_problem_set_progress(sid_problem *p, sid_progress_fn fn, void *ctx)
+{
+    p->progress = fn;
+    p->progress_ctx = ctx;
+}
 int sid_problem_nresiduals(const sid_problem *p) { return p->nres; }
 const double *sid_problem_scale_q(const sid_problem *p) { return p->sq; }
 const double *sid_problem_scale_qd(const sid_problem *p) { return p->sqd; }

@@ -49,6 +49,8 @@ struct sid_problem {
     double *chunk_sse;       /* (nchunk x (nq + nv)) squared errors for the RMSE */
     sid_status *chunk_status;
     sid_error *chunk_err;
+    sid_progress_fn progress;     /* sid_problem_set_progress: called by long passes (the covariance) */
+    void *progress_ctx;
 };
 
 /* Run the windows of every chunk, chunks in parallel; each chunk's sums start from zero.

@@ -370,6 +370,10 @@ typedef struct sid_problem sid_problem;
 sid_status sid_problem_create(sid_problem **p, const sid_model *m, const sid_traj *const *logs, int nlog,
                               const sid_loss_opts *o, sid_error *err);
 void sid_problem_free(sid_problem *p);
+/* Progress of a long pass over the windows (the covariance): fn(ctx, windows done, windows in
+ * all), called in window order from one thread at a time; fn NULL: none. */
+typedef void (*sid_progress_fn)(void *ctx, int done, int total);
+void sid_problem_set_progress(sid_problem *p, sid_progress_fn fn, void *ctx);
 const sid_model *sid_problem_model(const sid_problem *p);
 int sid_problem_nwindows(const sid_problem *p);
 int sid_problem_nresiduals(const sid_problem *p);

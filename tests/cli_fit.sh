@@ -571,6 +571,7 @@ awk -v n="$lines" -v s="$secs" 'BEGIN { exit !(n >= 1 && n <= s + 3) }' || why+=
 tail -n +1 "$TMP/pp" | grep '^iter ' | tail -1 | grep -q "^iter  *$iters " || why+=" pipe: the last iteration ($iters) is not shown;"
 [ ! -s "$TMP/pq" ] || why+=" -q: stderr not empty;"
 grep -q $'\r' "$TMP/pp" && why+=" pipe: carriage returns in a log;"
+grep -q "^covariance  window [0-9]* of [0-9]*" "$TMP/pp" || why+=" no covariance progress line;"
 check "progress: -v every iteration, a pipe at most a line a second and the last, -q silent" "$why"
 
 echo "$passed passed, $failed failed"
