@@ -110,12 +110,12 @@ void derived_compute(const sid_model *m, const cJSON *doc, const double *theta0,
         int ic[3], ii[6];
         static const char *const inertia[6] = { "ixx", "iyy", "izz", "ixy", "ixz", "iyz" };
         for (int i = 0; i < 3; i++) {
-            char what[16];
+            char what[32];
             snprintf(what, sizeof what, "com[%d]", i);
             ic[i] = param(m, "links.%s.%s", link, what);
         }
         for (int i = 0; i < 6; i++) {
-            char what[24];
+            char what[32];
             snprintf(what, sizeof what, "inertia.%s", inertia[i]);
             ii[i] = param(m, "links.%s.%s", link, what);
         }
@@ -129,7 +129,7 @@ void derived_compute(const sid_model *m, const cJSON *doc, const double *theta0,
                 gradient g = { 0 };
                 term(&g, im, at(theta, ic[i], 0));
                 term(&g, ic[i], theta[im]);
-                char what[24];
+                char what[32];
                 snprintf(what, sizeof what, "mass*com[%d]", i);
                 add(out, &g, theta0[im] * at(theta0, ic[i], 0), theta[im] * at(theta, ic[i], 0), sel, cov, "kg*m",
                     "links.%s.%s", link, what);

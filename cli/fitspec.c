@@ -783,9 +783,13 @@ int fitspec_select(const fitspec *s, const sid_model *m, const double *theta0,
     }
     if (sel->n == 0) {
         fitspec_selection_free(sel);
-        sid_error_set(err, SID_ERR_INPUT, s->free_given ? "no free parameters: every one the free globs match is "
-                      "fixed" : "no free parameters: the robot has none that a fit frees by default (masses, armature, "
-                      "friction, motor constants of moving joints); give \"free\" in the fit spec or --free GLOB");
+        if (s->nfixed)
+            sid_error_set(err, SID_ERR_INPUT, "no free parameters: %s holds every one that %s frees", s->fixed[0].origin,
+                          s->free_given ? "the free list" : "the default set");
+        else
+            sid_error_set(err, SID_ERR_INPUT, s->free_given ? "no free parameters: the free list is empty"
+                          : "no free parameters: the robot has none that a fit frees by default (masses, armature, "
+                          "friction, motor constants of moving joints); give \"free\" in the fit spec or --free GLOB");
         return -1;
     }
     return 0;

@@ -398,6 +398,37 @@ jq -e '.contact.ground | has("smoothing") | not' "$TMP/box_set.json" >/dev/null 
   "$(jq -S 'del(.contact.ground.stiffness, .contact.spheres[0].xyz[2])' "$TMP/box.json")" ] || why+=" other fields changed;"
 check "params --set writes contact parameters back" "$why"
 
+# ---- the free set, the start velocity, numbers of flags: each names its flag or JSON path ----
+printf '{ "fixed": "links.*" }\n' >"$TMP/fixed_str.json"
+printf '{ "free": [3] }\n' >"$TMP/free_num.json"
+printf '{ "free": [] }\n' >"$TMP/free_empty.json"
+printf '{ "start_velocity": "both" }\n' >"$TMP/sv.json"
+printf '{ "fixed": ["links.nothing"] }\n' >"$TMP/fixed_nomatch.json"
+P=data/pendulum/robot.json; PL=data/pendulum/log.csv
+expect_invalid "--fix matching nothing" "--fix" "'links.nothing' matches no parameter" fit $P $PL --fix links.nothing -o "$TMP/o.json"
+expect_invalid "--free-only empty" "--free-only" "expected a parameter name or glob" fit $P $PL --free-only '' -o "$TMP/o.json"
+expect_invalid "--fix holds the whole default set" "no free parameters" "--fix holds every one that the default set frees" \
+    fit $P $PL --fix '*' -o "$TMP/o.json"
+expect_invalid "spec: free list empty" "no free parameters" "the free list is empty" fit $P $PL -c "$TMP/free_empty.json" -o "$TMP/o.json"
+expect_invalid "--start-velocity both" "--start-velocity" "expected auto, logged or positions" eval $P $PL --start-velocity both
+expect_invalid "spec: fixed not an array" "$TMP/fixed_str.json" "fixed: expected an array" fit $P $PL -c "$TMP/fixed_str.json" -o "$TMP/o.json"
+expect_invalid "spec: free entry a number" "$TMP/free_num.json" "free[0]: expected a parameter name or glob" \
+    fit $P $PL -c "$TMP/free_num.json" -o "$TMP/o.json"
+expect_invalid "spec: start_velocity" "$TMP/sv.json" "start_velocity: expected \"auto\"" eval $P $PL -c "$TMP/sv.json"
+expect_invalid "spec: fixed matching nothing" "$TMP/fixed_nomatch.json" "fixed[0]: 'links.nothing' matches no parameter" \
+    fit $P $PL -c "$TMP/fixed_nomatch.json" -o "$TMP/o.json"
+expect_invalid "--max-dt 0" "--max-dt" "expected a positive number of seconds" simulate $P $PL --max-dt 0
+expect_invalid "--window -1" "--window" "expected a non-negative number" eval $P $PL --window -1
+expect_invalid "--time-limit -1" "--time-limit" "expected a non-negative number" fit $P $PL --time-limit -1 -o "$TMP/o.json"
+expect_invalid "--threads -1" "--threads" "expected a whole number >= 0" eval $P $PL --threads -1
+expect_invalid "--max-dt 1e-13: too much work, named" "$P" "simulating $PL: the log interval at t = 0 s" simulate $P $PL --max-dt 1e-13
+expect_invalid "--substeps 2e6: too much work, named" "$P" "needs 2e+06 simulation steps" eval $P $PL --substeps 2000000
+expect_invalid "--integrator on validate" "--integrator" "expected euler or rk4" validate $P $PL --integrator rk5
+expect_invalid "nominal outside a --bounds" "--bounds links.pole.mass=2:3" "outside its bounds" \
+    fit $P $PL --free links.pole.mass --bounds links.pole.mass=2:3 -o "$TMP/o.json"
+expect_invalid "-o - and --report - both on stdout" "-o - and --report - would both write to stdout" "give one of them a file" \
+    fit $P $PL -o - --report -
+
 expect_invalid "params --set negative mass" "--set" "links[1].mass: expected a positive number" \
     params "$ROBOT" --set links.upper.mass=-1 -o "$TMP/out.csv"
 check "params --set negative mass writes nothing" "$([ ! -e "$TMP/out.csv" ] || echo " a file was written;")"
