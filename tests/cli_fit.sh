@@ -526,6 +526,19 @@ run fit data/double_pendulum/robot.json <(cat data/double_pendulum/log.csv) --fr
 want=$(sha256sum data/double_pendulum/log.csv | cut -c1-64)
 check "a piped log's digest" "$([ "$rc" -eq 0 ] || echo " exit $rc;")$([ "$(jq -r '.logs[0].sha256' "$TMP/pipe_report.json")" = "$want" ] || echo " digest is not the log's;")"
 
+# ---- on a terminal: one line redrawn in place (script(1) gives the fit a pty) ----------------
+if command -v script >/dev/null 2>&1 && script -qec true /dev/null >/dev/null 2>&1; then
+    script -qec "'$SYSID' fit '$ROBOT' '$TMP/synth.csv' -c '$SPEC' --ftol-rel 0 --max-iter 40 -o '$TMP/pty.json'" /dev/null \
+        >"$TMP/pty.out" 2>&1
+    why=""
+    grep -q $'\riter ' "$TMP/pty.out" || why+=" no iteration line redrawn with a carriage return;"
+    grep -q $'\033\\[K' "$TMP/pty.out" || why+=" no erase-to-end-of-line;"
+    [ "$(tr '\r' '\n' <"$TMP/pty.out" | grep -c '^iter ')" -ge 2 ] || why+=" fewer than two redraws;"
+    # in place: no iteration line of its own ends with a newline before the next one
+    [ "$(grep -c $'^iter .*\033\\[K\r\?$' "$TMP/pty.out")" -le 1 ] || why+=" iteration lines scroll;"
+    check "progress on a terminal: one line redrawn in place" "$why"
+fi
+
 # ---- derived quantities and the start-velocity choice on real data ----------------------------
 # The DFKI pendulum: mass and COM free, so the report shows m*c and J about the hinge; its PD
 # run's velocity column is noise, so start velocities come from positions (said on stderr).
