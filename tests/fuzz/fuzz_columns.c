@@ -23,11 +23,6 @@ static const char body[] =
     "0.01,0.41,-0.31,0.5,-0.4,-1.4,1.6\n"
     "0.02,0.43,-0.33,0.6,-0.5,-1.3,1.5\n";
 
-static int same(const double *a, const double *b, size_t n)
-{
-    return n == 0 || (a && b && memcmp(a, b, sizeof(double) * n) == 0);
-}
-
 /* tr written with its logical columns and read back without a map: the same samples. */
 static void reread(const sid_traj *tr, const sid_model *m)
 {
@@ -45,8 +40,8 @@ static void reread(const sid_traj *tr, const sid_model *m)
         abort();
     }
     const size_t n = (size_t)tr->n, nq = (size_t)tr->nq, nv = (size_t)tr->nv;
-    if (tr2->n != tr->n || !same(tr->t, tr2->t, n) || !same(tr->q, tr2->q, n * nq) || !same(tr->u, tr2->u, n * nv) ||
-        !tr->qd != !tr2->qd || (tr->qd && !same(tr->qd, tr2->qd, n * nv))) {
+    if (tr2->n != tr->n || !fuzz_same(tr->t, tr2->t, n) || !fuzz_same(tr->q, tr2->q, n * nq) || !fuzz_same(tr->u, tr2->u, n * nv) ||
+        !tr->qd != !tr2->qd || (tr->qd && !fuzz_same(tr->qd, tr2->qd, n * nv))) {
         fprintf(stderr, "mapped log written and read again: the samples changed\n");
         abort();
     }

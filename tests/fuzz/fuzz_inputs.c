@@ -19,9 +19,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static sid_model *arm, *box;
     static double *arm_theta, *box_theta;
+    fuzz_models(&arm, &arm_theta, &box, &box_theta);
     sid_error err = {0};
-    if (!arm && robot_json_model("data/double_pendulum/robot.json", &arm, &arm_theta, NULL, &err)) abort();
-    if (!box && robot_json_model("data/box/robot.json", &box, &box_theta, NULL, &err)) abort();
     if (size < 1) return 0;
     const char *path = fuzz_temp(0, data[0] / 4, data + 1, size - 1);
     if (!path) return 0;

@@ -16,11 +16,6 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static int same(const double *a, const double *b, size_t n)
-{
-    return n == 0 || (a && b && memcmp(a, b, sizeof(double) * n) == 0);
-}
-
 static void robot_roundtrip(const char *path, uint8_t how)
 {
     sid_model *m = NULL, *m2 = NULL;
@@ -38,7 +33,7 @@ static void robot_roundtrip(const char *path, uint8_t how)
     snprintf(out, sizeof out, "%s.out.json", path);
     if (robot_json_write(out, doc, m, theta, &err) == 0) {
         if (robot_json_model(out, &m2, &theta2, NULL, &err) == 0) {
-            if (sid_model_nparam(m2) != np || !same(theta, theta2, (size_t)np)) {
+            if (sid_model_nparam(m2) != np || !fuzz_same(theta, theta2, (size_t)np)) {
                 fprintf(stderr, "robot.json round trip changed the parameters\n");
                 abort();
             }
@@ -75,9 +70,9 @@ static void log_roundtrip(const char *path, const sid_model *m)
         abort();
     }
     const size_t n = (size_t)tr->n, nq = (size_t)tr->nq, nv = (size_t)tr->nv;
-    if (tr2->n != tr->n || tr2->nq != tr->nq || tr2->nv != tr->nv || !same(tr->t, tr2->t, n) ||
-        !same(tr->q, tr2->q, n * nq) || !same(tr->u, tr2->u, n * nv) || !tr->qd != !tr2->qd ||
-        (tr->qd && !same(tr->qd, tr2->qd, n * nv))) {
+    if (tr2->n != tr->n || tr2->nq != tr->nq || tr2->nv != tr->nv || !fuzz_same(tr->t, tr2->t, n) ||
+        !fuzz_same(tr->q, tr2->q, n * nq) || !fuzz_same(tr->u, tr2->u, n * nv) || !tr->qd != !tr2->qd ||
+        (tr->qd && !fuzz_same(tr->qd, tr2->qd, n * nv))) {
         fprintf(stderr, "log round trip changed the samples\n");
         abort();
     }
@@ -90,9 +85,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static sid_model *arm, *box;
     static double *arm_theta, *box_theta;
-    sid_error err = {0};
-    if (!arm && robot_json_model("data/double_pendulum/robot.json", &arm, &arm_theta, NULL, &err)) abort();
-    if (!box && robot_json_model("data/box/robot.json", &box, &box_theta, NULL, &err)) abort();
+    fuzz_models(&arm, &arm_theta, &box, &box_theta);
     if (size < 2) return 0;
     const char *path = fuzz_temp(0, data[0] / 3, data + 2, size - 2);
     if (!path) return 0;

@@ -1,12 +1,15 @@
 /* fuzz_util.h — what the libFuzzer harnesses share: the fuzz bytes as a temporary file for the
- * readers that take a path, and as NUL-separated pieces. */
+ * readers that take a path, and as NUL-separated pieces; bitwise comparison; the example models. */
 #ifndef FUZZ_UTIL_H
 #define FUZZ_UTIL_H
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "robot_json.h"
 
 /* data into /tmp/sysid_fuzz_<pid>_<slot>_ and pad (< 200) more characters: messages quote
  * paths, and real ones are long; its path, or NULL. */
@@ -35,6 +38,21 @@ static inline int fuzz_piece(const uint8_t **p, const uint8_t *end, char *buf, s
     buf[n] = 0;
     *p = z ? z + 1 : end;
     return 1;
+}
+
+/* a and b hold the same n doubles, bit for bit (n == 0: nothing to compare) */
+static inline int fuzz_same(const double *a, const double *b, size_t n)
+{
+    return n == 0 || (a && b && memcmp(a, b, sizeof(double) * n) == 0);
+}
+
+/* The double pendulum and the floating box, loaded once per process (abort if they fail: the
+ * harness runs from the repository root). */
+static inline void fuzz_models(sid_model **arm, double **arm_theta, sid_model **box, double **box_theta)
+{
+    sid_error err = {0};
+    if (!*arm && robot_json_model("data/double_pendulum/robot.json", arm, arm_theta, NULL, &err)) abort();
+    if (!*box && robot_json_model("data/box/robot.json", box, box_theta, NULL, &err)) abort();
 }
 
 #endif
