@@ -3,54 +3,14 @@
 # file and the place, nothing written on failure, stdout/stderr separation, --json parses.
 # Run from the repository root: SYSID=/abs/path/sysid bash tests/cli.sh
 set -u
+. tests/harness.sh   # run, check, expect_invalid, $TMP, the counters
 
-SYSID=${SYSID:-$PWD/sysid}
 FIX=tests/fixtures
 BAD=$FIX/bad
 ROBOT=$FIX/arm2.json
 LOG=$FIX/arm2_log.csv
 BOX=$FIX/box.json           # a floating box (free joint) with 8 contact spheres
 BOXLOG=$FIX/box_log.csv
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-
-passed=0
-failed=0
-
-pass() { passed=$((passed + 1)); }
-fail() {
-    failed=$((failed + 1))
-    echo "FAIL: $1" >&2
-    if [ -s "$TMP/err" ]; then sed 's/^/    stderr: /' "$TMP/err" >&2; fi
-}
-
-# run ARGS...: run sysid; sets $rc, stdout in $TMP/out, stderr in $TMP/err
-run() {
-    "$SYSID" "$@" >"$TMP/out" 2>"$TMP/err"
-    rc=$?
-}
-
-# check NAME WHY: pass if WHY is empty
-check() {
-    if [ -z "$2" ]; then pass; else fail "$1:$2"; fi
-}
-
-# expect_invalid NAME FILE PLACE ARGS...: sysid ARGS exits 2, says "sysid: error: FILE:
-# ...PLACE...", prints nothing on stdout and (simulate, given -o out.csv) writes no file.
-expect_invalid() {
-    local name=$1 file=$2 place=$3 why=""
-    shift 3
-    rm -f "$TMP"/out.csv "$TMP"/.out.csv.*
-    if [ "$1" = simulate ]; then set -- "$@" -o "$TMP/out.csv"; fi
-    run "$@"
-    [ "$rc" -eq 2 ] || why+=" exit $rc, expected 2;"
-    grep -qF -- "sysid: error: $file: " "$TMP/err" || why+=" stderr does not start with 'sysid: error: $file: ';"
-    grep -qF -- "$place" "$TMP/err" || why+=" stderr does not name '$place';"
-    [ ! -s "$TMP/out" ] || why+=" stdout is not empty;"
-    [ ! -e "$TMP/out.csv" ] || why+=" out.csv was written;"
-    if compgen -G "$TMP/.out.csv.*" >/dev/null; then why+=" a temporary file was left;"; fi
-    check "$name" "$why"
-}
 
 # ---- robot.json: every mistake names the file and the JSON path (or line and column) ----
 

@@ -4,40 +4,11 @@
 # 2, 3, 130), atomic writes, --in-place, determinism, --validate and several logs.
 # Run from the repository root: SYSID=/abs/path/sysid bash tests/cli_fit.sh
 set -u
+. tests/harness.sh   # run, check, expect_invalid, $TMP, the counters
 
-SYSID=${SYSID:-$PWD/sysid}
 FIX=tests/fixtures
 SPEC=$FIX/fit/pendulum.json
 ROBOT=data/pendulum/robot.json
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-
-passed=0
-failed=0
-
-pass() { passed=$((passed + 1)); }
-fail() {
-    failed=$((failed + 1))
-    echo "FAIL: $1" >&2
-    if [ -s "$TMP/err" ]; then sed 's/^/    stderr: /' "$TMP/err" | grep -v '^    stderr: iter' | head -20 >&2; fi
-}
-
-# run ARGS...: run sysid; sets $rc, stdout in $TMP/out, stderr in $TMP/err
-run() {
-    "$SYSID" "$@" >"$TMP/out" 2>"$TMP/err"
-    rc=$?
-}
-
-# check NAME WHY: pass if WHY is empty
-check() {
-    if [ -z "$2" ]; then pass; else fail "$1:$2"; fi
-}
-
-# jqt FILE FILTER: true if jq -e FILTER holds on FILE
-jqt() { jq -e "$2" "$1" >/dev/null 2>&1; }
-
-# no_temp DIR: no temporary file of an atomic write is left in DIR
-no_temp() { ! compgen -G "$1/.*.??????" >/dev/null; }
 
 # close A B TOL: |A - B| <= TOL
 close() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'; }

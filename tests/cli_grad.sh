@@ -4,32 +4,9 @@
 # exit codes (0, 1 for a failed gate, 2 for bad input with nothing on stdout).
 # Run from the repository root: SYSID=/abs/path/sysid bash tests/cli_grad.sh
 set -u
+. tests/harness.sh   # run, check, expect_invalid, $TMP, the counters
 
-SYSID=${SYSID:-$PWD/sysid}
 FIX=tests/fixtures
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-
-passed=0
-failed=0
-
-pass() { passed=$((passed + 1)); }
-fail() {
-    failed=$((failed + 1))
-    echo "FAIL: $1" >&2
-    if [ -s "$TMP/err" ]; then sed 's/^/    stderr: /' "$TMP/err" | head -20 >&2; fi
-}
-
-# run ARGS...: run sysid; sets $rc, stdout in $TMP/out, stderr in $TMP/err
-run() {
-    "$SYSID" "$@" >"$TMP/out" 2>"$TMP/err"
-    rc=$?
-}
-
-# check NAME WHY: pass if WHY is empty
-check() {
-    if [ -z "$2" ]; then pass; else fail "$1:$2"; fi
-}
 
 # jqok FILTER [JQ-OPTIONS...]: does $TMP/out parse as JSON and make FILTER true?
 jqok() { jq -e "${@:2}" "$1" "$TMP/out" >/dev/null 2>&1; }

@@ -5,27 +5,12 @@
 # the written parameters bit for bit.
 # Run from the repository root: SYSID=/abs/path/sysid bash tests/cli_keepfile.sh
 set -u
+. tests/harness.sh   # run, check, expect_invalid, $TMP, the counters
 
-SYSID=${SYSID:-$PWD/sysid}
 K=tests/fixtures/keepfile    # odd.json: tabs, odd key order, 1e-3, 0.50, -0, unicode names,
                              # braces and quotes in strings, an escaped key; oneline.json: one
                              # line, no newline; sparse.json: CRLF, absent fields, "ground": {}
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
 
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); }
-fail() {
-    failed=$((failed + 1))
-    echo "FAIL: $1" >&2
-    if [ -s "$TMP/err" ]; then sed 's/^/    stderr: /' "$TMP/err" >&2; fi
-}
-check() { if [ -z "$2" ]; then pass; else fail "$1:$2"; fi; }
-run() {
-    "$SYSID" "$@" >"$TMP/out" 2>"$TMP/err"
-    rc=$?
-}
 # same_params A B: every parameter of A and B is the same double (sysid diff --tol 0 lists none)
 same_params() {
     "$SYSID" diff "$1" "$2" --tol 0 --json 2>/dev/null | jq -e '.count == 0' >/dev/null

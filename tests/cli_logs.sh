@@ -5,48 +5,14 @@
 # 2 with a message naming the file and the line, or the spec and its JSON path.
 # Run from the repository root: SYSID=/abs/path/sysid bash tests/cli_logs.sh
 set -u
+. tests/harness.sh   # run, check, expect_invalid, $TMP, the counters
 
-SYSID=${SYSID:-$PWD/sysid}
 D=data/double_pendulum
 ROBOT=$D/robot.json
 ROS=$D/ros2_joint_states.csv
 ROSSPEC=$D/ros2.json
 CTL=$D/controller_deg.csv
 CTLSPEC=$D/controller.json
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); }
-fail() {
-    failed=$((failed + 1))
-    echo "FAIL: $1" >&2
-    if [ -s "$TMP/err" ]; then sed 's/^/    stderr: /' "$TMP/err" | head -5 >&2; fi
-}
-run() {
-    "$SYSID" "$@" >"$TMP/out" 2>"$TMP/err"
-    rc=$?
-}
-check() {
-    if [ -z "$2" ]; then pass; else fail "$1:$2"; fi
-}
-
-# expect_invalid NAME FILE PLACE ARGS...: as in tests/cli.sh: exit 2, "sysid: error: FILE: "
-# and PLACE on stderr, nothing on stdout, no file written (simulate gets -o out.csv).
-expect_invalid() {
-    local name=$1 file=$2 place=$3 why=""
-    shift 3
-    rm -f "$TMP"/out.csv "$TMP"/.out.csv.*
-    if [ "$1" = simulate ]; then set -- "$@" -o "$TMP/out.csv"; fi
-    run "$@"
-    [ "$rc" -eq 2 ] || why+=" exit $rc, expected 2;"
-    grep -qF -- "sysid: error: $file: " "$TMP/err" || why+=" stderr does not start with 'sysid: error: $file: ';"
-    grep -qF -- "$place" "$TMP/err" || why+=" stderr does not name '$place';"
-    [ ! -s "$TMP/out" ] || why+=" stdout is not empty;"
-    [ ! -e "$TMP/out.csv" ] || why+=" out.csv was written;"
-    check "$name" "$why"
-}
 
 # loss LOG ARGS...: eval's loss, as printed
 loss() { "$SYSID" eval "$ROBOT" "$@" --window 0.1 --json -q | jq -r .loss; }

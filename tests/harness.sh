@@ -1,0 +1,53 @@
+# tests/harness.sh — what the command-line test scripts (tests/cli*.sh) share; sourced from the
+# repository root, never run by itself (its name keeps it out of `make test`'s tests/cli*.sh).
+#
+#   run ARGS...            run sysid; sets $rc, stdout in $TMP/out, stderr in $TMP/err
+#   check NAME WHY         pass if WHY is empty, else fail with it (and the last stderr)
+#   jqt FILE FILTER        jq -e FILTER holds on FILE
+#   no_temp DIR            no temporary file of an atomic write is left in DIR
+#   expect_invalid NAME FILE PLACE ARGS...
+#                          sysid ARGS exits 2, says "sysid: error: FILE: ...PLACE...", prints
+#                          nothing on stdout and (simulate, given -o out.csv) writes no file
+# Counters: $passed, $failed; each script prints them and exits nonzero on a failure.
+
+SYSID=${SYSID:-$PWD/sysid}
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+passed=0
+failed=0
+
+pass() { passed=$((passed + 1)); }
+fail() {
+    failed=$((failed + 1))
+    echo "FAIL: $1" >&2
+    # the last command's stderr, without its progress lines
+    if [ -s "$TMP/err" ]; then grep -v '^iter ' "$TMP/err" | sed 's/^/    stderr: /' | head -20 >&2; fi
+}
+
+run() {
+    "$SYSID" "$@" >"$TMP/out" 2>"$TMP/err"
+    rc=$?
+}
+
+check() {
+    if [ -z "$2" ]; then pass; else fail "$1:$2"; fi
+}
+
+jqt() { jq -e "$2" "$1" >/dev/null 2>&1; }
+
+no_temp() { ! compgen -G "$1/.*.??????" >/dev/null; }
+
+expect_invalid() {
+    local name=$1 file=$2 place=$3 why=""
+    shift 3
+    rm -f "$TMP"/out.csv "$TMP"/.out.csv.*
+    if [ "$1" = simulate ]; then set -- "$@" -o "$TMP/out.csv"; fi
+    run "$@"
+    [ "$rc" -eq 2 ] || why+=" exit $rc, expected 2;"
+    grep -qF -- "sysid: error: $file: " "$TMP/err" || why+=" stderr does not start with 'sysid: error: $file: ';"
+    grep -qF -- "$place" "$TMP/err" || why+=" stderr does not name '$place';"
+    [ ! -s "$TMP/out" ] || why+=" stdout is not empty;"
+    [ ! -e "$TMP/out.csv" ] || why+=" out.csv was written;"
+    no_temp "$TMP" || why+=" a temporary file was left;"
+    check "$name" "$why"
+}
