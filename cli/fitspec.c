@@ -222,10 +222,11 @@ static int read_columns(ctx *c, fitspec *s, const cJSON *obj, const char *path, 
                 col->scale = k->valuedouble;
                 col->set |= TRAJ_COL_SCALE;
             } else {
-                if (!cJSON_IsString(k) || !unit_find(k->valuestring))
-                    return expected(c, p, "a unit: s, ms, us, ns; rad, deg, rev; m, mm; rad/s, "
-                                    "deg/s, rpm, rev/s; m/s, mm/s; N*m, Nm, mN*m; N; A, mA; V",
-                                    k);
+                if (!cJSON_IsString(k) || !unit_find(k->valuestring)) {
+                    char what[1300];
+                    snprintf(what, sizeof what, "a unit: %s", unit_all_list());
+                    return expected(c, p, what, k);
+                }
                 strcpy(col->unit, k->valuestring);
                 col->set |= TRAJ_COL_UNIT;
             }

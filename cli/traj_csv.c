@@ -153,17 +153,24 @@ typedef struct {
     int held_line, held_col;
 } reader;
 
+/* The first mistake wins, named by where (the log's path, or where a column map said it). */
+static int vfail(reader *r, const char *where, const char *fmt, va_list ap)
+{
+    char msg[600];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    if (!r->failed)
+        sid_error_set(r->err, SID_ERR_INPUT, "%s: %s", where, msg);
+    r->failed = 1;
+    return -1;
+}
+
 static int fail(reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int fail(reader *r, const char *fmt, ...)
 {
-    char msg[600];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    vfail(r, r->path, fmt, ap);
     va_end(ap);
-    if (!r->failed)
-        sid_error_set(r->err, SID_ERR_INPUT, "%s: %s", r->path, msg);
-    r->failed = 1;
     return -1;
 }
 
@@ -172,14 +179,10 @@ static int map_fail(reader *r, const char *origin, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static int map_fail(reader *r, const char *origin, const char *fmt, ...)
 {
-    char msg[600];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    vfail(r, origin, fmt, ap);
     va_end(ap);
-    if (!r->failed)
-        sid_error_set(r->err, SID_ERR_INPUT, "%s: %s", origin, msg);
-    r->failed = 1;
     return -1;
 }
 

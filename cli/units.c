@@ -2,6 +2,7 @@
 #include "units.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #ifndef M_PI
@@ -51,17 +52,6 @@ static const char *const kind_name[UNIT_NKIND] = {
     "a force", "a current", "a voltage",
 };
 
-static const char *const kind_list[UNIT_NKIND] = {
-    "s, ms, us, \xC2\xB5s, ns",
-    "rad, deg, rev",
-    "m, cm, mm, um",
-    "rad/s, deg/s, rpm, rev/s",
-    "m/s, cm/s, mm/s",
-    "N*m, N\xC2\xB7m, Nm, mN*m, mNm",
-    "N, mN, kN",
-    "A, mA",
-    "V, mV",
-};
 
 const unit_def *unit_find(const char *name)
 {
@@ -76,7 +66,32 @@ const char *unit_kind_name(unit_kind k)
     return k < UNIT_NKIND ? kind_name[k] : "?";
 }
 
+/* The lists for messages, made from the table once (so that they cannot miss a unit). */
+static char kind_list[UNIT_NKIND][128], all_list[UNIT_NKIND * 130];
+
+static void make_lists(void)
+{
+    if (all_list[0])
+        return;
+    for (size_t i = 0; i < sizeof table / sizeof *table; i++) {
+        char *l = kind_list[table[i].kind];
+        size_t n = strlen(l);
+        snprintf(l + n, sizeof kind_list[0] - n, "%s%s", n ? ", " : "", table[i].name);
+    }
+    for (int k = 0; k < UNIT_NKIND; k++) {
+        size_t n = strlen(all_list);
+        snprintf(all_list + n, sizeof all_list - n, "%s%s", k ? "; " : "", kind_list[k]);
+    }
+}
+
 const char *unit_kind_list(unit_kind k)
 {
+    make_lists();
     return k < UNIT_NKIND ? kind_list[k] : "";
+}
+
+const char *unit_all_list(void)
+{
+    make_lists();
+    return all_list;
 }

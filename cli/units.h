@@ -35,5 +35,7 @@ const unit_def *unit_find(const char *name);
 const char *unit_kind_name(unit_kind k);
 /* The units of kind k, comma-separated ("rad, deg, rev"), for messages. */
 const char *unit_kind_list(unit_kind k);
+/* Every unit, kind by kind ("s, ms, ...; rad, deg, rev; ..."), for messages. */
+const char *unit_all_list(void);
 
 #endif
