@@ -681,18 +681,14 @@ void fitspec_selection_free(fitspec_selection *sel)
     memset(sel, 0, sizeof *sel);
 }
 
-/* 0 if every glob matches some parameter of m; else -1 naming the first that matches none. */
-static int check_globs(const sid_model *m, const fitspec_glob *g, int n, sid_error *err)
+/* 0 if glob matches some parameter of m; else -1 naming it and where it was given. */
+static int matches_some(const sid_model *m, const char *glob, const char *origin, sid_error *err)
 {
-    for (int k = 0; k < n; k++) {
-        int hit = 0;
-        for (int i = 0; i < sid_model_nparam(m) && !hit; i++)
-            hit = sid_glob_match(g[k].glob, sid_model_param(m, i)->name);
-        if (!hit)
-            return sid_error_set(err, SID_ERR_INPUT, "%s: '%s' matches no parameter of the robot (see 'sysid "
-                                 "params ROBOT.json')", g[k].origin, g[k].glob), -1;
-    }
-    return 0;
+    if (sid_model_param_match(m, glob, NULL) > 0)
+        return 0;
+    sid_error_set(err, SID_ERR_INPUT, "%s: '%s' matches no parameter of the robot (see 'sysid params ROBOT.json')",
+                  origin, glob);
+    return -1;
 }
 
 static int matches_any(const fitspec_glob *g, int n, const char *name)
@@ -728,14 +724,15 @@ int fitspec_select(const fitspec *s, const sid_model *m, const double *theta0,
     memset(sel, 0, sizeof *sel);
     sel->gauge = -1;
     /* a glob that frees, fixes or bounds nothing is a typo */
-    if (check_globs(m, s->free, s->nfree, err) || check_globs(m, s->fixed, s->nfixed, err))
-        return -1;
-    for (int b = 0; b < s->nbound; b++) {
-        fitspec_glob g = { .glob = s->bound[b].glob };
-        memcpy(g.origin, s->bound[b].origin, sizeof g.origin);
-        if (check_globs(m, &g, 1, err))
+    for (int k = 0; k < s->nfree; k++)
+        if (matches_some(m, s->free[k].glob, s->free[k].origin, err))
             return -1;
-    }
+    for (int k = 0; k < s->nfixed; k++)
+        if (matches_some(m, s->fixed[k].glob, s->fixed[k].origin, err))
+            return -1;
+    for (int k = 0; k < s->nbound; k++)
+        if (matches_some(m, s->bound[k].glob, s->bound[k].origin, err))
+            return -1;
     sel->idx = malloc((size_t)(np ? np : 1) * sizeof *sel->idx);
     sel->lo = malloc((size_t)(np ? np : 1) * sizeof *sel->lo);
     sel->hi = malloc((size_t)(np ? np : 1) * sizeof *sel->hi);
