@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "atomic.h"
@@ -126,8 +125,6 @@ static void on_window(void *ctx, int done, int total)
 }
 
 /* ---- helpers ----------------------------------------------------------------------------- */
-
-static double now(void) { return progress_now(); }
 
 /* Can an atomic write create path (a temporary file next to it, then a rename)? Checked
  * before the fit, so that a mistyped directory costs no fitting time. */
@@ -300,7 +297,7 @@ static int check_outputs(const cmd_args *a)
 
 int cmd_fit(int argc, char **argv)
 {
-    const double t_start = now();
+    const double t_start = progress_now();
     cmd_args a;
     int rc = cmd_parse(&info, argc, argv, &a);
     if (rc != CMD_RUN)
@@ -436,7 +433,7 @@ int cmd_fit(int argc, char **argv)
                  fr.loss, fr.smoothed_loss0, fr.smoothed_loss);
 
     /* ---- what the data determine ---- */
-    const double t_cov = now();
+    const double t_cov = progress_now();
     progress_begin(&pg, progress_mode_for(cli_quiet, a.verbose));   /* the covariance's own line */
     sid_problem_set_progress(pfit, on_window, &pg);
     if (sel.n > SID_MAX_FREE) {
@@ -454,7 +451,7 @@ int cmd_fit(int argc, char **argv)
     }
     progress_end(&pg);
     sid_problem_set_progress(pfit, NULL, NULL);
-    r.seconds_cov = now() - t_cov;
+    r.seconds_cov = progress_now() - t_cov;
 
     /* ---- predictions from the logged start states, before and after ---- */
     predict(ppred, theta0, &r.pred_fit, 0, "fitted logs");
@@ -491,7 +488,7 @@ int cmd_fit(int argc, char **argv)
     derived_set derived;
     derived_compute(m, doc, theta0, theta, &sel, cov, &derived);
     r.derived = &derived;
-    r.seconds_total = now() - t_start;
+    r.seconds_total = progress_now() - t_start;
     for (int i = 0; i < np; i++)
         if (!isfinite(theta[i])) {
             cli_error("%s: nothing written: the fitted %s is %g", robot, sid_model_param(m, i)->name, theta[i]);
