@@ -595,7 +595,7 @@ int fitspec_apply_flag(fitspec *s, const char *flag, const char *value, sid_erro
             return bad_flag(err, flag, "a parameter name or glob", value);
         if (strcmp(flag, "--fix") == 0)
             return add_glob(&s->fixed, &s->nfixed, value, flag, err);
-        if (flag[6] == '-' && !s->free_flagged) {
+        if (strcmp(flag, "--free-only") == 0 && !s->free_flagged) {
             /* the first --free-only replaces the file's list: the command line says it all */
             for (int i = 0; i < s->nfree; i++)
                 free(s->free[i].glob);
@@ -807,7 +807,6 @@ void fitspec_choose_start_velocity(fitspec *s, const sid_model *m, sid_traj *con
     }
     free(v);
     s->start_velocity_from_q = worst > FITSPEC_NOISY_VELOCITY;
-    s->velocity_noise = worst;
     if (s->start_velocity_from_q && !cli_quiet)
         fprintf(stderr, "start velocities from positions: the logged velocities of %s differ from the "
                 "positions' derivative by %.0f%% (rms; --start-velocity logged keeps them)\n", path[at], 100 * worst);

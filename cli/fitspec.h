@@ -73,7 +73,6 @@ typedef struct {
     traj_colmap columns;           /* log column renaming and scales */
     int start;                     /* FITSPEC_START_*: window start states */
     int start_velocity_from_q;     /* "start_velocity": "positions" (1), "logged" (0), "auto" (-1, default) */
-    double velocity_noise;         /* what "auto" measured (fitspec_choose_start_velocity) */
     double smoothing_sigma;        /* "smoothing": in the scaled coordinates of the fit */
     int smoothing_pairs;           /* 0: no smoothing (the adjoint gradient) */
     unsigned long smoothing_seed;  /* 1 unless given */
