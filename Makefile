@@ -5,12 +5,12 @@ OPT     ?= -O3
 CFLAGS  ?= $(OPT)
 WARN     = -std=c11 -Wall -Wextra -Werror -Wpedantic -Wshadow -Wmissing-prototypes -Wvla \
            -ffp-contract=off -D_POSIX_C_SOURCE=200809L
-PKGS     = libcjson nlopt
+PKGS     = libcjson nlopt libxml-2.0
 # Asked of pkg-config when first used, not when the Makefile is read, so that
 # `make deps demo` on a fresh machine sees the packages `deps` has just installed.
 lazy = $(eval $1 := $$(shell $2))$($1)
 PKG_CFLAGS   = $(call lazy,PKG_CFLAGS,pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS     = $(call lazy,PKG_LIBS,pkg-config --libs $(PKGS) 2>/dev/null || echo -lcjson -lnlopt)
+PKG_LIBS     = $(call lazy,PKG_LIBS,pkg-config --libs $(PKGS) 2>/dev/null || echo -lcjson -lnlopt -lxml2)
 CHECK_CFLAGS = $(call lazy,CHECK_CFLAGS,pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   = $(call lazy,CHECK_LIBS,pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm)
 MUJOCO_LIBS  = -lmujoco
@@ -79,7 +79,7 @@ logs: $(B)/mjlog
 	MJLOG=$(B)/mjlog sh tests/tools/mklogs.sh
 
 # Debian packages the build, the tests and the benchmarks need; installs only what is missing.
-DEB_PKGS = build-essential pkg-config libcjson-dev libcsv-dev libnlopt-dev liblapack-dev check libmujoco-dev jq
+DEB_PKGS = build-essential pkg-config libcjson-dev libcsv-dev libnlopt-dev liblapack-dev check libxml2-dev libmujoco-dev jq
 deps:
 	@missing=$$(for p in $(DEB_PKGS); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
