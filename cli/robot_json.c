@@ -561,29 +561,38 @@ static int read_robot(reader *r, const cJSON *root, sid_robot_desc *d)
     return read_contact(r, root, d);
 }
 
-int robot_json_load(const char *path, sid_robot_desc *d, cJSON **doc, sid_error *err)
+int robot_json_parse(const char *path, const char *text, size_t len, sid_robot_desc *d, cJSON **doc,
+                     sid_error *err)
 {
     reader r = { path, err };
     memset(d, 0, sizeof *d);
     if (doc)
         *doc = NULL;
-    size_t len;
-    char *text = readfile(path, &len, err);
-    cJSON *root = text ? jsonfile_parse(path, text, len, err) : NULL;
+    cJSON *root = jsonfile_parse(path, text, len, err);
     if (!root || read_robot(&r, root, d)) {
-        free(text);
         cJSON_Delete(root);
         robot_desc_free(d);
         return -1;
     }
     if (doc && strlen(text) == len && (root->valuestring = cJSON_malloc(len + 1)))
         memcpy(root->valuestring, text, len + 1);   /* the writer patches it (see the header) */
-    free(text);
     if (doc)
         *doc = root;
     else
         cJSON_Delete(root);
     return 0;
+}
+
+int robot_json_load(const char *path, sid_robot_desc *d, cJSON **doc, sid_error *err)
+{
+    memset(d, 0, sizeof *d);
+    if (doc)
+        *doc = NULL;
+    size_t len;
+    char *text = readfile(path, &len, err);
+    int rc = text ? robot_json_parse(path, text, len, d, doc, err) : -1;
+    free(text);
+    return rc;
 }
 
 void robot_desc_free(sid_robot_desc *d)

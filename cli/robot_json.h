@@ -37,6 +37,9 @@
  * document, holding the file's text for the writer (free with cJSON_Delete). Returns 0, or
  * nonzero with err set. */
 int robot_json_load(const char *path, sid_robot_desc *d, cJSON **doc, sid_error *err);
+/* The same from the text of a robot.json (len bytes, NUL-terminated; path names it in messages). */
+int robot_json_parse(const char *path, const char *text, size_t len, sid_robot_desc *d, cJSON **doc,
+                     sid_error *err);
 void robot_desc_free(sid_robot_desc *d);
 
 /* Load path and build the model: robot_json_load + sid_model_create, with core's messages
