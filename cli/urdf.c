@@ -1,0 +1,832 @@
+/* urdf.c — URDF to robot.json text, and fitted values written back into the URDF's text.
+ *
+ * Both directions read the file with urdf_read into one picture (urdf_doc): per link and joint
+ * its sysid name, its numbers as robot.json has them and the XML elements they came from.
+ * urdf_import prints that picture as robot.json; urdf_export reads the target file the same
+ * way, so a fitted robot.json made from it finds each number's element again by name.
+ */
+#include "urdf.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+#include <libxml/tree.h>
+
+#include "diag.h"
+#include "linalg.h"
+#include "numfmt.h"
+#include "robot_json.h"
+#include "xml_text.h"
+
+/* ---- the picture of a URDF file ---------------------------------------------------------- */
+
+typedef struct {
+    char name[SID_MAX_NAME];       /* sysid's name (sanitized, unique) */
+    const char *xml_name;          /* the file's */
+    xmlNode *node, *inertial, *in_origin, *mass_el, *inertia_el;
+    int has_mass;
+    double mass, com[3], rpy[3];   /* the inertial origin */
+    double I0[6];                  /* as written (inertial frame): ixx iyy izz ixy ixz iyz */
+    double inertia[6];             /* in the link frame (robot.json's) */
+} ulink;
+
+typedef struct {
+    char name[SID_MAX_NAME];
+    const char *xml_name;
+    xmlNode *node, *origin, *axis_el, *limit, *dynamics, *mimic;
+    sid_joint_type type;
+    int continuous, is_mimic;
+    int parent, child;             /* link indices */
+    double xyz[3], rpy[3], axis[3];
+    int has_lower, has_upper, has_effort, has_velocity;
+    double lower, upper, effort, velocity;
+    int has_damping, has_friction;
+    double damping, friction;
+} ujoint;
+
+typedef struct {
+    xmlDoc *doc;
+    const char *robot_name;
+    int nlink, njoint, root;
+    ulink *link;
+    ujoint *joint;
+} urdf_doc;
+
+/* Notes collected while reading, printed once each at the end (an attribute that every joint of
+ * a file has gets one line, with the count of the others, not a hundred). */
+#define MAX_NOTES 64
+typedef struct {
+    char key[96];
+    char msg[320];
+    long line;
+    int count;
+} note;
+
+typedef struct {
+    const char *path;
+    const urdf_import_opts *opts;
+    sid_error *err;
+    int quiet;
+    int nnote;
+    note notes[MAX_NOTES];
+} reader;
+
+static void doc_free(urdf_doc *u)
+{
+    if (u->doc) xmlFreeDoc(u->doc);
+    free(u->link);
+    free(u->joint);
+    memset(u, 0, sizeof *u);
+}
+
+static long line_of(const xmlNode *n) { return n ? xml_line(n) : 0; }
+
+static const char *attr(const xmlNode *n, const char *name)
+{
+    for (const xmlAttr *a = n->properties; a; a = a->next)
+        if (strcmp((const char *)a->name, name) == 0 && a->children && a->children->content)
+            return (const char *)a->children->content;
+    return NULL;
+}
+
+static int is(const xmlNode *n, const char *tag)
+{
+    return n->type == XML_ELEMENT_NODE && strcmp((const char *)n->name, tag) == 0;
+}
+
+/* "<joint name=\"x\">" or "<origin>" for messages. */
+static void describe(const xmlNode *n, char *buf, size_t len)
+{
+    const char *nm = attr(n, "name");
+    if (nm)
+        snprintf(buf, len, "<%s name=\"%.80s\">", (const char *)n->name, nm);
+    else
+        snprintf(buf, len, "<%s>", (const char *)n->name);
+}
+
+static int fail(reader *r, const xmlNode *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(reader *r, const xmlNode *n, const char *fmt, ...)
+{
+    char what[400], el[160];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    describe(n, el, sizeof el);
+    sid_error_set(r->err, SID_ERR_INPUT, "%s:%ld: %s: %s", r->path, line_of(n), el, what);
+    return -1;
+}
+
+/* A note keyed by key (same key: counted, not repeated). */
+static void notef(reader *r, const char *key, const xmlNode *n, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void notef(reader *r, const char *key, const xmlNode *n, const char *fmt, ...)
+{
+    for (int i = 0; i < r->nnote; i++)
+        if (strcmp(r->notes[i].key, key) == 0) {
+            r->notes[i].count++;
+            return;
+        }
+    if (r->nnote == MAX_NOTES) return;
+    note *t = &r->notes[r->nnote++];
+    snprintf(t->key, sizeof t->key, "%s", key);
+    t->line = line_of(n);
+    t->count = 1;
+    char el[160];
+    describe(n, el, sizeof el);
+    int k = snprintf(t->msg, sizeof t->msg, "%s: ", el);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(t->msg + k, sizeof t->msg - (size_t)k, fmt, ap);
+    va_end(ap);
+}
+
+static void notes_print(const reader *r)
+{
+    if (r->quiet) return;
+    for (int i = 0; i < r->nnote; i++) {
+        const note *t = &r->notes[i];
+        if (t->count > 1)
+            cli_warn("%s:%ld: %s (and %d more like it)", r->path, t->line, t->msg, t->count - 1);
+        else
+            cli_warn("%s:%ld: %s", r->path, t->line, t->msg);
+    }
+}
+
+static int numbers(reader *r, const xmlNode *n, const char *a, int min, int max, double *out)
+{
+    return xml_attr_numbers(r->path, n, a, min, max, out, r->err);
+}
+
+/* A required attribute read as exactly n numbers. */
+static int required(reader *r, const xmlNode *n, const char *a, int cnt, double *out)
+{
+    int k = numbers(r, n, a, cnt, cnt, out);
+    if (k == 0) return fail(r, n, "expected attribute %s (%d number%s)", a, cnt, cnt == 1 ? "" : "s");
+    return k < 0 ? -1 : 0;
+}
+
+/* Attributes of n other than the known ones: noted as not simulated. */
+static void unknown_attrs(reader *r, const xmlNode *n, const char *const *known, const char *why)
+{
+    for (const xmlAttr *a = n->properties; a; a = a->next) {
+        int k = 0;
+        while (known[k] && strcmp(known[k], (const char *)a->name)) k++;
+        if (known[k]) continue;
+        char key[96];
+        snprintf(key, sizeof key, "attr %.40s %.40s", (const char *)n->name, (const char *)a->name);
+        notef(r, key, n, "attribute %s ignored (%s)", (const char *)a->name, why);
+    }
+}
+
+static void unknown_child(reader *r, const xmlNode *parent, const xmlNode *c)
+{
+    char key[96];
+    snprintf(key, sizeof key, "child %.40s %.40s", (const char *)parent->name, (const char *)c->name);
+    notef(r, key, c, "element inside <%s> ignored (sysid cannot express it)", (const char *)parent->name);
+}
+
+/* ---- numbers ------------------------------------------------------------------------------ */
+
+/* R = Rz(yaw) Ry(pitch) Rx(roll), URDF's fixed-axis rpy (row-major). */
+static void rpy_matrix(const double *rpy, double R[3][3])
+{
+    const double cr = cos(rpy[0]), sr = sin(rpy[0]), cp = cos(rpy[1]), sp = sin(rpy[1]);
+    const double cy = cos(rpy[2]), sy = sin(rpy[2]);
+    R[0][0] = cy * cp; R[0][1] = cy * sp * sr - sy * cr; R[0][2] = cy * sp * cr + sy * sr;
+    R[1][0] = sy * cp; R[1][1] = sy * sp * sr + cy * cr; R[1][2] = sy * sp * cr - cy * sr;
+    R[2][0] = -sp;     R[2][1] = cp * sr;                R[2][2] = cp * cr;
+}
+
+static void sym_from6(const double *I, double A[3][3])
+{
+    A[0][0] = I[0]; A[1][1] = I[1]; A[2][2] = I[2];
+    A[0][1] = A[1][0] = I[3];
+    A[0][2] = A[2][0] = I[4];
+    A[1][2] = A[2][1] = I[5];
+}
+
+/* I_link = R I' R^T: the tensor about the COM in axes of the inertial frame, turned into the
+ * link frame's axes (the inertial origin's rpy). rpy 0 copies, so such files read back exactly. */
+static void rotate_inertia(const double *rpy, const double *I0, double *I)
+{
+    if (rpy[0] == 0 && rpy[1] == 0 && rpy[2] == 0) {
+        memcpy(I, I0, 6 * sizeof *I);
+        return;
+    }
+    double R[3][3], A[3][3], B[3][3] = {{0}}, C[3][3] = {{0}};
+    rpy_matrix(rpy, R);
+    sym_from6(I0, A);
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            for (int k = 0; k < 3; k++) B[i][j] += R[i][k] * A[k][j];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            for (int k = 0; k < 3; k++) C[i][j] += B[i][k] * R[j][k];
+    I[0] = C[0][0]; I[1] = C[1][1]; I[2] = C[2][2];
+    I[3] = 0.5 * (C[0][1] + C[1][0]);
+    I[4] = 0.5 * (C[0][2] + C[2][0]);
+    I[5] = 0.5 * (C[1][2] + C[2][1]);
+}
+
+/* Principal moments, ascending. */
+static void principal(const double *I, double ev[3])
+{
+    double A[9] = { I[0], I[3], I[4], I[3], I[1], I[5], I[4], I[5], I[2] }, V[9];
+    sid_jacobi_eigen(A, 3, ev, V);
+    for (int i = 0; i < 3; i++)
+        for (int j = i + 1; j < 3; j++)
+            if (ev[j] < ev[i]) { double t = ev[i]; ev[i] = ev[j]; ev[j] = t; }
+}
+
+/* ---- names -------------------------------------------------------------------------------- */
+
+static int bad_name_char(char c)
+{
+    return strchr(".[]*?,\"'", c) != NULL || isspace((unsigned char)c);
+}
+
+static int clean_name(const char *s)
+{
+    for (; *s; s++)
+        if (bad_name_char(*s)) return 0;
+    return 1;
+}
+
+/* names[i] (stride apart) taken: is s among the first n, or among the clean originals? */
+static int name_taken(const char *s, char *names, size_t stride, int n, const char *const *orig, int norig)
+{
+    for (int i = 0; i < n; i++)
+        if (names[i * stride] && strcmp(names + i * stride, s) == 0) return 1;
+    for (int i = 0; i < norig; i++)
+        if (clean_name(orig[i]) && strcmp(orig[i], s) == 0) return 1;
+    return 0;
+}
+
+/* sysid names for the file's names (n of them, in document order): clean names stay; others get
+ * '_' for each bad character and, if that is taken, "_2", "_3", ... (the first free). The list of
+ * renamed ones goes to list. -1 (err set) on a name too long or two equal names. */
+static int assign_names(reader *r, const char *kind, xmlNode *const *nodes, const char *const *orig, int n,
+                        char *names, size_t stride, char *list, size_t listlen)
+{
+    for (int i = 0; i < n; i++) {
+        if (strlen(orig[i]) >= SID_MAX_NAME)
+            return fail(r, nodes[i], "a %s name may have at most %d characters", kind, SID_MAX_NAME - 1);
+        for (int j = 0; j < i; j++)
+            if (strcmp(orig[i], orig[j]) == 0)
+                return fail(r, nodes[i], "a second %s of this name (the first is on line %ld)", kind,
+                            line_of(nodes[j]));
+    }
+    for (int i = 0; i < n; i++)
+        if (clean_name(orig[i])) snprintf(names + i * stride, SID_MAX_NAME, "%s", orig[i]);
+        else names[i * stride] = 0;
+    for (int i = 0; i < n; i++) {
+        if (clean_name(orig[i])) continue;
+        char base[SID_MAX_NAME], cand[SID_MAX_NAME + 16];
+        snprintf(base, sizeof base, "%s", orig[i]);
+        for (char *p = base; *p; p++)
+            if (bad_name_char(*p)) *p = '_';
+        snprintf(cand, sizeof cand, "%s", base);
+        for (int k = 2; name_taken(cand, names, stride, n, orig, n); k++)
+            snprintf(cand, sizeof cand, "%.*s_%d", SID_MAX_NAME - 8, base, k);
+        if (strlen(cand) >= SID_MAX_NAME)
+            return fail(r, nodes[i], "a %s name may have at most %d characters", kind, SID_MAX_NAME - 1);
+        snprintf(names + i * stride, SID_MAX_NAME, "%s", cand);
+        size_t used = strlen(list);
+        if (used + 8 < listlen)
+            snprintf(list + used, listlen - used, "%s'%s' -> %s", used ? ", " : "", orig[i], cand);
+    }
+    return 0;
+}
+
+/* ---- reading ------------------------------------------------------------------------------ */
+
+/* Radius of gyration given to point masses [m]. */
+#define POINT_GYRATION 1e-6
+
+static int read_inertial(reader *r, ulink *l)
+{
+    static const char *const none[] = { NULL };
+    static const char *const origin_keys[] = { "xyz", "rpy", NULL };
+    static const char *const inertia_keys[] = { "ixx", "iyy", "izz", "ixy", "ixz", "iyz", NULL };
+    xmlNode *in = l->inertial;
+    unknown_attrs(r, in, none, "an <inertial> has none");
+    for (xmlNode *c = in->children; c; c = c->next) {
+        if (c->type != XML_ELEMENT_NODE) continue;
+        if (is(c, "origin") && !l->in_origin) l->in_origin = c;
+        else if (is(c, "mass") && !l->mass_el) l->mass_el = c;
+        else if (is(c, "inertia") && !l->inertia_el) l->inertia_el = c;
+        else if (is(c, "origin") || is(c, "mass") || is(c, "inertia"))
+            return fail(r, c, "a second <%s> in the <inertial> of link '%s'", (const char *)c->name, l->xml_name);
+        else unknown_child(r, in, c);
+    }
+    if (l->in_origin) {
+        if (numbers(r, l->in_origin, "xyz", 3, 3, l->com) < 0 || numbers(r, l->in_origin, "rpy", 3, 3, l->rpy) < 0)
+            return -1;
+        unknown_attrs(r, l->in_origin, origin_keys, "an <origin> has xyz and rpy");
+    }
+    if (!l->mass_el) return fail(r, in, "the <inertial> of link '%s' has no <mass value=\"...\">", l->xml_name);
+    if (required(r, l->mass_el, "value", 1, &l->mass)) return -1;
+    if (!(l->mass >= 0)) return fail(r, l->mass_el, "expected a mass >= 0, got %g", l->mass);
+    if (!l->inertia_el) return fail(r, in, "the <inertial> of link '%s' has no <inertia>", l->xml_name);
+    for (int k = 0; k < 6; k++)
+        if (required(r, l->inertia_el, inertia_keys[k], 1, &l->I0[k])) return -1;
+    unknown_attrs(r, l->inertia_el, inertia_keys, "an <inertia> has ixx iyy izz ixy ixz iyz");
+    rotate_inertia(l->rpy, l->I0, l->inertia);
+    if (l->mass == 0) {
+        int any = 0;
+        for (int k = 0; k < 6; k++) any |= l->I0[k] != 0;
+        if (any)
+            notef(r, "zero mass inertia", l->node,
+                  "mass 0 with a nonzero inertia: imported as a massless link (its inertia is dropped)");
+        return 0;
+    }
+    l->has_mass = 1;
+    if (l->I0[0] == 0 && l->I0[1] == 0 && l->I0[2] == 0 && l->I0[3] == 0 && l->I0[4] == 0 && l->I0[5] == 0) {
+        /* A point mass (sensor frames of CAD exports): core needs a positive definite tensor. A
+         * radius of gyration of 1 um adds m*1e-12 kg*m^2, far below what any joint notices. */
+        l->inertia[0] = l->inertia[1] = l->inertia[2] = l->mass * POINT_GYRATION * POINT_GYRATION;
+        notef(r, "point mass", l->node,
+              "a point mass (inertia 0): imported with the isotropic inertia m * (1e-6 m)^2 = %g kg*m^2, as sysid "
+              "needs a positive definite tensor", l->inertia[0]);
+        return 0;
+    }
+    double ev[3];
+    principal(l->inertia, ev);
+    if (!(ev[0] > 0) && !r->quiet)
+        cli_warn("%s:%ld: <link name=\"%s\">: principal moments %g, %g, %g: the inertia is not positive definite, "
+                 "so sysid will reject the model", r->path, line_of(l->inertia_el), l->xml_name, ev[0], ev[1], ev[2]);
+    /* core's own test (model.c): a + b >= c (1 - 1e-9) on the principal moments */
+    if (ev[0] > 0 && ev[0] + ev[1] < ev[2] * (1 - 1e-9)) {
+        const double margin = ev[2] - ev[0] - ev[1];
+        if (r->opts && r->opts->balance_inertia) {
+            const double mean = (ev[0] + ev[1] + ev[2]) / 3;
+            l->inertia[0] = l->inertia[1] = l->inertia[2] = mean;
+            l->inertia[3] = l->inertia[4] = l->inertia[5] = 0;
+            if (!r->quiet)
+                cli_warn("%s:%ld: <link name=\"%s\">: principal moments %g, %g, %g break the triangle inequality "
+                         "by %.3g kg*m^2: balanced to their mean %g (as MuJoCo's balanceinertia)",
+                         r->path, line_of(l->inertia_el), l->xml_name, ev[0], ev[1], ev[2], margin, mean);
+        } else if (!r->quiet) {
+            cli_warn("%s:%ld: <link name=\"%s\">: principal moments %g, %g, %g break the triangle inequality "
+                     "(a + b >= c) by %.3g kg*m^2, so sysid will reject the model: fix the file, or import with "
+                     "--balance-inertia to replace this tensor by its mean moment (as MuJoCo's balanceinertia)",
+                     r->path, line_of(l->inertia_el), l->xml_name, ev[0], ev[1], ev[2], margin);
+        }
+    }
+    return 0;
+}
+
+static int read_link(reader *r, ulink *l)
+{
+    static const char *const keys[] = { "name", NULL };
+    unknown_attrs(r, l->node, keys, "a <link> has a name");
+    for (xmlNode *c = l->node->children; c; c = c->next) {
+        if (c->type != XML_ELEMENT_NODE) continue;
+        if (is(c, "inertial")) {
+            if (l->inertial) return fail(r, c, "a second <inertial> in link '%s'", l->xml_name);
+            l->inertial = c;
+        } else if (!is(c, "visual") && !is(c, "collision")) {
+            unknown_child(r, l->node, c);
+        }
+    }
+    return l->inertial ? read_inertial(r, l) : 0;
+}
+
+static int link_index(const urdf_doc *u, const char *xml_name)
+{
+    for (int i = 0; i < u->nlink; i++)
+        if (strcmp(u->link[i].xml_name, xml_name) == 0) return i;
+    return -1;
+}
+
+/* <parent link="..."/> or <child link="..."/> of joint j. */
+static int joint_link(reader *r, const urdf_doc *u, const ujoint *j, const char *tag, int *out)
+{
+    xmlNode *el = NULL;
+    for (xmlNode *c = j->node->children; c; c = c->next)
+        if (is(c, tag)) {
+            if (el) return fail(r, c, "a second <%s> in joint '%s'", tag, j->xml_name);
+            el = c;
+        }
+    if (!el) return fail(r, j->node, "expected a <%s link=\"...\"/>", tag);
+    const char *nm = attr(el, "link");
+    if (!nm) return fail(r, el, "expected attribute link (the %s link's name)", tag);
+    *out = link_index(u, nm);
+    if (*out < 0) return fail(r, el, "link '%s' is not in the file", nm);
+    return 0;
+}
+
+static int read_joint(reader *r, const urdf_doc *u, ujoint *j)
+{
+    static const char *const keys[] = { "name", "type", NULL };
+    static const char *const origin_keys[] = { "xyz", "rpy", NULL };
+    static const char *const axis_keys[] = { "xyz", NULL };
+    static const char *const limit_keys[] = { "lower", "upper", "effort", "velocity", NULL };
+    static const char *const dyn_keys[] = { "damping", "friction", NULL };
+    static const char *const mimic_keys[] = { "joint", "multiplier", "offset", NULL };
+    const char *type = attr(j->node, "type");
+    if (!type) return fail(r, j->node, "expected attribute type (revolute, continuous, prismatic, fixed or floating)");
+    if (strcmp(type, "revolute") == 0) j->type = SID_JOINT_REVOLUTE;
+    else if (strcmp(type, "continuous") == 0) j->type = SID_JOINT_REVOLUTE, j->continuous = 1;
+    else if (strcmp(type, "prismatic") == 0) j->type = SID_JOINT_PRISMATIC;
+    else if (strcmp(type, "fixed") == 0) j->type = SID_JOINT_FIXED;
+    else if (strcmp(type, "floating") == 0) j->type = SID_JOINT_FREE;
+    else if (strcmp(type, "planar") == 0)
+        return fail(r, j->node, "planar joints are not supported (sysid has revolute, prismatic, fixed and free "
+                                "joints): model it as two prismatic joints and a revolute one");
+    else
+        return fail(r, j->node, "unknown joint type '%s': expected revolute, continuous, prismatic, fixed or floating",
+                    type);
+    unknown_attrs(r, j->node, keys, "a <joint> has a name and a type");
+    if (joint_link(r, u, j, "parent", &j->parent) || joint_link(r, u, j, "child", &j->child)) return -1;
+    j->axis[0] = 1;   /* URDF's default axis */
+    for (xmlNode *c = j->node->children; c; c = c->next) {
+        if (c->type != XML_ELEMENT_NODE || is(c, "parent") || is(c, "child")) continue;
+        xmlNode **slot = is(c, "origin") ? &j->origin : is(c, "axis") ? &j->axis_el : is(c, "limit") ? &j->limit
+                         : is(c, "dynamics") ? &j->dynamics : is(c, "mimic") ? &j->mimic : NULL;
+        if (!slot) {
+            unknown_child(r, j->node, c);
+            continue;
+        }
+        if (*slot) return fail(r, c, "a second <%s> in joint '%s'", (const char *)c->name, j->xml_name);
+        *slot = c;
+    }
+    if (j->origin) {
+        if (numbers(r, j->origin, "xyz", 3, 3, j->xyz) < 0 || numbers(r, j->origin, "rpy", 3, 3, j->rpy) < 0) return -1;
+        unknown_attrs(r, j->origin, origin_keys, "an <origin> has xyz and rpy");
+    }
+    if (j->axis_el) {
+        if (numbers(r, j->axis_el, "xyz", 3, 3, j->axis) < 0) return -1;
+        unknown_attrs(r, j->axis_el, axis_keys, "an <axis> has xyz");
+        if (j->axis[0] == 0 && j->axis[1] == 0 && j->axis[2] == 0 &&
+            (j->type == SID_JOINT_REVOLUTE || j->type == SID_JOINT_PRISMATIC))
+            return fail(r, j->axis_el, "expected a nonzero axis");
+    }
+    if (j->limit) {
+        double *v[4] = { &j->lower, &j->upper, &j->effort, &j->velocity };
+        int *h[4] = { &j->has_lower, &j->has_upper, &j->has_effort, &j->has_velocity };
+        for (int k = 0; k < 4; k++) {
+            int n = numbers(r, j->limit, limit_keys[k], 1, 1, v[k]);
+            if (n < 0) return -1;
+            *h[k] = n;
+        }
+        unknown_attrs(r, j->limit, limit_keys, "a <limit> has lower, upper, effort and velocity");
+        if (j->has_lower && j->has_upper && j->lower > j->upper)
+            return fail(r, j->limit, "lower %g is above upper %g", j->lower, j->upper);
+    }
+    if (j->dynamics) {
+        int n = numbers(r, j->dynamics, "damping", 1, 1, &j->damping);
+        if (n < 0) return -1;
+        j->has_damping = n;
+        if ((n = numbers(r, j->dynamics, "friction", 1, 1, &j->friction)) < 0) return -1;
+        j->has_friction = n;
+        unknown_attrs(r, j->dynamics, dyn_keys, "sysid reads damping and friction");
+        if (j->damping < 0) return fail(r, j->dynamics, "expected damping >= 0, got %g", j->damping);
+        if (j->friction < 0) return fail(r, j->dynamics, "expected friction >= 0, got %g", j->friction);
+    }
+    if (j->mimic) {
+        double dummy;
+        if (numbers(r, j->mimic, "multiplier", 1, 1, &dummy) < 0 || numbers(r, j->mimic, "offset", 1, 1, &dummy) < 0)
+            return -1;
+        unknown_attrs(r, j->mimic, mimic_keys, "a <mimic> has joint, multiplier and offset");
+    }
+    return 0;
+}
+
+/* The joint whose child is link c, -1 if none. */
+static int joint_of_child(const urdf_doc *u, int c)
+{
+    for (int i = 0; i < u->njoint; i++)
+        if (u->joint[i].child == c) return i;
+    return -1;
+}
+
+/* One root, every link reached from it, each link the child of one joint at most. */
+static int check_tree(reader *r, urdf_doc *u)
+{
+    for (int i = 0; i < u->njoint; i++) {
+        const ujoint *j = &u->joint[i];
+        if (j->parent == j->child) return fail(r, j->node, "parent and child are the same link '%s'", j->xml_name);
+        for (int k = 0; k < i; k++)
+            if (u->joint[k].child == j->child)
+                return fail(r, j->node, "link '%s' is already the child of joint '%s' (line %ld): a URDF is a tree",
+                            u->link[j->child].xml_name, u->joint[k].xml_name, line_of(u->joint[k].node));
+    }
+    u->root = -1;
+    for (int l = 0; l < u->nlink; l++) {
+        if (joint_of_child(u, l) >= 0) continue;
+        if (u->root >= 0)
+            return fail(r, u->link[l].node, "a second root: neither this link nor link '%s' (line %ld) is a joint's "
+                                            "child; a URDF has one root",
+                        u->link[u->root].xml_name, line_of(u->link[u->root].node));
+        u->root = l;
+    }
+    if (u->root < 0) return fail(r, u->link[0].node, "every link is a joint's child: the joints form a cycle");
+    /* From every link up to the root: more steps than links is a cycle. */
+    for (int l = 0; l < u->nlink; l++) {
+        int at = l;
+        for (int steps = 0; at != u->root; steps++) {
+            int j = joint_of_child(u, at);
+            if (steps > u->nlink) return fail(r, u->joint[j].node, "the joints form a cycle through link '%s'",
+                                              u->link[at].xml_name);
+            at = u->joint[j].parent;
+        }
+    }
+    for (int i = 0; i < u->njoint; i++)
+        if (u->joint[i].type == SID_JOINT_FREE && u->joint[i].parent != u->root)
+            return fail(r, u->joint[i].node, "a floating joint must connect a link to the root link '%s' (sysid's "
+                                             "free joints float over the world), but its parent is '%s'",
+                        u->link[u->root].xml_name, u->link[u->joint[i].parent].xml_name);
+    return 0;
+}
+
+/* Joints with <mimic>: fixed at q = 0 (sysid has no coupled joints). */
+static void fix_mimics(reader *r, urdf_doc *u)
+{
+    for (int i = 0; i < u->njoint; i++) {
+        ujoint *j = &u->joint[i];
+        if (!j->mimic || j->type == SID_JOINT_FIXED) continue;
+        const char *master = attr(j->mimic, "joint");
+        if (!r->quiet)
+            cli_warn("%s:%ld: <joint name=\"%s\">: <mimic joint=\"%s\"> imported as a fixed joint at q = 0: sysid has "
+                     "no coupled joints, so it does not follow %s (its motion and the inertia it adds to %s's "
+                     "are lost; its limit and dynamics are dropped)",
+                     r->path, line_of(j->mimic), j->xml_name, master ? master : "?", master ? master : "its master",
+                     master ? master : "the master");
+        j->is_mimic = 1;
+        j->type = SID_JOINT_FIXED;
+    }
+}
+
+/* Read the file into u (its doc kept for the writer). */
+static int urdf_read(reader *r, const char *text, size_t len, urdf_doc *u)
+{
+    memset(u, 0, sizeof *u);
+    if (!(u->doc = xml_text_parse(r->path, text, len, r->err))) return -1;
+    xmlNode *robot = xmlDocGetRootElement(u->doc);
+    if (!robot || !is(robot, "robot")) {
+        sid_error_set(r->err, SID_ERR_INPUT, "%s:%ld: expected a URDF (a <robot> element), got <%s>", r->path,
+                      line_of(robot), robot ? (const char *)robot->name : "nothing");
+        goto bad;
+    }
+    u->robot_name = attr(robot, "name");
+    int ntrans = 0, ngazebo = 0;
+    for (xmlNode *c = robot->children; c; c = c->next) {
+        if (c->type != XML_ELEMENT_NODE) continue;
+        if (is(c, "link")) u->nlink++;
+        else if (is(c, "joint")) u->njoint++;
+        else if (is(c, "transmission")) ntrans++;
+        else if (is(c, "gazebo")) ngazebo++;
+        else if (!is(c, "material")) unknown_child(r, robot, c);
+    }
+    if (u->nlink == 0) {
+        sid_error_set(r->err, SID_ERR_INPUT, "%s:%ld: <robot>: expected at least one <link>", r->path, line_of(robot));
+        goto bad;
+    }
+    u->link = calloc((size_t)u->nlink, sizeof *u->link);
+    u->joint = calloc((size_t)(u->njoint ? u->njoint : 1), sizeof *u->joint);
+    xmlNode **lnodes = calloc((size_t)u->nlink, sizeof *lnodes);
+    xmlNode **jnodes = calloc((size_t)(u->njoint ? u->njoint : 1), sizeof *jnodes);
+    const char **lnames = calloc((size_t)u->nlink, sizeof *lnames);
+    const char **jnames = calloc((size_t)(u->njoint ? u->njoint : 1), sizeof *jnames);
+    int rc = -1;
+    if (!u->link || !u->joint || !lnodes || !jnodes || !lnames || !jnames) {
+        sid_error_set(r->err, SID_ERR_NOMEM, "%s: out of memory", r->path);
+        goto out;
+    }
+    int nl = 0, nj = 0;
+    for (xmlNode *c = robot->children; c; c = c->next) {
+        if (!is(c, "link") && !is(c, "joint")) continue;
+        const char *nm = attr(c, "name");
+        if (!nm || !*nm) {
+            fail(r, c, "expected attribute name");
+            goto out;
+        }
+        if (is(c, "link")) lnodes[nl] = c, lnames[nl] = nm, u->link[nl].node = c, u->link[nl++].xml_name = nm;
+        else jnodes[nj] = c, jnames[nj] = nm, u->joint[nj].node = c, u->joint[nj++].xml_name = nm;
+    }
+    char lrenamed[600] = "", jrenamed[600] = "";
+    if (assign_names(r, "link", lnodes, lnames, nl, u->link[0].name, sizeof(ulink), lrenamed, sizeof lrenamed) ||
+        assign_names(r, "joint", jnodes, jnames, nj, u->joint[0].name, sizeof(ujoint), jrenamed, sizeof jrenamed))
+        goto out;
+    if ((lrenamed[0] || jrenamed[0]) && !r->quiet)
+        cli_warn("%s: names with characters sysid's names cannot have (. [ ] * ? , quotes, spaces) renamed: %s%s%s",
+                 r->path, lrenamed, lrenamed[0] && jrenamed[0] ? "; " : "", jrenamed);
+    for (int i = 0; i < nl; i++)
+        if (read_link(r, &u->link[i])) goto out;
+    for (int i = 0; i < nj; i++)
+        if (read_joint(r, u, &u->joint[i])) goto out;
+    if (check_tree(r, u)) goto out;
+    fix_mimics(r, u);
+    int dry = 0;
+    for (int i = 0; i < nj; i++) {
+        const ujoint *j = &u->joint[i];
+        if (j->type == SID_JOINT_REVOLUTE || j->type == SID_JOINT_PRISMATIC) dry |= j->friction > 0;
+        else if (!j->is_mimic && (j->limit || j->dynamics || j->axis_el)) {
+            char key[96];
+            snprintf(key, sizeof key, "%s extras", j->type == SID_JOINT_FIXED ? "fixed" : "free");
+            notef(r, key, j->node, "a %s joint moves nothing: its <axis>, <limit> and <dynamics> are ignored",
+                  j->type == SID_JOINT_FIXED ? "fixed" : "floating");
+        }
+        if (j->type == SID_JOINT_FREE && j->origin &&
+            (j->xyz[0] || j->xyz[1] || j->xyz[2] || j->rpy[0] || j->rpy[1] || j->rpy[2]))
+            notef(r, "free origin", j->origin, "a floating joint's origin is its initial pose, which is state in "
+                                               "sysid (the log's first sample), not part of the model: ignored");
+    }
+    if (dry && !r->quiet)
+        cli_warn("%s: <dynamics friction>: dry friction imported as smooth Coulomb friction "
+                 "(tanh(qd / smoothing), smoothing 0.01 rad/s: no sticking)", r->path);
+    if ((ntrans || ngazebo) && !r->quiet)
+        cli_warn("%s: ignored: %d <transmission> and %d <gazebo> element%s (no actuator model in URDF: every moving "
+                 "joint gets a torque motor, u = the joint torque)",
+                 r->path, ntrans, ngazebo, ntrans + ngazebo == 1 ? "" : "s");
+    notes_print(r);
+    rc = 0;
+out:
+    free(lnodes);
+    free(jnodes);
+    free(lnames);
+    free(jnames);
+    if (rc == 0) return 0;
+bad:
+    doc_free(u);
+    return -1;
+}
+
+/* ---- robot.json text ---------------------------------------------------------------------- */
+
+typedef struct {
+    char *s;
+    size_t n, cap;
+    int failed;
+} sbuf;
+
+static void put(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(sbuf *b, const char *fmt, ...)
+{
+    if (b->failed) return;
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (b->n + (size_t)k + 1 > b->cap) {
+        size_t cap = 2 * b->cap + (size_t)k + 256;
+        char *s = realloc(b->s, cap);
+        if (!s) {
+            b->failed = 1;
+            return;
+        }
+        b->s = s, b->cap = cap;
+    }
+    va_start(ap, fmt);
+    vsnprintf(b->s + b->n, b->cap - b->n, fmt, ap);
+    va_end(ap);
+    b->n += (size_t)k;
+}
+
+static void put_num(sbuf *b, double x)
+{
+    char t[NUMFMT_LEN];
+    numfmt(t, x);
+    put(b, "%s", t);
+}
+
+static void put_vec(sbuf *b, const double *v)
+{
+    put(b, "[");
+    for (int k = 0; k < 3; k++) {
+        if (k) put(b, ", ");
+        put_num(b, v[k]);
+    }
+    put(b, "]");
+}
+
+/* A JSON string (cJSON escapes it). */
+static void put_str(sbuf *b, const char *s)
+{
+    cJSON *item = cJSON_CreateString(s);
+    char *t = item ? cJSON_PrintUnformatted(item) : NULL;
+    if (t) put(b, "%s", t);
+    else b->failed = 1;
+    cJSON_free(t);
+    cJSON_Delete(item);
+}
+
+static void put_link(sbuf *b, const ulink *l)
+{
+    static const char *const keys[] = { "ixx", "iyy", "izz", "ixy", "ixz", "iyz" };
+    put(b, "    { \"name\": ");
+    put_str(b, l->name);
+    if (l->has_mass) {
+        put(b, ", \"mass\": ");
+        put_num(b, l->mass);
+        put(b, ", \"com\": ");
+        put_vec(b, l->com);
+        put(b, ",\n      \"inertia\": {");
+        for (int k = 0; k < 6; k++) {
+            put(b, "%s \"%s\": ", k ? "," : "", keys[k]);
+            put_num(b, l->inertia[k]);
+        }
+        put(b, " }");
+    }
+    put(b, " }");
+}
+
+static void put_joint(sbuf *b, const urdf_doc *u, const ujoint *j)
+{
+    static const char *const types[] = { "fixed", "revolute", "prismatic", "free" };
+    put(b, "    { \"name\": ");
+    put_str(b, j->name);
+    put(b, ", \"type\": \"%s\", \"parent\": ", types[j->type]);
+    put_str(b, u->link[j->parent].name);
+    put(b, ", \"child\": ");
+    put_str(b, u->link[j->child].name);
+    if (j->type == SID_JOINT_FREE) {
+        put(b, " }");
+        return;
+    }
+    put(b, ",\n      \"origin\": { \"xyz\": ");
+    put_vec(b, j->xyz);
+    put(b, ", \"rpy\": ");
+    put_vec(b, j->rpy);
+    put(b, " }");
+    if (j->type == SID_JOINT_FIXED) {
+        put(b, " }");
+        return;
+    }
+    put(b, ", \"axis\": ");
+    put_vec(b, j->axis);
+    if (j->has_damping || j->has_friction) {
+        put(b, ",\n      \"friction\": {");
+        if (j->has_damping) put(b, " \"viscous\": "), put_num(b, j->damping);
+        if (j->has_friction) put(b, "%s \"coulomb\": ", j->has_damping ? "," : ""), put_num(b, j->friction);
+        put(b, " }");
+    }
+    put(b, ",\n      \"motor\": { \"input\": \"torque\" }");
+    if (j->limit && !j->continuous && (j->has_lower || j->has_upper || j->has_effort || j->has_velocity)) {
+        const char *keys[4] = { "lower", "upper", "effort", "velocity" };
+        const double v[4] = { j->lower, j->upper, j->effort, j->velocity };
+        const int h[4] = { j->has_lower, j->has_upper, j->has_effort, j->has_velocity };
+        put(b, ",\n      \"limit\": {");
+        int first = 1;
+        for (int k = 0; k < 4; k++) {
+            if (!h[k]) continue;
+            put(b, "%s \"%s\": ", first ? "" : ",", keys[k]);
+            put_num(b, v[k]);
+            first = 0;
+        }
+        put(b, " }");
+    }
+    put(b, " }");
+}
+
+static int write_json(reader *r, const urdf_doc *u, char **json)
+{
+    sbuf b = { 0 };
+    put(&b, "{\n");
+    if (u->robot_name) {
+        put(&b, "  \"name\": ");
+        put_str(&b, u->robot_name);
+        put(&b, ",\n");
+    }
+    put(&b, "  \"links\": [\n");
+    for (int i = 0; i < u->nlink; i++) {
+        put_link(&b, &u->link[i]);
+        put(&b, "%s\n", i + 1 < u->nlink ? "," : "");
+    }
+    put(&b, "  ],\n  \"joints\": [\n");
+    for (int i = 0; i < u->njoint; i++) {
+        put_joint(&b, u, &u->joint[i]);
+        put(&b, "%s\n", i + 1 < u->njoint ? "," : "");
+    }
+    put(&b, "  ]\n}\n");
+    if (b.failed) {
+        free(b.s);
+        return sid_error_set(r->err, SID_ERR_NOMEM, "%s: out of memory", r->path), -1;
+    }
+    *json = b.s;
+    return 0;
+}
+
+int urdf_import_with(const char *path, const char *text, size_t len, const urdf_import_opts *opts,
+                     char **json, sid_error *err)
+{
+    reader r = { .path = path, .opts = opts, .err = err };
+    urdf_doc u;
+    *json = NULL;
+    if (urdf_read(&r, text, len, &u)) return -1;
+    int rc = write_json(&r, &u, json);
+    doc_free(&u);
+    return rc;
+}
+
+int urdf_import(const char *path, const char *text, size_t len, char **json, sid_error *err)
+{
+    return urdf_import_with(path, text, len, NULL, json, err);
+}
