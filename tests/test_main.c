@@ -26,6 +26,7 @@ Suite *json_edit_suite(void);
 Suite *windows_suite(void);
 Suite *step_choice_suite(void);
 Suite *covariance_suite(void);
+Suite *urdf_suite(void);
 Suite *xml_text_suite(void);
 Suite *twin_suite(void);
 
@@ -49,6 +50,7 @@ static const struct {
     {"windows", windows_suite},
     {"step_choice", step_choice_suite},
     {"covariance", covariance_suite},
+    {"urdf", urdf_suite},
     {"xml_text", xml_text_suite},
     {"twin", twin_suite},
 };
