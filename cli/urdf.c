@@ -577,12 +577,16 @@ static int urdf_read(reader *r, const char *text, size_t len, urdf_doc *u)
     }
     u->robot_name = attr(robot, "name");
     int ntrans = 0, ngazebo = 0;
+    const xmlNode *first_ignored = NULL;
     for (xmlNode *c = robot->children; c; c = c->next) {
         if (c->type != XML_ELEMENT_NODE) continue;
         if (is(c, "link")) u->nlink++;
         else if (is(c, "joint")) u->njoint++;
-        else if (is(c, "transmission")) ntrans++;
-        else if (is(c, "gazebo")) ngazebo++;
+        else if (is(c, "transmission") || is(c, "gazebo")) {
+            if (!first_ignored) first_ignored = c;
+            if (is(c, "transmission")) ntrans++;
+            else ngazebo++;
+        }
         else if (!is(c, "material")) unknown_child(r, robot, c);
     }
     if (u->nlink == 0) {
@@ -624,10 +628,13 @@ static int urdf_read(reader *r, const char *text, size_t len, urdf_doc *u)
         if (read_joint(r, u, &u->joint[i])) goto out;
     if (check_tree(r, u)) goto out;
     fix_mimics(r, u);
-    int dry = 0;
+    const ujoint *dry = NULL;   /* the first joint with dry friction, and how many have it */
+    int ndry = 0;
     for (int i = 0; i < nj; i++) {
         const ujoint *j = &u->joint[i];
-        if (j->type == SID_JOINT_REVOLUTE || j->type == SID_JOINT_PRISMATIC) dry |= j->friction > 0;
+        if ((j->type == SID_JOINT_REVOLUTE || j->type == SID_JOINT_PRISMATIC) && j->friction > 0)
+            dry = dry ? dry : j, ndry++;
+        else if (j->type == SID_JOINT_REVOLUTE || j->type == SID_JOINT_PRISMATIC) continue;
         else if (!j->is_mimic && (j->limit || j->dynamics || j->axis_el)) {
             char key[96];
             snprintf(key, sizeof key, "%s extras", j->type == SID_JOINT_FIXED ? "fixed" : "free");
@@ -640,12 +647,13 @@ static int urdf_read(reader *r, const char *text, size_t len, urdf_doc *u)
                                                "sysid (the log's first sample), not part of the model: ignored");
     }
     if (dry && !r->quiet)
-        cli_warn("%s: <dynamics friction>: dry friction imported as smooth Coulomb friction "
-                 "(tanh(qd / smoothing), smoothing 0.01 rad/s: no sticking)", r->path);
+        cli_warn("%s:%ld: <dynamics friction> (joint '%s' and %d more): dry friction imported as smooth Coulomb "
+                 "friction (tanh(qd / smoothing), smoothing 0.01 rad/s: no sticking)",
+                 r->path, line_of(dry->dynamics), dry->xml_name, ndry - 1);
     if ((ntrans || ngazebo) && !r->quiet)
-        cli_warn("%s: ignored: %d <transmission> and %d <gazebo> element%s (no actuator model in URDF: every moving "
-                 "joint gets a torque motor, u = the joint torque)",
-                 r->path, ntrans, ngazebo, ntrans + ngazebo == 1 ? "" : "s");
+        cli_warn("%s:%ld: ignored: %d <transmission> and %d <gazebo> element%s (from this line on; no actuator model "
+                 "in URDF: every moving joint gets a torque motor, u = the joint torque)",
+                 r->path, line_of(first_ignored), ntrans, ngazebo, ntrans + ngazebo == 1 ? "" : "s");
     notes_print(r);
     rc = 0;
 out:
