@@ -72,7 +72,7 @@ typedef struct {
     const urdf_import_opts *opts;
     sid_error *err;
     int quiet;
-    int nnote;
+    int nnote, dropped;   /* notes kept; kinds beyond MAX_NOTES (counted, so none goes unsaid) */
     note notes[MAX_NOTES];
 } reader;
 
@@ -132,7 +132,10 @@ static void notef(reader *r, const char *key, const xmlNode *n, const char *fmt,
             r->notes[i].count++;
             return;
         }
-    if (r->nnote == MAX_NOTES) return;
+    if (r->nnote == MAX_NOTES) {
+        r->dropped++;
+        return;
+    }
     note *t = &r->notes[r->nnote++];
     snprintf(t->key, sizeof t->key, "%s", key);
     t->line = line_of(n);
@@ -156,6 +159,8 @@ static void notes_print(const reader *r)
         else
             cli_warn("%s:%ld: %s", r->path, t->line, t->msg);
     }
+    if (r->dropped)
+        cli_warn("%s: %d more warnings of other kinds (ignored elements or attributes) not shown", r->path, r->dropped);
 }
 
 static int numbers(reader *r, const xmlNode *n, const char *a, int min, int max, double *out)
