@@ -335,6 +335,216 @@ START_TEST(window_gradient_far_from_the_limit)
 }
 END_TEST
 
+/* ---- against MuJoCo 2.2.2 ------------------------------------------------------------------ */
+
+/* A MuJoCo twin and our model of the same fixture, dofs matched by joint name. */
+typedef struct {
+    sid_model *m;
+    double *theta;
+    sid_workspace *ws;
+    mjModel *mm;
+    mjData *md;
+    int nv, dadr[8], jid[8], act[8];
+    double gain[8];
+} twin;
+
+static void twin_load(twin *t, const char *json, const char *xml)
+{
+    char errstr[1000] = "";
+    memset(t, 0, sizeof *t);
+    load(json, &t->m, &t->theta, NULL);
+    t->ws = sid_workspace_create(t->m);
+    t->mm = mj_loadXML(xml, NULL, errstr, sizeof errstr);
+    ck_assert_msg(t->mm != NULL, "%s: %s", xml, errstr);
+    t->md = mj_makeData(t->mm);
+    t->nv = sid_model_nv(t->m);
+    ck_assert_int_eq(t->mm->nv, t->nv);
+    for (int k = 0; k < t->nv; k++) {
+        t->jid[k] = mj_name2id(t->mm, mjOBJ_JOINT, sid_model_dof_joint_name(t->m, k));
+        ck_assert_int_ge(t->jid[k], 0);
+        t->dadr[k] = t->mm->jnt_dofadr[t->jid[k]];
+        t->act[k] = mj_name2id(t->mm, mjOBJ_ACTUATOR, sid_model_dof_joint_name(t->m, k));
+        t->gain[k] = t->act[k] >= 0 ? t->mm->actuator_gear[6 * t->act[k]] : 0;
+    }
+}
+
+static void twin_free(twin *t)
+{
+    mj_deleteData(t->md);
+    mj_deleteModel(t->mm);
+    sid_workspace_free(t->ws);
+    sid_model_free(t->m);
+    sid_free(t->theta);
+}
+
+/* Our theta's bounds of dof k (lower, upper; +-HUGE_VAL where unbounded). */
+static void bounds(const twin *t, int k, double *lo, double *hi)
+{
+    char name[160];
+    snprintf(name, sizeof name, "joints.%s.limit.lower", sid_model_dof_joint_name(t->m, k));
+    const int il = sid_model_param_find(t->m, name);
+    snprintf(name, sizeof name, "joints.%s.limit.upper", sid_model_dof_joint_name(t->m, k));
+    const int iu = sid_model_param_find(t->m, name);
+    *lo = il >= 0 ? t->theta[il] : -HUGE_VAL;
+    *hi = iu >= 0 ? t->theta[iu] : HUGE_VAL;
+}
+
+typedef struct {
+    double maxdq;            /* max |q_ours - q_mujoco| over the run and the dofs */
+    double over[2][8];       /* [ours, mujoco] largest penetration past a bound, per dof */
+    double rebound[2][8];    /* [ours, mujoco] |velocity| when first leaving a bound, per dof */
+    double first[2][8];      /* [ours, mujoco] time of that first exit (-1: none) */
+} agreement;
+
+/* Both from (q0, v0) with the commands amp sin(2 pi f_k t + phi_k) at the joint, 2 s at 1 ms,
+ * Euler; q_ours_out (2000 x nv, may be NULL) receives our trajectory. */
+static agreement twin_run(twin *t, const double *q0, const double *v0, double amp, double *q_ours_out)
+{
+    agreement a = {0};
+    double q[8], v[8], u[8], lo[8], hi[8];
+    int inside[2][8] = {{0}}, left[2][8] = {{0}};
+    sid_error err = {0};
+    mj_resetData(t->mm, t->md);
+    for (int k = 0; k < t->nv; k++) {
+        q[k] = q0[k], v[k] = v0[k];
+        t->md->qpos[t->mm->jnt_qposadr[t->jid[k]]] = q0[k];
+        t->md->qvel[t->dadr[k]] = v0[k];
+        bounds(t, k, &lo[k], &hi[k]);
+        for (int s = 0; s < 2; s++) a.first[s][k] = -1, a.over[s][k] = -HUGE_VAL;
+    }
+    for (int n = 0; n < 2000; n++) {
+        const double tt = n * 1e-3;
+        for (int k = 0; k < t->nv; k++) {
+            const double tau = t->act[k] >= 0 ? amp * sin(6.283185307179586 * (0.6 + 0.45 * k) * tt + 0.8 * k) : 0;
+            u[k] = t->act[k] >= 0 ? tau / t->gain[k] : 0;
+            if (t->act[k] >= 0) t->md->ctrl[t->act[k]] = u[k];
+        }
+        ck_assert_int_eq(sid_step(t->m, t->theta, t->ws, SID_EULER, 1e-3, q, v, u, q, v, &err), SID_OK);
+        mj_step(t->mm, t->md);
+        for (int k = 0; k < t->nv; k++) {
+            const double qm = t->md->qpos[t->mm->jnt_qposadr[t->jid[k]]], vm = t->md->qvel[t->dadr[k]];
+            const double qs[2] = {q[k], qm}, vs[2] = {v[k], vm};
+            a.maxdq = fmax(a.maxdq, fabs(q[k] - qm));
+            for (int s = 0; s < 2; s++) {
+                const double pen = fmax(qs[s] - hi[k], lo[k] - qs[s]);
+                a.over[s][k] = fmax(a.over[s][k], pen);
+                if (pen > 0) inside[s][k] = 1;
+                else if (inside[s][k] && !left[s][k]) left[s][k] = 1, a.rebound[s][k] = fabs(vs[s]), a.first[s][k] = tt;
+            }
+        }
+        if (q_ours_out) memcpy(q_ours_out + (size_t)n * (size_t)t->nv, q, sizeof(double) * (size_t)t->nv);
+    }
+    return a;
+}
+
+static void print_agreement(const char *what, const twin *t, const agreement *a)
+{
+    fprintf(stderr, "limits: mujoco %s: max |dq| %.3e over 2 s\n", what, a->maxdq);
+    for (int k = 0; k < t->nv; k++)
+        if (a->over[1][k] > 0)
+            fprintf(stderr,
+                    "limits: mujoco %s %s: overshoot ours %.4e mujoco %.4e (%+.1f %%), first rebound ours %.4f mujoco "
+                    "%.4f (ratio %.2f) at %.3f / %.3f s\n",
+                    what, sid_model_dof_joint_name(t->m, k), a->over[0][k], a->over[1][k],
+                    100 * (a->over[0][k] / a->over[1][k] - 1), a->rebound[0][k], a->rebound[1][k],
+                    a->rebound[0][k] / a->rebound[1][k], a->first[0][k], a->first[1][k]);
+}
+
+/* Bounds, set from the measured figures with a margin: max |dq| <= tol_dq; for every dof that
+ * reaches a bound, |overshoot ours / MuJoCo's - 1| <= tol_over and the ratio of the first
+ * rebound speeds within [rlo, rhi] (ours leaves slower: its damper pulls, MuJoCo's does not). */
+static void near_limit(const char *json, const char *xml, const double *q0, const double *v0, double amp, double tol_dq,
+                       double tol_over, double rlo, double rhi)
+{
+    twin t;
+    twin_load(&t, json, xml);
+    const agreement a = twin_run(&t, q0, v0, amp, NULL);
+    print_agreement(json, &t, &a);
+    int reached = 0;
+    for (int k = 0; k < t.nv; k++) {
+        const char *name = sid_model_dof_joint_name(t.m, k);
+        if (a.over[1][k] <= 0) continue;
+        reached++;
+        ck_assert_msg(a.over[0][k] > 0, "%s: MuJoCo's reaches its limit, ours not", name);
+        ck_assert_msg(fabs(a.over[0][k] / a.over[1][k] - 1) <= tol_over, "%s: overshoot %g vs %g", name, a.over[0][k],
+                      a.over[1][k]);
+        ck_assert_msg(a.first[0][k] > 0 && a.first[1][k] > 0, "%s: never left the limit", name);
+        const double r = a.rebound[0][k] / a.rebound[1][k];
+        ck_assert_msg(r >= rlo && r <= rhi, "%s: rebound %g vs %g", name, a.rebound[0][k], a.rebound[1][k]);
+    }
+    ck_assert_int_ge(reached, 1);
+    ck_assert_msg(a.maxdq <= tol_dq, "max |dq| %g", a.maxdq);
+    twin_free(&t);
+}
+
+/* Measured: max |dq| 0.156 rad; overshoot -9.1 %; first rebound 0.21 of MuJoCo's. */
+START_TEST(pendulum_into_its_limits)
+{
+    const double q0[1] = {0}, v0[1] = {4};
+    near_limit(FIX "pendulum.json", FIX "pendulum.xml", q0, v0, 0, 0.25, 0.15, 0.1, 0.4);
+}
+END_TEST
+
+/* Measured: max |dq| 0.290 rad; overshoot +39 % (shoulder), +29 % (elbow); first rebound 0.65
+ * (shoulder) and 6.7 (elbow, driven, and thrown by the shoulder's bounce) times MuJoCo's. */
+START_TEST(arm_into_its_limits)
+{
+    const double q0[2] = {0, 0}, v0[2] = {3, 2};
+    near_limit(FIX "arm2.json", FIX "arm2.xml", q0, v0, 1, 0.45, 0.6, 0.3, 10);
+}
+END_TEST
+
+/* Limits moved to +-3 rad (MuJoCo's range too), which neither swing comes near: our trajectory
+ * is the one without limits to the bit (S and sigma underflow to 0 beyond 745 w; at 10 w they
+ * would still be 4.5e-5 w and 4.5e-5), and MuJoCo's within 1e-6 rad (test_mujoco.c's bound). */
+static void far_from_limit(const char *json, const char *xml, const double *q0, const double *v0, double amp)
+{
+    twin t, free_t;
+    twin_load(&t, json, xml);
+    twin_load(&free_t, json, xml);
+    sid_robot_desc d;
+    sid_error err = {0};
+    ck_assert_int_eq(robot_json_load(json, &d, NULL, &err), 0);
+    for (int j = 0; j < d.njoint; j++) d.joint[j].has_limit_lower = d.joint[j].has_limit_upper = 0;
+    sid_model_free(free_t.m);
+    sid_free(free_t.theta);
+    ck_assert_int_eq(sid_model_create(&free_t.m, &free_t.theta, &d, &err), SID_OK);
+    robot_desc_free(&d);
+    ck_assert_int_eq(sid_model_param_match(free_t.m, "*.limit.*", NULL), 0);
+    for (int k = 0; k < t.nv; k++) {
+        char name[160];
+        for (int side = 0; side < 2; side++) {
+            snprintf(name, sizeof name, "joints.%s.limit.%s", sid_model_dof_joint_name(t.m, k), side ? "upper" : "lower");
+            const int i = sid_model_param_find(t.m, name);
+            if (i >= 0) t.theta[i] = side ? 3 : -3;
+        }
+        t.mm->jnt_range[2 * t.jid[k]] = -3;
+        t.mm->jnt_range[2 * t.jid[k] + 1] = 3;
+    }
+    double *qa = malloc(sizeof(double) * 2000 * (size_t)t.nv), *qb = malloc(sizeof(double) * 2000 * (size_t)t.nv);
+    const agreement a = twin_run(&t, q0, v0, amp, qa);
+    twin_run(&free_t, q0, v0, amp, qb);
+    double same = 0;
+    for (int i = 0; i < 2000 * t.nv; i++) same = fmax(same, fabs(qa[i] - qb[i]));
+    fprintf(stderr, "limits: far from the limits, %s: max |dq| %.3e against MuJoCo, %.3e against no limit\n", json,
+            a.maxdq, same);
+    for (int k = 0; k < t.nv; k++) ck_assert_msg(a.over[0][k] < -0.5 && a.over[1][k] < -0.5, "came near +-3");
+    ck_assert_msg(same <= 1e-12, "limits far away changed the trajectory by %g", same);
+    ck_assert_msg(a.maxdq <= 1e-6, "against MuJoCo: %g", a.maxdq);
+    free(qa);
+    free(qb);
+    twin_free(&t);
+    twin_free(&free_t);
+}
+
+START_TEST(far_limits_change_nothing)
+{
+    const double p0[1] = {0}, pv[1] = {4}, a0[2] = {0, 0}, av[2] = {3, 2};
+    far_from_limit(FIX "pendulum.json", FIX "pendulum.xml", p0, pv, 0);
+    far_from_limit(FIX "arm2.json", FIX "arm2.xml", a0, av, 1);
+}
+END_TEST
+
 Suite *limits_suite(void)
 {
     Suite *s = suite_create("limits");
@@ -346,5 +556,11 @@ Suite *limits_suite(void)
     tcase_add_test(tc, window_gradient_in_the_limit);
     tcase_add_test(tc, window_gradient_far_from_the_limit);
     suite_add_tcase(s, tc);
+    TCase *mt = tcase_create("mujoco");
+    tcase_set_timeout(mt, 60);
+    tcase_add_test(mt, pendulum_into_its_limits);
+    tcase_add_test(mt, arm_into_its_limits);
+    tcase_add_test(mt, far_limits_change_nothing);
+    suite_add_tcase(s, mt);
     return s;
 }
