@@ -31,6 +31,7 @@
 
 #include <mujoco/mujoco.h>
 
+#include "readfile.h"
 #include "robot_json.h"
 #include "sid_internal.h"
 #include "test_util.h"
@@ -545,6 +546,226 @@ START_TEST(far_limits_change_nothing)
 }
 END_TEST
 
+/* ---- loading and writing robot.json ----------------------------------------------------------- */
+
+/* A one-joint robot whose joint has the given type and extra members. */
+static int parse(const char *type, const char *extra, sid_robot_desc *d, cJSON **doc, sid_error *err)
+{
+    char text[1024];
+    snprintf(text, sizeof text,
+             "{ \"links\": [ { \"name\": \"base\" }, { \"name\": \"pole\", \"mass\": 1, \"com\": [0, 0, -0.2],\n"
+             "    \"inertia\": { \"ixx\": 0.01, \"iyy\": 0.01, \"izz\": 0.002 } } ],\n"
+             "  \"joints\": [ { \"name\": \"hinge\", \"type\": \"%s\", \"parent\": \"base\", \"child\": \"pole\"%s%s } ] }\n",
+             type, *extra ? ", " : "", extra);
+    return robot_json_parse("r.json", text, strlen(text), d, doc, err);
+}
+
+START_TEST(bad_limits_are_named)
+{
+    static const struct {
+        const char *type, *extra, *msg;
+    } bad[] = {
+        {"revolute", "\"limit\": { \"lower\": 1, \"upper\": 0.5 }",
+         "r.json: joints[0].limit: expected lower <= upper, got lower 1 > upper 0.5"},
+        {"revolute", "\"limit\": { \"upper\": 0.5, \"stiffness\": -1 }",
+         "r.json: joints[0].limit.stiffness: expected a non-negative number, got -1"},
+        {"prismatic", "\"limit\": { \"lower\": 0, \"damping\": -0.5 }",
+         "r.json: joints[0].limit.damping: expected a non-negative number, got -0.5"},
+        {"revolute", "\"limit\": { \"lower\": \"a\" }", "r.json: joints[0].limit.lower: expected a finite number, got"},
+        {"revolute", "\"limit\": { \"upper\": 1, \"effort\": -2 }",
+         "r.json: joints[0].limit.effort: expected a non-negative number, got -2"},
+        {"revolute", "\"limit\": { \"upper\": 1, \"velocity\": true }",
+         "r.json: joints[0].limit.velocity: expected a non-negative number, got"},
+        {"revolute", "\"limit\": [0, 1]", "r.json: joints[0].limit: expected an object, got"},
+        {"fixed", "\"limit\": { \"lower\": 0, \"upper\": 1 }", "r.json: joints[0].limit: expected no limit on a fixed joint"},
+        {"free", "\"limit\": { \"lower\": 0, \"upper\": 1 }", "r.json: joints[0].limit: a free joint has no limit"},
+    };
+    for (size_t c = 0; c < sizeof bad / sizeof bad[0]; c++) {
+        sid_robot_desc d;
+        sid_error err = {0};
+        ck_assert_msg(parse(bad[c].type, bad[c].extra, &d, NULL, &err) != 0, "case %zu loaded", c);
+        fprintf(stderr, "limits: %s\n", err.msg);
+        ck_assert_int_eq(err.status, SID_ERR_INPUT);
+        ck_assert_msg(strncmp(err.msg, bad[c].msg, strlen(bad[c].msg)) == 0, "case %zu: %s", c, err.msg);
+    }
+    /* core says the same of a theta a caller (a fit, --set) made: lower <= upper */
+    sid_robot_desc d;
+    sid_model *m;
+    double *theta;
+    sid_error err = {0};
+    ck_assert_int_eq(parse("revolute", "\"limit\": { \"lower\": -1, \"upper\": 1 }", &d, NULL, &err), 0);
+    ck_assert_int_eq(sid_model_create(&m, &theta, &d, &err), SID_OK);
+    theta[sid_model_param_find(m, "joints.hinge.limit.lower")] = 2;
+    ck_assert_int_eq(sid_model_check_theta(m, theta, &err), SID_ERR_INPUT);
+    ck_assert_str_eq(err.msg, "joints[0].limit: expected lower <= upper, got lower 2 > upper 1");
+    sid_model_free(m);
+    sid_free(theta);
+    robot_desc_free(&d);
+}
+END_TEST
+
+/* The parameters a limit makes, their units, and the computed gains against their rule worked by
+ * hand: the pendulum's hinge (axis y through the origin) has I = iyy + m (x^2 + z^2) + armature
+ * = 0.025 + 0.8 (0.01^2 + 0.3^2) + 0.002 = 0.09908 kg m^2, so k = I / (0.95 * 0.02)^2 and
+ * b = 2 I / (0.95 * 0.02). Given gains are kept; one-sided limits have one bound. */
+START_TEST(limit_parameters)
+{
+    sid_model *m;
+    double *theta;
+    load(FIX "pendulum.json", &m, &theta, NULL);
+    static const char *const names[4][2] = {{"joints.hinge.limit.lower", "rad"}, {"joints.hinge.limit.upper", "rad"},
+                                            {"joints.hinge.limit.stiffness", "N*m/rad"},
+                                            {"joints.hinge.limit.damping", "N*m*s/rad"}};
+    int at[4];
+    for (int k = 0; k < 4; k++) {
+        at[k] = sid_model_param_find(m, names[k][0]);
+        ck_assert_msg(at[k] >= 0, "%s missing", names[k][0]);
+        ck_assert_str_eq(sid_model_param(m, at[k])->unit, names[k][1]);
+    }
+    const double I = 0.025 + 0.8 * (0.01 * 0.01 + 0.3 * 0.3) + 0.002, tc = 0.95 * 0.02;
+    fprintf(stderr, "limits: pendulum gains %.15g %.15g, by hand %.15g %.15g\n", theta[at[2]], theta[at[3]], I / (tc * tc),
+            2 * I / tc);
+    ck_assert(theta[at[0]] == -0.5 && theta[at[1]] == 0.5);
+    ck_assert_msg(fabs(theta[at[2]] / (I / (tc * tc)) - 1) < 1e-13, "stiffness %.17g", theta[at[2]]);
+    ck_assert_msg(fabs(theta[at[3]] / (2 * I / tc) - 1) < 1e-13, "damping %.17g", theta[at[3]]);
+    sid_model_free(m);
+    sid_free(theta);
+
+    sid_robot_desc d;
+    sid_error err = {0};
+    ck_assert_int_eq(parse("prismatic", "\"limit\": { \"upper\": 0.1, \"stiffness\": 1000, \"effort\": 5 }", &d, NULL, &err),
+                     0);
+    ck_assert(d.joint[0].limit_effort == 5 && d.joint[0].limit_velocity == -1);
+    ck_assert_int_eq(sid_model_create(&m, &theta, &d, &err), SID_OK);
+    ck_assert_int_eq(sid_model_param_match(m, "*.limit.*", NULL), 3);
+    ck_assert_int_lt(sid_model_param_find(m, "joints.hinge.limit.lower"), 0);
+    ck_assert(theta[sid_model_param_find(m, "joints.hinge.limit.stiffness")] == 1000);
+    ck_assert_str_eq(sid_model_param(m, sid_model_param_find(m, "joints.hinge.limit.damping"))->unit, "N*s/m");
+    /* a slide's inertia is its mass: b = 2 m / (dmax tc) */
+    ck_assert(fabs(theta[sid_model_param_find(m, "joints.hinge.limit.damping")] / (2 * 1.0 / tc) - 1) < 1e-13);
+    sid_model_free(m);
+    sid_free(theta);
+    robot_desc_free(&d);
+}
+END_TEST
+
+/* The text robot_json_fitted writes for theta (checked to keep the file's layout). */
+static char *fitted_text(const char *path, const cJSON *doc, const sid_model *m, const double *theta)
+{
+    sid_error err = {0};
+    cJSON *out = robot_json_fitted(path, doc, m, theta, &err);
+    ck_assert_msg(out != NULL, "%s", err.msg);
+    ck_assert_msg(cJSON_IsRaw(out), "the file's layout was not kept");
+    char *text = strdup(out->valuestring);
+    cJSON_Delete(out);
+    return text;
+}
+
+/* theta of the robot.json text (its gains computed again where absent). */
+static double *reload(const char *text, int np)
+{
+    sid_robot_desc d;
+    sid_model *m;
+    double *theta;
+    sid_error err = {0};
+    ck_assert_msg(robot_json_parse("fitted.json", text, strlen(text), &d, NULL, &err) == 0, "%s", err.msg);
+    ck_assert_msg(sid_model_create(&m, &theta, &d, &err) == SID_OK, "%s", err.msg);
+    ck_assert_int_eq(sid_model_nparam(m), np);
+    robot_desc_free(&d);
+    sid_model_free(m);
+    return theta;
+}
+
+/* Absent, computed gains round-trip: written unchanged, the file is the same to the byte; a
+ * changed mass (which moves what an absent gain would be on reload) or a changed gain writes the
+ * gains the model simulated with, and the written file reads back to theta to the bit. */
+START_TEST(written_limits_round_trip)
+{
+    static const char *const files[] = {FIX "pendulum.json", FIX "arm2.json"};
+    for (int f = 0; f < 2; f++) {
+        sid_model *m;
+        double *theta;
+        cJSON *doc;
+        load(files[f], &m, &theta, &doc);
+        const int np = sid_model_nparam(m);
+        size_t len;
+        sid_error err = {0};
+        char *orig = readfile(files[f], &len, &err);
+        ck_assert_ptr_nonnull(orig);
+        char *same = fitted_text(files[f], doc, m, theta);
+        ck_assert_msg(strcmp(same, orig) == 0, "%s: not byte-identical:\n%s", files[f], same);
+        ck_assert_ptr_null(strstr(same, "stiffness"));
+        for (int change = 0; change < 2; change++) {
+            double *t2 = malloc(sizeof(double) * (size_t)np);
+            memcpy(t2, theta, sizeof(double) * (size_t)np);
+            if (change == 0) t2[sid_model_param_find(m, f ? "links.upper.mass" : "links.pole.mass")] *= 1.1;
+            else t2[sid_model_param_find(m, f ? "joints.elbow.limit.damping" : "joints.hinge.limit.damping")] *= 0.5;
+            char *text = fitted_text(files[f], doc, m, t2);
+            double *back = reload(text, np);
+            ck_assert_msg(memcmp(back, t2, sizeof(double) * (size_t)np) == 0, "%s: change %d did not read back:\n%s",
+                          files[f], change, text);
+            ck_assert_ptr_nonnull(strstr(text, "\"damping\""));
+            sid_free(back);
+            free(text);
+            free(t2);
+        }
+        free(same);
+        free(orig);
+        cJSON_Delete(doc);
+        sid_model_free(m);
+        sid_free(theta);
+    }
+}
+END_TEST
+
+/* ---- recovery ------------------------------------------------------------------------------ */
+
+/* The pendulum's limit at +-0.3 rad, its stiffness and damping the computed ones, the log (1.5 s
+ * at 1 ms, 1.5 N m of sines, Euler) hits both bounds; a fit from twice the stiffness and half the
+ * damping brings both back within 1e-6 relative (noise-free: measured in the message). */
+START_TEST(gains_recovered)
+{
+    sid_model *m;
+    double *theta;
+    load(FIX "pendulum.json", &m, &theta, NULL);
+    const int np = sid_model_nparam(m);
+    const int il = sid_model_param_find(m, "joints.hinge.limit.lower"), iu = sid_model_param_find(m, "joints.hinge.limit.upper");
+    const int idx[2] = {sid_model_param_find(m, "joints.hinge.limit.stiffness"),
+                        sid_model_param_find(m, "joints.hinge.limit.damping")};
+    theta[il] = -0.3, theta[iu] = 0.3;
+    double *truth = malloc(sizeof(double) * (size_t)np);
+    memcpy(truth, theta, sizeof(double) * (size_t)np);
+    sid_traj *tr = tu_synth_log(m, truth, 1501, 1e-3, 1.5, 11);
+    ck_assert(log_overshoot(tr, -0.3, 0.3) > 1e-3);
+    theta[idx[0]] *= 2, theta[idx[1]] *= 0.5;
+    sid_loss_opts o;
+    sid_loss_opts_defaults(&o);
+    o.window = 0.5;
+    o.sim.substeps = 1;
+    sid_problem *p;
+    sid_error err = {0};
+    ck_assert_msg(sid_problem_create(&p, m, (const sid_traj *const *)&tr, 1, &o, &err) == SID_OK, "%s", err.msg);
+    sid_fit_opts fo;
+    sid_fit_opts_defaults(&fo);
+    const double lo[2] = {0, 0}, hi[2] = {HUGE_VAL, HUGE_VAL};
+    fo.nfree = 2, fo.idx = idx, fo.lo = lo, fo.hi = hi;
+    fo.ftol_rel = 1e-15;
+    sid_fit_result res;
+    ck_assert_msg(sid_fit(p, theta, NULL, &fo, &res, &err) == SID_OK, "%s", err.msg);
+    for (int k = 0; k < 2; k++) {
+        const double e = fabs(theta[idx[k]] / truth[idx[k]] - 1);
+        fprintf(stderr, "limits: recovery %s: truth %.10g fitted %.10g error %.2e (loss %.2e -> %.2e, %d iterations)\n",
+                sid_model_param(m, idx[k])->name, truth[idx[k]], theta[idx[k]], e, res.loss0, res.loss, res.iterations);
+        ck_assert_msg(e <= 1e-6, "%s: relative error %g", sid_model_param(m, idx[k])->name, e);
+    }
+    sid_problem_free(p);
+    sid_traj_free(tr);
+    free(truth);
+    sid_model_free(m);
+    sid_free(theta);
+}
+END_TEST
+
 Suite *limits_suite(void)
 {
     Suite *s = suite_create("limits");
@@ -562,5 +783,14 @@ Suite *limits_suite(void)
     tcase_add_test(mt, arm_into_its_limits);
     tcase_add_test(mt, far_limits_change_nothing);
     suite_add_tcase(s, mt);
+    TCase *lt = tcase_create("robot_json");
+    tcase_add_test(lt, bad_limits_are_named);
+    tcase_add_test(lt, limit_parameters);
+    tcase_add_test(lt, written_limits_round_trip);
+    suite_add_tcase(s, lt);
+    TCase *rt = tcase_create("recovery");
+    tcase_set_timeout(rt, 60);
+    tcase_add_test(rt, gains_recovered);
+    suite_add_tcase(s, rt);
     return s;
 }
