@@ -11,8 +11,8 @@
  * "free" joint has none of origin, axis, armature, friction, motor, offset, limit (an error
  * names the field); a fixed joint has no limit. A limit's effort and velocity are recorded
  * (non-negative), not simulated; lower <= upper. The optional "contact" object gives the
- * ground (its fields default as sid_ground_desc_defaults; present only when "ground" is given) and the spheres (xyz
- * required, radius 0 by default), which need a ground.
+ * ground (its fields default as sid_ground_desc_defaults; present only when "ground" is
+ * given) and the spheres (xyz required, radius 0 by default), which need a ground.
  * Unknown keys are ignored with a warning on stderr (as unknown log columns are), except
  * keys starting with '_', which are free for annotations. A key given twice is an error.
  *
