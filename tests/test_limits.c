@@ -606,6 +606,43 @@ START_TEST(far_limits_change_nothing)
 }
 END_TEST
 
+/* Resting on a bound: the pendulum's range moved to [0.3, 1] rad, released at rest at 0.3 rad,
+ * gravity pressing it onto the lower bound; after 2 s both have settled. The statics differ by
+ * the model: ours balances the load a0 = tau_g / I with the full spring, k_a r = a0, MuJoCo's
+ * with (1 - d) a0 = d^2 k_a r at its impedance d(r) (solimp 0.9 0.95 0.001 0.5 2), so ours sinks
+ * d^2 / (1 - d) times deeper: 8.8 at MuJoCo's 0.26 mrad (d = 0.907), 18 once d reaches 0.95.
+ * Measured: ours 2.24e-3 rad (a0 / k_a predicts 2.26e-3: the softplus and cos q make the rest),
+ * MuJoCo's 2.57e-4 rad, ratio 8.7 (predicted 8.8). Held within 5 % of both predictions. */
+START_TEST(resting_on_a_bound)
+{
+    twin t;
+    twin_load(&t, FIX "pendulum.json", FIX "pendulum.xml");
+    const int il = sid_model_param_find(t.m, "joints.hinge.limit.lower"), iu = sid_model_param_find(t.m, "joints.hinge.limit.upper");
+    t.theta[il] = 0.3, t.theta[iu] = 1;
+    t.mm->jnt_range[2 * t.jid[0]] = 0.3;
+    t.mm->jnt_range[2 * t.jid[0] + 1] = 1;
+    const double q0[1] = {0.3}, v0[1] = {0};
+    double *q = malloc(sizeof(double) * 2000);
+    twin_run(&t, q0, v0, 0, q);
+    const double r_ours = 0.3 - q[1999], r_mj = 0.3 - t.md->qpos[0];
+    /* ours: gravity's torque at the bound over the inertia (k / k_a), over k_a */
+    double tau[1], zero[1] = {0};
+    const double qb[1] = {0.3}, ka = 1 / (0.95 * 0.95 * 0.02 * 0.02);
+    sid_inverse_dynamics(t.m, t.theta, t.ws, qb, zero, zero, tau);
+    const double I = t.theta[sid_model_param_find(t.m, "joints.hinge.limit.stiffness")] / ka;
+    const double predicted = tau[0] / I / ka;
+    /* MuJoCo's impedance at its penetration (engine_core_constraint.c, getimpedance) */
+    const double x = r_mj / 0.001, y = x < 0.5 ? x * x / 0.5 : 1 - (1 - x) * (1 - x) / 0.5, d = 0.9 + y * (0.95 - 0.9);
+    fprintf(stderr, "limits: resting on a bound: penetration ours %.4e (predicted %.4e) mujoco %.4e (d %.4f), ratio %.2f "
+                    "(predicted %.2f)\n",
+            r_ours, predicted, r_mj, d, r_ours / r_mj, d * d / (1 - d));
+    ck_assert_msg(fabs(r_ours / predicted - 1) < 0.05, "ours %g, predicted %g", r_ours, predicted);
+    ck_assert_msg(r_mj > 0 && x < 1 && fabs(r_ours / r_mj / (d * d / (1 - d)) - 1) < 0.05, "ratio %g", r_ours / r_mj);
+    free(q);
+    twin_free(&t);
+}
+END_TEST
+
 /* ---- loading and writing robot.json ----------------------------------------------------------- */
 
 /* A one-joint robot whose joint has the given type and extra members. */
@@ -843,6 +880,7 @@ Suite *limits_suite(void)
     tcase_add_test(mt, pendulum_into_its_limits);
     tcase_add_test(mt, arm_into_its_limits);
     tcase_add_test(mt, far_limits_change_nothing);
+    tcase_add_test(mt, resting_on_a_bound);
     suite_add_tcase(s, mt);
     TCase *lt = tcase_create("robot_json");
     tcase_add_test(lt, bad_limits_are_named);
