@@ -381,6 +381,32 @@ static int read_motor(reader *r, const cJSON *v, const char *where, sid_joint_de
     return 0;
 }
 
+/* The optional "limit" of a revolute or prismatic joint: which bounds and gains it gives (the
+ * numbers themselves are the parameter table's, read by read_params), and URDF's effort and
+ * velocity limits, recorded (non-negative) but not simulated. */
+static int read_limit(reader *r, const cJSON *v, const char *where, sid_joint_desc *j)
+{
+    static const char *const structural[] = { "effort", "velocity", NULL };
+    static const keyset keys = { SID_OWNER_JOINT, "limit.", structural };
+    const cJSON *l;
+    char p[PATH_LEN];
+    join(p, where, "limit");
+    if (get_object(r, v, "limit", where, &l, 0, &keys))
+        return -1;
+    if (!l)
+        return 0;
+    if (j->type == SID_JOINT_FIXED)
+        return expected(r, p, "no limit on a fixed joint", l);
+    j->has_limit_lower = cJSON_GetObjectItemCaseSensitive(l, "lower") != NULL;
+    j->has_limit_upper = cJSON_GetObjectItemCaseSensitive(l, "upper") != NULL;
+    j->has_limit_stiffness = cJSON_GetObjectItemCaseSensitive(l, "stiffness") != NULL;
+    j->has_limit_damping = cJSON_GetObjectItemCaseSensitive(l, "damping") != NULL;
+    return get_number(r, l, "effort", p, SID_RANGE_NONNEGATIVE, 0, &j->limit_effort) ||
+                   get_number(r, l, "velocity", p, SID_RANGE_NONNEGATIVE, 0, &j->limit_velocity)
+               ? -1
+               : 0;
+}
+
 /* A free joint's six coordinates are state: it has none of the fields that describe a joint
  * with an axis. Naming the field and why beats ignoring what the user believes is used. */
 static int check_free_joint(reader *r, const cJSON *v, const char *where)
@@ -393,6 +419,7 @@ static int check_free_joint(reader *r, const cJSON *v, const char *where)
         { "motor", "nothing drives a floating link directly; motors go on the joints below it" },
         { "offset", "its pose is logged directly, without an encoder" },
         { "torque_bias", "nothing drives a floating link directly" },
+        { "limit", "its coordinates are unbounded (contact is what stops a floating link)" },
     };
     for (size_t k = 0; k < sizeof field / sizeof field[0]; k++)
         if (cJSON_GetObjectItemCaseSensitive(v, field[k][0])) {
@@ -432,9 +459,15 @@ static int read_joint(reader *r, const cJSON *v, const char *where, sid_robot_de
         get_link_ref(r, v, "child", where, d, &j->child) ||
         get_object(r, v, "origin", where, &origin, 0, &okeys) ||
         get_vector(r, v, "axis", where, 3, SID_RANGE_ANY, 0, j->axis) ||
-        read_friction(r, v, where, j) || read_motor(r, v, where, j))
+        read_friction(r, v, where, j) || read_motor(r, v, where, j) || read_limit(r, v, where, j) ||
+        read_params(r, v, where, SID_OWNER_JOINT, d, i))
         return -1;
-    return read_params(r, v, where, SID_OWNER_JOINT, d, i);
+    if (j->has_limit_lower && j->has_limit_upper && j->limit_lower > j->limit_upper) {
+        sid_error_set(r->err, SID_ERR_INPUT, "%s: %s.limit: expected lower <= upper, got lower %g > upper %g",
+                      r->file, where, j->limit_lower, j->limit_upper);
+        return -1;
+    }
+    return 0;
 }
 
 /* ---- contact ---------------------------------------------------------------------------- */
@@ -652,9 +685,10 @@ static int same_value(double a, double b)
 }
 
 /* Put x at p's place in root (whose numbers are all raw, see numfmt_json_tree), creating the
- * objects on the way. An absent field whose value is the loader's default stays absent, so a
- * file keeps its shape when nothing changed there. */
-static int put_param(cJSON *root, const sid_param_info *p, double x)
+ * objects on the way. An absent field whose value is what its absence stands for (absent: the
+ * loader's default, or the value computed from the model, sid_model_absent_values) stays absent,
+ * so a file keeps its shape when nothing changed there. */
+static int put_param(cJSON *root, const sid_param_info *p, double x, double absent)
 {
     const sid_param_row *row = p->row;
     const int c = p->comp - row->comp0;
@@ -674,7 +708,7 @@ static int put_param(cJSON *root, const sid_param_info *p, double x)
         probe = cJSON_GetObjectItemCaseSensitive(probe, key);
         seg += n + (seg[n] == '.');
     }
-    if (!probe && same_value(x, row->dflt[c]))
+    if (!probe && same_value(x, absent))
         return 0;
     const char *seg = path;
     for (size_t n; (n = strcspn(seg, ".")), seg[n] == '.'; seg += n + 1) {
@@ -717,7 +751,7 @@ static int put_param(cJSON *root, const sid_param_info *p, double x)
 
 /* The serialised form: a copy of doc with every parameter put in (numbers as numfmt's). */
 static cJSON *serialised(const char *path, const cJSON *doc, const sid_model *m,
-                         const double *theta, sid_error *err)
+                         const double *theta, const double *absent, sid_error *err)
 {
     cJSON *out = cJSON_Duplicate(doc, 1);
     if (out) {
@@ -731,7 +765,7 @@ static cJSON *serialised(const char *path, const cJSON *doc, const sid_model *m,
         return NULL;
     }
     for (int i = 0; i < sid_model_nparam(m); i++)
-        if (put_param(out, sid_model_param(m, i), theta[i])) {
+        if (put_param(out, sid_model_param(m, i), theta[i], absent[i])) {
             char where[PATH_LEN];
             sid_model_param_path(m, i, where, sizeof where);
             sid_error_set(err, SID_ERR_INPUT, "%s: not written: cannot put %s at %s", path,
@@ -755,7 +789,8 @@ static int spells(const char *text, size_t n, double x)
 /* The input's text with each parameter that differs from it spliced in, by the rules of
  * put_param (an absent field is added only when it is not the default; a vector the file
  * lacks is written whole); NULL if that cannot be done. */
-static char *patched(const char *src, const sid_model *m, const double *theta)
+static char *patched(const char *src, const sid_model *m, const double *theta,
+                     const double *absent)
 {
     char *text = malloc(strlen(src) + 1);
     if (!text)
@@ -772,7 +807,7 @@ static char *patched(const char *src, const sid_model *m, const double *theta)
         int r = json_edit_find(text, where, &a, &b), rc = 0;
         if (r == 1 && spells(text + a, b - a, x))
             continue;   /* kept as the user spelled it: "0.50" stays */
-        if (r == 0 && same_value(x, row->dflt[c]))
+        if (r == 0 && same_value(x, absent[i]))
             continue;
         numfmt(num, x);
         if (r == 1 || (r == 0 && !(row->ncomp > 1 && !row->comp_key))) {
@@ -825,12 +860,27 @@ cJSON *robot_json_fitted(const char *path, const cJSON *doc, const sid_model *m,
                           path, sid_model_param(m, i)->name, theta[i]);
             return NULL;
         }
-    cJSON *out = serialised(path, doc, m, theta, err);
-    if (!out || !cJSON_IsObject(doc) || !doc->valuestring)
+    /* what each absent field stands for at theta: a fit that moved a mass moves a computed
+     * limit gain's value on reload, so the gain it simulated with is then written out */
+    double *absent = malloc(sizeof(double) * (size_t)(np > 0 ? np : 1));
+    if (!absent) {
+        sid_error_set(err, SID_ERR_NOMEM, "%s: not written: out of memory", path);
+        return NULL;
+    }
+    if (sid_model_absent_values(m, theta, absent, err) != SID_OK) {
+        sid_error_prefix(err, "%s: not written", path);
+        free(absent);
+        return NULL;
+    }
+    cJSON *out = serialised(path, doc, m, theta, absent, err);
+    if (!out || !cJSON_IsObject(doc) || !doc->valuestring) {
+        free(absent);
         return out;
+    }
     /* The patched text must read as the serialised document, or it is not used: a bug here
      * then costs the layout, never a value. */
-    char *text = patched(doc->valuestring, m, theta);
+    char *text = patched(doc->valuestring, m, theta, absent);
+    free(absent);
     cJSON *raw = text && reads_as(text, out) ? cJSON_CreateRaw(text) : NULL;
     if (!raw)
         cli_warn("%s: the input's layout could not be kept; written in sysid's own layout", path);

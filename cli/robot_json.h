@@ -8,10 +8,11 @@
  * sid_model_create; robot_json_model prefixes its messages with the file name.
  * Defaults: gravity [0, 0, -9.81]; origin xyz and rpy 0; axis [1, 0, 0] as in URDF; the
  * optional joint fields as sid_joint_desc_defaults. "continuous" is a revolute joint. A
- * "free" joint has none of origin, axis, armature, friction, motor, offset (an error names
- * the field). The optional "contact" object gives the ground (its fields default as
- * sid_ground_desc_defaults; present only when "ground" is given) and the spheres (xyz
- * required, radius 0 by default), which need a ground.
+ * "free" joint has none of origin, axis, armature, friction, motor, offset, limit (an error
+ * names the field); a fixed joint has no limit. A limit's effort and velocity are recorded
+ * (non-negative), not simulated; lower <= upper. The optional "contact" object gives the
+ * ground (its fields default as sid_ground_desc_defaults; present only when "ground" is
+ * given) and the spheres (xyz required, radius 0 by default), which need a ground.
  * Unknown keys are ignored with a warning on stderr (as unknown log columns are), except
  * keys starting with '_', which are free for annotations. A key given twice is an error.
  *
@@ -20,8 +21,10 @@
  * of theta that differ from what the file says are spliced into it (json_edit.h); every
  * other byte (layout, key order, spellings like 0.50 or 1e-3) stays, so a fit that changes
  * nothing writes the file as it was. A changed number is written in numfmt's shortest exact
- * form. An absent optional field is added only when its value differs from the default the
- * loader would have used: as the last member of its object, laid out like its siblings. A
+ * form. An absent optional field is added only when its value differs from what the loader
+ * would use for it (the default, or for a joint limit's stiffness and damping the value computed
+ * from the written model, sid_model_absent_values): as the last member of its object, laid out
+ * like its siblings. A
  * document without its text (built in memory) is printed anew by jsonfile_write.
  */
 #ifndef CLI_ROBOT_JSON_H

@@ -1,7 +1,8 @@
 /* fd.c — forward dynamics and its derivatives.
  *   (M + B + hd D) a = F - c - D v + J^T fext
  * with M the mass matrix, B the armature, D the viscous damping (hd = h: MuJoCo's implicit
- * damping for Euler; hd = 0: the plain forward dynamics), F the motor and friction forces, c
+ * damping for Euler; hd = 0: the plain forward dynamics), F the motor, friction and joint limit
+ * forces (the limit's depends on q, so its adjoint adds to qbar), c
  * the bias forces, and fext the forces of a contact model on the bodies.
  * The adjoint uses the implicit function theorem on the residual
  * R(a; q, v, theta) = F - D v - ID(q, v, a) - B a - hd D a = 0 (ID with fext): with
@@ -41,6 +42,7 @@ sid_status sid_fd(const sid_model *m, const double *theta, sid_workspace *ws, co
     rnea_fext(m, theta, ws, fx, v, NULL, ws->c);
     sid_crba(m, ws, ws->M);
     sid_joint_force(m, theta, v, u, ws->F);
+    sid_joint_limit_force(m, theta, q, v, ws->F);
     for (int i = 0; i < nv; i++) a[i] = ws->F[i] - ws->c[i];
     for (int b = 1; b < m->nbody; b++) {
         const sid_body *bd = &m->body[b];
@@ -72,6 +74,7 @@ void sid_fd_vjp_factored(const sid_model *m, const double *theta, sid_workspace 
     memcpy(w, abar, sizeof(double) * (size_t)nv);
     sid_factor_solve(m, L, w);
     sid_joint_force_vjp(m, theta, v, u, w, vbar, thetabar);
+    sid_joint_limit_force_vjp(m, theta, q, v, w, qbar, vbar, thetabar);
     for (int i = 0; i < nv; i++) ws->rhs[i] = -w[i];
     for (int b = 1; b < m->nbody; b++) {
         const sid_body *bd = &m->body[b];
@@ -106,6 +109,7 @@ void sid_fd_jvp_dir(const sid_model *m, const double *theta, sid_workspace *ws, 
 {
     double *tau = ws->rhs;
     sid_joint_force_jvp(m, theta, v, u, vd, thd, ad);
+    sid_joint_limit_force_jvp(m, theta, q, v, qd, vd, thd, ad);
     sid_rnea_jvp(m, theta, ws, q, qd, vd, thd, tau);
     for (int b = 1; b < m->nbody; b++) {
         const sid_body *bd = &m->body[b];

@@ -1,7 +1,7 @@
 /* model.c — sid_model: validate a robot description, order its bodies topologically and lay
  * out the parameter vector theta (every number of robot.json, named by its JSON path).
  * Errors name the description's JSON path, e.g. "joints[2].axis: ...". */
-#include "model.h"
+#include "joint_limit.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -12,6 +12,7 @@ void sid_joint_desc_defaults(sid_joint_desc *j)
     memset(j, 0, sizeof *j);
     j->type = SID_JOINT_REVOLUTE;
     j->parent = j->child = -1;
+    j->limit_effort = j->limit_velocity = -1;
     sid_param_defaults(SID_OWNER_JOINT, j);
 }
 
@@ -27,6 +28,9 @@ static int *block_slot(sid_model *m, sid_body *bd, int sphere, sid_param_block b
     case SID_BLOCK_MOTOR: return &bd->p_motor;
     case SID_BLOCK_GROUND: return &m->p_ground;
     case SID_BLOCK_SPHERE: return &m->sphere[sphere].p;
+    case SID_BLOCK_LIMIT_LOWER: return &bd->p_limit_lower;
+    case SID_BLOCK_LIMIT_UPPER: return &bd->p_limit_upper;
+    case SID_BLOCK_LIMIT: return &bd->p_limit;
     }
     return NULL;
 }
@@ -133,6 +137,30 @@ void sid_ground_desc_defaults(sid_ground_desc *g)
     sid_param_defaults(SID_OWNER_GROUND, g);   /* the numbers: the parameter table's */
 }
 
+/* A limit's stiffness and damping that robot.json leaves out: computed from the model at the
+ * nominal theta (joint_limit.h), so that a MuJoCo range behaves as MuJoCo's default limit. */
+static sid_status limit_gains_where_absent(const sid_model *m, double *theta, const sid_robot_desc *d, sid_error *err)
+{
+    double *x = sid_alloc(sizeof(double) * (size_t)m->nparam);
+    if (!x) return sid_error_set(err, SID_ERR_NOMEM, "out of memory");
+    sid_status s = sid_model_absent_values(m, theta, x, err);
+    for (int b = 1; !s && b < m->nbody; b++) {
+        const sid_body *bd = &m->body[b];
+        if (bd->p_limit < 0) continue;
+        const sid_joint_desc *jd = &d->joint[bd->joint];
+        if (!jd->has_limit_stiffness) theta[bd->p_limit + P_LIMIT_STIFFNESS] = x[bd->p_limit + P_LIMIT_STIFFNESS];
+        if (!jd->has_limit_damping) theta[bd->p_limit + P_LIMIT_DAMPING] = x[bd->p_limit + P_LIMIT_DAMPING];
+    }
+    sid_free(x);
+    return s;
+}
+
+sid_status sid_model_absent_values(const sid_model *m, const double *theta, double *x, sid_error *err)
+{
+    for (int i = 0; i < m->nparam; i++) x[i] = m->param[i].row->dflt[m->param[i].comp - m->param[i].row->comp0];
+    return m->nlimit ? sid_joint_limit_default_gains(m, theta, x, err) : SID_OK;
+}
+
 /* Names of a free joint's coordinates. */
 static const char *free_q_suffix[7] = {"x", "y", "z", "qw", "qx", "qy", "qz"};
 static const char *free_v_suffix[6] = {"vx", "vy", "vz", "wx", "wy", "wz"};
@@ -198,6 +226,7 @@ sid_status sid_model_create(sid_model **out, double **theta_out, const sid_robot
         bd->type = bd->joint >= 0 ? d->joint[bd->joint].type : SID_JOINT_FIXED;
         bd->qadr = bd->vadr = -1;
         bd->p_inertial = bd->p_origin = bd->p_dof = bd->p_stribeck = bd->p_motor = -1;
+        bd->p_limit = bd->p_limit_lower = bd->p_limit_upper = -1;
         if (bd->type != SID_JOINT_FIXED) {
             if (m->ndofj >= SID_MAX_JOINTS) {
                 s = sid_error_set(err, SID_ERR_INPUT, "joints: more than %d moving joints", SID_MAX_JOINTS);
@@ -269,6 +298,8 @@ sid_status sid_model_create(sid_model **out, double **theta_out, const sid_robot
         if (b > 0) m->body[m->body[b].parent].moves_mass |= m->body[b].moves_mass;
     }
     if ((s = sid_model_check_theta(m, theta, err))) goto fail;
+    for (int b = 1; b < n; b++) m->nlimit += m->body[b].p_limit >= 0;
+    if (m->nlimit && (s = limit_gains_where_absent(m, theta, d, err))) goto fail;
     sid_free(cof);
     sid_free(order);
     sid_free(body_of_link);
@@ -403,6 +434,14 @@ sid_status sid_model_check_theta(const sid_model *m, const double *theta, sid_er
                              "mass matrix is singular): give a link below it a mass%s",
                              bd->joint, bd->type == SID_JOINT_FREE ? "" : " and it has no armature",
                              bd->type == SID_JOINT_FREE ? "" : ", or the joint an armature");
+    }
+    /* A limit's bounds must leave the joint somewhere to be. */
+    for (int b = 1; b < m->nbody; b++) {
+        const sid_body *bd = &m->body[b];
+        if (bd->p_limit_lower < 0 || bd->p_limit_upper < 0 || theta[bd->p_limit_lower] <= theta[bd->p_limit_upper])
+            continue;
+        return sid_error_set(err, SID_ERR_INPUT, "joints[%d].limit: expected lower <= upper, got lower %g > upper %g",
+                             bd->joint, theta[bd->p_limit_lower], theta[bd->p_limit_upper]);
     }
     /* A link's inertia must be that of a rigid body: positive definite, triangle inequality. */
     for (int b = 0; b < m->nbody; b++) {

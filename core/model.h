@@ -14,6 +14,7 @@ enum { P_ARMATURE = 0, P_VISCOUS, P_COULOMB, P_SMOOTHING, P_OFFSET, P_TORQUE_BIA
 enum { P_STRIBECK_TORQUE = 0, P_STRIBECK_VELOCITY };                   /* p_stribeck block */
 enum { P_GEAR = 0, P_KT, P_KE, P_RESISTANCE };                         /* p_motor block */
 enum { P_SPHERE_XYZ = 0, P_SPHERE_RADIUS = 3 };                        /* sphere block */
+enum { P_LIMIT_STIFFNESS = 0, P_LIMIT_DAMPING };                       /* p_limit block */
 enum { P_HEIGHT = 0, P_STIFFNESS, P_DAMPING, P_FRICTION, P_WIDTH, P_FSMOOTH };   /* ground block */
 
 typedef struct {
@@ -26,6 +27,8 @@ typedef struct {
     int p_dof;                /* armature, viscous, coulomb, smoothing, offset; -1 if fixed or free */
     int p_stribeck;           /* torque, velocity; -1 if absent */
     int p_motor;              /* gear, kt [, ke, resistance]; -1 if no motor */
+    int p_limit;              /* limit stiffness, damping; -1 without a position limit */
+    int p_limit_lower, p_limit_upper;   /* the limit's bounds; -1 where unbounded */
     sid_motor_input motor;
     int moves_mass;           /* 1 if a link with mass is this body or below it */
 } sid_body;
@@ -43,6 +46,7 @@ struct sid_model {
     int nsphere;
     sid_sphere *sphere;
     int nfree;                /* free joints (each a child of the root) */
+    int nlimit;               /* joints with a position limit */
     sid_body *body;
     sid_param_info *param;
     int ndofj;                /* moving joints, in q order */

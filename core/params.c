@@ -10,7 +10,7 @@
  *
  * Rows are in parameter order: sid_model_create lays theta out owner by owner (gravity, links,
  * joints, ground, spheres in description order), each owner's rows in table order, and the
- * rows of one block (a body's inertial, origin, dof, Stribeck and motor numbers; the ground's)
+ * rows of one block (a body's inertial, origin, dof, Stribeck, motor and limit numbers; the ground's)
  * are consecutive, so model.h's P_* offsets index them. */
 #include "model.h"
 
@@ -74,6 +74,17 @@ static const sid_param_row table[] = {
     /* the voltage model divides by it */
     {SID_P_RESISTANCE, SID_OWNER_JOINT, "motor.resistance", 1, 0, NULL, SID_ON_VOLTAGE, SID_BLOCK_MOTOR, "ohm", NULL,
      NULL, SID_RANGE_POSITIVE, 1, {1}, 1, 1, JOINT(resistance), 0},
+    /* the position limit (joint_limit.h): bounds as given (each may be absent: unbounded), gains
+     * computed where absent (sid_model_absent_values); none fitted by default, since joints in
+     * normal logs never reach their limits */
+    {SID_P_LIMIT_LOWER, SID_OWNER_JOINT, "limit.lower", 1, 0, NULL, SID_ON_LIMIT_LOWER, SID_BLOCK_LIMIT_LOWER, "rad",
+     "m", NULL, SID_RANGE_ANY, 0, {NONE}, 0, 0.01, JOINT(limit_lower), 0},
+    {SID_P_LIMIT_UPPER, SID_OWNER_JOINT, "limit.upper", 1, 0, NULL, SID_ON_LIMIT_UPPER, SID_BLOCK_LIMIT_UPPER, "rad",
+     "m", NULL, SID_RANGE_ANY, 0, {NONE}, 0, 0.01, JOINT(limit_upper), 0},
+    {SID_P_LIMIT_STIFFNESS, SID_OWNER_JOINT, "limit.stiffness", 1, 0, NULL, SID_ON_LIMIT, SID_BLOCK_LIMIT, "N*m/rad",
+     "N/m", NULL, SID_RANGE_NONNEGATIVE, 0, {NONE}, 0, 100, JOINT(limit_stiffness), 0},
+    {SID_P_LIMIT_DAMPING, SID_OWNER_JOINT, "limit.damping", 1, 0, NULL, SID_ON_LIMIT, SID_BLOCK_LIMIT, "N*m*s/rad",
+     "N*s/m", NULL, SID_RANGE_NONNEGATIVE, 0, {NONE}, 0, 1, JOINT(limit_damping), 0},
 
     /* the compliant normal force's activation width and the friction's velocity scale divide */
     {SID_P_GROUND_HEIGHT, SID_OWNER_GROUND, "height", 1, 0, NULL, SID_ON_ALWAYS, SID_BLOCK_GROUND, "m", NULL, NULL,
@@ -140,6 +151,9 @@ int sid_param_exists(const sid_param_row *row, const sid_robot_desc *d, int owne
     case SID_ON_STRIBECK: return dof && j->has_stribeck;
     case SID_ON_MOTOR: return dof && j->motor != SID_MOTOR_NONE;
     case SID_ON_VOLTAGE: return dof && j->motor == SID_MOTOR_VOLTAGE;
+    case SID_ON_LIMIT: return dof && (j->has_limit_lower || j->has_limit_upper);
+    case SID_ON_LIMIT_LOWER: return dof && j->has_limit_lower;
+    case SID_ON_LIMIT_UPPER: return dof && j->has_limit_upper;
     }
     return 0;
 }
@@ -153,6 +167,9 @@ const char *sid_param_on_what(sid_param_on on)
     case SID_ON_STRIBECK: return "only Stribeck friction has it";
     case SID_ON_MOTOR: return "only a joint with a motor has it";
     case SID_ON_VOLTAGE: return "only a voltage motor has it";
+    case SID_ON_LIMIT: return "only a joint limit with a lower or an upper bound has it";
+    case SID_ON_LIMIT_LOWER: return "only a joint limit with a lower bound has it";
+    case SID_ON_LIMIT_UPPER: return "only a joint limit with an upper bound has it";
     case SID_ON_ALWAYS: break;
     }
     return "the element has none";

@@ -84,6 +84,14 @@ typedef struct {
     double gear, kt, ke, resistance;      /* [-], [N·m/A], [V·s/rad], [Ω] */
     double offset;            /* encoder offset: measured q = q + offset [rad or m] */
     double torque_bias;       /* constant generalised force added to the joint's [N·m or N] */
+    /* Position limit (a revolute or prismatic joint's "limit"), a soft constraint (joint_limit.h):
+     * either side may be absent (unbounded). Stiffness and damping absent: computed by
+     * sid_model_create from MuJoCo's default soft limit and the dof's inertia at q = 0. */
+    int has_limit_lower, has_limit_upper;
+    double limit_lower, limit_upper;          /* [rad or m] */
+    int has_limit_stiffness, has_limit_damping;
+    double limit_stiffness, limit_damping;    /* [N·m/rad or N/m], [N·m·s/rad or N·s/m] */
+    double limit_effort, limit_velocity;      /* URDF's, recorded, not simulated; -1: absent */
 } sid_joint_desc;
 
 /* Contact: spheres fixed to links against the ground plane z = height (world frame).
@@ -137,7 +145,8 @@ typedef struct {
     sid_sphere_desc *sphere;  /* in robot.json order */
 } sid_robot_desc;
 
-/* Defaults of the optional joint fields (FORMATS.md): all zero, smoothing 0.01, gear 1, kt 1. */
+/* Defaults of the optional joint fields (FORMATS.md): all zero, smoothing 0.01, gear 1, kt 1, no
+ * limit (limit effort and velocity -1: absent). */
 void sid_joint_desc_defaults(sid_joint_desc *j);
 
 /* ---- parameters: the table of every kind (params.c) --------------------------------------- */
@@ -152,21 +161,24 @@ typedef enum {
     SID_P_GEAR, SID_P_KT, SID_P_KE, SID_P_RESISTANCE,
     SID_P_SPHERE_XYZ, SID_P_SPHERE_RADIUS,      /* owner = sphere index; xyz comp 0..2 */
     SID_P_GROUND_HEIGHT, SID_P_GROUND_STIFFNESS, SID_P_GROUND_DAMPING, SID_P_GROUND_FRICTION,
-    SID_P_GROUND_WIDTH, SID_P_GROUND_SMOOTHING  /* owner = -1 */
+    SID_P_GROUND_WIDTH, SID_P_GROUND_SMOOTHING, /* owner = -1 */
+    SID_P_LIMIT_LOWER, SID_P_LIMIT_UPPER, SID_P_LIMIT_STIFFNESS, SID_P_LIMIT_DAMPING   /* owner = joint index */
 } sid_param_kind;
 
 /* What a parameter belongs to: its name and JSON path start with the owner's. */
 typedef enum { SID_OWNER_ROBOT, SID_OWNER_LINK, SID_OWNER_JOINT, SID_OWNER_GROUND, SID_OWNER_SPHERE } sid_param_owner;
 /* Which owners have it: every one; links with a mass; joints with an origin (all but free ones);
- * moving one-dof joints; those with Stribeck friction; with a motor; with a voltage motor. */
+ * moving one-dof joints; those with Stribeck friction; with a motor; with a voltage motor; with a
+ * position limit (a lower or an upper bound); with a lower bound; with an upper bound. */
 typedef enum {
-    SID_ON_ALWAYS, SID_ON_MASS, SID_ON_ORIGIN, SID_ON_DOF, SID_ON_STRIBECK, SID_ON_MOTOR, SID_ON_VOLTAGE
+    SID_ON_ALWAYS, SID_ON_MASS, SID_ON_ORIGIN, SID_ON_DOF, SID_ON_STRIBECK, SID_ON_MOTOR, SID_ON_VOLTAGE,
+    SID_ON_LIMIT, SID_ON_LIMIT_LOWER, SID_ON_LIMIT_UPPER
 } sid_param_on;
 typedef enum { SID_RANGE_ANY, SID_RANGE_NONNEGATIVE, SID_RANGE_POSITIVE } sid_param_range;
 /* The block of theta a row's numbers live in (model.h's P_* offsets index a block). */
 typedef enum {
     SID_BLOCK_GRAVITY, SID_BLOCK_INERTIAL, SID_BLOCK_ORIGIN, SID_BLOCK_DOF, SID_BLOCK_STRIBECK, SID_BLOCK_MOTOR,
-    SID_BLOCK_GROUND, SID_BLOCK_SPHERE
+    SID_BLOCK_GROUND, SID_BLOCK_SPHERE, SID_BLOCK_LIMIT_LOWER, SID_BLOCK_LIMIT_UPPER, SID_BLOCK_LIMIT
 } sid_param_block;
 
 /* One row of the parameter table: a kind, or a part of one (the inertia's moments and products). */
@@ -275,8 +287,14 @@ sid_contact_model sid_model_contact_model(const sid_model *m);
 /* Override the contact model chosen in the robot (a fit spec's "contact_model"). A problem
  * binds the model's step variant when it is created: switch before sid_problem_create. */
 void sid_model_set_contact_model(sid_model *m, sid_contact_model c);
-/* Check theta is physically valid (positive masses, inertia triangle inequality, ...). */
+/* Check theta is physically valid (positive masses, inertia triangle inequality, a joint
+ * limit's lower <= upper, ...). */
 sid_status sid_model_check_theta(const sid_model *m, const double *theta, sid_error *err);
+/* What robot.json's absence of each parameter stands for at theta (nparam values into x): the
+ * table's default, NaN where the parameter is never absent, and for a joint limit's stiffness
+ * and damping the values computed from the model (joint_limit.h), which depend on theta's
+ * masses, inertias and armatures. The writer leaves an absent field absent when theta equals it. */
+sid_status sid_model_absent_values(const sid_model *m, const double *theta, double *x, sid_error *err);
 
 /* ---- dynamics (core of the simulator; exposed for tests) ----------------------------- */
 

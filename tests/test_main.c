@@ -29,6 +29,7 @@ Suite *covariance_suite(void);
 Suite *urdf_suite(void);
 Suite *xml_text_suite(void);
 Suite *twin_suite(void);
+Suite *limits_suite(void);
 
 /* name: as the suite's own suite_create gives it (CK_RUN_SUITE compares against that) */
 static const struct {
@@ -53,6 +54,7 @@ static const struct {
     {"urdf", urdf_suite},
     {"xml_text", xml_text_suite},
     {"twin", twin_suite},
+    {"limits", limits_suite},
 };
 enum { NSUITE = (int)(sizeof suites / sizeof suites[0]) };
 

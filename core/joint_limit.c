@@ -1,0 +1,141 @@
+/* joint_limit.c — the soft position limit of a joint (joint_limit.h): its generalised force, the
+ * force's adjoint and tangent, and the default gains from the dof's inertia at q = 0.
+ *   tau_lim = -(k S(d_u) + b sigma(d_u) qd) + (k S(d_l) - b sigma(d_l) qd),
+ *   d_u = q - upper, d_l = lower - q, S(d) = w log(1 + exp(d / w)), sigma = S'. */
+#include "joint_limit.h"
+
+#include "dynamics.h"
+
+#include <math.h>
+
+/* S(d), sigma(d) = S'(d) and sigma'(d), without overflow: for d > 0, S = d + w log(1 + exp(-d / w)). */
+static void softplus(double d, double *S, double *sig, double *dsig)
+{
+    const double w = SID_LIMIT_WIDTH, x = d / w;
+    const double e = exp(-fabs(x));
+    *S = (x > 0 ? d : 0) + w * log1p(e);
+    *sig = x > 0 ? 1 / (1 + e) : e / (1 + e);
+    *dsig = *sig * (1 - *sig) / w;
+}
+
+void sid_joint_limit_force(const sid_model *m, const double *theta, const double *q, const double *v, double *F)
+{
+    if (!m->nlimit) return;
+    for (int b = 1; b < m->nbody; b++) {
+        const sid_body *bd = &m->body[b];
+        if (bd->p_limit < 0) continue;
+        const double k = theta[bd->p_limit + P_LIMIT_STIFFNESS], c = theta[bd->p_limit + P_LIMIT_DAMPING];
+        const double qi = q[bd->qadr], vi = v[bd->vadr];
+        double S, sig, dsig, tau = 0;
+        if (bd->p_limit_upper >= 0) {
+            softplus(qi - theta[bd->p_limit_upper], &S, &sig, &dsig);
+            tau -= k * S + c * sig * vi;
+        }
+        if (bd->p_limit_lower >= 0) {
+            softplus(theta[bd->p_limit_lower] - qi, &S, &sig, &dsig);
+            tau += k * S - c * sig * vi;
+        }
+        F[bd->vadr] += tau;
+    }
+}
+
+void sid_joint_limit_force_vjp(const sid_model *m, const double *theta, const double *q, const double *v,
+                               const double *Fbar, double *qbar, double *vbar, double *thetabar)
+{
+    if (!m->nlimit) return;
+    for (int b = 1; b < m->nbody; b++) {
+        const sid_body *bd = &m->body[b];
+        if (bd->p_limit < 0) continue;
+        const double k = theta[bd->p_limit + P_LIMIT_STIFFNESS], c = theta[bd->p_limit + P_LIMIT_DAMPING];
+        const double qi = q[bd->qadr], vi = v[bd->vadr], w = Fbar[bd->vadr];
+        double *tl = thetabar + bd->p_limit, S, sig, dsig;
+        if (bd->p_limit_upper >= 0) {
+            /* d(tau)/d(d_u) = -(k sigma + c sigma' qd); d_u = q - upper */
+            softplus(qi - theta[bd->p_limit_upper], &S, &sig, &dsig);
+            const double g = -(k * sig + c * dsig * vi);
+            qbar[bd->qadr] += w * g;
+            thetabar[bd->p_limit_upper] -= w * g;
+            vbar[bd->vadr] -= w * c * sig;
+            tl[P_LIMIT_STIFFNESS] -= w * S;
+            tl[P_LIMIT_DAMPING] -= w * sig * vi;
+        }
+        if (bd->p_limit_lower >= 0) {
+            /* d(tau)/d(d_l) = k sigma - c sigma' qd; d_l = lower - q */
+            softplus(theta[bd->p_limit_lower] - qi, &S, &sig, &dsig);
+            const double g = k * sig - c * dsig * vi;
+            qbar[bd->qadr] -= w * g;
+            thetabar[bd->p_limit_lower] += w * g;
+            vbar[bd->vadr] -= w * c * sig;
+            tl[P_LIMIT_STIFFNESS] += w * S;
+            tl[P_LIMIT_DAMPING] -= w * sig * vi;
+        }
+    }
+}
+
+void sid_joint_limit_force_jvp(const sid_model *m, const double *theta, const double *q, const double *v,
+                               const double *qdot, const double *vdot, const double *thetadot, double *Fdot)
+{
+    if (!m->nlimit) return;
+    for (int b = 1; b < m->nbody; b++) {
+        const sid_body *bd = &m->body[b];
+        if (bd->p_limit < 0) continue;
+        const double k = theta[bd->p_limit + P_LIMIT_STIFFNESS], c = theta[bd->p_limit + P_LIMIT_DAMPING];
+        const double kd = thetadot[bd->p_limit + P_LIMIT_STIFFNESS], cd = thetadot[bd->p_limit + P_LIMIT_DAMPING];
+        const double qi = q[bd->qadr], vi = v[bd->vadr], qd = qdot[bd->qadr], vd = vdot[bd->vadr];
+        double S, sig, dsig, d = 0;
+        if (bd->p_limit_upper >= 0) {
+            softplus(qi - theta[bd->p_limit_upper], &S, &sig, &dsig);
+            const double dd = qd - thetadot[bd->p_limit_upper];
+            d -= kd * S + k * sig * dd + cd * sig * vi + c * dsig * dd * vi + c * sig * vd;
+        }
+        if (bd->p_limit_lower >= 0) {
+            softplus(theta[bd->p_limit_lower] - qi, &S, &sig, &dsig);
+            const double dd = thetadot[bd->p_limit_lower] - qd;
+            d += kd * S + k * sig * dd - cd * sig * vi - c * dsig * dd * vi - c * sig * vd;
+        }
+        Fdot[bd->vadr] += d;
+    }
+}
+
+/* k = I k_a, b = I b_a with I = 1 / (M^-1)_jj at q = 0 (armature included; a free joint at the
+ * identity rotation). Allocates: called when a model is made or written, never in a step. */
+sid_status sid_joint_limit_default_gains(const sid_model *m, const double *theta, double *x, sid_error *err)
+{
+    const double tc = SID_LIMIT_TIMECONST, dr = SID_LIMIT_DAMPRATIO, dmax = SID_LIMIT_DMAX;
+    const double ka = 1 / (dmax * dmax * tc * tc * dr * dr), ba = 2 / (dmax * tc);
+    const int nq = m->nq, nv = m->nv;
+    sid_workspace *ws = sid_workspace_create(m);
+    double *q0 = sid_alloc(sizeof(double) * (size_t)(nq + nv)), *e = q0 + nq;
+    sid_status s = SID_OK;
+    if (!ws || !q0) {
+        s = sid_error_set(err, SID_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    for (int b = 1; b < m->nbody; b++)
+        if (m->body[b].type == SID_JOINT_FREE) q0[m->body[b].qadr + 3] = 1;
+    sid_kinematics(m, theta, ws, q0);
+    sid_crba(m, ws, ws->M);
+    for (int b = 1; b < m->nbody; b++)
+        if (m->body[b].p_dof >= 0) ws->M[m->body[b].vadr * (nv + 1)] += theta[m->body[b].p_dof + P_ARMATURE];
+    int singular = sid_factor(m, ws->M);
+    for (int b = 1; b < m->nbody; b++) {
+        const sid_body *bd = &m->body[b];
+        if (bd->p_limit < 0) continue;
+        for (int i = 0; i < nv; i++) e[i] = i == bd->vadr;
+        if (!singular) sid_factor_solve(m, ws->M, e);
+        if (singular || !(e[bd->vadr] > 0)) {
+            s = sid_error_set(err, SID_ERR_INPUT,
+                              "joints[%d].limit: the default stiffness and damping need the joint's inertia at q = 0, "
+                              "but the mass matrix there is singular: give limit.stiffness and limit.damping",
+                              bd->joint);
+            goto done;
+        }
+        const double I = 1 / e[bd->vadr];
+        x[bd->p_limit + P_LIMIT_STIFFNESS] = I * ka;
+        x[bd->p_limit + P_LIMIT_DAMPING] = I * ba;
+    }
+done:
+    sid_free(q0);
+    sid_workspace_free(ws);
+    return s;
+}
