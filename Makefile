@@ -20,7 +20,7 @@ B        ?= build
 BIN      ?= sysid
 CORE_SRC  = $(wildcard core/*.c)
 CLI_SRC   = $(filter-out cli/main.c,$(wildcard cli/*.c))
-TEST_SRC  = $(wildcard tests/test_*.c)
+TEST_SRC  = $(wildcard tests/test_*.c) tests/twin.c
 BENCH_SRC = $(wildcard tests/bench/*.c)
 CORE_OBJ  = $(CORE_SRC:%.c=$(B)/%.o)
 CLI_OBJ   = $(CLI_SRC:%.c=$(B)/%.o)

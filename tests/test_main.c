@@ -26,6 +26,8 @@ Suite *json_edit_suite(void);
 Suite *windows_suite(void);
 Suite *step_choice_suite(void);
 Suite *covariance_suite(void);
+Suite *xml_text_suite(void);
+Suite *twin_suite(void);
 
 /* name: as the suite's own suite_create gives it (CK_RUN_SUITE compares against that) */
 static const struct {
@@ -47,6 +49,8 @@ static const struct {
     {"windows", windows_suite},
     {"step_choice", step_choice_suite},
     {"covariance", covariance_suite},
+    {"xml_text", xml_text_suite},
+    {"twin", twin_suite},
 };
 enum { NSUITE = (int)(sizeof suites / sizeof suites[0]) };
 
