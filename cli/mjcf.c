@@ -9,18 +9,16 @@
 #include "mjcf.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <libxml/parser.h>
-
 #include "diag.h"
 #include "mjcf_internal.h"
 #include "readfile.h"
+#include "xml_text.h"
 
 #define MAXN 8   /* numbers of one attribute we ever read (xyaxes: 6) */
 
@@ -102,20 +100,7 @@ static int add_file(mjcf_doc *d, const char *path, const char *text, size_t len,
     f->text = text, f->len = len, f->own_text = own;
     d->nfile++;
     if (!f->path) return sid_error_set(d->err, SID_ERR_NOMEM, "out of memory"), -1;
-    xmlResetLastError();
-    f->doc = xmlReadMemory(text, (int)len, path, NULL,
-                           XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_BIG_LINES);
-    if (!f->doc) {
-        const xmlError *e = xmlGetLastError();
-        char msg[300] = "not well-formed XML";
-        if (e && e->message) {
-            snprintf(msg, sizeof msg, "%s", e->message);
-            size_t n = strlen(msg);
-            while (n && isspace((unsigned char)msg[n - 1])) msg[--n] = 0;
-        }
-        sid_error_set(d->err, SID_ERR_INPUT, "%s:%d: %s", path, e ? e->line : 0, msg);
-        return -1;
-    }
+    if (!(f->doc = xml_text_parse(path, text, len, d->err))) return -1;
     return 0;
 }
 
@@ -199,30 +184,7 @@ static int include_root(mjcf_doc *d, xmlNode *inc, xmlNode **root)
 /* Attribute a of n as min..max numbers: their count, 0 when absent, -1 (err) when malformed. */
 static int nums(mjcf_doc *d, const xmlNode *n, const char *a, int min, int max, double *out)
 {
-    if (!has_attr(n, a)) return 0;
-    char v[256];
-    attr_str(n, a, v, sizeof v);
-    const char *p = v;
-    int k = 0;
-    for (;;) {
-        while (isspace((unsigned char)*p)) p++;
-        if (!*p) break;
-        char *end;
-        errno = 0;
-        double x = strtod(p, &end);
-        if (end == p || !isfinite(x) || (*end && !isspace((unsigned char)*end)) || k == max) {
-            k = -1;
-            break;
-        }
-        out[k++] = x;
-        p = end;
-    }
-    if (k < min) {
-        if (min == max)
-            return fail(d, n, "%s: expected %d number%s, got '%s'", a, min, min == 1 ? "" : "s", v);
-        return fail(d, n, "%s: expected %d to %d numbers, got '%s'", a, min, max, v);
-    }
-    return k;
+    return xml_attr_numbers(mjcf_file_of(d, n)->path, n, a, min, max, out, d->err);
 }
 
 static int find_class(const mjcf_doc *d, const char *name)
@@ -398,15 +360,15 @@ static int orientation(mjcf_doc *d, xmlNode *n, int c, const char *const *tags, 
 /* ---- names ------------------------------------------------------------------------------------ */
 
 /* sysid names may not hold . [ ] * ? , quotes, spaces or backslashes: they become '_' (warned). */
-static int set_name(mjcf_doc *d, xmlNode *n, char *out, const char *fallback)
+static int set_name(mjcf_doc *d, xmlNode *n, char *out, const char *fallback, const char *attr)
 {
     char raw[256];
-    attr_str(n, "name", raw, sizeof raw);
+    attr_str(n, attr, raw, sizeof raw);
     if (!raw[0]) {
         snprintf(out, SID_MAX_NAME, "%s", fallback);
         return 0;
     }
-    if (strlen(raw) >= SID_MAX_NAME) return fail(d, n, "name longer than %d characters", SID_MAX_NAME - 1);
+    if (strlen(raw) >= SID_MAX_NAME) return fail(d, n, "%s longer than %d characters", attr, SID_MAX_NAME - 1);
     int changed = 0;
     for (int i = 0; raw[i]; i++) {
         unsigned char ch = (unsigned char)raw[i];
@@ -414,7 +376,7 @@ static int set_name(mjcf_doc *d, xmlNode *n, char *out, const char *fallback)
         else out[i] = raw[i];
     }
     out[strlen(raw)] = 0;
-    if (changed) warn(d, n, "name '%s' imported as '%s' (sysid names cannot hold . [ ] * ? , quotes or spaces)", raw, out);
+    if (changed) warn(d, n, "%s '%s' imported as '%s' (sysid names cannot hold . [ ] * ? , quotes or spaces)", attr, raw, out);
     return 0;
 }
 
@@ -501,7 +463,7 @@ static int read_joint(mjcf_doc *d, xmlNode *n, int b, int k)
     j->node = n, j->body = b, j->axis[2] = 1;
     char fallback[SID_MAX_NAME + 16], type[32];
     snprintf(fallback, sizeof fallback, "%.40s_joint%d", B->name, k);
-    if (set_name(d, n, j->name, fallback)) return -1;
+    if (set_name(d, n, j->name, fallback, "name")) return -1;
     if (is(n, "freejoint")) {   /* MuJoCo gives a <freejoint> no defaults */
         j->type = MJ_FREE, j->cls = -1;
     } else {
@@ -622,7 +584,7 @@ static int read_geom(mjcf_doc *d, xmlNode *n, int b, int ngeom, geom_mass **gm, 
         mjcf_sphere *s = &d->sphere[d->nsphere];
         char fallback[SID_MAX_NAME + 16];
         snprintf(fallback, sizeof fallback, "%.40s_geom%d", B->name, ngeom);
-        if (set_name(d, n, s->name, fallback)) return -1;
+        if (set_name(d, n, s->name, fallback, "name")) return -1;
         s->body = b, s->radius = size[0];
         memcpy(s->xyz, pos, sizeof pos);
         d->nsphere++;
@@ -773,7 +735,7 @@ static int read_body(mjcf_doc *d, xmlNode *n, int parent, int childclass, geom_n
     B->node = n, B->parent = parent, B->childclass = childclass;
     char fallback[SID_MAX_NAME];
     snprintf(fallback, sizeof fallback, "body%d", b);
-    if (set_name(d, n, B->name, fallback)) return -1;
+    if (set_name(d, n, B->name, fallback, "name")) return -1;
     if (has_attr(n, "childclass")) {
         char cname[SID_MAX_NAME];
         attr_str(n, "childclass", cname, sizeof cname);
@@ -860,9 +822,7 @@ int mjcf_read(mjcf_doc *d, const char *path, const char *text, size_t len, sid_e
     if (!root || !is(root, "mujoco"))
         return sid_error_set(err, SID_ERR_INPUT, "%s:%ld: expected a <mujoco> root element", path,
                              root ? xmlGetLineNo(root) : 1L), -1;
-    attr_str(root, "model", d->model, sizeof d->model);
-    for (char *p = d->model; *p; p++)
-        if (*p == '"' || *p == '\\' || (unsigned char)*p < 32) *p = '_';
+    if (set_name(d, root, d->model, "mjcf", "model")) return -1;
     nodelist l;
     if (kids(d, root, &l)) return -1;
     int rc = 0;

@@ -143,7 +143,7 @@ int mjcf_json(const mjcf_doc *d, char **json)
 {
     buf b = { 0 };
     static const double zero[3] = { 0, 0, 0 };
-    put(&b, "{\n  \"name\": \"%s\",\n  \"gravity\": ", d->model[0] ? d->model : "mjcf");
+    put(&b, "{\n  \"name\": \"%s\",\n  \"gravity\": ", d->model);
     vec(&b, d->gravity, 3);
     put(&b, ",\n  \"links\": [");
     int first = 1;

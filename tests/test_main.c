@@ -28,6 +28,7 @@ Suite *step_choice_suite(void);
 Suite *covariance_suite(void);
 Suite *xml_text_suite(void);
 Suite *twin_suite(void);
+Suite *mjcf_suite(void);
 
 /* name: as the suite's own suite_create gives it (CK_RUN_SUITE compares against that) */
 static const struct {
@@ -51,6 +52,7 @@ static const struct {
     {"covariance", covariance_suite},
     {"xml_text", xml_text_suite},
     {"twin", twin_suite},
+    {"mjcf", mjcf_suite},
 };
 enum { NSUITE = (int)(sizeof suites / sizeof suites[0]) };
 
