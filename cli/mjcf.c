@@ -572,7 +572,7 @@ static int read_geom(mjcf_doc *d, xmlNode *n, int b, int ngeom, geom_mass **gm, 
                 warn(d, n, "a second ground plane: ignored (sysid has one ground)");
                 return 0;
             }
-            d->has_ground = 1, d->ground_height = pos[2], d->ground_friction = fr[0];
+            d->has_ground = 1, d->ground = n, d->ground_height = pos[2], d->ground_friction = fr[0];
         } else if (collides) {
             notes->nmodel++;
             if (!notes->first_unmodelled) notes->first_unmodelled = n;
@@ -585,7 +585,7 @@ static int read_geom(mjcf_doc *d, xmlNode *n, int b, int ngeom, geom_mass **gm, 
         char fallback[SID_MAX_NAME + 16];
         snprintf(fallback, sizeof fallback, "%.40s_geom%d", B->name, ngeom);
         if (set_name(d, n, s->name, fallback, "name")) return -1;
-        s->body = b, s->radius = size[0];
+        s->body = b, s->node = n, s->radius = size[0];
         memcpy(s->xyz, pos, sizeof pos);
         d->nsphere++;
     } else if (collides) {
@@ -829,7 +829,10 @@ int mjcf_read(mjcf_doc *d, const char *path, const char *text, size_t len, sid_e
     /* settings and classes first: they apply wherever the elements using them stand */
     for (int i = 0; i < l.count && !rc; i++) {
         if (is(l.n[i], "compiler")) rc = read_compiler(d, l.n[i]);
-        else if (is(l.n[i], "option")) rc = read_option(d, l.n[i]);
+        else if (is(l.n[i], "option")) {
+            if (!d->option) d->option = l.n[i];
+            rc = read_option(d, l.n[i]);
+        }
         else if (is(l.n[i], "default")) rc = find_class(d, "main") >= 0 ? fail(d, l.n[i], "a second top-level <default>") :
                                                                            add_class(d, l.n[i], -1);
     }

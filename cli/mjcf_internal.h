@@ -58,6 +58,7 @@ typedef struct {
 
 typedef struct {
     char name[SID_MAX_NAME];
+    xmlNode *node;               /* the <geom> */
     int body;
     double xyz[3], radius;       /* centre in the body frame */
 } mjcf_sphere;
@@ -89,7 +90,9 @@ typedef struct {
     int nbody;
     mjcf_joint *jnt;
     int njnt;
+    xmlNode *option;             /* the first <option>, NULL if none */
     int has_ground;
+    xmlNode *ground;             /* the plane <geom> */
     double ground_height, ground_friction;
     mjcf_sphere *sphere;
     int nsphere;

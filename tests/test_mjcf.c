@@ -360,6 +360,278 @@ START_TEST(test_bad_input)
 }
 END_TEST
 
+
+/* ---- export ---------------------------------------------------------------------------------------- */
+
+static char *slurp(const char *path, size_t *len)
+{
+    sid_error err = { 0 };
+    char *t = readfile(path, len, &err);
+    ck_assert_msg(t != NULL, "%s", err.msg);
+    return t;
+}
+
+/* Export fitted into path's text; stderr (the warnings) captured into *log when log is given. */
+static char *export_into(const char *path, const sid_robot_desc *fitted, size_t *outlen, char **log, sid_error *err)
+{
+    size_t len;
+    char *text = slurp(path, &len), *out = NULL;
+    FILE *tmp = log ? tmpfile() : NULL;
+    int saved = -1;
+    if (tmp) {
+        fflush(stderr);
+        saved = dup(2);
+        dup2(fileno(tmp), 2);
+    }
+    int rc = mjcf_export(path, text, len, fitted, &out, outlen, err);
+    if (tmp) {
+        fflush(stderr);
+        dup2(saved, 2);
+        close(saved);
+        long n = ftell(tmp);
+        rewind(tmp);
+        *log = calloc((size_t)n + 1, 1);
+        ck_assert_int_eq(fread(*log, 1, (size_t)n, tmp), (size_t)n);
+        fclose(tmp);
+    }
+    free(text);
+    return rc ? NULL : out;
+}
+
+/* An unchanged fit writes the file back byte for byte. */
+START_TEST(test_export_unchanged)
+{
+    const char *path = files[_i];
+    sid_robot_desc d;
+    sid_model *m;
+    double *theta;
+    load_model(path, &d, &m, &theta);
+    size_t len, outlen;
+    char *text = slurp(path, &len);
+    sid_error err = { 0 };
+    char *out = export_into(path, &d, &outlen, NULL, &err);
+    ck_assert_msg(out != NULL, "%s: %s", path, err.msg);
+    ck_assert_msg(outlen == len && memcmp(out, text, len) == 0, "%s: an unchanged fit changed the file", path);
+    free(out);
+    free(text);
+    sid_free(theta);
+    sid_model_free(m);
+    robot_desc_free(&d);
+}
+END_TEST
+
+/* Import the exported text (written next to the original, so includes resolve). */
+static void reimport(const char *path, const char *text, size_t len, sid_robot_desc *d)
+{
+    char tmp[600];
+    snprintf(tmp, sizeof tmp, "%s.exported.xml", path);
+    FILE *f = fopen(tmp, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(fwrite(text, 1, len, f), len);
+    fclose(f);
+    sid_model *m;
+    double *theta;
+    load_model(tmp, d, &m, &theta);
+    remove(tmp);
+    sid_free(theta);
+    sid_model_free(m);
+}
+
+/* Lines of out that differ from text's (the edits add no line): each must hold a written attribute. */
+static void only_numbers_changed(const char *path, const char *text, const char *out)
+{
+    static const char *const attrs[] = { "damping=", "armature=", "frictionloss=", "gear=", "mass=", "pos=",
+                                         "diaginertia=", "fullinertia=", "quat=", NULL };
+    const char *a = text, *b = out;
+    int line = 1, changed = 0;
+    while (*a || *b) {
+        const char *ea = strchr(a, '\n'), *eb = strchr(b, '\n');
+        ck_assert_msg(ea && eb, "%s: the output has another number of lines", path);
+        size_t la = (size_t)(ea - a), lb = (size_t)(eb - b);
+        if (la != lb || memcmp(a, b, la)) {
+            int ok = 0;
+            for (int i = 0; attrs[i] && !ok; i++) ok = strstr(b, attrs[i]) && strstr(b, attrs[i]) < eb;
+            ck_assert_msg(ok, "%s:%d: a line changed that holds no written value: %.*s", path, line, (int)lb, b);
+            ck_assert_msg(strstr(a, "<!--") == NULL || strstr(a, "<!--") > ea, "%s:%d: a comment changed", path, line);
+            changed++;
+        }
+        a = ea + 1, b = eb + 1, line++;
+    }
+    ck_assert_msg(changed > 0, "%s: nothing changed", path);
+}
+
+static double nudge(double v, int k)
+{
+    return v != 0 ? v * (1.25 + 0.01 * k) : 0.003 * (k + 1);
+}
+
+/* Change every value MJCF holds (per joint different: classes' values move onto the joints), export,
+ * import again: each comes back, to the bit where the mapping is a copy (joint numbers, gear, mass,
+ * inertial pos of a body whose link frame is its body frame, fullinertia), to 5e-15 relative where a
+ * rotation or a frame offset is involved (diaginertia in a rotated inertial frame, com + off - off). */
+static void round_trip(const char *path, int uniform)
+{
+    sid_robot_desc d, r;
+    sid_model *m;
+    double *theta;
+    load_model(path, &d, &m, &theta);
+    sid_robot_desc f = d;   /* the arrays are d's: changed in place */
+    int nchanged = 0;
+    for (int i = 0; i < f.njoint; i++) {
+        sid_joint_desc *j = &f.joint[i];
+        int k = uniform ? 0 : i;
+        if (j->type == SID_JOINT_REVOLUTE || j->type == SID_JOINT_PRISMATIC) {
+            j->armature = nudge(j->armature, k), j->viscous = nudge(j->viscous, k), j->coulomb = nudge(j->coulomb, k);
+            nchanged += 3;
+            if (j->motor != SID_MOTOR_NONE) j->gear = nudge(j->gear, k), nchanged++;
+        }
+    }
+    for (int i = 0; i < f.nlink; i++) {
+        sid_link_desc *l = &f.link[i];
+        if (!l->has_mass) continue;
+        l->mass *= 1.1;
+        for (int c = 0; c < 3; c++) l->com[c] += 0.001 * (c + 1);
+        for (int c = 0; c < 6; c++) l->inertia[c] *= 1.2;   /* stays diagonal in the inertial's frame */
+        if (!uniform && i % 2) l->inertia[3] += 1e-3 * fmin(l->inertia[0], l->inertia[1]);   /* and now it does not */
+        nchanged += 10;
+    }
+    size_t outlen;
+    sid_error err = { 0 };
+    char *log = NULL;
+    char *out = export_into(path, &f, &outlen, &log, &err);
+    ck_assert_msg(out != NULL, "%s: %s", path, err.msg);
+    size_t len;
+    char *text = slurp(path, &len);
+    if (uniform) only_numbers_changed(path, text, out);   /* a fullinertia replacing diaginertia may join lines */
+    reimport(path, out, outlen, &r);
+    int exact = 0, close = 0;
+    double worst = 0;
+    for (int i = 0; i < f.njoint; i++) {
+        const sid_joint_desc *a = &f.joint[i], *b = &r.joint[i];
+        ck_assert_str_eq(a->name, b->name);
+        if (strstr(log, "included file") && strstr(log, a->name)) continue;   /* listed as not written */
+        ck_assert_msg(a->armature == b->armature && a->viscous == b->viscous && a->coulomb == b->coulomb &&
+                      a->gear == b->gear, "%s: joint %s: armature %.17g/%.17g damping %.17g/%.17g coulomb %.17g/%.17g gear %.17g/%.17g",
+                      path, a->name, a->armature, b->armature, a->viscous, b->viscous, a->coulomb, b->coulomb, a->gear, b->gear);
+        exact += 4;
+    }
+    for (int i = 0; i < f.nlink; i++) {
+        const sid_link_desc *a = &f.link[i], *b = &r.link[i];
+        char geoms[SID_MAX_NAME + 16];
+        snprintf(geoms, sizeof geoms, "links.%s.mass = ", a->name);
+        if (!a->has_mass || strstr(log, geoms)) continue;   /* inertia from geoms: listed as not representable */
+        ck_assert_msg(a->mass == b->mass, "%s: link %s: mass %.17g came back as %.17g", path, a->name, a->mass, b->mass);
+        exact++;
+        double scale = 0;
+        for (int c = 0; c < 6; c++) scale = fmax(scale, fabs(a->inertia[c]));
+        for (int c = 0; c < 6; c++) worst = fmax(worst, fabs(a->inertia[c] - b->inertia[c]) / scale);
+        double cs = fmax(fmax(fabs(a->com[0]), fabs(a->com[1])), fmax(fabs(a->com[2]), 0.1));
+        for (int c = 0; c < 3; c++) worst = fmax(worst, fabs(a->com[c] - b->com[c]) / cs);
+        close += 9;
+    }
+    fprintf(stderr, "mjcf: %-22s export round trip (%s): %d values to the bit, %d to %.1e relative\n",
+            strrchr(path, '/') + 1, uniform ? "uniform" : "per joint", exact, close, worst);
+    /* diaginertia in a rotated frame is D = R^T I R written, R D R^T read: two triple products of
+     * nine terms each, a few ulp apiece; measured 2.0e-15 (go1), so 5e-15 */
+    ck_assert_msg(worst <= 5e-15, "%s: a value came back %.3e (relative) off", path, worst);
+    ck_assert_int_gt(exact + close, nchanged / 2);
+    free(out), free(text), free(log);
+    robot_desc_free(&r);
+    sid_free(theta);
+    sid_model_free(m);
+    robot_desc_free(&d);
+}
+
+static const char *const rt_files[] = {
+    "fixtures/mjcf/classes.xml",
+    "../data/robots/mjcf/unitree_go1/go1.xml",
+    "../data/robots/mjcf/franka_emika_panda/panda.xml",
+    "../data/robots/mjcf/universal_robots_ur5e/ur5e.xml",
+    "../data/robots/mjcf/dynamixel_2r/dynamixel_2r.xml",
+};
+
+START_TEST(test_export_round_trip)
+{
+    round_trip(rt_files[_i / 2], _i % 2);
+}
+END_TEST
+
+/* One class fitted to one value goes into the class; to several, onto the joints, and it says so. */
+START_TEST(test_export_classes)
+{
+    const char *path = "../data/robots/mjcf/unitree_go1/go1.xml";
+    sid_robot_desc d;
+    sid_model *m;
+    double *theta;
+    load_model(path, &d, &m, &theta);
+    for (int i = 0; i < d.njoint; i++)
+        if (d.joint[i].type == SID_JOINT_REVOLUTE) d.joint[i].armature = 0.02;   /* class go1 gives 0.01 to all */
+    size_t outlen, len;
+    sid_error err = { 0 };
+    char *log = NULL, *out = export_into(path, &d, &outlen, &log, &err), *text = slurp(path, &len);
+    ck_assert_msg(out != NULL, "%s", err.msg);
+    ck_assert_msg(strstr(out, "<joint axis=\"0 1 0\" damping=\"2\" armature=\"0.02\" frictionloss=\"0.2\"/>") != NULL,
+                  "the class go1 holds the one fitted armature");
+    ck_assert_int_eq((long)outlen, (long)len);   /* 0.01 -> 0.02: one byte, nothing else */
+    size_t ndiff = 0;
+    for (size_t i = 0; i < len; i++) ndiff += out[i] != text[i];
+    ck_assert_int_eq((long)ndiff, 1);
+    free(out), free(log);
+    /* now the hips differ from the rest */
+    for (int i = 0; i < d.njoint; i++)
+        if (strstr(d.joint[i].name, "hip_joint")) d.joint[i].armature = 0.03;
+    out = export_into(path, &d, &outlen, &log, &err);
+    ck_assert_ptr_nonnull(out);
+    ck_assert_msg(strstr(log, "<default class=\"go1\">: armature serves joints fitted to different values") != NULL, "%s", log);
+    ck_assert_msg(strstr(log, "FR_hip_joint") != NULL, "%s", log);
+    ck_assert_msg(strstr(out, "armature=\"0.01\" frictionloss=\"0.2\"/>") != NULL, "the default stays");
+    ck_assert_msg(strstr(out, "<joint class=\"abduction\" name=\"FR_hip_joint\" armature=\"0.03\"/>") != NULL, "%s", out);
+    ck_assert_msg(strstr(out, "<joint class=\"hip\" name=\"FR_thigh_joint\" armature=\"0.02\"/>") != NULL, "%s", out);
+    free(out), free(log), free(text);
+    sid_free(theta);
+    sid_model_free(m);
+    robot_desc_free(&d);
+}
+END_TEST
+
+/* What MJCF cannot hold is listed under one heading; what an include defines, as not written. */
+START_TEST(test_export_not_representable)
+{
+    const char *path = "fixtures/mjcf/include_main.xml";
+    sid_robot_desc d;
+    sid_model *m;
+    double *theta;
+    load_model(path, &d, &m, &theta);
+    sid_joint_desc *h = NULL;
+    for (int i = 0; i < d.njoint; i++)
+        if (strcmp(d.joint[i].name, "hinge") == 0) h = &d.joint[i];
+    ck_assert_ptr_nonnull(h);
+    h->smoothing = 0.02, h->offset = 0.1, h->torque_bias = 0.5;
+    h->viscous = 0.7;   /* defined (as MuJoCo's default) on an element of the included file */
+    d.ground.stiffness = 2e4;
+    size_t outlen, len;
+    sid_error err = { 0 };
+    char *log = NULL, *out = export_into(path, &d, &outlen, &log, &err), *text = slurp(path, &len);
+    ck_assert_msg(out != NULL, "%s", err.msg);
+    ck_assert_msg(outlen == len && memcmp(out, text, len) == 0, "nothing MJCF can take: the file unchanged");
+    ck_assert_msg(strstr(log, "not representable in MJCF (kept in FITTED.json only):") != NULL, "%s", log);
+    ck_assert_msg(strstr(log, "joints.hinge.friction.smoothing = 0.02") != NULL, "%s", log);
+    ck_assert_msg(strstr(log, "joints.hinge.offset = 0.1") != NULL, "%s", log);
+    ck_assert_msg(strstr(log, "joints.hinge.torque_bias = 0.5") != NULL, "%s", log);
+    ck_assert_msg(strstr(log, "contact.ground.stiffness = 20000") != NULL, "%s", log);
+    ck_assert_msg(strstr(log, "joints.hinge.friction.viscous = 0.7 (defined in fixtures/mjcf/include_body.xml, line 8)") != NULL,
+                  "%s", log);
+    free(out), free(log), free(text);
+    /* a different structure is an error */
+    snprintf(h->name, sizeof h->name, "elbow");
+    ck_assert_ptr_null(export_into(path, &d, &outlen, NULL, &err));
+    ck_assert_msg(strstr(err.msg, "joint 'elbow' of the fitted robot is not in the file") != NULL, "%s", err.msg);
+    sid_free(theta);
+    sid_model_free(m);
+    robot_desc_free(&d);
+}
+END_TEST
+
 Suite *mjcf_suite(void)
 {
     Suite *s = suite_create("mjcf");
@@ -371,6 +643,13 @@ Suite *mjcf_suite(void)
     tcase_add_test(tc, test_fields);
     tcase_add_test(tc, test_limits_in_degrees);
     tcase_add_loop_test(tc, test_bad_input, 0, (int)(sizeof bad / sizeof bad[0]));
+    suite_add_tcase(s, tc);
+    tc = tcase_create("export");
+    tcase_set_timeout(tc, 60);
+    tcase_add_loop_test(tc, test_export_unchanged, 0, NFILE);
+    tcase_add_loop_test(tc, test_export_round_trip, 0, 2 * (int)(sizeof rt_files / sizeof rt_files[0]));
+    tcase_add_test(tc, test_export_classes);
+    tcase_add_test(tc, test_export_not_representable);
     suite_add_tcase(s, tc);
     return s;
 }
