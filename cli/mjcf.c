@@ -1,361 +1,23 @@
-/* mjcf.c — reading an MJCF document as MuJoCo 2.2.2's compiler does (mjcf_internal.h).
- *
- * An attribute of an element is looked up on the element, then on the element of the same
- * tag in its class, then in each enclosing class up to main: the element's `class`, else the
- * nearest enclosing body's `childclass`, else main. The node that held the value is kept, so
- * that export can write a fitted value where it came from. <include> is expanded wherever it
- * stands (kids() below), its file read relative to the including file.
+/* mjcf.c — reading an MJCF document as MuJoCo 2.2.2's compiler does (mjcf_internal.h): the
+ * compiler settings, the body tree with its joints, inertials and geoms, actuators, and what
+ * else the file holds that sysid warns about. Attribute lookup through classes and includes
+ * is mjcf_defaults.c's; frames and primitive inertias mjcf_inertia.c's.
  */
 #include "mjcf.h"
 
 #include <ctype.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "diag.h"
 #include "mjcf_internal.h"
-#include "readfile.h"
-#include "xml_text.h"
-
-#define MAXN 8   /* numbers of one attribute we ever read (xyaxes: 6) */
-
-/* ---- files and messages ------------------------------------------------------------------ */
-
-const mjcf_file *mjcf_file_of(const mjcf_doc *d, const xmlNode *node)
-{
-    for (int i = 0; i < d->nfile; i++)
-        if (d->file[i].doc == node->doc) return &d->file[i];
-    return &d->file[0];
-}
-
-static void attr_str(const xmlNode *n, const char *a, char *buf, size_t len)
-{
-    buf[0] = 0;
-    xmlChar *v = xmlGetProp(n, (const xmlChar *)a);
-    if (v) snprintf(buf, len, "%s", (const char *)v);
-    xmlFree(v);
-}
-
-static int has_attr(const xmlNode *n, const char *a)
-{
-    return n && xmlHasProp(n, (const xmlChar *)a) != NULL;
-}
-
-/* "file:LINE: <tag name=\"x\">" */
-static void where(const mjcf_doc *d, const xmlNode *n, char *buf, size_t len)
-{
-    char name[80];
-    attr_str(n, "name", name, sizeof name);
-    if (!name[0] && strcmp((const char *)n->name, "default") == 0) attr_str(n, "class", name, sizeof name);
-    if (name[0])
-        snprintf(buf, len, "%s:%ld: <%s %s=\"%s\">", mjcf_file_of(d, n)->path, xmlGetLineNo(n),
-                 (const char *)n->name, strcmp((const char *)n->name, "default") == 0 ? "class" : "name", name);
-    else
-        snprintf(buf, len, "%s:%ld: <%s>", mjcf_file_of(d, n)->path, xmlGetLineNo(n), (const char *)n->name);
-}
-
-static int fail(mjcf_doc *d, const xmlNode *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(mjcf_doc *d, const xmlNode *n, const char *fmt, ...)
-{
-    char w[256], msg[400];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    where(d, n, w, sizeof w);
-    sid_error_set(d->err, SID_ERR_INPUT, "%s: %s", w, msg);
-    return -1;
-}
-
-static void warn(const mjcf_doc *d, const xmlNode *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void warn(const mjcf_doc *d, const xmlNode *n, const char *fmt, ...)
-{
-    if (d->quiet) return;
-    char w[256], msg[400];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    where(d, n, w, sizeof w);
-    cli_warn("%s: %s", w, msg);
-}
-
-static int is(const xmlNode *n, const char *tag)
-{
-    return n->type == XML_ELEMENT_NODE && strcmp((const char *)n->name, tag) == 0;
-}
-
-/* Parse one file's text; on failure "path:LINE: what libxml2 said". */
-static int add_file(mjcf_doc *d, const char *path, const char *text, size_t len, int own)
-{
-    mjcf_file *f = realloc(d->file, sizeof *f * (size_t)(d->nfile + 1));
-    if (!f) return sid_error_set(d->err, SID_ERR_NOMEM, "out of memory"), -1;
-    d->file = f;
-    f = &d->file[d->nfile];
-    memset(f, 0, sizeof *f);
-    f->path = strdup(path);
-    f->text = text, f->len = len, f->own_text = own;
-    d->nfile++;
-    if (!f->path) return sid_error_set(d->err, SID_ERR_NOMEM, "out of memory"), -1;
-    if (!(f->doc = xml_text_parse(path, text, len, d->err))) return -1;
-    return 0;
-}
-
-/* ---- children, with <include> expanded ------------------------------------------------------ */
-
-typedef struct {
-    xmlNode **n;
-    int count, cap;
-} nodelist;
-
-static int push(mjcf_doc *d, nodelist *l, xmlNode *n)
-{
-    if (l->count == l->cap) {
-        int cap = l->cap ? 2 * l->cap : 16;
-        xmlNode **p = realloc(l->n, sizeof *p * (size_t)cap);
-        if (!p) return sid_error_set(d->err, SID_ERR_NOMEM, "out of memory"), -1;
-        l->n = p, l->cap = cap;
-    }
-    l->n[l->count++] = n;
-    return 0;
-}
-
-static int include_root(mjcf_doc *d, xmlNode *inc, xmlNode **root);
-
-static int collect(mjcf_doc *d, xmlNode *parent, nodelist *l, int depth)
-{
-    for (xmlNode *c = parent->children; c; c = c->next) {
-        if (c->type != XML_ELEMENT_NODE) continue;
-        if (!is(c, "include")) {
-            if (push(d, l, c)) return -1;
-            continue;
-        }
-        xmlNode *root;
-        if (depth > 16) return fail(d, c, "includes nested more than 16 deep (a cycle?)");
-        if (include_root(d, c, &root) || collect(d, root, l, depth + 1)) return -1;
-    }
-    return 0;
-}
-
-/* The element children of node; free l.n. */
-static int kids(mjcf_doc *d, xmlNode *node, nodelist *l)
-{
-    memset(l, 0, sizeof *l);
-    if (collect(d, node, l, 0)) {
-        free(l->n);
-        l->n = NULL;
-        return -1;
-    }
-    return 0;
-}
-
-/* Read the file an <include> names (once per distinct path) and give its root. */
-static int include_root(mjcf_doc *d, xmlNode *inc, xmlNode **root)
-{
-    char file[512], path[1200];
-    attr_str(inc, "file", file, sizeof file);
-    if (!file[0]) return fail(d, inc, "expected a file attribute");
-    const char *from = mjcf_file_of(d, inc)->path, *slash = strrchr(from, '/');
-    if (file[0] == '/' || !slash)
-        snprintf(path, sizeof path, "%s", file);
-    else
-        snprintf(path, sizeof path, "%.*s/%s", (int)(slash - from), from, file);
-    for (int i = 0; i < d->nfile; i++)
-        if (strcmp(d->file[i].path, path) == 0) {
-            *root = xmlDocGetRootElement(d->file[i].doc);
-            return 0;
-        }
-    size_t len;
-    sid_error e = { 0 };
-    char *text = readfile(path, &len, &e);
-    if (!text) return fail(d, inc, "cannot read the included file '%s'", path);
-    if (add_file(d, path, text, len, 1)) return -1;
-    *root = xmlDocGetRootElement(d->file[d->nfile - 1].doc);
-    if (!*root || (!is(*root, "mujoco") && !is(*root, "mujocoinclude")))
-        return fail(d, inc, "'%s': expected a <mujoco> or <mujocoinclude> root element", path);
-    return 0;
-}
-
-/* ---- numbers and defaults ------------------------------------------------------------------- */
-
-/* Attribute a of n as min..max numbers: their count, 0 when absent, -1 (err) when malformed. */
-static int nums(mjcf_doc *d, const xmlNode *n, const char *a, int min, int max, double *out)
-{
-    return xml_attr_numbers(mjcf_file_of(d, n)->path, n, a, min, max, out, d->err);
-}
-
-static int find_class(const mjcf_doc *d, const char *name)
-{
-    for (int i = 0; i < d->ncls; i++)
-        if (strcmp(d->cls[i].name, name) == 0) return i;
-    return -1;
-}
-
-/* The <tag> element directly in class c's <default> (tags: a NULL-terminated list). */
-static xmlNode *class_elem(mjcf_doc *d, int c, const char *const *tags, const char *attr)
-{
-    nodelist l;
-    if (kids(d, d->cls[c].node, &l)) return NULL;
-    xmlNode *found = NULL;
-    for (int i = 0; i < l.count; i++)
-        for (int t = 0; tags[t]; t++)
-            if (is(l.n[i], tags[t]) && (!attr || has_attr(l.n[i], attr))) found = l.n[i];
-    free(l.n);
-    return found;
-}
-
-/* The node that gives attribute a to element n of class c: n itself, its class's element, or an
- * enclosing class's; NULL when none does (MuJoCo's built-in default). */
-static xmlNode *source(mjcf_doc *d, xmlNode *n, int c, const char *const *tags, const char *a)
-{
-    if (has_attr(n, a)) return n;
-    for (; c >= 0; c = d->cls[c].parent) {
-        xmlNode *e = class_elem(d, c, tags, a);
-        if (e) return e;
-    }
-    return NULL;
-}
-
-/* Numbers of a through the classes; dflt (n values) when no one gives them. */
-static int get(mjcf_doc *d, xmlNode *n, int c, const char *const *tags, const char *a, int min, int max,
-               double *out, xmlNode **src)
-{
-    xmlNode *s = source(d, n, c, tags, a);
-    if (src) *src = s;
-    if (!s) return 0;
-    return nums(d, s, a, min, max, out);
-}
-
-static void get_str(mjcf_doc *d, xmlNode *n, int c, const char *const *tags, const char *a, char *buf,
-                    size_t len, const char *dflt)
-{
-    xmlNode *s = source(d, n, c, tags, a);
-    if (s)
-        attr_str(s, a, buf, len);
-    else
-        snprintf(buf, len, "%s", dflt);
-}
-
-/* The class an element uses: its class attribute, else inherited (childclass). */
-static int elem_class(mjcf_doc *d, xmlNode *n, int inherited, int *c)
-{
-    char name[SID_MAX_NAME];
-    *c = inherited;
-    if (!has_attr(n, "class")) return 0;
-    attr_str(n, "class", name, sizeof name);
-    if ((*c = find_class(d, name)) < 0) return fail(d, n, "unknown class '%s'", name);
-    return 0;
-}
 
 static const char *const JOINT[] = { "joint", NULL };
 static const char *const GEOM[] = { "geom", NULL };
 static const char *const ACTUATOR[] = { "general", "motor", "position", "velocity", "intvelocity", "damper",
                                         "cylinder", "muscle", "adhesion", NULL };
-
-static int add_class(mjcf_doc *d, xmlNode *n, int parent)
-{
-    char name[SID_MAX_NAME];
-    attr_str(n, "class", name, sizeof name);
-    if (parent < 0) snprintf(name, sizeof name, "main");
-    else if (!name[0]) return fail(d, n, "a nested default needs a class name");
-    if (find_class(d, name) >= 0) return fail(d, n, "class '%s' defined twice", name);
-    mjcf_class *p = realloc(d->cls, sizeof *p * (size_t)(d->ncls + 1));
-    if (!p) return sid_error_set(d->err, SID_ERR_NOMEM, "out of memory"), -1;
-    d->cls = p;
-    int me = d->ncls++;
-    snprintf(d->cls[me].name, sizeof d->cls[me].name, "%s", name);
-    d->cls[me].node = n, d->cls[me].parent = parent;
-    nodelist l;
-    if (kids(d, n, &l)) return -1;
-    int rc = 0;
-    for (int i = 0; i < l.count && !rc; i++)
-        if (is(l.n[i], "default")) rc = add_class(d, l.n[i], me);
-    free(l.n);
-    return rc;
-}
-
-/* ---- orientation ----------------------------------------------------------------------------- */
-
-static const char *const ORIENT[] = { "quat", "axisangle", "euler", "xyaxes", "zaxis" };
-
-static int orient_from(mjcf_doc *d, xmlNode *n, int which, double q[4])
-{
-    double v[MAXN];
-    double s = d->degree ? 3.14159265358979323846 / 180 : 1;
-    switch (which) {
-    case 0:
-        if (nums(d, n, "quat", 4, 4, v) < 0) return -1;
-        memcpy(q, v, 4 * sizeof *v);
-        mjcf_quat_normalize(q);
-        return 0;
-    case 1: {
-        if (nums(d, n, "axisangle", 4, 4, v) < 0) return -1;
-        double a = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-        if (a < 1e-15) return fail(d, n, "axisangle: the axis is zero");
-        double h = v[3] * s / 2;
-        q[0] = cos(h);
-        for (int i = 0; i < 3; i++) q[i + 1] = sin(h) * v[i] / a;
-        return 0;
-    }
-    case 2: {
-        if (nums(d, n, "euler", 3, 3, v) < 0) return -1;
-        q[0] = 1, q[1] = q[2] = q[3] = 0;
-        /* lowercase: rotating axes (post-multiply); uppercase: fixed axes (pre-multiply) */
-        for (int i = 0; i < 3; i++) {
-            char c = d->eulerseq[i];
-            double h = v[i] * s / 2, t[4] = { cos(h), 0, 0, 0 };
-            t[1 + (tolower((unsigned char)c) - 'x')] = sin(h);
-            if (islower((unsigned char)c))
-                mjcf_quat_mul(q, q, t);
-            else
-                mjcf_quat_mul(q, t, q);
-        }
-        mjcf_quat_normalize(q);
-        return 0;
-    }
-    case 3: {
-        if (nums(d, n, "xyaxes", 6, 6, v) < 0) return -1;
-        double *x = v, *y = v + 3, z[3];
-        double nx = sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
-        if (nx < 1e-15) return fail(d, n, "xyaxes: the x axis is zero");
-        for (int i = 0; i < 3; i++) x[i] /= nx;
-        double dp = x[0] * y[0] + x[1] * y[1] + x[2] * y[2];
-        for (int i = 0; i < 3; i++) y[i] -= dp * x[i];
-        double ny = sqrt(y[0] * y[0] + y[1] * y[1] + y[2] * y[2]);
-        if (ny < 1e-15) return fail(d, n, "xyaxes: the y axis is parallel to the x axis");
-        for (int i = 0; i < 3; i++) y[i] /= ny;
-        z[0] = x[1] * y[2] - x[2] * y[1], z[1] = x[2] * y[0] - x[0] * y[2], z[2] = x[0] * y[1] - x[1] * y[0];
-        double R[9] = { x[0], y[0], z[0], x[1], y[1], z[1], x[2], y[2], z[2] };
-        mjcf_mat_quat(q, R);
-        return 0;
-    }
-    default:
-        if (nums(d, n, "zaxis", 3, 3, v) < 0) return -1;
-        mjcf_quat_z2vec(q, v);
-        return 0;
-    }
-}
-
-/* The one orientation of n (or, for geoms, of its class); identity when none is given. */
-static int orientation(mjcf_doc *d, xmlNode *n, int c, const char *const *tags, double q[4])
-{
-    q[0] = 1, q[1] = q[2] = q[3] = 0;
-    for (xmlNode *s = n;;) {
-        int first = -1;
-        for (int i = 0; i < 5; i++) {
-            if (!has_attr(s, ORIENT[i])) continue;
-            if (first >= 0) return fail(d, s, "two orientations (%s and %s): give one", ORIENT[first], ORIENT[i]);
-            first = i;
-        }
-        if (first >= 0) return orient_from(d, s, first, q);
-        for (s = NULL; c >= 0 && tags && !s; c = d->cls[c].parent)
-            for (int i = 0; i < 5 && !s; i++) s = class_elem(d, c, tags, ORIENT[i]);
-        if (!s) return 0;
-    }
-}
 
 /* ---- names ------------------------------------------------------------------------------------ */
 
@@ -363,12 +25,12 @@ static int orientation(mjcf_doc *d, xmlNode *n, int c, const char *const *tags, 
 static int set_name(mjcf_doc *d, xmlNode *n, char *out, const char *fallback, const char *attr)
 {
     char raw[256];
-    attr_str(n, attr, raw, sizeof raw);
+    mjcf_attr_str(n, attr, raw, sizeof raw);
     if (!raw[0]) {
         snprintf(out, SID_MAX_NAME, "%s", fallback);
         return 0;
     }
-    if (strlen(raw) >= SID_MAX_NAME) return fail(d, n, "%s longer than %d characters", attr, SID_MAX_NAME - 1);
+    if (strlen(raw) >= SID_MAX_NAME) return mjcf_fail(d, n, "%s longer than %d characters", attr, SID_MAX_NAME - 1);
     int changed = 0;
     for (int i = 0; raw[i]; i++) {
         unsigned char ch = (unsigned char)raw[i];
@@ -376,7 +38,7 @@ static int set_name(mjcf_doc *d, xmlNode *n, char *out, const char *fallback, co
         else out[i] = raw[i];
     }
     out[strlen(raw)] = 0;
-    if (changed) warn(d, n, "%s '%s' imported as '%s' (sysid names cannot hold . [ ] * ? , quotes or spaces)", attr, raw, out);
+    if (changed) mjcf_warn(d, n, "%s '%s' imported as '%s' (sysid names cannot hold . [ ] * ? , quotes or spaces)", attr, raw, out);
     return 0;
 }
 
@@ -385,52 +47,52 @@ static int set_name(mjcf_doc *d, xmlNode *n, char *out, const char *fallback, co
 static int read_compiler(mjcf_doc *d, xmlNode *n)
 {
     char v[64];
-    if (has_attr(n, "angle")) {
-        attr_str(n, "angle", v, sizeof v);
-        if (strcmp(v, "degree") && strcmp(v, "radian")) return fail(d, n, "angle: expected degree or radian, got '%s'", v);
+    if (mjcf_has_attr(n, "angle")) {
+        mjcf_attr_str(n, "angle", v, sizeof v);
+        if (strcmp(v, "degree") && strcmp(v, "radian")) return mjcf_fail(d, n, "angle: expected degree or radian, got '%s'", v);
         d->degree = strcmp(v, "degree") == 0;
     }
-    if (has_attr(n, "eulerseq")) {
-        attr_str(n, "eulerseq", v, sizeof v);
+    if (mjcf_has_attr(n, "eulerseq")) {
+        mjcf_attr_str(n, "eulerseq", v, sizeof v);
         int ok = strlen(v) == 3;
         for (int i = 0; ok && i < 3; i++) ok = strchr("xyzXYZ", v[i]) != NULL;
-        if (!ok) return fail(d, n, "eulerseq: expected three of xyzXYZ, got '%s'", v);
+        if (!ok) return mjcf_fail(d, n, "eulerseq: expected three of xyzXYZ, got '%s'", v);
         memcpy(d->eulerseq, v, 4);
     }
-    if (has_attr(n, "inertiafromgeom")) {
-        attr_str(n, "inertiafromgeom", v, sizeof v);
+    if (mjcf_has_attr(n, "inertiafromgeom")) {
+        mjcf_attr_str(n, "inertiafromgeom", v, sizeof v);
         if (strcmp(v, "false") == 0) d->inertiafromgeom = 0;
         else if (strcmp(v, "true") == 0) d->inertiafromgeom = 1;
         else if (strcmp(v, "auto") == 0) d->inertiafromgeom = 2;
-        else return fail(d, n, "inertiafromgeom: expected false, true or auto, got '%s'", v);
+        else return mjcf_fail(d, n, "inertiafromgeom: expected false, true or auto, got '%s'", v);
     }
-    if (has_attr(n, "autolimits")) {
-        attr_str(n, "autolimits", v, sizeof v);
-        if (strcmp(v, "true") && strcmp(v, "false")) return fail(d, n, "autolimits: expected true or false, got '%s'", v);
+    if (mjcf_has_attr(n, "autolimits")) {
+        mjcf_attr_str(n, "autolimits", v, sizeof v);
+        if (strcmp(v, "true") && strcmp(v, "false")) return mjcf_fail(d, n, "autolimits: expected true or false, got '%s'", v);
         d->autolimits = strcmp(v, "true") == 0;
     }
-    if (has_attr(n, "coordinate")) {
-        attr_str(n, "coordinate", v, sizeof v);
-        if (strcmp(v, "local")) return fail(d, n, "coordinate=\"%s\": only local coordinates are read", v);
+    if (mjcf_has_attr(n, "coordinate")) {
+        mjcf_attr_str(n, "coordinate", v, sizeof v);
+        if (strcmp(v, "local")) return mjcf_fail(d, n, "coordinate=\"%s\": only local coordinates are read", v);
     }
-    if (nums(d, n, "inertiagrouprange", 2, 2, d->inertiagroup) < 0) return -1;
-    attr_str(n, "balanceinertia", v, sizeof v);
+    if (mjcf_nums(d, n, "inertiagrouprange", 2, 2, d->inertiagroup) < 0) return -1;
+    mjcf_attr_str(n, "balanceinertia", v, sizeof v);
     if (strcmp(v, "true") == 0)
-        warn(d, n, "balanceinertia: inertias are imported as given (sysid checks the triangle inequality)");
+        mjcf_warn(d, n, "balanceinertia: inertias are imported as given (sysid checks the triangle inequality)");
     return 0;
 }
 
 static int read_option(mjcf_doc *d, xmlNode *n)
 {
-    if (nums(d, n, "gravity", 3, 3, d->gravity) < 0) return -1;
-    nodelist l;
-    if (kids(d, n, &l)) return -1;
+    if (mjcf_nums(d, n, "gravity", 3, 3, d->gravity) < 0) return -1;
+    mjcf_nodes l;
+    if (mjcf_kids(d, n, &l)) return -1;
     for (int i = 0; i < l.count; i++) {
         char v[32];
-        attr_str(l.n[i], "gravity", v, sizeof v);
-        if (is(l.n[i], "flag") && strcmp(v, "disable") == 0) {
+        mjcf_attr_str(l.n[i], "gravity", v, sizeof v);
+        if (mjcf_is(l.n[i], "flag") && strcmp(v, "disable") == 0) {
             d->gravity[0] = d->gravity[1] = d->gravity[2] = 0;
-            warn(d, l.n[i], "gravity disabled: imported as gravity 0");
+            mjcf_warn(d, l.n[i], "gravity disabled: imported as gravity 0");
         }
     }
     free(l.n);
@@ -464,67 +126,67 @@ static int read_joint(mjcf_doc *d, xmlNode *n, int b, int k)
     char fallback[SID_MAX_NAME + 16], type[32];
     snprintf(fallback, sizeof fallback, "%.40s_joint%d", B->name, k);
     if (set_name(d, n, j->name, fallback, "name")) return -1;
-    if (is(n, "freejoint")) {   /* MuJoCo gives a <freejoint> no defaults */
+    if (mjcf_is(n, "freejoint")) {   /* MuJoCo gives a <freejoint> no defaults */
         j->type = MJ_FREE, j->cls = -1;
     } else {
-        if (elem_class(d, n, B->childclass, &j->cls)) return -1;
-        get_str(d, n, j->cls, JOINT, "type", type, sizeof type, "hinge");
+        if (mjcf_elem_class(d, n, B->childclass, &j->cls)) return -1;
+        mjcf_get_str(d, n, j->cls, JOINT, "type", type, sizeof type, "hinge");
         if (strcmp(type, "hinge") == 0) j->type = MJ_HINGE;
         else if (strcmp(type, "slide") == 0) j->type = MJ_SLIDE;
         else if (strcmp(type, "free") == 0) j->type = MJ_FREE;
         else if (strcmp(type, "ball") == 0)
-            return fail(d, n, "ball joints are not supported (sysid has hinge, slide and free joints)");
-        else return fail(d, n, "type: expected hinge, slide, free or ball, got '%s'", type);
+            return mjcf_fail(d, n, "ball joints are not supported (sysid has hinge, slide and free joints)");
+        else return mjcf_fail(d, n, "type: expected hinge, slide, free or ball, got '%s'", type);
     }
     if (j->type == MJ_FREE && B->parent != 0)
-        return fail(d, n, "a free joint must connect a child of the world (its body '%s' is not one)", B->name);
+        return mjcf_fail(d, n, "a free joint must connect a child of the world (its body '%s' is not one)", B->name);
     if (j->type == MJ_FREE) {
         double x;
         static const char *const unused[] = { "damping", "armature", "frictionloss", "stiffness" };
         for (int i = 0; i < 4 && j->cls >= 0; i++)
-            if (get(d, n, j->cls, JOINT, unused[i], 1, 1, &x, NULL) > 0 && x != 0)
-                warn(d, n, "%s of a free joint: not modelled (ignored)", unused[i]);
+            if (mjcf_get(d, n, j->cls, JOINT, unused[i], 1, 1, &x, NULL) > 0 && x != 0)
+                mjcf_warn(d, n, "%s of a free joint: not modelled (ignored)", unused[i]);
         d->njnt++;
         return 0;
     }
-    if (get(d, n, j->cls, JOINT, "pos", 3, 3, j->pos, NULL) < 0) return -1;
-    if (get(d, n, j->cls, JOINT, "axis", 3, 3, j->axis, NULL) < 0) return -1;
+    if (mjcf_get(d, n, j->cls, JOINT, "pos", 3, 3, j->pos, NULL) < 0) return -1;
+    if (mjcf_get(d, n, j->cls, JOINT, "axis", 3, 3, j->axis, NULL) < 0) return -1;
     if (sqrt(j->axis[0] * j->axis[0] + j->axis[1] * j->axis[1] + j->axis[2] * j->axis[2]) < 1e-15)
-        return fail(d, n, "axis: expected a non-zero vector");
-    if (get(d, n, j->cls, JOINT, "damping", 1, 1, &j->damping, &j->src_damping) < 0 ||
-        get(d, n, j->cls, JOINT, "armature", 1, 1, &j->armature, &j->src_armature) < 0 ||
-        get(d, n, j->cls, JOINT, "frictionloss", 1, 1, &j->frictionloss, &j->src_frictionloss) < 0 ||
-        get(d, n, j->cls, JOINT, "range", 2, 2, j->range, &j->src_range) < 0)
+        return mjcf_fail(d, n, "axis: expected a non-zero vector");
+    if (mjcf_get(d, n, j->cls, JOINT, "damping", 1, 1, &j->damping, &j->src_damping) < 0 ||
+        mjcf_get(d, n, j->cls, JOINT, "armature", 1, 1, &j->armature, &j->src_armature) < 0 ||
+        mjcf_get(d, n, j->cls, JOINT, "frictionloss", 1, 1, &j->frictionloss, &j->src_frictionloss) < 0 ||
+        mjcf_get(d, n, j->cls, JOINT, "range", 2, 2, j->range, &j->src_range) < 0)
         return -1;
     if (j->damping < 0 || j->armature < 0 || j->frictionloss < 0)
-        return fail(d, n, "damping, armature and frictionloss must be non-negative");
+        return mjcf_fail(d, n, "damping, armature and frictionloss must be non-negative");
     char lim[16];
-    get_str(d, n, j->cls, JOINT, "limited", lim, sizeof lim, "auto");
+    mjcf_get_str(d, n, j->cls, JOINT, "limited", lim, sizeof lim, "auto");
     if (strcmp(lim, "true") == 0) j->limited = 1;
     else if (strcmp(lim, "false") == 0) j->limited = 0;
     else if (strcmp(lim, "auto") == 0) j->limited = d->autolimits && j->src_range;
-    else return fail(d, n, "limited: expected true, false or auto, got '%s'", lim);
+    else return mjcf_fail(d, n, "limited: expected true, false or auto, got '%s'", lim);
     if (j->type == MJ_HINGE && d->degree) {
         j->range[0] *= 3.14159265358979323846 / 180;
         j->range[1] *= 3.14159265358979323846 / 180;
     }
     if (j->limited && !(j->range[0] < j->range[1]))
-        return fail(d, n, "range: a limited joint needs lower < upper");
+        return mjcf_fail(d, n, "range: a limited joint needs lower < upper");
     if (!j->limited && j->src_range && !d->autolimits && strcmp(lim, "auto") == 0)
-        warn(d, n, "range without limited=\"true\" (and compiler autolimits false): no limit imported");
+        mjcf_warn(d, n, "range without limited=\"true\" (and compiler autolimits false): no limit imported");
     if (j->frictionloss > 0 && !d->warned_coulomb) {
-        warn(d, n, "dry friction imported as smooth Coulomb friction (friction.coulomb, smoothing 0.01)");
+        mjcf_warn(d, n, "dry friction imported as smooth Coulomb friction (friction.coulomb, smoothing 0.01)");
         d->warned_coulomb = 1;
     }
     double x;
-    if (get(d, n, j->cls, JOINT, "stiffness", 1, 1, &x, NULL) > 0 && x != 0)
-        warn(d, n, "joint stiffness %g: springs are not modelled (ignored)", x);
-    if (get(d, n, j->cls, JOINT, "ref", 1, 1, &x, NULL) > 0 && x != 0)
-        warn(d, n, "ref %g: the reference position is not imported (sysid's q = 0 is MuJoCo's qpos = 0)", x);
+    if (mjcf_get(d, n, j->cls, JOINT, "stiffness", 1, 1, &x, NULL) > 0 && x != 0)
+        mjcf_warn(d, n, "joint stiffness %g: springs are not modelled (ignored)", x);
+    if (mjcf_get(d, n, j->cls, JOINT, "ref", 1, 1, &x, NULL) > 0 && x != 0)
+        mjcf_warn(d, n, "ref %g: the reference position is not imported (sysid's q = 0 is MuJoCo's qpos = 0)", x);
     static const char *const sol[] = { "solreflimit", "solimplimit", "solreffriction", "solimpfriction", "margin" };
     for (int i = 0; i < 5; i++)
-        if (source(d, n, j->cls, JOINT, sol[i]))
-            warn(d, n, "%s: MuJoCo's constraint softness is not imported", sol[i]);
+        if (mjcf_source(d, n, j->cls, JOINT, sol[i]))
+            mjcf_warn(d, n, "%s: MuJoCo's constraint softness is not imported", sol[i]);
     d->njnt++;
     return 0;
 }
@@ -537,28 +199,28 @@ static int read_geom(mjcf_doc *d, xmlNode *n, int b, int ngeom, geom_mass **gm, 
 {
     mjcf_body *B = &d->body[b];
     int c;
-    if (elem_class(d, n, B->childclass, &c)) return -1;
+    if (mjcf_elem_class(d, n, B->childclass, &c)) return -1;
     char type[32];
-    get_str(d, n, c, GEOM, "type", type, sizeof type, "sphere");
+    mjcf_get_str(d, n, c, GEOM, "type", type, sizeof type, "sphere");
     double size[3] = { 0, 0, 0 }, pos[3] = { 0, 0, 0 }, q[4], ft[6];
     int nft;
-    if (get(d, n, c, GEOM, "size", 1, 3, size, NULL) < 0 || get(d, n, c, GEOM, "pos", 3, 3, pos, NULL) < 0 ||
-        orientation(d, n, c, GEOM, q) || (nft = get(d, n, c, GEOM, "fromto", 6, 6, ft, NULL)) < 0)
+    if (mjcf_get(d, n, c, GEOM, "size", 1, 3, size, NULL) < 0 || mjcf_get(d, n, c, GEOM, "pos", 3, 3, pos, NULL) < 0 ||
+        mjcf_orientation(d, n, c, GEOM, q) || (nft = mjcf_get(d, n, c, GEOM, "fromto", 6, 6, ft, NULL)) < 0)
         return -1;
     if (nft > 0) {
         if (strcmp(type, "capsule") && strcmp(type, "cylinder") && strcmp(type, "box") && strcmp(type, "ellipsoid"))
-            return fail(d, n, "fromto: only capsule, cylinder, box and ellipsoid geoms take one");
+            return mjcf_fail(d, n, "fromto: only capsule, cylinder, box and ellipsoid geoms take one");
         double v[3] = { ft[3] - ft[0], ft[4] - ft[1], ft[5] - ft[2] };
         for (int i = 0; i < 3; i++) pos[i] = (ft[i] + ft[i + 3]) / 2;
         mjcf_quat_z2vec(q, v);
         double l = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-        if (l < 1e-15) return fail(d, n, "fromto: the two points coincide");
+        if (l < 1e-15) return mjcf_fail(d, n, "fromto: the two points coincide");
         size[strcmp(type, "box") && strcmp(type, "ellipsoid") ? 1 : 2] = l / 2;
     }
     double contype = 1, conaff = 1, group = 0, fr[3] = { 1, 0.005, 0.0001 };
-    if (get(d, n, c, GEOM, "contype", 1, 1, &contype, NULL) < 0 ||
-        get(d, n, c, GEOM, "conaffinity", 1, 1, &conaff, NULL) < 0 ||
-        get(d, n, c, GEOM, "group", 1, 1, &group, NULL) < 0 || get(d, n, c, GEOM, "friction", 1, 3, fr, NULL) < 0)
+    if (mjcf_get(d, n, c, GEOM, "contype", 1, 1, &contype, NULL) < 0 ||
+        mjcf_get(d, n, c, GEOM, "conaffinity", 1, 1, &conaff, NULL) < 0 ||
+        mjcf_get(d, n, c, GEOM, "group", 1, 1, &group, NULL) < 0 || mjcf_get(d, n, c, GEOM, "friction", 1, 3, fr, NULL) < 0)
         return -1;
     int collides = contype != 0 || conaff != 0;
 
@@ -567,9 +229,9 @@ static int read_geom(mjcf_doc *d, xmlNode *n, int b, int ngeom, geom_mass **gm, 
             double R[9];
             mjcf_quat_mat(R, q);
             if (fabs(R[2]) > 1e-12 || fabs(R[5]) > 1e-12 || R[8] <= 0)
-                return fail(d, n, "a ground plane must face +z (sysid's ground is z = height)");
+                return mjcf_fail(d, n, "a ground plane must face +z (sysid's ground is z = height)");
             if (d->has_ground) {
-                warn(d, n, "a second ground plane: ignored (sysid has one ground)");
+                mjcf_warn(d, n, "a second ground plane: ignored (sysid has one ground)");
                 return 0;
             }
             d->has_ground = 1, d->ground = n, d->ground_height = pos[2], d->ground_friction = fr[0];
@@ -595,22 +257,22 @@ static int read_geom(mjcf_doc *d, xmlNode *n, int b, int ngeom, geom_mass **gm, 
 
     if (group < d->inertiagroup[0] || group > d->inertiagroup[1]) return 0;
     double vol, Iu[3], mass = -1, density = 1000;
-    if (get(d, n, c, GEOM, "mass", 1, 1, &mass, NULL) < 0 || get(d, n, c, GEOM, "density", 1, 1, &density, NULL) < 0)
+    if (mjcf_get(d, n, c, GEOM, "mass", 1, 1, &mass, NULL) < 0 || mjcf_get(d, n, c, GEOM, "density", 1, 1, &density, NULL) < 0)
         return -1;
     if (mjcf_geom_inertia(type, size, &vol, Iu)) {
         char mesh[SID_MAX_NAME];
-        attr_str(n, "mesh", mesh, sizeof mesh);
-        if (!source(d, n, c, GEOM, "mesh")) mesh[0] = 0;
-        else get_str(d, n, c, GEOM, "mesh", mesh, sizeof mesh, "");
+        mjcf_attr_str(n, "mesh", mesh, sizeof mesh);
+        if (!mjcf_source(d, n, c, GEOM, "mesh")) mesh[0] = 0;
+        else mjcf_get_str(d, n, c, GEOM, "mesh", mesh, sizeof mesh, "");
         if (B->is_static) {   /* welded to the world: needs no inertia, imported massless */
             if (B->inertia_from == MJ_INERTIA_GEOMS) B->inertia_from = MJ_INERTIA_NONE;
             return 0;
         }
         if (B->inertia_from != MJ_INERTIA_GEOMS) return 0;
         if (mesh[0])
-            return fail(d, n, "body '%s' takes its inertia from its geoms, and mesh '%s' has none here "
+            return mjcf_fail(d, n, "body '%s' takes its inertia from its geoms, and mesh '%s' has none here "
                         "(sysid does not compute mesh inertia): give the body an <inertial>", B->name, mesh);
-        return fail(d, n, "body '%s' takes its inertia from its geoms, and a %s geom has none", B->name, type);
+        return mjcf_fail(d, n, "body '%s' takes its inertia from its geoms, and a %s geom has none", B->name, type);
     }
     if (grow(d, (void **)gm, *ngm, sizeof **gm)) return -1;
     geom_mass *g = &(*gm)[(*ngm)++];
@@ -655,17 +317,17 @@ static int read_inertial(mjcf_doc *d, xmlNode *n, mjcf_body *B)
 {
     double q[4], diag[3], full[6];
     int nd, nf;
-    if (nums(d, n, "pos", 3, 3, B->com) < 0 || nums(d, n, "mass", 1, 1, &B->mass) < 0 ||
-        (nd = nums(d, n, "diaginertia", 3, 3, diag)) < 0 || (nf = nums(d, n, "fullinertia", 6, 6, full)) < 0 ||
-        orientation(d, n, -1, NULL, q))
+    if (mjcf_nums(d, n, "pos", 3, 3, B->com) < 0 || mjcf_nums(d, n, "mass", 1, 1, &B->mass) < 0 ||
+        (nd = mjcf_nums(d, n, "diaginertia", 3, 3, diag)) < 0 || (nf = mjcf_nums(d, n, "fullinertia", 6, 6, full)) < 0 ||
+        mjcf_orientation(d, n, -1, NULL, q))
         return -1;
-    if (!has_attr(n, "pos") || !has_attr(n, "mass")) return fail(d, n, "expected pos and mass");
-    if (!(B->mass >= 0)) return fail(d, n, "mass: expected a non-negative number");
-    if (nd + nf == 0 && B->mass > 0) return fail(d, n, "expected diaginertia or fullinertia");
-    if (nd && nf) return fail(d, n, "diaginertia and fullinertia: give one");
+    if (!mjcf_has_attr(n, "pos") || !mjcf_has_attr(n, "mass")) return mjcf_fail(d, n, "expected pos and mass");
+    if (!(B->mass >= 0)) return mjcf_fail(d, n, "mass: expected a non-negative number");
+    if (nd + nf == 0 && B->mass > 0) return mjcf_fail(d, n, "expected diaginertia or fullinertia");
+    if (nd && nf) return mjcf_fail(d, n, "diaginertia and fullinertia: give one");
     if (nf) {
         for (int i = 0; i < 5; i++)
-            if (has_attr(n, ORIENT[i])) return fail(d, n, "fullinertia and %s: give one (fullinertia is in the body frame)", ORIENT[i]);
+            if (mjcf_has_attr(n, MJCF_ORIENT[i])) return mjcf_fail(d, n, "fullinertia and %s: give one (fullinertia is in the body frame)", MJCF_ORIENT[i]);
         memcpy(B->I, full, sizeof full);
     } else if (nd) {
         double R[9];
@@ -682,18 +344,18 @@ static int read_body(mjcf_doc *d, xmlNode *n, int parent, int childclass, geom_n
 /* The elements of body b (the world for b = 0), then its child bodies. */
 static int read_contents(mjcf_doc *d, xmlNode *n, int b, geom_notes *notes)
 {
-    nodelist l;
-    if (kids(d, n, &l)) return -1;
+    mjcf_nodes l;
+    if (mjcf_kids(d, n, &l)) return -1;
     geom_mass *gm = NULL;
     int ngm = 0, ngeom = 0, rc = 0;
     xmlNode *inertial = NULL;
     d->body[b].jnt0 = d->njnt;
     for (int i = 0; i < l.count && !rc; i++) {
         xmlNode *c = l.n[i];
-        if (b > 0 && is(c, "inertial")) {
-            if (inertial) rc = fail(d, c, "a second <inertial> in body '%s'", d->body[b].name);
+        if (b > 0 && mjcf_is(c, "inertial")) {
+            if (inertial) rc = mjcf_fail(d, c, "a second <inertial> in body '%s'", d->body[b].name);
             inertial = c;
-        } else if (b > 0 && (is(c, "joint") || is(c, "freejoint"))) {
+        } else if (b > 0 && (mjcf_is(c, "joint") || mjcf_is(c, "freejoint"))) {
             rc = read_joint(d, c, b, d->body[b].njnt);
             if (!rc) d->body[b].njnt++;
         }
@@ -703,25 +365,25 @@ static int read_contents(mjcf_doc *d, xmlNode *n, int b, geom_notes *notes)
         B->is_static = d->body[B->parent].is_static && B->njnt == 0;
         for (int k = 0; k < B->njnt; k++)
             if (d->jnt[B->jnt0 + k].type == MJ_FREE && B->njnt > 1)
-                rc = fail(d, d->jnt[B->jnt0 + k].node, "a free joint must be the only joint of its body");
+                rc = mjcf_fail(d, d->jnt[B->jnt0 + k].node, "a free joint must be the only joint of its body");
         if (!rc && inertial && d->inertiafromgeom != 1) rc = read_inertial(d, inertial, B);
         else if (!rc && d->inertiafromgeom != 0) B->inertia_from = MJ_INERTIA_GEOMS;
         if (!rc && B->njnt > 0) memcpy(B->off, d->jnt[B->jnt0 + B->njnt - 1].pos, sizeof B->off);
     }
     for (int i = 0; i < l.count && !rc; i++)
-        if (is(l.n[i], "geom")) rc = read_geom(d, l.n[i], b, ngeom++, &gm, &ngm, notes);
+        if (mjcf_is(l.n[i], "geom")) rc = read_geom(d, l.n[i], b, ngeom++, &gm, &ngm, notes);
     B = &d->body[b];
     if (!rc && b > 0 && B->inertia_from == MJ_INERTIA_GEOMS) combine(B, gm, ngm);
     free(gm);
     for (int i = 0; i < l.count && !rc; i++) {
         xmlNode *c = l.n[i];
         const char *t = (const char *)c->name;
-        if (is(c, "body")) rc = read_body(d, c, b, d->body[b].childclass, notes);
-        else if (is(c, "composite") || is(c, "flexcomp") || is(c, "replicate") || is(c, "frame"))
-            rc = fail(d, c, "<%s> is not read by sysid (MuJoCo 2.2.2 bodies and joints only)", t);
-        else if (!is(c, "geom") && !is(c, "inertial") && !is(c, "joint") && !is(c, "freejoint") && !is(c, "site") &&
-                 !is(c, "camera") && !is(c, "light"))
-            warn(d, c, "unknown element: ignored");
+        if (mjcf_is(c, "body")) rc = read_body(d, c, b, d->body[b].childclass, notes);
+        else if (mjcf_is(c, "composite") || mjcf_is(c, "flexcomp") || mjcf_is(c, "replicate") || mjcf_is(c, "frame"))
+            rc = mjcf_fail(d, c, "<%s> is not read by sysid (MuJoCo 2.2.2 bodies and joints only)", t);
+        else if (!mjcf_is(c, "geom") && !mjcf_is(c, "inertial") && !mjcf_is(c, "joint") && !mjcf_is(c, "freejoint") && !mjcf_is(c, "site") &&
+                 !mjcf_is(c, "camera") && !mjcf_is(c, "light"))
+            mjcf_warn(d, c, "unknown element: ignored");
     }
     free(l.n);
     return rc;
@@ -736,15 +398,15 @@ static int read_body(mjcf_doc *d, xmlNode *n, int parent, int childclass, geom_n
     char fallback[SID_MAX_NAME];
     snprintf(fallback, sizeof fallback, "body%d", b);
     if (set_name(d, n, B->name, fallback, "name")) return -1;
-    if (has_attr(n, "childclass")) {
+    if (mjcf_has_attr(n, "childclass")) {
         char cname[SID_MAX_NAME];
-        attr_str(n, "childclass", cname, sizeof cname);
-        if ((B->childclass = find_class(d, cname)) < 0) return fail(d, n, "unknown childclass '%s'", cname);
+        mjcf_attr_str(n, "childclass", cname, sizeof cname);
+        if ((B->childclass = mjcf_find_class(d, cname)) < 0) return mjcf_fail(d, n, "unknown childclass '%s'", cname);
     }
-    if (nums(d, n, "pos", 3, 3, B->pos) < 0 || orientation(d, n, -1, NULL, B->quat)) return -1;
+    if (mjcf_nums(d, n, "pos", 3, 3, B->pos) < 0 || mjcf_orientation(d, n, -1, NULL, B->quat)) return -1;
     char v[16];
-    attr_str(n, "mocap", v, sizeof v);
-    if (strcmp(v, "true") == 0) warn(d, n, "a mocap body: imported as welded to its parent");
+    mjcf_attr_str(n, "mocap", v, sizeof v);
+    if (strcmp(v, "true") == 0) mjcf_warn(d, n, "a mocap body: imported as welded to its parent");
     return read_contents(d, n, b, notes);
 }
 
@@ -754,7 +416,7 @@ static int joint_by_raw_name(const mjcf_doc *d, const char *name)
 {
     for (int i = 0; i < d->njnt; i++) {
         char raw[256];
-        attr_str(d->jnt[i].node, "name", raw, sizeof raw);
+        mjcf_attr_str(d->jnt[i].node, "name", raw, sizeof raw);
         if (strcmp(raw, name) == 0) return i;
     }
     return -1;
@@ -762,46 +424,46 @@ static int joint_by_raw_name(const mjcf_doc *d, const char *name)
 
 static int read_actuators(mjcf_doc *d, xmlNode *n)
 {
-    nodelist l;
-    if (kids(d, n, &l)) return -1;
+    mjcf_nodes l;
+    if (mjcf_kids(d, n, &l)) return -1;
     int rc = 0;
     for (int i = 0; i < l.count && !rc; i++) {
         xmlNode *a = l.n[i];
         const char *t = (const char *)a->name;
         char jname[256], aname[256];
-        attr_str(a, "joint", jname, sizeof jname);
-        attr_str(a, "name", aname, sizeof aname);
+        mjcf_attr_str(a, "joint", jname, sizeof jname);
+        mjcf_attr_str(a, "name", aname, sizeof aname);
         if (!jname[0]) {
-            warn(d, a, "a %s actuator without a joint transmission (tendon, site or body): not modelled", t);
+            mjcf_warn(d, a, "a %s actuator without a joint transmission (tendon, site or body): not modelled", t);
             continue;
         }
         int j = joint_by_raw_name(d, jname);
         if (j < 0) {
-            rc = fail(d, a, "joint '%s': no such joint", jname);
+            rc = mjcf_fail(d, a, "joint '%s': no such joint", jname);
             break;
         }
-        if (!is(a, "motor")) {
-            warn(d, a, "%s servo %s on joint %s: not modelled yet, joint imported without a motor", t,
+        if (!mjcf_is(a, "motor")) {
+            mjcf_warn(d, a, "%s servo %s on joint %s: not modelled yet, joint imported without a motor", t,
                  aname[0] ? aname : "(unnamed)", jname);
             continue;
         }
         if (d->jnt[j].type == MJ_FREE) {
-            warn(d, a, "a motor on free joint %s: not modelled", jname);
+            mjcf_warn(d, a, "a motor on free joint %s: not modelled", jname);
             continue;
         }
         if (d->jnt[j].motor) {
-            warn(d, a, "a second motor on joint %s: ignored (sysid has one motor per joint)", jname);
+            mjcf_warn(d, a, "a second motor on joint %s: ignored (sysid has one motor per joint)", jname);
             continue;
         }
         int c;
-        if (elem_class(d, a, 0, &c)) return -1;
+        if (mjcf_elem_class(d, a, 0, &c)) return -1;
         double gear[6] = { 1, 0, 0, 0, 0, 0 };
-        if (get(d, a, c, ACTUATOR, "gear", 1, 6, gear, &d->jnt[j].src_gear) < 0) return -1;
+        if (mjcf_get(d, a, c, ACTUATOR, "gear", 1, 6, gear, &d->jnt[j].src_gear) < 0) return -1;
         d->jnt[j].motor = 1, d->jnt[j].act = a, d->jnt[j].gear = gear[0];
         static const char *const clamps[] = { "ctrlrange", "forcerange", "ctrllimited", "forcelimited" };
         for (int k = 0; k < 4; k++)
-            if (source(d, a, c, ACTUATOR, clamps[k])) {
-                warn(d, a, "motor on joint %s: ctrlrange/forcerange clamps are not modelled", jname);
+            if (mjcf_source(d, a, c, ACTUATOR, clamps[k])) {
+                mjcf_warn(d, a, "motor on joint %s: ctrlrange/forcerange clamps are not modelled", jname);
                 break;
             }
     }
@@ -817,24 +479,24 @@ int mjcf_read(mjcf_doc *d, const char *path, const char *text, size_t len, sid_e
     memcpy(d->eulerseq, "xyz", 4);
     d->inertiagroup[0] = 0, d->inertiagroup[1] = 5;
     d->gravity[2] = -9.81;
-    if (add_file(d, path, text, len, 0)) return -1;
+    if (mjcf_add_file(d, path, text, len, 0)) return -1;
     xmlNode *root = xmlDocGetRootElement(d->file[0].doc);
-    if (!root || !is(root, "mujoco"))
+    if (!root || !mjcf_is(root, "mujoco"))
         return sid_error_set(err, SID_ERR_INPUT, "%s:%ld: expected a <mujoco> root element", path,
                              root ? xmlGetLineNo(root) : 1L), -1;
     if (set_name(d, root, d->model, "mjcf", "model")) return -1;
-    nodelist l;
-    if (kids(d, root, &l)) return -1;
+    mjcf_nodes l;
+    if (mjcf_kids(d, root, &l)) return -1;
     int rc = 0;
     /* settings and classes first: they apply wherever the elements using them stand */
     for (int i = 0; i < l.count && !rc; i++) {
-        if (is(l.n[i], "compiler")) rc = read_compiler(d, l.n[i]);
-        else if (is(l.n[i], "option")) {
+        if (mjcf_is(l.n[i], "compiler")) rc = read_compiler(d, l.n[i]);
+        else if (mjcf_is(l.n[i], "option")) {
             if (!d->option) d->option = l.n[i];
             rc = read_option(d, l.n[i]);
         }
-        else if (is(l.n[i], "default")) rc = find_class(d, "main") >= 0 ? fail(d, l.n[i], "a second top-level <default>") :
-                                                                           add_class(d, l.n[i], -1);
+        else if (mjcf_is(l.n[i], "default")) rc = mjcf_find_class(d, "main") >= 0 ? mjcf_fail(d, l.n[i], "a second top-level <default>") :
+                                                                           mjcf_add_class(d, l.n[i], -1);
     }
     if (!rc && d->ncls == 0) {   /* an empty main class, so that class 0 always exists */
         rc = grow(d, (void **)&d->cls, 0, sizeof *d->cls);
@@ -852,19 +514,19 @@ int mjcf_read(mjcf_doc *d, const char *path, const char *text, size_t len, sid_e
         }
     }
     for (int i = 0; i < l.count && !rc; i++)
-        if (is(l.n[i], "worldbody")) rc = read_contents(d, l.n[i], 0, &notes);
+        if (mjcf_is(l.n[i], "worldbody")) rc = read_contents(d, l.n[i], 0, &notes);
     for (int i = 0; i < l.count && !rc; i++) {
         xmlNode *c = l.n[i];
-        if (is(c, "actuator")) rc = read_actuators(d, c);
-        else if (is(c, "tendon")) warn(d, c, "tendons are not modelled (ignored)");
-        else if (is(c, "equality")) warn(d, c, "equality constraints are not modelled (ignored)");
-        else if (is(c, "keyframe")) warn(d, c, "keyframes are not imported");
+        if (mjcf_is(c, "actuator")) rc = read_actuators(d, c);
+        else if (mjcf_is(c, "tendon")) mjcf_warn(d, c, "tendons are not modelled (ignored)");
+        else if (mjcf_is(c, "equality")) mjcf_warn(d, c, "equality constraints are not modelled (ignored)");
+        else if (mjcf_is(c, "keyframe")) mjcf_warn(d, c, "keyframes are not imported");
     }
     if (!rc && notes.nmodel)
-        warn(d, notes.first_unmodelled, "%d collision geom%s (capsule, box, cylinder, mesh, ...; the first here) not "
+        mjcf_warn(d, notes.first_unmodelled, "%d collision geom%s (capsule, box, cylinder, mesh, ...; the first here) not "
              "modelled as contact: sysid's contact is sphere geoms on a ground plane", notes.nmodel, notes.nmodel == 1 ? "" : "s");
     if (!rc && d->nsphere && !d->has_ground) {
-        warn(d, root, "%d sphere geom%s but no ground plane in the worldbody: not modelled as contact", d->nsphere,
+        mjcf_warn(d, root, "%d sphere geom%s but no ground plane in the worldbody: not modelled as contact", d->nsphere,
              d->nsphere == 1 ? "" : "s");
         d->nsphere = 0;
     }

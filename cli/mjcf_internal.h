@@ -107,6 +107,44 @@ const mjcf_file *mjcf_file_of(const mjcf_doc *d, const xmlNode *node);
 /* The robot.json text of a read document (*json malloc'ed): 0 or -1 (out of memory). */
 int mjcf_json(const mjcf_doc *d, char **json);
 
+/* ---- files, classes, attributes (mjcf_defaults.c) ------------------------------------------- */
+
+/* Element children of a node with every <include> expanded in place (free n). */
+typedef struct {
+    xmlNode **n;
+    int count, cap;
+} mjcf_nodes;
+int mjcf_kids(mjcf_doc *d, xmlNode *node, mjcf_nodes *l);
+/* Parse a file's text into d->file (own: d frees text): 0 or -1 ("path:line: ..."). */
+int mjcf_add_file(mjcf_doc *d, const char *path, const char *text, size_t len, int own);
+/* "file:LINE: <tag name=\"x\">: message" into d->err (returns -1), or as a warning. */
+int mjcf_fail(mjcf_doc *d, const xmlNode *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void mjcf_warn(const mjcf_doc *d, const xmlNode *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int mjcf_is(const xmlNode *n, const char *tag);
+int mjcf_has_attr(const xmlNode *n, const char *a);
+void mjcf_attr_str(const xmlNode *n, const char *a, char *buf, size_t len);   /* "" when absent */
+/* Attribute a as min..max numbers: the count, 0 when absent, -1 (d->err) when malformed. */
+int mjcf_nums(mjcf_doc *d, const xmlNode *n, const char *a, int min, int max, double *out);
+/* Classes: index by name (-1), a nested <default> tree added under parent (-1: main). */
+int mjcf_find_class(const mjcf_doc *d, const char *name);
+int mjcf_add_class(mjcf_doc *d, xmlNode *n, int parent);
+/* The last element of one of tags (NULL-terminated) directly in class c holding attr (any if NULL). */
+xmlNode *mjcf_class_elem(mjcf_doc *d, int c, const char *const *tags, const char *attr);
+/* The node giving attribute a to element n of class c: n, its class's element, an enclosing
+ * class's; NULL: MuJoCo's built-in default. */
+xmlNode *mjcf_source(mjcf_doc *d, xmlNode *n, int c, const char *const *tags, const char *a);
+/* mjcf_nums of the source of a (0 when none; *src: the source, may be NULL). */
+int mjcf_get(mjcf_doc *d, xmlNode *n, int c, const char *const *tags, const char *a, int min, int max,
+             double *out, xmlNode **src);
+void mjcf_get_str(mjcf_doc *d, xmlNode *n, int c, const char *const *tags, const char *a, char *buf,
+                  size_t len, const char *dflt);
+/* The class of element n: its class attribute (unknown: an error), else inherited. */
+int mjcf_elem_class(mjcf_doc *d, xmlNode *n, int inherited, int *c);
+/* quat, axisangle, euler, xyaxes, zaxis: the one n (or, with tags, its class) gives, as a unit
+ * quaternion in radians/eulerseq of the compiler; identity when none; two are an error. */
+extern const char *const MJCF_ORIENT[5];
+int mjcf_orientation(mjcf_doc *d, xmlNode *n, int c, const char *const *tags, double q[4]);
+
 /* ---- frames and inertia (mjcf_inertia.c) ----------------------------------------------- */
 void mjcf_quat_normalize(double q[4]);
 void mjcf_quat_mul(double r[4], const double a[4], const double b[4]);
