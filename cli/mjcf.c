@@ -76,9 +76,10 @@ static int read_compiler(mjcf_doc *d, xmlNode *n)
         if (strcmp(v, "local")) return mjcf_fail(d, n, "coordinate=\"%s\": only local coordinates are read", v);
     }
     if (mjcf_nums(d, n, "inertiagrouprange", 2, 2, d->inertiagroup) < 0) return -1;
-    mjcf_attr_str(n, "balanceinertia", v, sizeof v);
-    if (strcmp(v, "true") == 0)
-        mjcf_warn(d, n, "balanceinertia: inertias are imported as given (sysid checks the triangle inequality)");
+    if (mjcf_has_attr(n, "balanceinertia")) {
+        mjcf_attr_str(n, "balanceinertia", v, sizeof v);
+        d->balanceinertia = strcmp(v, "true") == 0;
+    }
     return 0;
 }
 
@@ -331,6 +332,17 @@ static int read_inertial(mjcf_doc *d, xmlNode *n, mjcf_body *B)
         memcpy(B->I, full, sizeof full);
     } else if (nd) {
         double R[9];
+        int broken = 0;
+        for (int k = 0; k < 3; k++) broken |= diag[k] + diag[(k + 1) % 3] < diag[(k + 2) % 3];
+        if (broken && d->balanceinertia) {   /* MuJoCo's repair: all three moments to their mean */
+            double mean = (diag[0] + diag[1] + diag[2]) / 3;
+            mjcf_warn(d, n, "diaginertia %g %g %g breaks the triangle inequality: balanced to %g each "
+                      "(compiler balanceinertia)", diag[0], diag[1], diag[2], mean);
+            diag[0] = diag[1] = diag[2] = mean;
+        } else if (broken) {
+            mjcf_warn(d, n, "diaginertia %g %g %g breaks the triangle inequality (a + b >= c): MuJoCo repairs it only "
+                      "with compiler balanceinertia=\"true\"", diag[0], diag[1], diag[2]);
+        }
         mjcf_quat_mat(R, q);
         mjcf_inertia_rotate(B->I, R, diag);
     }

@@ -79,6 +79,7 @@ typedef struct {
     sid_error *err;
     /* compiler */
     int degree, autolimits, inertiafromgeom;   /* inertiafromgeom 0 false, 1 true, 2 auto */
+    int balanceinertia;
     char eulerseq[4];
     double inertiagroup[2];
     /* model */

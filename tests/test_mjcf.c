@@ -188,6 +188,7 @@ static const char *const files[] = {
     "fixtures/mjcf/geoms.xml",
     "fixtures/mjcf/classes.xml",
     "fixtures/mjcf/include_main.xml",
+    "fixtures/mjcf/balance.xml",
 };
 enum { NFILE = (int)(sizeof files / sizeof files[0]) };
 
