@@ -439,6 +439,12 @@ static int read_actuators(mjcf_doc *d, xmlNode *n)
     mjcf_nodes l;
     if (mjcf_kids(d, n, &l)) return -1;
     int rc = 0;
+    struct {
+        int count;
+        xmlNode *first;
+        char list[1200];
+    } servo[sizeof ACTUATOR / sizeof ACTUATOR[0]];
+    memset(servo, 0, sizeof servo);
     for (int i = 0; i < l.count && !rc; i++) {
         xmlNode *a = l.n[i];
         const char *t = (const char *)a->name;
@@ -454,9 +460,14 @@ static int read_actuators(mjcf_doc *d, xmlNode *n)
             rc = mjcf_fail(d, a, "joint '%s': no such joint", jname);
             break;
         }
-        if (!mjcf_is(a, "motor")) {
-            mjcf_warn(d, a, "%s servo %s on joint %s: not modelled yet, joint imported without a motor", t,
-                 aname[0] ? aname : "(unnamed)", jname);
+        if (!mjcf_is(a, "motor")) {   /* one warning per kind, at its first, listing them */
+            int k = 0;
+            while (ACTUATOR[k] && strcmp(ACTUATOR[k], t)) k++;
+            if (!ACTUATOR[k]) continue;
+            if (!servo[k].count++) servo[k].first = a;
+            size_t len = strlen(servo[k].list);
+            snprintf(servo[k].list + len, sizeof servo[k].list - len, "%s%s on joint %s", len ? ", " : "",
+                     aname[0] ? aname : "(unnamed)", jname);
             continue;
         }
         if (d->jnt[j].type == MJ_FREE) {
@@ -479,6 +490,10 @@ static int read_actuators(mjcf_doc *d, xmlNode *n)
                 break;
             }
     }
+    for (int k = 0; ACTUATOR[k] && !rc; k++)
+        if (servo[k].count)
+            mjcf_warn(d, servo[k].first, "%d %s servo%s not modelled yet, joint%s imported without a motor: %s", servo[k].count,
+                      ACTUATOR[k], servo[k].count == 1 ? "" : "s", servo[k].count == 1 ? "" : "s", servo[k].list);
     free(l.n);
     return rc;
 }

@@ -69,7 +69,7 @@ int mjcf_fail(mjcf_doc *d, const xmlNode *n, const char *fmt, ...)
 void mjcf_warn(const mjcf_doc *d, const xmlNode *n, const char *fmt, ...)
 {
     if (d->quiet) return;
-    char w[256], msg[400];
+    char w[256], msg[1600];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);

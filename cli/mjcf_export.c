@@ -325,19 +325,13 @@ static void link_inertial(exporter *x, int b, const sid_link_desc *lf, const sid
             if (I[k] != lo->inertia[k]) set(x, n, "fullinertia", 6, lo->inertia, k, I[k], param);
         return;
     }
-    /* D = R^T I R in the inertial's frame R */
-    double q[4] = { 1, 0, 0, 0 }, R[9], M[9] = { I[0], I[3], I[4], I[3], I[1], I[5], I[4], I[5], I[2] }, D[9];
+    /* D = R^T I R in the inertial's frame R (read as the import read it) */
+    double q[4], R[9], M[9] = { I[0], I[3], I[4], I[3], I[1], I[5], I[4], I[5], I[2] }, D[9];
     sid_error e = { 0 };
-    int nq = xml_attr_numbers(mjcf_file_of(d, n)->path, n, "quat", 4, 4, q, &e);
-    static const char *const alt[] = { "axisangle", "euler", "xyaxes", "zaxis" };
-    int other = 0;
-    for (int i = 0; i < 4; i++) other |= xmlHasProp(n, (const xmlChar *)alt[i]) != NULL;
-    if (other) {   /* recompute the frame the reader used: its tensor's eigenframe is not kept, so */
-        nq = -1;   /* write the whole tensor instead */
-    } else {
-        if (nq <= 0) q[0] = 1, q[1] = q[2] = q[3] = 0;
-        mjcf_quat_normalize(q);
-    }
+    sid_error *keep = d->err;
+    d->err = &e;
+    int nq = mjcf_orientation(d, n, -1, NULL, q) == 0 ? 0 : -1;
+    d->err = keep;
     mjcf_quat_mat(R, q);
     double big = 0, off = 0;
     for (int i = 0; i < 3; i++)

@@ -153,14 +153,54 @@ static mjModel *mujoco_load(const char *path)
 
 /* ---- our side --------------------------------------------------------------------------------- */
 
+/* The import's warnings are checked in test_import_warnings; elsewhere they would only be noise. */
 static char *import_file(const char *path, sid_error *err)
 {
     size_t len;
     char *text = readfile(path, &len, err), *json = NULL;
     if (!text) return NULL;
+    int q = cli_quiet;
+    cli_quiet = 1;
     int rc = mjcf_import(path, text, len, &json, err);
+    cli_quiet = q;
     free(text);
     return rc ? NULL : json;
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+    sid_error err = { 0 };
+    char *t = readfile(path, len, &err);
+    ck_assert_msg(t != NULL, "%s", err.msg);
+    return t;
+}
+
+/* stderr of a call, captured through a temporary file. */
+typedef struct {
+    FILE *tmp;
+    int saved;
+} capture;
+
+static void capture_start(capture *c)
+{
+    fflush(stderr);
+    c->tmp = tmpfile();
+    ck_assert_ptr_nonnull(c->tmp);
+    c->saved = dup(2);
+    dup2(fileno(c->tmp), 2);
+}
+
+static char *capture_end(capture *c)
+{
+    fflush(stderr);
+    dup2(c->saved, 2);
+    close(c->saved);
+    long n = ftell(c->tmp);
+    rewind(c->tmp);
+    char *log = calloc((size_t)n + 1, 1);
+    ck_assert_int_eq(fread(log, 1, (size_t)n, c->tmp), (size_t)n);
+    fclose(c->tmp);
+    return log;
 }
 
 static void load_model(const char *path, sid_robot_desc *d, sid_model **m, double **theta)
@@ -333,6 +373,37 @@ START_TEST(test_limits_in_degrees)
 }
 END_TEST
 
+/* What sysid cannot express is warned about, naming file:line and the element. */
+START_TEST(test_import_warnings)
+{
+    static const struct {
+        const char *file, *want;
+    } w[] = {
+        { "../data/robots/mjcf/unitree_go1/go1.xml", "go1.xml:210: <position name=\"FR_hip\">: 12 position servos not modelled yet" },
+        { "../data/robots/mjcf/unitree_go1/go1.xml", "go1.xml:99: <joint name=\"FR_hip_joint\">: dry friction imported as smooth Coulomb" },
+        { "../data/robots/mjcf/unitree_go1/go1.xml", "4 sphere geoms but no ground plane in the worldbody" },
+        { "../data/robots/mjcf/unitree_go1/go1.xml", "go1.xml:224: <keyframe>: keyframes are not imported" },
+        { "../data/robots/mjcf/franka_emika_panda/panda.xml", "panda.xml:253: <tendon>: tendons are not modelled" },
+        { "../data/robots/mjcf/franka_emika_panda/panda.xml", "<general name=\"actuator8\">: a general actuator without a joint transmission" },
+        { "../data/robots/mjcf/franka_emika_panda/panda_nohand.xml", "model 'panda nohand' imported as 'panda_nohand'" },
+        { "fixtures/mjcf/classes.xml", "classes.xml:44: <motor name=\"m_wrist\">: motor on joint wrist: ctrlrange/forcerange clamps" },
+        { "fixtures/mjcf/include_main.xml", "include_body.xml:9: <geom>: 1 collision geom" },
+    };
+    for (size_t i = 0; i < sizeof w / sizeof w[0]; i++) {
+        size_t len;
+        char *text = slurp(w[i].file, &len), *json = NULL;
+        sid_error err = { 0 };
+        capture c;
+        capture_start(&c);
+        int rc = mjcf_import(w[i].file, text, len, &json, &err);
+        char *log = capture_end(&c);
+        ck_assert_msg(rc == 0, "%s: %s", w[i].file, err.msg);
+        ck_assert_msg(strstr(log, w[i].want) != NULL, "%s: no warning '%s' in:\n%s", w[i].file, w[i].want, log);
+        free(log), free(json), free(text);
+    }
+}
+END_TEST
+
 /* ---- bad input ---------------------------------------------------------------------------------- */
 
 static const struct {
@@ -364,37 +435,16 @@ END_TEST
 
 /* ---- export ---------------------------------------------------------------------------------------- */
 
-static char *slurp(const char *path, size_t *len)
-{
-    sid_error err = { 0 };
-    char *t = readfile(path, len, &err);
-    ck_assert_msg(t != NULL, "%s", err.msg);
-    return t;
-}
 
 /* Export fitted into path's text; stderr (the warnings) captured into *log when log is given. */
 static char *export_into(const char *path, const sid_robot_desc *fitted, size_t *outlen, char **log, sid_error *err)
 {
     size_t len;
     char *text = slurp(path, &len), *out = NULL;
-    FILE *tmp = log ? tmpfile() : NULL;
-    int saved = -1;
-    if (tmp) {
-        fflush(stderr);
-        saved = dup(2);
-        dup2(fileno(tmp), 2);
-    }
+    capture c;
+    if (log) capture_start(&c);
     int rc = mjcf_export(path, text, len, fitted, &out, outlen, err);
-    if (tmp) {
-        fflush(stderr);
-        dup2(saved, 2);
-        close(saved);
-        long n = ftell(tmp);
-        rewind(tmp);
-        *log = calloc((size_t)n + 1, 1);
-        ck_assert_int_eq(fread(*log, 1, (size_t)n, tmp), (size_t)n);
-        fclose(tmp);
-    }
+    if (log) *log = capture_end(&c);
     free(text);
     return rc ? NULL : out;
 }
@@ -570,6 +620,7 @@ static const char *const rt_files[] = {
     "../data/robots/mjcf/franka_emika_panda/panda.xml",
     "../data/robots/mjcf/universal_robots_ur5e/ur5e.xml",
     "../data/robots/mjcf/dynamixel_2r/dynamixel_2r.xml",
+    "fixtures/mjcf/balance.xml",
 };
 
 START_TEST(test_export_round_trip)
@@ -664,6 +715,7 @@ Suite *mjcf_suite(void)
     tc = tcase_create("import");
     tcase_add_test(tc, test_fields);
     tcase_add_test(tc, test_limits_in_degrees);
+    tcase_add_test(tc, test_import_warnings);
     tcase_add_loop_test(tc, test_bad_input, 0, (int)(sizeof bad / sizeof bad[0]));
     suite_add_tcase(s, tc);
     tc = tcase_create("export");
