@@ -471,12 +471,14 @@ START_TEST(test_export_unchanged)
 }
 END_TEST
 
-/* Import the exported text (written next to the original, so includes resolve). */
+/* Import the exported text from a temporary file. */
 static void reimport(const char *path, const char *text, size_t len, sid_robot_desc *d)
 {
-    char tmp[600];
-    snprintf(tmp, sizeof tmp, "%s.exported.xml", path);
-    FILE *f = fopen(tmp, "wb");
+    char tmp[] = "/tmp/sysid_mjcf_export_XXXXXX";   /* (no round-trip file includes another) */
+    int fd = mkstemp(tmp);
+    ck_assert_int_ge(fd, 0);
+    (void)path;
+    FILE *f = fdopen(fd, "wb");
     ck_assert_ptr_nonnull(f);
     ck_assert_int_eq(fwrite(text, 1, len, f), len);
     fclose(f);
@@ -667,6 +669,44 @@ START_TEST(test_export_classes)
 }
 END_TEST
 
+/* Gravity, the ground plane and contact spheres go to <option>, the plane and the sphere geoms. */
+START_TEST(test_export_contact)
+{
+    const char *path = "fixtures/mjcf/include_main.xml";
+    sid_robot_desc d;
+    sid_model *m;
+    double *theta;
+    load_model(path, &d, &m, &theta);
+    d.ground.height = -0.25, d.ground.friction = 0.6;
+    d.gravity[2] = -9.8;       /* the file has no <option>: not representable */
+    d.sphere[0].radius = 0.03;  /* defined in the included file: not written */
+    size_t outlen;
+    sid_error err = { 0 };
+    char *log = NULL, *out = export_into(path, &d, &outlen, &log, &err);
+    ck_assert_msg(out != NULL, "%s", err.msg);
+    ck_assert_msg(strstr(out, "<geom name=\"floor\" type=\"plane\" size=\"2 2 0.1\" pos=\"0 0 -0.25\" friction=\"0.6\"/>") != NULL,
+                  "%s", out);
+    ck_assert_msg(strstr(log, "gravity[2] = -9.8  (the file has no <option>)") != NULL, "%s", log);
+    ck_assert_msg(strstr(log, "contact.spheres.foot1.radius = 0.03 (defined in fixtures/mjcf/include_body.xml, line 5)") != NULL,
+                  "%s", log);
+    free(out), free(log);
+    sid_free(theta);
+    sid_model_free(m);
+    robot_desc_free(&d);
+
+    path = "fixtures/mjcf/classes.xml";   /* has an <option gravity="0 0.5 -9.7"> */
+    load_model(path, &d, &m, &theta);
+    d.gravity[0] = 0.25;
+    out = export_into(path, &d, &outlen, NULL, &err);
+    ck_assert_msg(out != NULL, "%s", err.msg);
+    ck_assert_msg(strstr(out, "<option gravity=\"0.25 0.5 -9.7\"/>") != NULL, "%s", out);
+    free(out);
+    sid_free(theta);
+    sid_model_free(m);
+    robot_desc_free(&d);
+}
+END_TEST
+
 /* What MJCF cannot hold is listed under one heading; what an include defines, as not written. */
 START_TEST(test_export_not_representable)
 {
@@ -724,6 +764,7 @@ Suite *mjcf_suite(void)
     tcase_add_loop_test(tc, test_export_round_trip, 0, 2 * (int)(sizeof rt_files / sizeof rt_files[0]));
     tcase_add_test(tc, test_export_classes);
     tcase_add_test(tc, test_export_not_representable);
+    tcase_add_test(tc, test_export_contact);
     suite_add_tcase(s, tc);
     return s;
 }
