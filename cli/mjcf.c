@@ -262,9 +262,7 @@ static int read_geom(mjcf_doc *d, xmlNode *n, int b, int ngeom, geom_mass **gm, 
         return -1;
     if (mjcf_geom_inertia(type, size, &vol, Iu)) {
         char mesh[SID_MAX_NAME];
-        mjcf_attr_str(n, "mesh", mesh, sizeof mesh);
-        if (!mjcf_source(d, n, c, GEOM, "mesh")) mesh[0] = 0;
-        else mjcf_get_str(d, n, c, GEOM, "mesh", mesh, sizeof mesh, "");
+        mjcf_get_str(d, n, c, GEOM, "mesh", mesh, sizeof mesh, "");
         if (B->is_static) {   /* welded to the world: needs no inertia, imported massless */
             if (B->inertia_from == MJ_INERTIA_GEOMS) B->inertia_from = MJ_INERTIA_NONE;
             return 0;

@@ -388,6 +388,7 @@ START_TEST(test_import_warnings)
         { "../data/robots/mjcf/franka_emika_panda/panda_nohand.xml", "model 'panda nohand' imported as 'panda_nohand'" },
         { "fixtures/mjcf/classes.xml", "classes.xml:44: <motor name=\"m_wrist\">: motor on joint wrist: ctrlrange/forcerange clamps" },
         { "fixtures/mjcf/include_main.xml", "include_body.xml:9: <geom>: 1 collision geom" },
+        { "fixtures/mjcf/unnamed.xml", "unnamed.xml:10: <joint name=\"elbow.pitch\">: name 'elbow.pitch' imported as 'elbow_pitch'" },
     };
     for (size_t i = 0; i < sizeof w / sizeof w[0]; i++) {
         size_t len;
@@ -669,6 +670,33 @@ START_TEST(test_export_classes)
 }
 END_TEST
 
+/* Unnamed elements get names that export finds again; names sysid cannot hold get '_'. */
+START_TEST(test_names)
+{
+    const char *path = "fixtures/mjcf/unnamed.xml";
+    sid_robot_desc d;
+    sid_model *m;
+    double *theta;
+    load_model(path, &d, &m, &theta);
+    ck_assert_int_eq(link_of(&d, "body1")->has_mass, 1);
+    ck_assert_int_eq(link_of(&d, "fore_arm")->has_mass, 1);
+    ck_assert_double_eq(joint_of(&d, "body1_joint0")->viscous, 0.5);
+    sid_joint_desc *e = (sid_joint_desc *)joint_of(&d, "elbow_pitch");
+    e->viscous = 0.25;
+    ((sid_joint_desc *)joint_of(&d, "body1_joint0"))->viscous = 0.75;
+    size_t outlen;
+    sid_error err = { 0 };
+    char *out = export_into(path, &d, &outlen, NULL, &err);
+    ck_assert_msg(out != NULL, "%s", err.msg);
+    ck_assert_msg(strstr(out, "<joint axis=\"0 1 0\" damping=\"0.75\"/>") != NULL, "%s", out);
+    ck_assert_msg(strstr(out, "<joint name=\"elbow.pitch\" axis=\"0 1 0\" damping=\"0.25\"/>") != NULL, "%s", out);
+    free(out);
+    sid_free(theta);
+    sid_model_free(m);
+    robot_desc_free(&d);
+}
+END_TEST
+
 /* Gravity, the ground plane and contact spheres go to <option>, the plane and the sphere geoms. */
 START_TEST(test_export_contact)
 {
@@ -765,6 +793,7 @@ Suite *mjcf_suite(void)
     tcase_add_test(tc, test_export_classes);
     tcase_add_test(tc, test_export_not_representable);
     tcase_add_test(tc, test_export_contact);
+    tcase_add_test(tc, test_names);
     suite_add_tcase(s, tc);
     return s;
 }
