@@ -105,8 +105,6 @@ static int read_option(mjcf_doc *d, xmlNode *n)
 typedef struct {
     int nmodel;          /* unmodelled collision geoms (warned once) */
     xmlNode *first_unmodelled;
-    int nsphere_noground;
-    xmlNode *first_sphere;
 } geom_notes;
 
 static int grow(mjcf_doc *d, void **p, int n, size_t size)
@@ -183,7 +181,7 @@ static int read_joint(mjcf_doc *d, xmlNode *n, int b, int k)
     if (mjcf_get(d, n, j->cls, JOINT, "stiffness", 1, 1, &x, NULL) > 0 && x != 0)
         mjcf_warn(d, n, "joint stiffness %g: springs are not modelled (ignored)", x);
     if (mjcf_get(d, n, j->cls, JOINT, "ref", 1, 1, &x, NULL) > 0 && x != 0)
-        mjcf_warn(d, n, "ref %g: the reference position is not imported (sysid's q = 0 is MuJoCo's qpos = 0)", x);
+        mjcf_warn(d, n, "ref %g: not imported (sysid's q = 0 is this pose, MuJoCo's qpos = ref: its positions are q + ref)", x);
     static const char *const sol[] = { "solreflimit", "solimplimit", "solreffriction", "solimpfriction", "margin" };
     for (int i = 0; i < 5; i++)
         if (mjcf_source(d, n, j->cls, JOINT, sol[i]))
@@ -273,6 +271,11 @@ static int read_geom(mjcf_doc *d, xmlNode *n, int b, int ngeom, geom_mass **gm, 
                         "(sysid does not compute mesh inertia): give the body an <inertial>", B->name, mesh);
         return mjcf_fail(d, n, "body '%s' takes its inertia from its geoms, and a %s geom has none", B->name, type);
     }
+    int need = strcmp(type, "sphere") == 0 ? 1 : strcmp(type, "capsule") == 0 || strcmp(type, "cylinder") == 0 ? 2 : 3;
+    for (int k = 0; k < need && B->inertia_from == MJ_INERTIA_GEOMS && !B->is_static; k++)
+        if (!(size[k] > 0))
+            return mjcf_fail(d, n, "size: a %s geom that gives its body's inertia needs %d positive number%s", type, need,
+                             need == 1 ? "" : "s");
     if (grow(d, (void **)gm, *ngm, sizeof **gm)) return -1;
     geom_mass *g = &(*gm)[(*ngm)++];
     g->mass = mass >= 0 ? mass : density * vol;

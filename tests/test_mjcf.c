@@ -417,6 +417,7 @@ static const struct {
     { "free_below.xml", "free_below.xml:7: <freejoint name=\"loose\">: a free joint must connect a child of the world" },
     { "missing_include.xml", "missing_include.xml:3: <include>: cannot read the included file 'fixtures/mjcf/no_such_file.xml'" },
     { "unknown_class.xml", "unknown_class.xml:7: <joint name=\"j\">: unknown class 'leg'" },
+    { "no_size.xml", "no_size.xml:5: <geom>: size: a box geom that gives its body's inertia needs 3 positive numbers" },
     { "nonnumber.xml", "nonnumber.xml:3: <body name=\"a\"> pos=\"0 0.1 x\": expected 3 numbers" },
 };
 
