@@ -4,8 +4,8 @@
  * MuJoCo is the oracle: every corpus robot (data/robots/mjcf) and every fixture
  * (tests/fixtures/mjcf) is loaded by mj_loadXML from a stripped copy (mesh geoms and mesh
  * assets removed, since the assets are not shipped; option integrator="implicitfast" and
- * position/@dampratio removed, which 2.2.2 does not know; an unnamed joint named as our import
- * names it, so that the two can be matched), while mjcf_import reads the ORIGINAL. twin_compare
+ * position/@dampratio removed, which 2.2.2 does not know; unnamed bodies and joints named as our
+ * import names them, so that the two can be matched), while mjcf_import reads the ORIGINAL. twin_compare
  * then measures the difference. Tolerances (from the issue): masses (relative), COMs, inertias
  * and joint frames 1e-12, mass matrix and bias forces at random states 1e-10, a 2 s replay
  * 1e-8 rad. What is compared is computed by two different programs from the same numbers, so
@@ -82,6 +82,8 @@ static void fullinertia_to_diag(xmlNode *n)
     xmlUnsetProp(n, BAD_CAST "fullinertia");
 }
 
+static int nbody_seen;   /* bodies so far in document order: MuJoCo's depth-first body number - 1 */
+
 static void strip_tree(xmlNode *n, const char *srcdir, const char *dir)
 {
     for (xmlNode *c = n->children, *next; c; c = next) {
@@ -99,6 +101,18 @@ static void strip_tree(xmlNode *n, const char *srcdir, const char *dir)
             xmlFree(v);
         }
         if (strcmp(t, "position") == 0) xmlUnsetProp(c, BAD_CAST "dampratio");
+        if ((strcmp(t, "body") == 0 || strcmp(t, "joint") == 0) && xmlHasProp(c, BAD_CAST "name")) {
+            xmlChar *v = xmlGetProp(c, BAD_CAST "name");   /* as the import renames (no actuator refers to these) */
+            for (xmlChar *p = v; *p; p++)
+                if (strchr(".[]*?,\"' \\", *p)) *p = '_';
+            xmlSetProp(c, BAD_CAST "name", v);
+            xmlFree(v);
+        }
+        if (strcmp(t, "body") == 0 && ++nbody_seen && !xmlHasProp(c, BAD_CAST "name")) {
+            char name[32];
+            snprintf(name, sizeof name, "body%d", nbody_seen);
+            xmlSetProp(c, BAD_CAST "name", BAD_CAST name);
+        }
         if (strcmp(t, "inertial") == 0 && xmlHasProp(c, BAD_CAST "fullinertia")) fullinertia_to_diag(c);
         if ((strcmp(t, "joint") == 0 || strcmp(t, "freejoint") == 0) && !xmlHasProp(c, BAD_CAST "name") &&
             xmlStrEqual(c->parent->name, BAD_CAST "body")) {
@@ -140,6 +154,7 @@ static mjModel *mujoco_load(const char *path)
 {
     char dir[] = "/tmp/sysid_mjcf_XXXXXX", out[700], errstr[1000] = "";
     ck_assert_ptr_nonnull(mkdtemp(dir));
+    nbody_seen = 0;
     strip_file(path, dir);
     const char *base = strrchr(path, '/');
     snprintf(out, sizeof out, "%s/%s", dir, base ? base + 1 : path);
@@ -229,6 +244,7 @@ static const char *const files[] = {
     "fixtures/mjcf/classes.xml",
     "fixtures/mjcf/include_main.xml",
     "fixtures/mjcf/balance.xml",
+    "fixtures/mjcf/unnamed.xml",
 };
 enum { NFILE = (int)(sizeof files / sizeof files[0]) };
 
