@@ -30,6 +30,7 @@ Suite *urdf_suite(void);
 Suite *xml_text_suite(void);
 Suite *twin_suite(void);
 Suite *limits_suite(void);
+Suite *mjcf_suite(void);
 
 /* name: as the suite's own suite_create gives it (CK_RUN_SUITE compares against that) */
 static const struct {
@@ -55,6 +56,7 @@ static const struct {
     {"xml_text", xml_text_suite},
     {"twin", twin_suite},
     {"limits", limits_suite},
+    {"mjcf", mjcf_suite},
 };
 enum { NSUITE = (int)(sizeof suites / sizeof suites[0]) };
 

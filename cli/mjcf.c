@@ -1,0 +1,591 @@
+/* mjcf.c — reading an MJCF document as MuJoCo 2.2.2's compiler does (mjcf_internal.h): the
+ * compiler settings, the body tree with its joints, inertials and geoms, actuators, and what
+ * else the file holds that sysid warns about. Attribute lookup through classes and includes
+ * is mjcf_defaults.c's; frames and primitive inertias mjcf_inertia.c's.
+ */
+#include "mjcf.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "mjcf_internal.h"
+
+static const char *const JOINT[] = { "joint", NULL };
+static const char *const GEOM[] = { "geom", NULL };
+static const char *const ACTUATOR[] = { "general", "motor", "position", "velocity", "intvelocity", "damper",
+                                        "cylinder", "muscle", "adhesion", NULL };
+
+/* ---- names ------------------------------------------------------------------------------------ */
+
+/* sysid names may not hold . [ ] * ? , quotes, spaces or backslashes: they become '_' (warned). */
+static int set_name(mjcf_doc *d, xmlNode *n, char *out, const char *fallback, const char *attr)
+{
+    char raw[256];
+    mjcf_attr_str(n, attr, raw, sizeof raw);
+    if (!raw[0]) {
+        snprintf(out, SID_MAX_NAME, "%s", fallback);
+        return 0;
+    }
+    if (strlen(raw) >= SID_MAX_NAME) return mjcf_fail(d, n, "%s longer than %d characters", attr, SID_MAX_NAME - 1);
+    int changed = 0;
+    for (int i = 0; raw[i]; i++) {
+        unsigned char ch = (unsigned char)raw[i];
+        if (strchr(".[]*?,\"'\\", ch) || isspace(ch) || ch < 32) out[i] = '_', changed = 1;
+        else out[i] = raw[i];
+    }
+    out[strlen(raw)] = 0;
+    if (changed) mjcf_warn(d, n, "%s '%s' imported as '%s' (sysid names cannot hold . [ ] * ? , quotes or spaces)", attr, raw, out);
+    return 0;
+}
+
+/* ---- compiler, option ------------------------------------------------------------------------ */
+
+static int read_compiler(mjcf_doc *d, xmlNode *n)
+{
+    char v[64];
+    if (mjcf_has_attr(n, "angle")) {
+        mjcf_attr_str(n, "angle", v, sizeof v);
+        if (strcmp(v, "degree") && strcmp(v, "radian")) return mjcf_fail(d, n, "angle: expected degree or radian, got '%s'", v);
+        d->degree = strcmp(v, "degree") == 0;
+    }
+    if (mjcf_has_attr(n, "eulerseq")) {
+        mjcf_attr_str(n, "eulerseq", v, sizeof v);
+        int ok = strlen(v) == 3;
+        for (int i = 0; ok && i < 3; i++) ok = strchr("xyzXYZ", v[i]) != NULL;
+        if (!ok) return mjcf_fail(d, n, "eulerseq: expected three of xyzXYZ, got '%s'", v);
+        memcpy(d->eulerseq, v, 4);
+    }
+    if (mjcf_has_attr(n, "inertiafromgeom")) {
+        mjcf_attr_str(n, "inertiafromgeom", v, sizeof v);
+        if (strcmp(v, "false") == 0) d->inertiafromgeom = 0;
+        else if (strcmp(v, "true") == 0) d->inertiafromgeom = 1;
+        else if (strcmp(v, "auto") == 0) d->inertiafromgeom = 2;
+        else return mjcf_fail(d, n, "inertiafromgeom: expected false, true or auto, got '%s'", v);
+    }
+    if (mjcf_has_attr(n, "autolimits")) {
+        mjcf_attr_str(n, "autolimits", v, sizeof v);
+        if (strcmp(v, "true") && strcmp(v, "false")) return mjcf_fail(d, n, "autolimits: expected true or false, got '%s'", v);
+        d->autolimits = strcmp(v, "true") == 0;
+    }
+    if (mjcf_has_attr(n, "coordinate")) {
+        mjcf_attr_str(n, "coordinate", v, sizeof v);
+        if (strcmp(v, "local")) return mjcf_fail(d, n, "coordinate=\"%s\": only local coordinates are read", v);
+    }
+    if (mjcf_nums(d, n, "inertiagrouprange", 2, 2, d->inertiagroup) < 0) return -1;
+    if (mjcf_has_attr(n, "balanceinertia")) {
+        mjcf_attr_str(n, "balanceinertia", v, sizeof v);
+        d->balanceinertia = strcmp(v, "true") == 0;
+    }
+    return 0;
+}
+
+static int read_option(mjcf_doc *d, xmlNode *n)
+{
+    if (mjcf_nums(d, n, "gravity", 3, 3, d->gravity) < 0) return -1;
+    mjcf_nodes l;
+    if (mjcf_kids(d, n, &l)) return -1;
+    for (int i = 0; i < l.count; i++) {
+        char v[32];
+        mjcf_attr_str(l.n[i], "gravity", v, sizeof v);
+        if (mjcf_is(l.n[i], "flag") && strcmp(v, "disable") == 0) {
+            d->gravity[0] = d->gravity[1] = d->gravity[2] = 0;
+            mjcf_warn(d, l.n[i], "gravity disabled: imported as gravity 0");
+        }
+    }
+    free(l.n);
+    return 0;
+}
+
+/* ---- bodies ----------------------------------------------------------------------------------- */
+
+typedef struct {
+    int nmodel;          /* unmodelled collision geoms (warned once) */
+    xmlNode *first_unmodelled;
+} geom_notes;
+
+static int grow(mjcf_doc *d, void **p, int n, size_t size)
+{
+    void *q = realloc(*p, size * (size_t)(n + 1));
+    if (!q) return sid_error_set(d->err, SID_ERR_NOMEM, "out of memory"), -1;
+    *p = q;
+    memset((char *)q + size * (size_t)n, 0, size);
+    return 0;
+}
+
+static int read_joint(mjcf_doc *d, xmlNode *n, int b, int k)
+{
+    mjcf_body *B = &d->body[b];
+    if (grow(d, (void **)&d->jnt, d->njnt, sizeof *d->jnt)) return -1;
+    mjcf_joint *j = &d->jnt[d->njnt];
+    j->node = n, j->body = b, j->axis[2] = 1;
+    char fallback[SID_MAX_NAME + 16], type[32];
+    snprintf(fallback, sizeof fallback, "%.40s_joint%d", B->name, k);
+    if (set_name(d, n, j->name, fallback, "name")) return -1;
+    if (mjcf_is(n, "freejoint")) {   /* MuJoCo gives a <freejoint> no defaults */
+        j->type = MJ_FREE, j->cls = -1;
+    } else {
+        if (mjcf_elem_class(d, n, B->childclass, &j->cls)) return -1;
+        mjcf_get_str(d, n, j->cls, JOINT, "type", type, sizeof type, "hinge");
+        if (strcmp(type, "hinge") == 0) j->type = MJ_HINGE;
+        else if (strcmp(type, "slide") == 0) j->type = MJ_SLIDE;
+        else if (strcmp(type, "free") == 0) j->type = MJ_FREE;
+        else if (strcmp(type, "ball") == 0)
+            return mjcf_fail(d, n, "ball joints are not supported (sysid has hinge, slide and free joints)");
+        else return mjcf_fail(d, n, "type: expected hinge, slide, free or ball, got '%s'", type);
+    }
+    if (j->type == MJ_FREE && B->parent != 0)
+        return mjcf_fail(d, n, "a free joint must connect a child of the world (its body '%s' is not one)", B->name);
+    if (j->type == MJ_FREE) {
+        double x;
+        static const char *const unused[] = { "damping", "armature", "frictionloss", "stiffness" };
+        for (int i = 0; i < 4 && j->cls >= 0; i++)
+            if (mjcf_get(d, n, j->cls, JOINT, unused[i], 1, 1, &x, NULL) > 0 && x != 0)
+                mjcf_warn(d, n, "%s of a free joint: not modelled (ignored)", unused[i]);
+        d->njnt++;
+        return 0;
+    }
+    if (mjcf_get(d, n, j->cls, JOINT, "pos", 3, 3, j->pos, NULL) < 0) return -1;
+    if (mjcf_get(d, n, j->cls, JOINT, "axis", 3, 3, j->axis, NULL) < 0) return -1;
+    if (sqrt(j->axis[0] * j->axis[0] + j->axis[1] * j->axis[1] + j->axis[2] * j->axis[2]) < 1e-15)
+        return mjcf_fail(d, n, "axis: expected a non-zero vector");
+    if (mjcf_get(d, n, j->cls, JOINT, "damping", 1, 1, &j->damping, &j->src_damping) < 0 ||
+        mjcf_get(d, n, j->cls, JOINT, "armature", 1, 1, &j->armature, &j->src_armature) < 0 ||
+        mjcf_get(d, n, j->cls, JOINT, "frictionloss", 1, 1, &j->frictionloss, &j->src_frictionloss) < 0 ||
+        mjcf_get(d, n, j->cls, JOINT, "range", 2, 2, j->range, &j->src_range) < 0)
+        return -1;
+    if (j->damping < 0 || j->armature < 0 || j->frictionloss < 0)
+        return mjcf_fail(d, n, "damping, armature and frictionloss must be non-negative");
+    char lim[16];
+    mjcf_get_str(d, n, j->cls, JOINT, "limited", lim, sizeof lim, "auto");
+    if (strcmp(lim, "true") == 0) j->limited = 1;
+    else if (strcmp(lim, "false") == 0) j->limited = 0;
+    else if (strcmp(lim, "auto") == 0) j->limited = d->autolimits && j->src_range;
+    else return mjcf_fail(d, n, "limited: expected true, false or auto, got '%s'", lim);
+    if (j->type == MJ_HINGE && d->degree) {
+        j->range[0] *= 3.14159265358979323846 / 180;
+        j->range[1] *= 3.14159265358979323846 / 180;
+    }
+    if (j->limited && !(j->range[0] < j->range[1]))
+        return mjcf_fail(d, n, "range: a limited joint needs lower < upper");
+    if (!j->limited && j->src_range && !d->autolimits && strcmp(lim, "auto") == 0)
+        mjcf_warn(d, n, "range without limited=\"true\" (and compiler autolimits false): no limit imported");
+    if (j->frictionloss > 0 && !d->warned_coulomb) {
+        mjcf_warn(d, n, "dry friction imported as smooth Coulomb friction (friction.coulomb, smoothing 0.01)");
+        d->warned_coulomb = 1;
+    }
+    double x;
+    if (mjcf_get(d, n, j->cls, JOINT, "stiffness", 1, 1, &x, NULL) > 0 && x != 0)
+        mjcf_warn(d, n, "joint stiffness %g: springs are not modelled (ignored)", x);
+    if (mjcf_get(d, n, j->cls, JOINT, "ref", 1, 1, &x, NULL) > 0 && x != 0)
+        mjcf_warn(d, n, "ref %g: not imported (sysid's q = 0 is this pose, MuJoCo's qpos = ref: its positions are q + ref)", x);
+    static const char *const sol[] = { "solreflimit", "solimplimit", "solreffriction", "solimpfriction", "margin" };
+    for (int i = 0; i < 5; i++)
+        if (mjcf_source(d, n, j->cls, JOINT, sol[i]))
+            mjcf_warn(d, n, "%s: MuJoCo's constraint softness is not imported", sol[i]);
+    d->njnt++;
+    return 0;
+}
+
+typedef struct {
+    double mass, pos[3], R[9], Iu[3];
+} geom_mass;
+
+static int read_geom(mjcf_doc *d, xmlNode *n, int b, int ngeom, geom_mass **gm, int *ngm, geom_notes *notes)
+{
+    mjcf_body *B = &d->body[b];
+    int c;
+    if (mjcf_elem_class(d, n, B->childclass, &c)) return -1;
+    char type[32];
+    mjcf_get_str(d, n, c, GEOM, "type", type, sizeof type, "sphere");
+    double size[3] = { 0, 0, 0 }, pos[3] = { 0, 0, 0 }, q[4], ft[6];
+    int nft;
+    if (mjcf_get(d, n, c, GEOM, "size", 1, 3, size, NULL) < 0 || mjcf_get(d, n, c, GEOM, "pos", 3, 3, pos, NULL) < 0 ||
+        mjcf_orientation(d, n, c, GEOM, q) || (nft = mjcf_get(d, n, c, GEOM, "fromto", 6, 6, ft, NULL)) < 0)
+        return -1;
+    if (nft > 0) {
+        if (strcmp(type, "capsule") && strcmp(type, "cylinder") && strcmp(type, "box") && strcmp(type, "ellipsoid"))
+            return mjcf_fail(d, n, "fromto: only capsule, cylinder, box and ellipsoid geoms take one");
+        double v[3] = { ft[3] - ft[0], ft[4] - ft[1], ft[5] - ft[2] };
+        for (int i = 0; i < 3; i++) pos[i] = (ft[i] + ft[i + 3]) / 2;
+        mjcf_quat_z2vec(q, v);
+        double l = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+        if (l < 1e-15) return mjcf_fail(d, n, "fromto: the two points coincide");
+        size[strcmp(type, "box") && strcmp(type, "ellipsoid") ? 1 : 2] = l / 2;
+    }
+    double contype = 1, conaff = 1, group = 0, fr[3] = { 1, 0.005, 0.0001 };
+    if (mjcf_get(d, n, c, GEOM, "contype", 1, 1, &contype, NULL) < 0 ||
+        mjcf_get(d, n, c, GEOM, "conaffinity", 1, 1, &conaff, NULL) < 0 ||
+        mjcf_get(d, n, c, GEOM, "group", 1, 1, &group, NULL) < 0 || mjcf_get(d, n, c, GEOM, "friction", 1, 3, fr, NULL) < 0)
+        return -1;
+    int collides = contype != 0 || conaff != 0;
+
+    if (b == 0) {   /* the world's geoms: a plane is the ground, the rest is scenery */
+        if (strcmp(type, "plane") == 0 && collides) {
+            double R[9];
+            mjcf_quat_mat(R, q);
+            if (fabs(R[2]) > 1e-12 || fabs(R[5]) > 1e-12 || R[8] <= 0)
+                return mjcf_fail(d, n, "a ground plane must face +z (sysid's ground is z = height)");
+            if (d->has_ground) {
+                mjcf_warn(d, n, "a second ground plane: ignored (sysid has one ground)");
+                return 0;
+            }
+            d->has_ground = 1, d->ground = n, d->ground_height = pos[2], d->ground_friction = fr[0];
+        } else if (collides) {
+            notes->nmodel++;
+            if (!notes->first_unmodelled) notes->first_unmodelled = n;
+        }
+        return 0;
+    }
+    if (strcmp(type, "sphere") == 0 && collides) {
+        if (grow(d, (void **)&d->sphere, d->nsphere, sizeof *d->sphere)) return -1;
+        mjcf_sphere *s = &d->sphere[d->nsphere];
+        char fallback[SID_MAX_NAME + 16];
+        snprintf(fallback, sizeof fallback, "%.40s_geom%d", B->name, ngeom);
+        if (set_name(d, n, s->name, fallback, "name")) return -1;
+        s->body = b, s->node = n, s->radius = size[0];
+        memcpy(s->xyz, pos, sizeof pos);
+        d->nsphere++;
+    } else if (collides) {
+        notes->nmodel++;
+        if (!notes->first_unmodelled) notes->first_unmodelled = n;
+    }
+
+    if (group < d->inertiagroup[0] || group > d->inertiagroup[1]) return 0;
+    double vol, Iu[3], mass = -1, density = 1000;
+    if (mjcf_get(d, n, c, GEOM, "mass", 1, 1, &mass, NULL) < 0 || mjcf_get(d, n, c, GEOM, "density", 1, 1, &density, NULL) < 0)
+        return -1;
+    if (mjcf_geom_inertia(type, size, &vol, Iu)) {
+        char mesh[SID_MAX_NAME];
+        mjcf_get_str(d, n, c, GEOM, "mesh", mesh, sizeof mesh, "");
+        if (B->is_static) {   /* welded to the world: needs no inertia, imported massless */
+            if (B->inertia_from == MJ_INERTIA_GEOMS) B->inertia_from = MJ_INERTIA_NONE;
+            return 0;
+        }
+        if (B->inertia_from != MJ_INERTIA_GEOMS) return 0;
+        if (mesh[0])
+            return mjcf_fail(d, n, "body '%s' takes its inertia from its geoms, and mesh '%s' has none here "
+                        "(sysid does not compute mesh inertia): give the body an <inertial>", B->name, mesh);
+        return mjcf_fail(d, n, "body '%s' takes its inertia from its geoms, and a %s geom has none", B->name, type);
+    }
+    int need = strcmp(type, "sphere") == 0 ? 1 : strcmp(type, "capsule") == 0 || strcmp(type, "cylinder") == 0 ? 2 : 3;
+    for (int k = 0; k < need && B->inertia_from == MJ_INERTIA_GEOMS && !B->is_static; k++)
+        if (!(size[k] > 0))
+            return mjcf_fail(d, n, "size: a %s geom that gives its body's inertia needs %d positive number%s", type, need,
+                             need == 1 ? "" : "s");
+    if (grow(d, (void **)gm, *ngm, sizeof **gm)) return -1;
+    geom_mass *g = &(*gm)[(*ngm)++];
+    g->mass = mass >= 0 ? mass : density * vol;
+    memcpy(g->pos, pos, sizeof pos);
+    memcpy(g->Iu, Iu, sizeof Iu);
+    mjcf_quat_mat(g->R, q);
+    return 0;
+}
+
+/* Mass, COM and inertia about it (body axes) of the geoms: I = sum R_i diag(m_i Iu_i) R_i^T +
+ * m_i (|r_i|^2 E - r_i r_i^T), r_i = p_i - com, as MuJoCo's compiler combines them. */
+static void combine(mjcf_body *B, const geom_mass *g, int n)
+{
+    double m = 0, c[3] = { 0, 0, 0 };
+    for (int i = 0; i < n; i++) {
+        m += g[i].mass;
+        for (int k = 0; k < 3; k++) c[k] += g[i].mass * g[i].pos[k];
+    }
+    B->mass = m;
+    memset(B->I, 0, sizeof B->I);
+    if (m <= 0) {
+        B->inertia_from = MJ_INERTIA_NONE;
+        return;
+    }
+    for (int k = 0; k < 3; k++) B->com[k] = c[k] / m;
+    for (int i = 0; i < n; i++) {
+        double diag[3] = { g[i].mass * g[i].Iu[0], g[i].mass * g[i].Iu[1], g[i].mass * g[i].Iu[2] }, Ir[6];
+        double r[3] = { g[i].pos[0] - B->com[0], g[i].pos[1] - B->com[1], g[i].pos[2] - B->com[2] };
+        double r2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
+        mjcf_inertia_rotate(Ir, g[i].R, diag);
+        B->I[0] += Ir[0] + g[i].mass * (r2 - r[0] * r[0]);
+        B->I[1] += Ir[1] + g[i].mass * (r2 - r[1] * r[1]);
+        B->I[2] += Ir[2] + g[i].mass * (r2 - r[2] * r[2]);
+        B->I[3] += Ir[3] - g[i].mass * r[0] * r[1];
+        B->I[4] += Ir[4] - g[i].mass * r[0] * r[2];
+        B->I[5] += Ir[5] - g[i].mass * r[1] * r[2];
+    }
+}
+
+static int read_inertial(mjcf_doc *d, xmlNode *n, mjcf_body *B)
+{
+    double q[4], diag[3], full[6];
+    int nd, nf;
+    if (mjcf_nums(d, n, "pos", 3, 3, B->com) < 0 || mjcf_nums(d, n, "mass", 1, 1, &B->mass) < 0 ||
+        (nd = mjcf_nums(d, n, "diaginertia", 3, 3, diag)) < 0 || (nf = mjcf_nums(d, n, "fullinertia", 6, 6, full)) < 0 ||
+        mjcf_orientation(d, n, -1, NULL, q))
+        return -1;
+    if (!mjcf_has_attr(n, "pos") || !mjcf_has_attr(n, "mass")) return mjcf_fail(d, n, "expected pos and mass");
+    if (!(B->mass >= 0)) return mjcf_fail(d, n, "mass: expected a non-negative number");
+    if (nd + nf == 0 && B->mass > 0) return mjcf_fail(d, n, "expected diaginertia or fullinertia");
+    if (nd && nf) return mjcf_fail(d, n, "diaginertia and fullinertia: give one");
+    if (nf) {
+        for (int i = 0; i < 5; i++)
+            if (mjcf_has_attr(n, MJCF_ORIENT[i])) return mjcf_fail(d, n, "fullinertia and %s: give one (fullinertia is in the body frame)", MJCF_ORIENT[i]);
+        memcpy(B->I, full, sizeof full);
+    } else if (nd) {
+        double R[9];
+        int broken = 0;
+        for (int k = 0; k < 3; k++) broken |= diag[k] + diag[(k + 1) % 3] < diag[(k + 2) % 3];
+        if (broken && d->balanceinertia) {   /* MuJoCo's repair: all three moments to their mean */
+            double mean = (diag[0] + diag[1] + diag[2]) / 3;
+            mjcf_warn(d, n, "diaginertia %g %g %g breaks the triangle inequality: balanced to %g each "
+                      "(compiler balanceinertia)", diag[0], diag[1], diag[2], mean);
+            diag[0] = diag[1] = diag[2] = mean;
+        } else if (broken) {
+            mjcf_warn(d, n, "diaginertia %g %g %g breaks the triangle inequality (a + b >= c): MuJoCo repairs it only "
+                      "with compiler balanceinertia=\"true\"", diag[0], diag[1], diag[2]);
+        }
+        mjcf_quat_mat(R, q);
+        mjcf_inertia_rotate(B->I, R, diag);
+    }
+    B->inertia_from = B->mass > 0 ? MJ_INERTIA_ELEMENT : MJ_INERTIA_NONE;
+    B->inertial = n;
+    return 0;
+}
+
+static int read_body(mjcf_doc *d, xmlNode *n, int parent, int childclass, geom_notes *notes);
+
+/* The elements of body b (the world for b = 0), then its child bodies. */
+static int read_contents(mjcf_doc *d, xmlNode *n, int b, geom_notes *notes)
+{
+    mjcf_nodes l;
+    if (mjcf_kids(d, n, &l)) return -1;
+    geom_mass *gm = NULL;
+    int ngm = 0, ngeom = 0, rc = 0;
+    xmlNode *inertial = NULL;
+    d->body[b].jnt0 = d->njnt;
+    for (int i = 0; i < l.count && !rc; i++) {
+        xmlNode *c = l.n[i];
+        if (b > 0 && mjcf_is(c, "inertial")) {
+            if (inertial) rc = mjcf_fail(d, c, "a second <inertial> in body '%s'", d->body[b].name);
+            inertial = c;
+        } else if (b > 0 && (mjcf_is(c, "joint") || mjcf_is(c, "freejoint"))) {
+            rc = read_joint(d, c, b, d->body[b].njnt);
+            if (!rc) d->body[b].njnt++;
+        }
+    }
+    mjcf_body *B = &d->body[b];
+    if (!rc && b > 0) {
+        B->is_static = d->body[B->parent].is_static && B->njnt == 0;
+        for (int k = 0; k < B->njnt; k++)
+            if (d->jnt[B->jnt0 + k].type == MJ_FREE && B->njnt > 1)
+                rc = mjcf_fail(d, d->jnt[B->jnt0 + k].node, "a free joint must be the only joint of its body");
+        if (!rc && inertial && d->inertiafromgeom != 1) rc = read_inertial(d, inertial, B);
+        else if (!rc && d->inertiafromgeom != 0) B->inertia_from = MJ_INERTIA_GEOMS;
+        if (!rc && B->njnt > 0) memcpy(B->off, d->jnt[B->jnt0 + B->njnt - 1].pos, sizeof B->off);
+    }
+    for (int i = 0; i < l.count && !rc; i++)
+        if (mjcf_is(l.n[i], "geom")) rc = read_geom(d, l.n[i], b, ngeom++, &gm, &ngm, notes);
+    B = &d->body[b];
+    if (!rc && b > 0 && B->inertia_from == MJ_INERTIA_GEOMS) combine(B, gm, ngm);
+    free(gm);
+    for (int i = 0; i < l.count && !rc; i++) {
+        xmlNode *c = l.n[i];
+        const char *t = (const char *)c->name;
+        if (mjcf_is(c, "body")) rc = read_body(d, c, b, d->body[b].childclass, notes);
+        else if (mjcf_is(c, "composite") || mjcf_is(c, "flexcomp") || mjcf_is(c, "replicate") || mjcf_is(c, "frame"))
+            rc = mjcf_fail(d, c, "<%s> is not read by sysid (MuJoCo 2.2.2 bodies and joints only)", t);
+        else if (!mjcf_is(c, "geom") && !mjcf_is(c, "inertial") && !mjcf_is(c, "joint") && !mjcf_is(c, "freejoint") && !mjcf_is(c, "site") &&
+                 !mjcf_is(c, "camera") && !mjcf_is(c, "light"))
+            mjcf_warn(d, c, "unknown element: ignored");
+    }
+    free(l.n);
+    return rc;
+}
+
+static int read_body(mjcf_doc *d, xmlNode *n, int parent, int childclass, geom_notes *notes)
+{
+    if (grow(d, (void **)&d->body, d->nbody, sizeof *d->body)) return -1;
+    int b = d->nbody++;
+    mjcf_body *B = &d->body[b];
+    B->node = n, B->parent = parent, B->childclass = childclass;
+    char fallback[SID_MAX_NAME];
+    snprintf(fallback, sizeof fallback, "body%d", b);
+    if (set_name(d, n, B->name, fallback, "name")) return -1;
+    if (mjcf_has_attr(n, "childclass")) {
+        char cname[SID_MAX_NAME];
+        mjcf_attr_str(n, "childclass", cname, sizeof cname);
+        if ((B->childclass = mjcf_find_class(d, cname)) < 0) return mjcf_fail(d, n, "unknown childclass '%s'", cname);
+    }
+    if (mjcf_nums(d, n, "pos", 3, 3, B->pos) < 0 || mjcf_orientation(d, n, -1, NULL, B->quat)) return -1;
+    char v[16];
+    mjcf_attr_str(n, "mocap", v, sizeof v);
+    if (strcmp(v, "true") == 0) mjcf_warn(d, n, "a mocap body: imported as welded to its parent");
+    return read_contents(d, n, b, notes);
+}
+
+/* ---- actuators and the rest ---------------------------------------------------------------------- */
+
+static int joint_by_raw_name(const mjcf_doc *d, const char *name)
+{
+    for (int i = 0; i < d->njnt; i++) {
+        char raw[256];
+        mjcf_attr_str(d->jnt[i].node, "name", raw, sizeof raw);
+        if (strcmp(raw, name) == 0) return i;
+    }
+    return -1;
+}
+
+static int read_actuators(mjcf_doc *d, xmlNode *n)
+{
+    mjcf_nodes l;
+    if (mjcf_kids(d, n, &l)) return -1;
+    int rc = 0;
+    struct {
+        int count;
+        xmlNode *first;
+        char list[1200];
+    } servo[sizeof ACTUATOR / sizeof ACTUATOR[0]];
+    memset(servo, 0, sizeof servo);
+    for (int i = 0; i < l.count && !rc; i++) {
+        xmlNode *a = l.n[i];
+        const char *t = (const char *)a->name;
+        char jname[256], aname[256];
+        mjcf_attr_str(a, "joint", jname, sizeof jname);
+        mjcf_attr_str(a, "name", aname, sizeof aname);
+        if (!jname[0]) {
+            mjcf_warn(d, a, "a %s actuator without a joint transmission (tendon, site or body): not modelled", t);
+            continue;
+        }
+        int j = joint_by_raw_name(d, jname);
+        if (j < 0) {
+            rc = mjcf_fail(d, a, "joint '%s': no such joint", jname);
+            break;
+        }
+        if (!mjcf_is(a, "motor")) {   /* one warning per kind, at its first, listing them */
+            int k = 0;
+            while (ACTUATOR[k] && strcmp(ACTUATOR[k], t)) k++;
+            if (!ACTUATOR[k]) continue;
+            if (!servo[k].count++) servo[k].first = a;
+            size_t len = strlen(servo[k].list);
+            snprintf(servo[k].list + len, sizeof servo[k].list - len, "%s%s on joint %s", len ? ", " : "",
+                     aname[0] ? aname : "(unnamed)", jname);
+            continue;
+        }
+        if (d->jnt[j].type == MJ_FREE) {
+            mjcf_warn(d, a, "a motor on free joint %s: not modelled", jname);
+            continue;
+        }
+        if (d->jnt[j].motor) {
+            mjcf_warn(d, a, "a second motor on joint %s: ignored (sysid has one motor per joint)", jname);
+            continue;
+        }
+        int c;
+        if (mjcf_elem_class(d, a, 0, &c)) return -1;
+        double gear[6] = { 1, 0, 0, 0, 0, 0 };
+        if (mjcf_get(d, a, c, ACTUATOR, "gear", 1, 6, gear, &d->jnt[j].src_gear) < 0) return -1;
+        d->jnt[j].motor = 1, d->jnt[j].act = a, d->jnt[j].gear = gear[0];
+        static const char *const clamps[] = { "ctrlrange", "forcerange", "ctrllimited", "forcelimited" };
+        for (int k = 0; k < 4; k++)
+            if (mjcf_source(d, a, c, ACTUATOR, clamps[k])) {
+                mjcf_warn(d, a, "motor on joint %s: ctrlrange/forcerange clamps are not modelled", jname);
+                break;
+            }
+    }
+    for (int k = 0; ACTUATOR[k] && !rc; k++)
+        if (servo[k].count)
+            mjcf_warn(d, servo[k].first, "%d %s servo%s not modelled yet, joint%s imported without a motor: %s", servo[k].count,
+                      ACTUATOR[k], servo[k].count == 1 ? "" : "s", servo[k].count == 1 ? "" : "s", servo[k].list);
+    free(l.n);
+    return rc;
+}
+
+int mjcf_read(mjcf_doc *d, const char *path, const char *text, size_t len, sid_error *err)
+{
+    memset(d, 0, sizeof *d);
+    d->path = path, d->err = err;
+    d->degree = 1, d->inertiafromgeom = 2;
+    memcpy(d->eulerseq, "xyz", 4);
+    d->inertiagroup[0] = 0, d->inertiagroup[1] = 5;
+    d->gravity[2] = -9.81;
+    if (mjcf_add_file(d, path, text, len, 0)) return -1;
+    xmlNode *root = xmlDocGetRootElement(d->file[0].doc);
+    if (!root || !mjcf_is(root, "mujoco"))
+        return sid_error_set(err, SID_ERR_INPUT, "%s:%ld: expected a <mujoco> root element", path,
+                             root ? xmlGetLineNo(root) : 1L), -1;
+    if (set_name(d, root, d->model, "mjcf", "model")) return -1;
+    mjcf_nodes l;
+    if (mjcf_kids(d, root, &l)) return -1;
+    int rc = 0;
+    /* settings and classes first: they apply wherever the elements using them stand */
+    for (int i = 0; i < l.count && !rc; i++) {
+        if (mjcf_is(l.n[i], "compiler")) rc = read_compiler(d, l.n[i]);
+        else if (mjcf_is(l.n[i], "option")) {
+            if (!d->option) d->option = l.n[i];
+            rc = read_option(d, l.n[i]);
+        }
+        else if (mjcf_is(l.n[i], "default")) rc = mjcf_find_class(d, "main") >= 0 ? mjcf_fail(d, l.n[i], "a second top-level <default>") :
+                                                                           mjcf_add_class(d, l.n[i], -1);
+    }
+    if (!rc && d->ncls == 0) {   /* an empty main class, so that class 0 always exists */
+        rc = grow(d, (void **)&d->cls, 0, sizeof *d->cls);
+        if (!rc) {
+            d->ncls = 1, d->cls[0].parent = -1, d->cls[0].node = root;   /* root holds no <joint>: nothing found */
+            snprintf(d->cls[0].name, sizeof d->cls[0].name, "main");
+        }
+    }
+    geom_notes notes = { 0 };
+    if (!rc) {
+        rc = grow(d, (void **)&d->body, 0, sizeof *d->body);
+        if (!rc) {
+            d->nbody = 1, d->body[0].parent = -1, d->body[0].is_static = 1, d->body[0].quat[0] = 1;
+            snprintf(d->body[0].name, sizeof d->body[0].name, "world");
+        }
+    }
+    for (int i = 0; i < l.count && !rc; i++)
+        if (mjcf_is(l.n[i], "worldbody")) rc = read_contents(d, l.n[i], 0, &notes);
+    for (int i = 0; i < l.count && !rc; i++) {
+        xmlNode *c = l.n[i];
+        if (mjcf_is(c, "actuator")) rc = read_actuators(d, c);
+        else if (mjcf_is(c, "tendon")) mjcf_warn(d, c, "tendons are not modelled (ignored)");
+        else if (mjcf_is(c, "equality")) mjcf_warn(d, c, "equality constraints are not modelled (ignored)");
+        else if (mjcf_is(c, "keyframe")) mjcf_warn(d, c, "keyframes are not imported");
+    }
+    if (!rc && notes.nmodel)
+        mjcf_warn(d, notes.first_unmodelled, "%d collision geom%s (capsule, box, cylinder, mesh, ...; the first here) not "
+             "modelled as contact: sysid's contact is sphere geoms on a ground plane", notes.nmodel, notes.nmodel == 1 ? "" : "s");
+    if (!rc && d->nsphere && !d->has_ground) {
+        mjcf_warn(d, root, "%d sphere geom%s but no ground plane in the worldbody: not modelled as contact", d->nsphere,
+             d->nsphere == 1 ? "" : "s");
+        d->nsphere = 0;
+    }
+    free(l.n);
+    return rc;
+}
+
+void mjcf_doc_free(mjcf_doc *d)
+{
+    for (int i = 0; i < d->nfile; i++) {
+        xmlFreeDoc(d->file[i].doc);
+        free(d->file[i].path);
+        if (d->file[i].own_text) free((char *)d->file[i].text);
+    }
+    free(d->file);
+    free(d->cls);
+    free(d->body);
+    free(d->jnt);
+    free(d->sphere);
+    memset(d, 0, sizeof *d);
+}
+
+int mjcf_import(const char *path, const char *text, size_t len, char **json, sid_error *err)
+{
+    mjcf_doc d;
+    *json = NULL;
+    int rc = mjcf_read(&d, path, text, len, err);
+    if (!rc && mjcf_json(&d, json)) {
+        sid_error_set(err, SID_ERR_NOMEM, "out of memory");
+        rc = -1;
+    }
+    mjcf_doc_free(&d);
+    return rc;
+}
