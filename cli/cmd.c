@@ -7,6 +7,7 @@
 #include "diag.h"
 #include "jsonfile.h"
 #include "robot_json.h"
+#include "robot_load.h"
 
 int cmd_usage_error(const cmd_info *c, const char *fmt, ...)
 {
@@ -32,7 +33,7 @@ int cmd_spec_build(fitspec *s, const cmd_spec_args *a, sid_error *err)
 
 int cmd_spec_model(const fitspec *s, const char *robot, sid_model **m, double **theta, cJSON **doc, sid_error *err)
 {
-    if (robot_json_model(robot, m, theta, doc, err))
+    if (robot_model(robot, m, theta, doc, err))
         return -1;
     fitspec_apply_model(s, *m, robot);
     return 0;

@@ -22,6 +22,8 @@ int cmd_fit(int argc, char **argv);
 int cmd_grad(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_import(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 /* Print "sysid: error: MSG", c's usage line and "Try 'sysid CMD --help'." on stderr;
  * returns EXIT_INPUT. */
@@ -29,7 +31,7 @@ int cmd_usage_error(const cmd_info *c, const char *fmt, ...) __attribute__((form
 
 /* fitspec_init, read a->path if given, then apply the flags over it. */
 int cmd_spec_build(fitspec *s, const cmd_spec_args *a, sid_error *err);
-/* robot_json_model, then the spec's settings that belong to the model (its contact model), so
+/* robot_model (any robot format), then the spec's settings that belong to the model (its contact model), so
  * every command simulates the robot the spec describes. */
 int cmd_spec_model(const fitspec *s, const char *robot, sid_model **m, double **theta, cJSON **doc, sid_error *err);
 

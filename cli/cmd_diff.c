@@ -17,6 +17,7 @@
 #include "diag.h"
 #include "numfmt.h"
 #include "robot_json.h"
+#include "robot_load.h"
 
 static const cmd_info info = {
     "diff", CMD_DIFF, "sysid diff A.json B.json [--json] [--tol REL]",
@@ -168,7 +169,7 @@ int cmd_diff(int argc, char **argv)
     double *ta = NULL, *tb = NULL;
     diff_row *row = NULL;
     rc = EXIT_OK;
-    if (robot_json_model(a, &ma, &ta, NULL, &err) || robot_json_model(b, &mb, &tb, NULL, &err)) {
+    if (robot_model(a, &ma, &ta, NULL, &err) || robot_model(b, &mb, &tb, NULL, &err)) {
         rc = cli_fail(&err);
         goto done;
     }

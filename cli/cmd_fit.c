@@ -28,6 +28,7 @@
 #include "readfile.h"
 #include "report.h"
 #include "robot_json.h"
+#include "robot_load.h"
 #include "stepchoice.h"
 #include "sha256.h"
 #include "traj_csv.h"
@@ -266,6 +267,12 @@ static int check_outputs(const cmd_args *a)
     const char *robot = a->op[0];
     if (a->in_place && a->out)
         return cmd_usage_error(&info, "--in-place writes ROBOT.json; give it or -o, not both");
+    robot_format fmt = ROBOT_JSON;
+    sid_error err = { 0 };
+    if (a->in_place && robot_file_format(robot, &fmt, &err) == 0 && fmt != ROBOT_JSON)
+        return cmd_usage_error(&info, "--in-place would replace the %s file %s with a robot.json: write the fit "
+                               "with -o FITTED.json, then `sysid export FITTED.json --into %s`", robot_format_name(fmt),
+                               robot, robot);
     if (is_stdout(a->out) && (a->json || is_stdout(a->report)))
         return cmd_usage_error(&info, "-o - and %s would both write to stdout: give one of them a file",
                                a->json ? "--json" : "--report -");

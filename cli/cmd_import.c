@@ -57,7 +57,10 @@ int cmd_import(int argc, char **argv)
     sid_model *m = NULL;
     double *theta = NULL;
     if (robot_json_parse(path, json, strlen(json), &d, NULL, &err) == 0) {
-        if (sid_model_create(&m, &theta, &d, &err) != SID_OK) sid_error_prefix(&err, "%s", path);
+        if (sid_model_create(&m, &theta, &d, &err) != SID_OK) {
+            robot_name_elements(&d, &err);
+            sid_error_prefix(&err, "%s", path);
+        }
         robot_desc_free(&d);
     }
     if (!m) {

@@ -10,11 +10,13 @@
 
 #include <cjson/cJSON.h>
 
+#include "atomic.h"
 #include "cmd.h"
 #include "diag.h"
 #include "fitspec.h"
 #include "numfmt.h"
 #include "robot_json.h"
+#include "robot_load.h"
 
 static const cmd_info info = {
     "params", CMD_PARAMS, "sysid params ROBOT.json [--json] [--set NAME=VALUE... -o OUT.json]",
@@ -98,10 +100,14 @@ int cmd_params(int argc, char **argv)
         return cmd_usage_error(&info, nset ? "--set needs -o OUT.json" : "-o is for --set");
 
     sid_error err = { 0 };
+    robot_format fmt = ROBOT_JSON;
+    if (nset && atomic_same_file(a.out, a.op[0]) && robot_file_format(a.op[0], &fmt, &err) == 0 && fmt != ROBOT_JSON)
+        return cmd_usage_error(&info, "-o %s would replace the %s file with a robot.json: write to another file, "
+                               "then `sysid export OUT.json --into %s`", a.out, robot_format_name(fmt), a.op[0]);
     sid_model *m;
     double *theta;
     cJSON *doc;
-    if (robot_json_model(a.op[0], &m, &theta, &doc, &err))
+    if (robot_model(a.op[0], &m, &theta, &doc, &err))
         return cli_fail(&err);
     rc = EXIT_OK;
     for (int i = 0; i < nset && rc == EXIT_OK; i++)

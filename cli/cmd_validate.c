@@ -16,6 +16,7 @@
 #include "diag.h"
 #include "numfmt.h"
 #include "robot_json.h"
+#include "robot_load.h"
 #include "stepchoice.h"
 #include "traj_csv.h"
 
@@ -148,13 +149,15 @@ int cmd_validate(int argc, char **argv)
     cJSON *out = cJSON_CreateObject(), *logs = cJSON_CreateArray();
     sid_traj **trs = NULL;
     int ntr = 0;
+    robot_format fmt = ROBOT_JSON;
     rc = EXIT_OK;
-    if (cmd_spec_build(&spec, &a.spec, &err) || robot_json_load(robot, &d, NULL, &err)) {
+    if (cmd_spec_build(&spec, &a.spec, &err) || robot_load(robot, &d, NULL, &fmt, &err)) {
         rc = cli_fail(&err);
         goto done;
     }
     if (sid_model_create(&m, &theta, &d, &err) != SID_OK ||
         sid_model_check_theta(m, theta, &err) != SID_OK) {
+        if (fmt != ROBOT_JSON) robot_name_elements(&d, &err);
         sid_error_prefix(&err, "%s", robot);
         rc = cli_fail(&err);
         goto done;

@@ -21,6 +21,8 @@ static const struct cmd_struct {
     { "grad", cmd_grad, "the loss and its gradient per parameter; --check against finite differences" },
     { "eval", cmd_eval, "loss and per-joint RMSE of a robot replaying logs" },
     { "diff", cmd_diff, "parameters that differ between two robots" },
+    { "import", cmd_import, "convert a URDF or MJCF robot into robot.json" },
+    { "export", cmd_export, "write fitted values back into a copy of the URDF or MJCF file" },
 };
 #define NCOMMANDS (int)(sizeof commands / sizeof commands[0])
 

@@ -52,10 +52,10 @@ typedef struct {
 #define SIMULATING (CMD_SIMULATE | CMD_EVAL | CMD_GRAD | CMD_FIT)
 #define WINDOWED (CMD_EVAL | CMD_GRAD | CMD_FIT)
 #define FITTING (CMD_GRAD | CMD_FIT)
-#define ALL (CMD_PARAMS | CMD_VALIDATE | CMD_SIMULATE | CMD_FIT | CMD_GRAD | CMD_EVAL | CMD_DIFF)
+#define ALL (CMD_PARAMS | CMD_VALIDATE | CMD_SIMULATE | CMD_FIT | CMD_GRAD | CMD_EVAL | CMD_DIFF | CMD_IMPORT | CMD_EXPORT)
 
 static const opt_row rows[] = {
-    { 'o', "--output", "FILE", TEXT, AT(out), OUTPUT, CMD_FIT | CMD_SIMULATE | CMD_PARAMS,
+    { 'o', "--output", "FILE", TEXT, AT(out), OUTPUT, CMD_FIT | CMD_SIMULATE | CMD_PARAMS | CMD_IMPORT | CMD_EXPORT,
       "write the output (see above) to FILE, atomically;\n"
       "- is stdout (where fit and simulate write without -o)" },
     { 0, "--in-place", NULL, SWITCH, AT(in_place), OUTPUT, CMD_FIT,
@@ -66,7 +66,14 @@ static const opt_row rows[] = {
     { 0, "--set", "NAME=VALUE", LIST, AT(set), OUTPUT, CMD_PARAMS,
       "set every parameter NAME matches (a glob, as in fit\n"
       "specs) to VALUE; repeatable; needs -o" },
-    { 0, "--json", NULL, SWITCH, AT(json), OUTPUT, ALL & ~CMD_SIMULATE,
+    { 0, "--into", "ROBOT", TEXT, AT(into), OUTPUT, CMD_EXPORT,
+      "the URDF or MJCF file to write the values into (it\n"
+      "is read, not changed, unless -o names it)" },
+    { 0, "--balance-inertia", NULL, SWITCH, AT(balance_inertia), OUTPUT, CMD_IMPORT,
+      "URDF: repair inertias that break the triangle\n"
+      "inequality by a rounding margin (as MuJoCo's\n"
+      "balanceinertia; MJCF files say it in <compiler>)" },
+    { 0, "--json", NULL, SWITCH, AT(json), OUTPUT, ALL & ~(CMD_SIMULATE | CMD_IMPORT | CMD_EXPORT),
       "print the result as one JSON object on stdout" },
 
     { 'c', "--config", "SPEC.json", TEXT, AT(spec.path), FITSPEC, ALL & ~(CMD_PARAMS | CMD_DIFF),

@@ -19,6 +19,8 @@ enum {
     CMD_GRAD = 1 << 4,
     CMD_EVAL = 1 << 5,
     CMD_DIFF = 1 << 6,
+    CMD_IMPORT = 1 << 7,
+    CMD_EXPORT = 1 << 8,
 };
 
 /* A command as the parser and its help see it. */
@@ -51,7 +53,8 @@ typedef struct {
     cmd_spec_args spec;        /* -c and the fit-spec flags */
     const char *out;           /* -o FILE */
     const char *report;        /* --report FILE */
-    int json, check, in_place, quiet, verbose;
+    int json, check, in_place, quiet, verbose, balance_inertia;
+    const char *into;          /* --into ROBOT.urdf|ROBOT.xml */
     double max_rmse, max_loss, tol;    /* -1: not given */
     cmd_list validate;         /* --validate LOG.csv... */
     cmd_list set;              /* --set NAME=VALUE... */

@@ -1,6 +1,7 @@
 /* robot_load.c — see robot_load.h. */
 #include "robot_load.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,6 +87,31 @@ int robot_import(const char *path, const char *text, size_t len, robot_format fm
     return -1;
 }
 
+/* The last file imported and its robot.json: a command that loads its robot twice (validate
+ * does) converts it, and prints the importer's warnings, once. Kept until exit. */
+static struct {
+    char *path, *text, *json;
+    size_t len;
+} last;
+
+static int import_once(const char *path, const char *text, size_t len, robot_format f, char **json, sid_error *err)
+{
+    if (last.path && !strcmp(last.path, path) && last.len == len && !memcmp(last.text, text, len)) {
+        *json = strdup(last.json);
+        return *json ? 0 : (sid_error_set(err, SID_ERR_NOMEM, "%s: out of memory", path), -1);
+    }
+    if (robot_import(path, text, len, f, NULL, json, err)) return -1;
+    char *p = strdup(path), *t = malloc(len + 1), *j = strdup(*json);
+    if (!p || !t || !j) {
+        free(p), free(t), free(j);
+        return 0;   /* no memo: the next load imports again */
+    }
+    memcpy(t, text, len + 1);
+    free(last.path), free(last.text), free(last.json);
+    last.path = p, last.text = t, last.json = j, last.len = len;
+    return 0;
+}
+
 int robot_load(const char *path, sid_robot_desc *d, cJSON **doc, robot_format *fmt, sid_error *err)
 {
     memset(d, 0, sizeof *d);
@@ -99,7 +125,7 @@ int robot_load(const char *path, sid_robot_desc *d, cJSON **doc, robot_format *f
     }
     if (fmt) *fmt = f;
     if (f != ROBOT_JSON) {
-        if (robot_import(path, text, len, f, NULL, &json, err)) {
+        if (import_once(path, text, len, f, &json, err)) {
             free(text);
             return -1;
         }
@@ -112,13 +138,33 @@ int robot_load(const char *path, sid_robot_desc *d, cJSON **doc, robot_format *f
     return rc;
 }
 
+/* core names elements by their place in the robot.json ("links[35].inertia"); an imported file
+ * has no such places, so name them as the file does ("link 'gripper_motor'.inertia"). */
+void robot_name_elements(const sid_robot_desc *d, sid_error *err)
+{
+    static const char *const arr[2] = { "links[", "joints[" }, *const what[2] = { "link", "joint" };
+    for (int a = 0; a < 2; a++) {
+        char *at = strstr(err->msg, arr[a]);
+        if (!at) continue;
+        char *end;
+        long k = strtol(at + strlen(arr[a]), &end, 10);
+        if (*end != ']' || k < 0 || k >= (a ? d->njoint : d->nlink)) continue;
+        char buf[sizeof err->msg];
+        snprintf(buf, sizeof buf, "%.*s%s '%s'%s", (int)(at - err->msg), err->msg, what[a],
+                 a ? d->joint[k].name : d->link[k].name, end + 1);
+        snprintf(err->msg, sizeof err->msg, "%s", buf);
+    }
+}
+
 int robot_model(const char *path, sid_model **m, double **theta0, cJSON **doc, sid_error *err)
 {
     sid_robot_desc d;
+    robot_format fmt;
     *m = NULL;
     *theta0 = NULL;
-    if (robot_load(path, &d, doc, NULL, err)) return -1;
+    if (robot_load(path, &d, doc, &fmt, err)) return -1;
     sid_status s = sid_model_create(m, theta0, &d, err);
+    if (s != SID_OK && fmt != ROBOT_JSON) robot_name_elements(&d, err);
     robot_desc_free(&d);
     if (s != SID_OK) {
         sid_error_prefix(err, "%s", path);

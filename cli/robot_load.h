@@ -37,6 +37,10 @@ int robot_import(const char *path, const char *text, size_t len, robot_format fm
  * fmt (may be NULL) receives the format. 0, or -1 with err set. */
 int robot_load(const char *path, sid_robot_desc *d, cJSON **doc, robot_format *fmt, sid_error *err);
 
+/* In core's message err, "links[35]" and "joints[2]" (places in a robot.json) become
+ * "link 'NAME'" and "joint 'NAME'", as an imported file names them. */
+void robot_name_elements(const sid_robot_desc *d, sid_error *err);
+
 /* robot_load + sid_model_create, core's messages prefixed by path (as robot_json_model). */
 int robot_model(const char *path, sid_model **m, double **theta0, cJSON **doc, sid_error *err);
 
