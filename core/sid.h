@@ -388,6 +388,12 @@ int sid_problem_estimates_start(const sid_problem *p);
 /* Window w (0 .. nwindows - 1): its log, the sample it starts from, and the samples
  * [first, last] it scores. Windows lie on a fixed grid (problem.c, FORMATS.md). */
 void sid_problem_window_samples(const sid_problem *p, int w, int *log, int *start, int *first, int *last);
+/* What window w predicts at each sample it simulates, start .. last (sid_problem_window_samples):
+ * q ((last - start + 1) x nq) as measured (offsets added, quaternion signs nearer the log's) and
+ * v ((last - start + 1) x nv), from x0w (NULL: the logged start). Uses the problem's first lane:
+ * not while another pass over p runs. */
+sid_status sid_problem_window_predict(sid_problem *p, const double *theta, const double *x0w, int w, double *q,
+                                      double *v, sid_error *err);
 
 /* Loss at theta, windows starting from x0 (nwindows x (nq + nv)) or, if x0 is NULL, from the
  * logged states; with grad (nparam) its gradient by the adjoint method, and with grad_x0
