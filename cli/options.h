@@ -19,6 +19,7 @@ enum {
     CMD_GRAD = 1 << 4,
     CMD_EVAL = 1 << 5,
     CMD_DIFF = 1 << 6,
+    CMD_REPORT = 1 << 7,
 };
 
 /* A command as the parser and its help see it. */
@@ -51,6 +52,7 @@ typedef struct {
     cmd_spec_args spec;        /* -c and the fit-spec flags */
     const char *out;           /* -o FILE */
     const char *report;        /* --report FILE */
+    const char *html;          /* --html FILE */
     int json, check, in_place, quiet, verbose;
     double max_rmse, max_loss, tol;    /* -1: not given */
     cmd_list validate;         /* --validate LOG.csv... */
