@@ -21,6 +21,7 @@ static const struct cmd_struct {
     { "grad", cmd_grad, "the loss and its gradient per parameter; --check against finite differences" },
     { "eval", cmd_eval, "loss and per-joint RMSE of a robot replaying logs" },
     { "diff", cmd_diff, "parameters that differ between two robots" },
+    { "report", cmd_report, "rebuild a fit's HTML page from its report, robot and logs" },
 };
 #define NCOMMANDS (int)(sizeof commands / sizeof commands[0])
 
