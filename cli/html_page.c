@@ -154,9 +154,13 @@ static void verdict(html_buf *b, const cJSON *rep)
         hb_esc(b, stop ? stop : "?");
         hb_puts(b, "</b>");
     }
-    hb_puts(b, " (");
-    hb_esc(b, str_at(rep, "message") ? str_at(rep, "message") : "");
-    hb_puts(b, ") after ");
+    /* the message repeats the stop reason more often than not: "converged (FTOL_REACHED)" */
+    const char *msg = str_at(rep, "message") ? str_at(rep, "message") : "";
+    if (stop && !strncmp(msg, stop, strlen(stop)) && !strncmp(msg + strlen(stop), " (", 2))
+        msg += strlen(stop) + 1;
+    hb_puts(b, " ");
+    hb_esc(b, msg);
+    hb_puts(b, " after ");
     inline_num(b, rep, "iterations");
     hb_puts(b, " iterations. Loss ");
     inline_num(b, rep, "loss|before");

@@ -235,20 +235,22 @@ static void corr_colour(double c, int rgb[3])
 
 void svg_heatmap(html_buf *b, const char *id, int n, const double *c, const char *const *name)
 {
-    const int label = 260, cell = n > 0 ? (n <= 12 ? 28 : n <= 32 ? 14 : 8) : 8;
-    const int w = label + n * cell + 10, h = label / 2 + n * cell + 10;
+    const int label = 260, top = 24, cell = n > 0 ? (n <= 12 ? 28 : n <= 32 ? 14 : 8) : 8;
+    const int w = label + n * cell + 10, h = top + n * cell + 10;
     hb_printf(b, "<svg class=\"heat\" id=\"%s\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\">", id, w, h, w, h);
     for (int i = 0; i < n; i++) {
         hb_printf(b, "<text class=\"tick\" x=\"%d\" y=\"%d\" text-anchor=\"end\">", label - 4,
-                  label / 2 + i * cell + cell / 2 + 4);
+                  top + i * cell + cell / 2 + 4);
         hb_esc(b, name[i]);
-        hb_printf(b, "</text><text class=\"tick\" x=\"%d\" y=\"%d\" transform=\"rotate(-60 %d %d)\">%d</text>",
-                  label + i * cell + cell / 2, label / 2 - 4, label + i * cell + cell / 2, label / 2 - 4, i + 1);
+        hb_puts(b, "</text>");
+        if (cell >= 14 || (i + 1) % 5 == 0)   /* narrow columns: every fifth number */
+            hb_printf(b, "<text class=\"tick\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">%d</text>",
+                      label + i * cell + cell / 2, top - 6, i + 1);
     }
     for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++) {
             const double v = c[(size_t)i * (size_t)n + (size_t)j];
-            const int x = label + j * cell, y = label / 2 + i * cell;
+            const int x = label + j * cell, y = top + i * cell;
             if (!isfinite(v)) {
                 hb_printf(b, "<rect class=\"undet\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" data-value=\"null\">"
                              "<title>", x, y, cell, cell);
@@ -310,7 +312,7 @@ void svg_errorbars(html_buf *b, const char *id, const char *title, const char *x
             hb_printf(b, "<circle class=\"dot%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"3\"/>", flag[i] ? " flag" : "",
                       px_x(&ax, value[i]), y);
     }
-    hb_printf(b, "<text class=\"title\" x=\"%d\" y=\"14\">", label);
+    hb_puts(b, "<text class=\"title\" x=\"10\" y=\"14\">");
     hb_esc(b, title);
     hb_printf(b, "</text><text class=\"label\" x=\"%g\" y=\"%d\" text-anchor=\"end\">", ax.px1, h - 2);
     hb_esc(b, xlabel);
