@@ -289,6 +289,12 @@ size_t sid_workspace_size(const sid_model *m);
 sid_workspace *sid_workspace_init(const sid_model *m, void *buf, size_t n);
 sid_workspace *sid_workspace_create(const sid_model *m);
 void sid_workspace_free(sid_workspace *ws);
+/* The compliant contact's normal force of each sphere [N] at (q, v) (fn: nsphere numbers, in
+ * robot.json order), as a step's dynamics sees it; returns the number of spheres, 0 without
+ * compliant contact (hard contact acts as impulses inside a step); fn NULL: only that number.
+ * ws: sid_workspace_create. */
+int sid_contact_normal_forces(const sid_model *m, const double *theta, sid_workspace *ws, const double *q,
+                              const double *v, double *fn);
 
 /* ---- integration ---------------------------------------------------------------------- */
 

@@ -26,6 +26,7 @@ Suite *json_edit_suite(void);
 Suite *windows_suite(void);
 Suite *step_choice_suite(void);
 Suite *covariance_suite(void);
+Suite *contact_force_suite(void);
 
 /* name: as the suite's own suite_create gives it (CK_RUN_SUITE compares against that) */
 static const struct {
@@ -47,6 +48,7 @@ static const struct {
     {"windows", windows_suite},
     {"step_choice", step_choice_suite},
     {"covariance", covariance_suite},
+    {"contact_force", contact_force_suite},
 };
 enum { NSUITE = (int)(sizeof suites / sizeof suites[0]) };
 
