@@ -142,6 +142,30 @@ static void rmse_table(html_buf *b, const sid_model *m, const html_predset *s, c
     free(rows);
 }
 
+/* The total contact normal force over time: the logged states under the fitted parameters and
+ * the two predictions. */
+static void contact_chart(html_buf *b, const html_predset *s, const html_logpred *lp, const char *id)
+{
+    const sid_traj *tr = lp->tr;
+    svg_range yr;
+    svg_range_init(&yr);
+    for (int p = 0; p < 3; p++)
+        if (lp->fn[p])
+            svg_range_add(&yr, lp->fn[p], 1, tr->n, NULL, 0);
+    svg_axes ax;
+    svg_begin(b, &ax, id, SVG_H, tr->t[0], tr->t[tr->n - 1], yr, 0, "contact normal force (all spheres)", "t [s]",
+              "N");
+    svg_vlines(b, &ax, lp->bound, lp->nbound, "win");
+    static const char *const label[3] = { "logged states, fitted model", "nominal", "fitted" };
+    if (lp->fn[2])
+        svg_line(b, &ax, tr->t, lp->fn[2], 1, tr->n, NULL, "log");
+    for (int p = 0; p < 2; p++)
+        if (lp->fn[p] && s->ok[p])
+            svg_line(b, &ax, tr->t, lp->fn[p], 1, tr->n, lp->win, series_cls[1 + p]);
+    svg_legend(b, &ax, 3, label, series_cls);
+    svg_end(b);
+}
+
 void html_logs_section(html_buf *b, const sid_model *m, const html_predset *s, const char *id, const char *title,
                        const char *note)
 {
@@ -189,6 +213,15 @@ void html_logs_section(html_buf *b, const sid_model *m, const html_predset *s, c
                 residual_charts(b, m, s, lp, cid, i);
             }
             hb_puts(b, "</div>\n");
+        }
+        if (lp->fn[0] || lp->fn[1]) {
+            char cid[200];
+            snprintf(cid, sizeof cid, "contact-%s-%d", id, l + 1);
+            hb_puts(b, "<div class=\"joint\"><h4>contact</h4>\n");
+            contact_chart(b, s, lp, cid);
+            hb_puts(b, "<p class=\"note\">The compliant model's normal force summed over the contact spheres, at the "
+                       "predicted states and at the logged ones (the latter under the fitted parameters: what the model "
+                       "says the logged motion implies).</p></div>\n");
         }
     }
     hb_puts(b, "</section>\n");

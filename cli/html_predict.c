@@ -28,6 +28,62 @@ static int alloc_log(html_logpred *lp, const sid_traj *tr, int nq, int nv)
     return 0;
 }
 
+/* The model's positions from measured ones: encoder offsets taken off (the inverse of what
+ * sid_problem_window_predict adds). */
+static void model_q(const sid_model *m, const double *theta, const double *qm, double *q)
+{
+    memcpy(q, qm, (size_t)sid_model_nq(m) * sizeof(double));
+    for (int k = 0; k < sid_model_ndof_joints(m); k++) {
+        if (sid_model_dof_joint_type(m, k) == SID_JOINT_FREE)
+            continue;
+        char name[2 * SID_MAX_NAME + 32];
+        snprintf(name, sizeof name, "joints.%s.offset", sid_model_dof_joint_name(m, k));
+        const int i = sid_model_param_find(m, name);
+        if (i >= 0)
+            q[sid_model_dof_joint_qadr(m, k)] -= theta[i];
+    }
+}
+
+/* Total normal contact force at every sample of every log (html_logpred.fn). */
+static int contact_forces(const sid_model *m, const double *theta0, const double *theta, html_predset *out)
+{
+    const int nq = sid_model_nq(m), nv = sid_model_nv(m);
+    sid_workspace *ws = sid_workspace_create(m);
+    const int ns = sid_contact_normal_forces(m, theta, NULL, NULL, NULL, NULL);
+    double *q = malloc((size_t)(nq + 1) * sizeof *q), *fn = malloc((size_t)(ns + 1) * sizeof *fn);
+    int rc = ws && q && fn ? 0 : -1;
+    for (int l = 0; !rc && l < out->nlog; l++) {
+        html_logpred *lp = &out->log[l];
+        const sid_traj *tr = lp->tr;
+        for (int s = 0; s < 3 && !rc; s++) {
+            if (s == 2 && !tr->qd)
+                continue;
+            if (!(lp->fn[s] = malloc((size_t)tr->n * sizeof(double)))) {
+                rc = -1;
+                break;
+            }
+            const double *th = s == 0 ? theta0 : theta;
+            for (int k = 0; k < tr->n; k++) {
+                lp->fn[s][k] = NAN;
+                if (s < 2 && (lp->win[k] < 0 || !out->ok[s]))
+                    continue;
+                const double *qm = s < 2 ? lp->q[s] + (size_t)k * (size_t)nq : tr->q + (size_t)k * (size_t)nq;
+                const double *v = s < 2 ? lp->v[s] + (size_t)k * (size_t)nv : tr->qd + (size_t)k * (size_t)nv;
+                model_q(m, th, qm, q);
+                const int n = sid_contact_normal_forces(m, th, ws, q, v, fn);
+                double sum = 0;
+                for (int c = 0; c < n; c++)
+                    sum += fn[c];
+                lp->fn[s][k] = sum;
+            }
+        }
+    }
+    sid_workspace_free(ws);
+    free(q);
+    free(fn);
+    return rc;
+}
+
 sid_status html_predict(sid_problem *p, const double *theta0, const double *theta, const sid_traj *const *tr,
                         const char *const *name, int nlog, html_predset *out, sid_error *err)
 {
@@ -109,6 +165,10 @@ sid_status html_predict(sid_problem *p, const double *theta0, const double *thet
     free(wq);
     free(wv);
     free(sse);
+    if (sid_contact_normal_forces(m, theta, NULL, NULL, NULL, NULL) > 0 && contact_forces(m, theta0, theta, out)) {
+        html_predict_free(out);
+        return sid_error_set(err, SID_ERR_NOMEM, "report page: out of memory");
+    }
     return SID_OK;
 nomem:
     free(wq);
@@ -128,6 +188,8 @@ void html_predict_free(html_predset *s)
         }
         free(lp->win);
         free(lp->bound);
+        for (int k = 0; k < 3; k++)
+            free(lp->fn[k]);
     }
     free(s->log);
     for (int k = 0; k < 2; k++) {

@@ -13,6 +13,9 @@ typedef struct {
     int *win;                  /* (n) the window scoring sample k, -1: not scored */
     int nbound;
     double *bound;             /* (nbound) times where a window starts [s] */
+    double *fn[3];             /* (n) total compliant contact normal force [N] of the nominal and the fitted
+                                * predictions (where win[k] >= 0) and of the logged states under the fitted
+                                * parameters (NULL without logged velocities); all NULL without compliant contact */
 } html_logpred;
 
 typedef struct {

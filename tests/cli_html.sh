@@ -141,6 +141,8 @@ for c in x y z qw qx qy qz; do grep -q "id=\"q-fit-1-base.$c\"" "$TMP/ball.html"
 for c in vx vy vz wx wy wz; do grep -q "id=\"qd-fit-1-base.$c\"" "$TMP/ball.html" || why+=" no base.$c;"; done
 grep -q 'floating base' "$TMP/ball.html" || why+=" not called a floating base;"
 check "a floating base has its position, orientation and velocity charts" "$why"
+grep -q 'id="contact-fit-1"' "$TMP/ball.html" && ! grep -q 'id="contact-' "$P"
+check "the ball's page charts its contact force, the pendulum's has none" "$([ $? -eq 0 ] || echo " wrong")"
 
 # ---- bad inputs: exit 2, the file named, nothing written ----
 expect_invalid "report of a missing file" "$TMP/none.json" "cannot open" report "$TMP/none.json" -o "$TMP/x.html"
