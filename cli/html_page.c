@@ -1,6 +1,6 @@
-/* html_page.c — the report page (html_page.h): head with CSS and script, the verdict, inputs and
- * settings, the optimizer's trace, the parameter table with its intervals, what the data do not
- * determine (correlations, null directions), then the log sections (html_logs.c). */
+/* html_page.c — the report page (html_page.h): head with CSS and script, the verdict, the
+ * parameter table with its intervals, the log sections (html_logs.c), then the optimizer's trace,
+ * what the data do not determine (correlations, null directions), inputs and settings. */
 #include "html_page.h"
 
 #include <math.h>
@@ -22,7 +22,7 @@ static const char css[] =
     ".verdict.warn{background:#fdf5e6;border-color:#e0b060}.verdict.bad{background:#fbeaea;border-color:#d88}"
     ".note{color:#666;font-size:12px}.bad{color:#b00}.good{color:#070}"
     "table{border-collapse:collapse;margin:6px 0;font-size:13px}td,th{border:1px solid #ddd;padding:2px 7px;"
-    "text-align:left}th{background:#f4f4f4}table.num td{font-variant-numeric:tabular-nums}"
+    "text-align:left}th{background:#f4f4f4}table.num td{font-variant-numeric:tabular-nums;white-space:nowrap}"
     "td.flag{color:#b00;font-weight:600}tr.flag td:first-child{color:#b00}"
     "code{font-size:12px}nav a{margin-right:12px}"
     "svg{display:block;max-width:100%;height:auto;margin:4px 0}"
@@ -489,15 +489,13 @@ sid_status html_page(html_buf *b, const html_input *in, sid_error *err)
     hb_esc(b, str_at(rep, "robot|path") ? str_at(rep, "robot|path") : "?");
     hb_printf(b, "</code></h1>\n<p class=\"note\">sysid %s</p>\n", str_at(rep, "version") ? str_at(rep, "version") : "");
     verdict(b, rep);
-    hb_puts(b, "<nav><a href=\"#inputs\">inputs</a><a href=\"#trace\">trace</a><a href=\"#parameters\">parameters</a>"
-               "<a href=\"#identifiability\">identifiability</a><a href=\"#fit\">fitted logs</a>");
+    /* what a reader looks for first: did it work, what moved, does it fit the data; then how */
+    hb_puts(b, "<nav><a href=\"#parameters\">parameters</a><a href=\"#fit\">fitted logs</a>");
     if (in->val)
         hb_puts(b, "<a href=\"#validation\">validation logs</a>");
-    hb_puts(b, "</nav>\n");
-    inputs(b, rep);
-    trace(b, rep);
+    hb_puts(b, "<a href=\"#trace\">trace</a><a href=\"#identifiability\">identifiability</a>"
+               "<a href=\"#inputs\">inputs</a></nav>\n");
     parameters(b, rep);
-    identifiability(b, rep);
     char note[400];
     snprintf(note, sizeof note, "Predictions on the fit's windows (dotted lines: window starts), each window from its "
              "logged start state (velocities %s), nominal and fitted alike, as the report's prediction RMSE; the "
@@ -507,6 +505,9 @@ sid_status html_page(html_buf *b, const html_input *in, sid_error *err)
     html_logs_section(b, in->m, &fit, "fit", "Fitted logs", note);
     if (in->val)
         html_logs_section(b, in->m, &val, "validation", "Validation logs (held out)", note);
+    trace(b, rep);
+    identifiability(b, rep);
+    inputs(b, rep);
     hb_printf(b, "<script>%s</script>\n</body></html>\n", script);
     html_predict_free(&fit);
     html_predict_free(&val);
