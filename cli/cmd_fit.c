@@ -60,7 +60,7 @@ static const cmd_info info = {
     "fitted, change, relative_change, bounds, stderr, relative_stderr, ci95 (fitted +-\n"
     "1.96 stderr), identifiable, at_bound, poorly_determined (stderr > 50% of the value);\n"
     "\"identifiability\": null directions (combinations the data do not determine);\n"
-    "\"gates\"; \"fitted_robot\", \"spec_flags\" and \"trace\" (loss and |grad| per\n"
+    "\"gates\"; \"spec_flags\" (but --threads) and \"trace\" (loss and |grad| per\n"
     "iteration), what `sysid report` needs to rebuild the --html page; \"timing\"\n"
     "(the only part that differs between identical runs).\n"
     "A parameter the data do not determine has \"stderr\": null, never a number.\n"
@@ -528,7 +528,6 @@ int cmd_fit(int argc, char **argv)
     derived_set derived;
     derived_compute(m, doc, theta0, theta, &sel, cov, &derived);
     r.derived = &derived;
-    r.fitted_path = robot_output(&a);
     r.nflag = a.spec.n;
     r.flag = a.spec.flag;
     r.flag_value = a.spec.value;

@@ -421,9 +421,12 @@ cJSON *report_json(const report *r, sid_error *err)
     }
     identifiability(&b, o, r);
     gates(&b, o, r);
-    str(&b, o, "fitted_robot", r->fitted_path && strcmp(r->fitted_path, "-") ? r->fitted_path : NULL);
+    /* --threads changes no bit of the result, so it is not recorded: the same inputs give the
+     * same report for any number of threads */
     cJSON *fl = add(&b, o, "spec_flags", cJSON_CreateArray());
     for (int k = 0; k < r->nflag; k++) {
+        if (!strcmp(r->flag[k], "--threads"))
+            continue;
         cJSON *f = add(&b, fl, NULL, cJSON_CreateArray());
         str(&b, f, NULL, r->flag[k]);
         str(&b, f, NULL, r->flag_value[k]);

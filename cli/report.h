@@ -64,7 +64,6 @@ typedef struct {
     const double *grad;            /* (nparam) d loss / d theta at the fitted point; NULL: unknown */
     sid_step_choice step;            /* the simulation step used, and how it was chosen */
     /* what `sysid report` needs to rebuild the page (cmd_report.c) and the page shows */
-    const char *fitted_path;         /* where the fitted robot was written; NULL or "-": no file */
     int nflag;                       /* the command line's fit-spec flags, in order (options.h) */
     const char *const *flag, *const *flag_value;
     int ntrace;                      /* accepted iterations recorded */
