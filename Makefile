@@ -49,9 +49,9 @@ $(B)/test_runner: $(TEST_OBJ) $(B)/libsysidcli.a $(B)/libsysid.a
 unit: $(B)/test_runner
 	cd tests && ../$(B)/test_runner
 
-test: $(BIN) $(B)/test_runner
+test: $(BIN) $(B)/test_runner $(B)/pngstat
 	cd tests && ../$(B)/test_runner
-	@set -e; for t in tests/cli*.sh; do SYSID=$(abspath $(BIN)) bash $$t; done
+	@set -e; for t in tests/cli*.sh; do SYSID=$(abspath $(BIN)) PNGSTAT=$(abspath $(B)/pngstat) bash $$t; done
 	@SYSID=$(abspath $(BIN)) bash tests/golden/run.sh check
 
 # Record the golden outputs (tests/golden/cases.txt) anew; review the diff like code.
@@ -59,9 +59,11 @@ golden: $(BIN)
 	SYSID=$(abspath $(BIN)) bash tests/golden/run.sh record
 
 # The sanitizer build leaves out the slow recovery fits (Check tag "slow"): they test numerics,
-# which the optimised `make test` covers, and would take most of CI's time under ASan.
+# which the optimised `make test` covers, and would take most of CI's time under ASan. It also
+# skips tests/cli_html.sh's browser checks (SYSID_NO_BROWSER=1): they test the page, which
+# `make test` renders, not sysid's memory.
 debug:
-	CK_EXCLUDE_TAGS=slow $(MAKE) B=build-debug BIN=build-debug/sysid OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	SYSID_NO_BROWSER=1 CK_EXCLUDE_TAGS=slow $(MAKE) B=build-debug BIN=build-debug/sysid OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	    LDFLAGS="-fsanitize=address,undefined" test
 
 bench: $(B)/bench_runner
@@ -75,11 +77,18 @@ $(B)/mjlog: tests/tools/mjlog.c
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(CFLAGS) -o $@ $< $(MUJOCO_LIBS) -lm
 
+# Is a screenshot blank? (tests/cli_html.sh: the report page as chromium draws it.)
+$(B)/pngstat: tests/tools/pngstat.c
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $< -lz
+
 logs: $(B)/mjlog
 	MJLOG=$(B)/mjlog sh tests/tools/mklogs.sh
 
 # Debian packages the build, the tests and the benchmarks need; installs only what is missing.
-DEB_PKGS = build-essential pkg-config libcjson-dev libcsv-dev libnlopt-dev liblapack-dev check libxml2-dev libmujoco-dev jq
+# chromium renders the HTML report in tests/cli_html.sh; zlib1g-dev builds its screenshot checker.
+DEB_PKGS = build-essential pkg-config libcjson-dev libcsv-dev libnlopt-dev liblapack-dev check libxml2-dev libmujoco-dev jq \
+           chromium zlib1g-dev
 deps:
 	@missing=$$(for p in $(DEB_PKGS); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
@@ -126,12 +135,13 @@ demo: $(BIN)
 	@echo "== fit the DFKI pendulum (real hardware) to its swing-up; held out: the builders' identification run"
 	./$(BIN) fit data/dfki_pendulum/robot.json data/dfki_pendulum/ddp_swingup_data_measured.csv \
 	    -c data/dfki_pendulum/fit.json --validate data/dfki_pendulum/sysid_pd_data_measured.csv \
-	    -o $(B)/dfki_pendulum_fitted.json --report $(B)/dfki_pendulum_report.json
+	    -o $(B)/dfki_pendulum_fitted.json --report $(B)/dfki_pendulum_report.json --html $(B)/dfki_pendulum_report.html
 	@echo "== \"nominal\" above = the builders' published parameters (data/dfki_pendulum/README.md)"
 	@p=$$(./$(BIN) eval data/dfki_pendulum/robot.json data/dfki_pendulum/sysid_pd_data_measured.csv -c data/dfki_pendulum/fit.json -q --json | jq .rmse.q.hinge); \
 	f=$$(./$(BIN) eval $(B)/dfki_pendulum_fitted.json data/dfki_pendulum/sysid_pd_data_measured.csv -c data/dfki_pendulum/fit.json -q --json | jq .rmse.q.hinge); \
 	awk -v p=$$p -v f=$$f 'BEGIN { printf "== held out (PD run, 0.3 s windows): q RMSE %.4f rad with the published parameters, %.4f fitted: %.1fx better\n", p, f, p / f }'
 	@echo "== fitted robot: $(B)/dfki_pendulum_fitted.json, report: $(B)/dfki_pendulum_report.json"
+	@echo "== report page (open in a browser): $(B)/dfki_pendulum_report.html"
 
 clean:
 	rm -rf build build-debug build-fuzz sysid

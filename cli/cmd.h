@@ -24,6 +24,7 @@ int cmd_eval(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 /* Print "sysid: error: MSG", c's usage line and "Try 'sysid CMD --help'." on stderr;
  * returns EXIT_INPUT. */

@@ -22,6 +22,7 @@
 #include "atomic.h"
 #include "cmd.h"
 #include "derived.h"
+#include "html_page.h"
 #include "diag.h"
 #include "jsonfile.h"
 #include "progress.h"
@@ -60,7 +61,9 @@ static const cmd_info info = {
     "fitted, change, relative_change, bounds, stderr, relative_stderr, ci95 (fitted +-\n"
     "1.96 stderr), identifiable, at_bound, poorly_determined (stderr > 50% of the value);\n"
     "\"identifiability\": null directions (combinations the data do not determine);\n"
-    "\"gates\"; \"timing\" (the only part that differs between identical runs).\n"
+    "\"gates\"; \"spec_flags\" (but --threads) and \"trace\" (loss and |grad| per\n"
+    "iteration), what `sysid report` needs to rebuild the --html page; \"timing\"\n"
+    "(the only part that differs between identical runs).\n"
     "A parameter the data do not determine has \"stderr\": null, never a number.\n"
     "--json prints the report on stdout.\n\n"
     "Exit status: 0 success; 1 finished, but --max-rmse or --max-loss failed (outputs\n"
@@ -112,9 +115,31 @@ static void catch_signals(void)
 
 /* ---- progress ---------------------------------------------------------------------------- */
 
+/* Each accepted iteration's loss and |gradient|, for the report's trace; shown unless -q. */
+typedef struct {
+    progress *pg;
+    int n, cap;
+    double *loss, *gnorm;
+} fit_trace;
+
 static void on_iteration(void *ctx, int iter, double loss, double gnorm, double seconds)
 {
-    progress_update(ctx, "iter %5d  loss %-13.6e  |grad| %-10.3e  %7.2f s  %6.1f it/s", iter, loss, gnorm, seconds,
+    fit_trace *ft = ctx;
+    if (ft->n == ft->cap) {
+        const int cap = ft->cap ? 2 * ft->cap : 256;
+        double *a = realloc(ft->loss, (size_t)cap * sizeof *a), *g = a ? realloc(ft->gnorm, (size_t)cap * sizeof *g) : NULL;
+        if (a)
+            ft->loss = a;
+        if (g)
+            ft->gnorm = g, ft->cap = cap;
+    }
+    if (ft->n < ft->cap) {
+        ft->loss[ft->n] = loss;
+        ft->gnorm[ft->n++] = gnorm;
+    }
+    if (cli_quiet)
+        return;
+    progress_update(ft->pg, "iter %5d  loss %-13.6e  |grad| %-10.3e  %7.2f s  %6.1f it/s", iter, loss, gnorm, seconds,
                     seconds > 0 ? iter / seconds : 0.0);
 }
 
@@ -299,6 +324,19 @@ static int check_outputs(const cmd_args *a)
     }
     if (outs[0] && outs[1] && !is_stdout(outs[0]) && atomic_same_file(outs[0], outs[1]))
         return cmd_usage_error(&info, "the fitted robot and the report would be the same file %s", outs[1]);
+    if (a->html) {
+        const char *in[3] = { robot, a->spec.path, a->report };
+        if (is_stdout(a->html) || !writable(a->html))
+            return cmd_usage_error(&info, "--html %s: cannot write there (no such directory, a directory, no "
+                                   "permission, or stdout)", a->html);
+        for (int j = 0; j < 3 + a->nop - 1 + a->validate.n; j++) {
+            const char *p = j < 3 ? in[j] : log_path(a, j - 3);
+            if (p && atomic_same_file(a->html, p))
+                return cmd_usage_error(&info, "--html %s would overwrite %s", a->html, p);
+        }
+        if (outs[0] && !is_stdout(outs[0]) && atomic_same_file(a->html, outs[0]))
+            return cmd_usage_error(&info, "--html %s would overwrite the fitted robot", a->html);
+    }
     return 0;
 }
 
@@ -332,6 +370,7 @@ int cmd_fit(int argc, char **argv)
     sid_covariance_result *cov = NULL;
     report r;
     memset(&r, 0, sizeof r);
+    fit_trace ft = { NULL, 0, 0, NULL, NULL };
     if (!tr || !in || !paths) {
         cli_error("out of memory");
         goto done;
@@ -402,8 +441,9 @@ int cmd_fit(int argc, char **argv)
     progress_begin(&pg, progress_mode_for(cli_quiet, a.verbose));
     sid_fit_opts fo;
     fitspec_fit_opts(&spec, &sel, &fo);
-    fo.progress = cli_quiet ? NULL : on_iteration;
-    fo.ctx = &pg;
+    ft.pg = &pg;
+    fo.progress = on_iteration;
+    fo.ctx = &ft;
     fo.interrupt = &interrupted;
     sid_fit_result fr;
     if (!cli_quiet)
@@ -495,6 +535,12 @@ int cmd_fit(int argc, char **argv)
     derived_set derived;
     derived_compute(m, doc, theta0, theta, &sel, cov, &derived);
     r.derived = &derived;
+    r.nflag = a.spec.n;
+    r.flag = a.spec.flag;
+    r.flag_value = a.spec.value;
+    r.ntrace = ft.n;
+    r.trace_loss = ft.loss;
+    r.trace_gnorm = ft.gnorm;
     r.seconds_total = progress_now() - t_start;
     for (int i = 0; i < np; i++)
         if (!isfinite(theta[i])) {
@@ -518,8 +564,23 @@ int cmd_fit(int argc, char **argv)
         rc = cli_fail(&err);
         goto done;
     }
-    if ((rc = write_outputs(out, fitted, a.report, rep, a.json)) != EXIT_OK)
+    atomic_file haf = { 0 };
+    if (a.html) {
+        const html_input hin = { rep, m, theta0, theta, ppred, pval, (const sid_traj *const *)tr,
+                                 (const sid_traj *const *)tr + nlog, paths, paths + nlog, nlog, nval };
+        if (html_page_prepare(&haf, a.html, &hin, &err) != SID_OK) {
+            rc = cli_fail(&err);
+            goto done;
+        }
+    }
+    if ((rc = write_outputs(out, fitted, a.report, rep, a.json)) != EXIT_OK) {
+        atomic_abort(&haf);
         goto done;
+    }
+    if (a.html && atomic_publish(&haf, &err) != SID_OK) {
+        rc = cli_fail(&err);
+        goto done;
+    }
     if (!out && !cli_quiet)
         /* stdout has the report: say so rather than drop the result silently */
         cli_warn("the fitted robot was not written: stdout has the report; give -o FITTED.json");
@@ -540,6 +601,8 @@ int cmd_fit(int argc, char **argv)
     }
 done:
     release_signals();
+    free(ft.loss);
+    free(ft.gnorm);
     cJSON_Delete(fitted);
     cJSON_Delete(rep);
     prediction_free(&r.pred_fit);

@@ -23,6 +23,7 @@ static const struct cmd_struct {
     { "diff", cmd_diff, "parameters that differ between two robots" },
     { "import", cmd_import, "convert a URDF or MJCF robot into robot.json" },
     { "export", cmd_export, "write fitted values back into a copy of the URDF or MJCF file" },
+    { "report", cmd_report, "rebuild a fit's HTML page from its report, robot and logs" },
 };
 #define NCOMMANDS (int)(sizeof commands / sizeof commands[0])
 

@@ -52,10 +52,10 @@ typedef struct {
 #define SIMULATING (CMD_SIMULATE | CMD_EVAL | CMD_GRAD | CMD_FIT)
 #define WINDOWED (CMD_EVAL | CMD_GRAD | CMD_FIT)
 #define FITTING (CMD_GRAD | CMD_FIT)
-#define ALL (CMD_PARAMS | CMD_VALIDATE | CMD_SIMULATE | CMD_FIT | CMD_GRAD | CMD_EVAL | CMD_DIFF | CMD_IMPORT | CMD_EXPORT)
+#define ALL (CMD_PARAMS | CMD_VALIDATE | CMD_SIMULATE | CMD_FIT | CMD_GRAD | CMD_EVAL | CMD_DIFF)
 
 static const opt_row rows[] = {
-    { 'o', "--output", "FILE", TEXT, AT(out), OUTPUT, CMD_FIT | CMD_SIMULATE | CMD_PARAMS | CMD_IMPORT | CMD_EXPORT,
+    { 'o', "--output", "FILE", TEXT, AT(out), OUTPUT, CMD_FIT | CMD_SIMULATE | CMD_PARAMS | CMD_REPORT | CMD_IMPORT | CMD_EXPORT,
       "write the output (see above) to FILE, atomically;\n"
       "- is stdout (where fit and simulate write without -o)" },
     { 0, "--in-place", NULL, SWITCH, AT(in_place), OUTPUT, CMD_FIT,
@@ -63,6 +63,10 @@ static const opt_row rows[] = {
     { 0, "--report", "FILE", TEXT, AT(report), OUTPUT, CMD_FIT,
       "write the report (see below) to FILE, atomically;\n"
       "- is stdout" },
+    { 0, "--html", "FILE", TEXT, AT(html), OUTPUT, CMD_FIT,
+      "write the report as one self-contained HTML page\n"
+      "with plots to FILE, atomically (sysid report\n"
+      "rebuilds it from the --report file)" },
     { 0, "--set", "NAME=VALUE", LIST, AT(set), OUTPUT, CMD_PARAMS,
       "set every parameter NAME matches (a glob, as in fit\n"
       "specs) to VALUE; repeatable; needs -o" },
@@ -73,7 +77,7 @@ static const opt_row rows[] = {
       "URDF: repair inertias that break the triangle\n"
       "inequality by a rounding margin (as MuJoCo's\n"
       "balanceinertia; MJCF files say it in <compiler>)" },
-    { 0, "--json", NULL, SWITCH, AT(json), OUTPUT, ALL & ~(CMD_SIMULATE | CMD_IMPORT | CMD_EXPORT),
+    { 0, "--json", NULL, SWITCH, AT(json), OUTPUT, ALL & ~CMD_SIMULATE,
       "print the result as one JSON object on stdout" },
 
     { 'c', "--config", "SPEC.json", TEXT, AT(spec.path), FITSPEC, ALL & ~(CMD_PARAMS | CMD_DIFF),
@@ -156,12 +160,12 @@ static const opt_row rows[] = {
       "exit 1 if any |relative change| exceeds REL, or a\n"
       "parameter was added or removed; default: no gate" },
 
-    { 'q', "--quiet", NULL, SWITCH, AT(quiet), OTHER, ALL,
+    { 'q', "--quiet", NULL, SWITCH, AT(quiet), OTHER, ALL | CMD_REPORT | CMD_IMPORT | CMD_EXPORT,
       "no progress, warnings or timings on stderr" },
     { 'v', "--verbose", NULL, SWITCH, AT(verbose), OTHER, CMD_FIT,
       "progress: a line per iteration (default: one line\n"
       "redrawn on a terminal, one a second in a pipe)" },
-    { 'h', "--help", NULL, HELP, 0, OTHER, ALL,
+    { 'h', "--help", NULL, HELP, 0, OTHER, ALL | CMD_REPORT | CMD_IMPORT | CMD_EXPORT,
       "this text" },
 };
 #define NROW (int)(sizeof rows / sizeof rows[0])

@@ -19,8 +19,9 @@ enum {
     CMD_GRAD = 1 << 4,
     CMD_EVAL = 1 << 5,
     CMD_DIFF = 1 << 6,
-    CMD_IMPORT = 1 << 7,
-    CMD_EXPORT = 1 << 8,
+    CMD_REPORT = 1 << 7,
+    CMD_IMPORT = 1 << 8,
+    CMD_EXPORT = 1 << 9,
 };
 
 /* A command as the parser and its help see it. */
@@ -53,8 +54,9 @@ typedef struct {
     cmd_spec_args spec;        /* -c and the fit-spec flags */
     const char *out;           /* -o FILE */
     const char *report;        /* --report FILE */
-    int json, check, in_place, quiet, verbose, balance_inertia;
+    const char *html;          /* --html FILE */
     const char *into;          /* --into ROBOT.urdf|ROBOT.xml */
+    int json, check, in_place, quiet, verbose, balance_inertia;
     double max_rmse, max_loss, tol;    /* -1: not given */
     cmd_list validate;         /* --validate LOG.csv... */
     cmd_list set;              /* --set NAME=VALUE... */

@@ -313,6 +313,19 @@ static void identifiability(jb *b, cJSON *o, const report *r)
             num(b, p, "coefficient", v);
         }
     }
+    /* corr_ab = cov_ab / sqrt(cov_aa cov_bb) where both are determined, else null; a heat map
+     * of more parameters than REPORT_CORRELATION_MAX would be unreadable and the report large */
+    if (n <= REPORT_CORRELATION_MAX) {
+        cJSON *cm = add(b, x, "correlation", cJSON_CreateArray());
+        for (int a = 0; a < n; a++) {
+            cJSON *row = add(b, cm, NULL, cJSON_CreateArray());
+            for (int c = 0; c < n; c++) {
+                const double caa = cv->cov[(size_t)a * (size_t)n + (size_t)a], ccc = cv->cov[(size_t)c * (size_t)n + (size_t)c];
+                const int ok = cv->identifiable[a] && cv->identifiable[c] && caa > 0 && ccc > 0;
+                num_or_null(b, row, NULL, ok ? cv->cov[(size_t)a * (size_t)n + (size_t)c] / sqrt(caa * ccc) : HUGE_VAL);
+            }
+        }
+    }
     static const char *const lists[3] = { "unidentifiable", "at_bound", "poorly_determined" };
     for (int l = 0; l < 3; l++) {
         cJSON *arr = add(b, x, lists[l], cJSON_CreateArray());
@@ -408,6 +421,24 @@ cJSON *report_json(const report *r, sid_error *err)
     }
     identifiability(&b, o, r);
     gates(&b, o, r);
+    /* --threads changes no bit of the result, so it is not recorded: the same inputs give the
+     * same report for any number of threads */
+    cJSON *fl = add(&b, o, "spec_flags", cJSON_CreateArray());
+    for (int k = 0; k < r->nflag; k++) {
+        if (!strcmp(r->flag[k], "--threads"))
+            continue;
+        cJSON *f = add(&b, fl, NULL, cJSON_CreateArray());
+        str(&b, f, NULL, r->flag[k]);
+        str(&b, f, NULL, r->flag_value[k]);
+    }
+    cJSON *tr = add(&b, o, "trace", cJSON_CreateObject());
+    b.where = "trace";
+    cJSON *tl = add(&b, tr, "loss", cJSON_CreateArray()), *tg = add(&b, tr, "grad_norm", cJSON_CreateArray());
+    for (int k = 0; k < r->ntrace; k++) {
+        num_or_null(&b, tl, NULL, r->trace_loss[k]);
+        num_or_null(&b, tg, NULL, r->trace_gnorm[k]);
+    }
+    b.where = "";
     cJSON *t = add(&b, o, "timing", cJSON_CreateObject());
     b.where = "timing";
     num(&b, t, "total_seconds", r->seconds_total);

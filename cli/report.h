@@ -63,7 +63,14 @@ typedef struct {
     const derived_set *derived;    /* combinations shown with the parameters; NULL: none */
     const double *grad;            /* (nparam) d loss / d theta at the fitted point; NULL: unknown */
     sid_step_choice step;            /* the simulation step used, and how it was chosen */
+    /* what `sysid report` needs to rebuild the page (cmd_report.c) and the page shows */
+    int nflag;                       /* the command line's fit-spec flags, in order (options.h) */
+    const char *const *flag, *const *flag_value;
+    int ntrace;                      /* accepted iterations recorded */
+    const double *trace_loss, *trace_gnorm;   /* (ntrace) loss and |gradient| (scaled) per iteration */
 } report;
+
+#define REPORT_CORRELATION_MAX 64    /* "identifiability.correlation" for at most this many free parameters */
 
 /* Classification of free parameter k (index into sel). */
 typedef struct {

@@ -9,6 +9,8 @@
  * contact's own part: to the link's velocity, its world pose and the contact parameters. */
 #include "contact.h"
 
+#include "dynamics.h"
+
 /* softplus(x) = log(1 + e^x) and the logistic function, without overflow. */
 static double softplus(double x) { return (x > 0 ? x : 0) + log1p(exp(-fabs(x))); }
 static double logistic(double x) { return x >= 0 ? 1 / (1 + exp(-x)) : exp(x) / (1 + exp(x)); }
@@ -118,4 +120,17 @@ const sid_fext_source sid_contact_compliant = {contact_forces, contact_forces_vj
 const sid_fext_source *sid_contact_source(const sid_model *m)
 {
     return m->nsphere && m->contact == SID_CONTACT_COMPLIANT ? &sid_contact_compliant : NULL;
+}
+
+int sid_contact_normal_forces(const sid_model *m, const double *theta, sid_workspace *ws, const double *q,
+                              const double *v, double *fn)
+{
+    if (!sid_contact_source(m)) return 0;
+    if (!fn) return m->nsphere;
+    /* the kinematics and body velocities a step's dynamics would see at (q, v) */
+    sid_workspace_bind(m, theta, ws);
+    sid_kinematics(m, theta, ws, q);
+    sid_rnea_motion(m, theta, ws, v, NULL);
+    for (int c = 0; c < m->nsphere; c++) fn[c] = sphere_force(m, theta, ws, c).fn;
+    return m->nsphere;
 }

@@ -307,6 +307,12 @@ size_t sid_workspace_size(const sid_model *m);
 sid_workspace *sid_workspace_init(const sid_model *m, void *buf, size_t n);
 sid_workspace *sid_workspace_create(const sid_model *m);
 void sid_workspace_free(sid_workspace *ws);
+/* The compliant contact's normal force of each sphere [N] at (q, v) (fn: nsphere numbers, in
+ * robot.json order), as a step's dynamics sees it; returns the number of spheres, 0 without
+ * compliant contact (hard contact acts as impulses inside a step); fn NULL: only that number.
+ * ws: sid_workspace_create. */
+int sid_contact_normal_forces(const sid_model *m, const double *theta, sid_workspace *ws, const double *q,
+                              const double *v, double *fn);
 
 /* ---- integration ---------------------------------------------------------------------- */
 
@@ -406,6 +412,12 @@ int sid_problem_estimates_start(const sid_problem *p);
 /* Window w (0 .. nwindows - 1): its log, the sample it starts from, and the samples
  * [first, last] it scores. Windows lie on a fixed grid (problem.c, FORMATS.md). */
 void sid_problem_window_samples(const sid_problem *p, int w, int *log, int *start, int *first, int *last);
+/* What window w predicts at each sample it simulates, start .. last (sid_problem_window_samples):
+ * q ((last - start + 1) x nq) as measured (offsets added, quaternion signs nearer the log's) and
+ * v ((last - start + 1) x nv), from x0w (NULL: the logged start). Uses the problem's first lane:
+ * not while another pass over p runs. */
+sid_status sid_problem_window_predict(sid_problem *p, const double *theta, const double *x0w, int w, double *q,
+                                      double *v, sid_error *err);
 
 /* Loss at theta, windows starting from x0 (nwindows x (nq + nv)) or, if x0 is NULL, from the
  * logged states; with grad (nparam) its gradient by the adjoint method, and with grad_x0

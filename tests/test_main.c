@@ -31,6 +31,7 @@ Suite *xml_text_suite(void);
 Suite *twin_suite(void);
 Suite *limits_suite(void);
 Suite *mjcf_suite(void);
+Suite *contact_force_suite(void);
 
 /* name: as the suite's own suite_create gives it (CK_RUN_SUITE compares against that) */
 static const struct {
@@ -57,6 +58,7 @@ static const struct {
     {"twin", twin_suite},
     {"limits", limits_suite},
     {"mjcf", mjcf_suite},
+    {"contact_force", contact_force_suite},
 };
 enum { NSUITE = (int)(sizeof suites / sizeof suites[0]) };
 
