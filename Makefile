@@ -82,6 +82,10 @@ $(B)/pngstat: tests/tools/pngstat.c
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $< -lz
 
+# Feed-forward torques of a smooth excitation (tests/tools/mkpanda.sh makes data/panda/ with it).
+$(B)/feedforward: tests/tools/feedforward.c $(B)/libsysidcli.a $(B)/libsysid.a
+	$(CC) $(ALL_FLAGS) -o $@ $^ $(PKG_LIBS) -lcsv -llapack -lm
+
 logs: $(B)/mjlog
 	MJLOG=$(B)/mjlog sh tests/tools/mklogs.sh
 

@@ -1,29 +1,16 @@
 #!/bin/sh
-# data/panda/commands.csv: 2 s at 500 Hz of joint torques for the Franka Panda of
-# data/robots/urdf/panda/panda.urdf, from Franka's "ready" pose at rest: a sinusoid per arm
-# joint (its own frequency and phase, 4 N·m on the big joints, 1 N·m on the wrist) and a slow
-# 2 N open-close of the finger. The q and qd columns hold the start state in every row (only the
-# first row matters to `simulate`). README's Panda walk-through simulates its truth log from it.
-awk 'BEGIN {
-    n = 7; pi = 3.14159265358979323846
-    split("0 -0.785398163397448 0 -2.35619449019234 0 1.5707963267949 0.785398163397448", q0, " ")
-    printf "t"
-    for (j = 1; j <= n; j++) printf ",q.panda_joint%d", j
-    printf ",q.panda_finger_joint1"
-    for (j = 1; j <= n; j++) printf ",qd.panda_joint%d", j
-    printf ",qd.panda_finger_joint1"
-    for (j = 1; j <= n; j++) printf ",u.panda_joint%d", j
-    printf ",u.panda_finger_joint1\n"
-    for (k = 0; k <= 1000; k++) {
-        t = k / 500
-        printf "%.3f", t
-        for (j = 1; j <= n; j++) printf ",%.15g", q0[j]
-        printf ",0.02"
-        for (j = 1; j <= n + 1; j++) printf ",0"
-        for (j = 1; j <= n; j++) {
-            a = j <= 4 ? 4 : 1
-            printf ",%.6f", a * sin(2 * pi * (0.4 + 0.23 * j) * t + 0.9 * j)
-        }
-        printf ",%.6f\n", 2 * sin(2 * pi * 0.5 * t)
-    }
-}' > data/panda/commands.csv
+# data/panda/log.csv: 1 s at 1 kHz of a Franka Panda (data/robots/urdf/panda/panda.urdf)
+# following a smooth excitation from Franka's "ready" pose (every arm joint 0.3 rad, the finger
+# 1 cm, each at its own frequency), as a controller would make it follow it: the q and qd
+# columns are the motion, the u columns the joint torques it takes, by inverse dynamics
+# (tests/tools/feedforward.c) of a "true" Panda whose friction differs from the URDF's:
+# joint2 viscous 0.2 N*m*s/rad (URDF 0.003), joint4 Coulomb 0.1 N*m (URDF 0), joint6 viscous
+# 0.05 (URDF 0.003). data/panda/truth.json is that robot. Run from the repository root.
+set -e
+make -s build/feedforward sysid
+./sysid params -q data/robots/urdf/panda/panda.urdf --set joints.panda_joint2.friction.viscous=0.2 \
+    --set joints.panda_joint4.friction.coulomb=0.1 --set joints.panda_joint6.friction.viscous=0.05 \
+    -o data/panda/truth.json
+./build/feedforward data/panda/truth.json 1 1000 \
+    0 -0.785398163397448 0 -2.35619449019234 0 1.5707963267949 0.785398163397448 0.02 \
+    > data/panda/log.csv

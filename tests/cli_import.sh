@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# sysid import / export and URDF/MJCF read by every command (cli/robot_load.c): every corpus
+# robot imports and loads; a command takes the XML file as it takes robot.json; export of an
+# unchanged robot gives the file back byte for byte, of a fitted one changes only the fitted
+# numbers; and every misuse exits 2, names the file and writes nothing.
+set -u
+cd "$(dirname "$0")/.."
+source tests/harness.sh
+PANDA=data/robots/urdf/panda/panda.urdf
+
+# every corpus robot: import, load the robot.json, and the XML directly, to the same parameters
+for f in data/robots/urdf/*/*.urdf data/robots/mjcf/*/*.xml; do
+    extra=()
+    case $f in *talos*) extra=(--balance-inertia) ;; esac
+    why=""
+    run import -q "${extra[@]}" "$f" -o "$TMP/r.json"
+    [ "$rc" -eq 0 ] || why+=" import exit $rc;"
+    "$SYSID" params -q --json "$TMP/r.json" >"$TMP/p1" 2>/dev/null || why+=" params of the import failed;"
+    if [ ${#extra[@]} -eq 0 ]; then
+        "$SYSID" params -q --json "$f" >"$TMP/p2" 2>/dev/null || why+=" params of the file failed;"
+        cmp -s "$TMP/p1" "$TMP/p2" || why+=" the file and its import give different parameters;"
+        run export -q "$TMP/r.json" --into "$f" -o "$TMP/same"
+        [ "$rc" -eq 0 ] && cmp -s "$f" "$TMP/same" || why+=" export of the unchanged import is not byte-identical;"
+    fi
+    check "corpus $f" "$why"
+done
+
+# stdout by default, and the warnings name file:line
+run import "$PANDA"
+why=""
+[ "$rc" -eq 0 ] || why+=" exit $rc;"
+jq -e '.joints | length == 12' "$TMP/out" >/dev/null || why+=" stdout is not the robot.json;"
+grep -q "^sysid: warning: $PANDA:348: <joint name=\"panda_finger_joint2\">: <mimic" "$TMP/err" || why+=" no mimic warning with its line;"
+check "import to stdout, warnings with lines" "$why"
+
+# fit a URDF as given: the fitted robot is a robot.json; export puts the numbers back
+run fit -q "$PANDA" data/panda/log.csv --integrator rk4 --start logged --free-only 'joints.*.friction.*' \
+    --fix 'joints.*.friction.smoothing' -o "$TMP/fitted.json"
+why=""
+[ "$rc" -eq 0 ] || why+=" fit exit $rc;"
+jqt "$TMP/fitted.json" '.joints[] | select(.name == "panda_joint2") | .friction.viscous | . > 0.19 and . < 0.21' ||
+    why+=" joint2's viscous friction (truth 0.2) not recovered to 5%;"
+check "fit a URDF" "$why"
+run export -q "$TMP/fitted.json" --into "$PANDA" -o "$TMP/fitted.urdf"
+why=""
+[ "$rc" -eq 0 ] || why+=" export exit $rc;"
+# only <dynamics> lines change, and the fitted value is in the copy
+changed=$(diff "$PANDA" "$TMP/fitted.urdf" | grep '^>' | grep -vc '<dynamics ')
+[ "$changed" -eq 0 ] || why+=" $changed lines other than <dynamics> changed;"
+v=$(jq -r '.joints[] | select(.name == "panda_joint2") | .friction.viscous' "$TMP/fitted.json")
+grep -qF "damping=\"$v\"" "$TMP/fitted.urdf" || why+=" joint2's fitted damping $v is not in the copy;"
+"$SYSID" params -q --json "$TMP/fitted.urdf" | jq -c '[.parameters[] | select(.name | test("friction.(viscous|coulomb)$"))]' >"$TMP/a"
+jq -c '[.parameters[] | select(.name | test("friction.(viscous|coulomb)$"))]' <("$SYSID" params -q --json "$TMP/fitted.json") >"$TMP/b"
+cmp -s "$TMP/a" "$TMP/b" || why+=" the exported URDF does not read back to the fitted friction;"
+check "export the fit into the URDF" "$why"
+
+# the MJCF side: a changed joint damping goes where the file defines it
+run params -q data/robots/mjcf/universal_robots_ur5e/ur5e.xml --set 'joints.*.friction.viscous=0.5' -o "$TMP/ur.json"
+run export "$TMP/ur.json" --into data/robots/mjcf/universal_robots_ur5e/ur5e.xml -o "$TMP/ur.xml"
+why=""
+[ "$rc" -eq 0 ] || why+=" exit $rc;"
+"$SYSID" params -q --json "$TMP/ur.xml" | jq -e '[.parameters[] | select(.name | endswith("friction.viscous")) | .value] | all(. == 0.5)' >/dev/null ||
+    why+=" the copy does not read back to damping 0.5;"
+check "export into MJCF" "$why"
+
+# misuse: exit 2, the file named, nothing written
+printf '<sdf version="1.6"><model name="x"/></sdf>\n' >"$TMP/model.sdf"
+expect_invalid "an XML root sysid does not read" "$TMP/model.sdf" "root element is <sdf>" validate "$TMP/model.sdf"
+printf '<mujocoinclude><body name="b"/></mujocoinclude>\n' >"$TMP/inc.xml"
+expect_invalid "an MJCF include fragment" "$TMP/inc.xml" "<mujocoinclude> fragment" params "$TMP/inc.xml"
+printf '<robot name="r">\n  <link name="a">\n</robot>\n' >"$TMP/bad.urdf"
+expect_invalid "malformed URDF" "$TMP/bad.urdf:3" "Opening and ending tag mismatch" import "$TMP/bad.urdf"
+expect_invalid "talos without the repair names the link" data/robots/urdf/talos_reduced/talos_reduced.urdf \
+    "link 'gripper_left_motor_single_link'.inertia" validate -q data/robots/urdf/talos_reduced/talos_reduced.urdf
+
+cp "$PANDA" "$TMP/panda.urdf"
+run fit -q "$TMP/panda.urdf" data/panda/log.csv --in-place
+why=""
+[ "$rc" -eq 2 ] || why+=" exit $rc;"
+grep -q "would replace the URDF file" "$TMP/err" || why+=" no reason given;"
+cmp -s "$PANDA" "$TMP/panda.urdf" || why+=" the URDF was changed;"
+check "fit --in-place refuses to replace a URDF" "$why"
+run params -q "$TMP/panda.urdf" --set links.panda_link3.mass=3 -o "$TMP/panda.urdf"
+why=""
+[ "$rc" -eq 2 ] || why+=" exit $rc;"
+cmp -s "$PANDA" "$TMP/panda.urdf" || why+=" the URDF was changed;"
+check "params -o refuses to replace a URDF" "$why"
+run import -q data/arm7/robot.json
+check "import of a robot.json" "$([ "$rc" -eq 2 ] && grep -q 'already a robot.json' "$TMP/err" || echo " exit $rc")"
+run export -q data/arm7/robot.json --into data/arm7/robot.json
+check "export into a robot.json" "$([ "$rc" -eq 2 ] && [ ! -s "$TMP/out" ] || echo " exit $rc")"
+run export -q data/arm7/robot.json --into "$PANDA" -o "$TMP/x.urdf"
+check "export of another robot's structure" "$([ "$rc" -eq 2 ] && [ ! -e "$TMP/x.urdf" ] || echo " exit $rc")"
+run export -q "$TMP/fitted.json"
+check "export without --into" "$([ "$rc" -eq 2 ] && grep -q -- '--into' "$TMP/err" || echo " exit $rc")"
+
+echo "cli_import: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
