@@ -636,27 +636,6 @@ void robot_desc_free(sid_robot_desc *d)
     memset(d, 0, sizeof *d);
 }
 
-int robot_json_model(const char *path, sid_model **m, double **theta0, cJSON **doc,
-                     sid_error *err)
-{
-    sid_robot_desc d;
-    *m = NULL;
-    *theta0 = NULL;
-    if (robot_json_load(path, &d, doc, err))
-        return -1;
-    sid_status s = sid_model_create(m, theta0, &d, err);
-    robot_desc_free(&d);
-    if (s != SID_OK) {
-        sid_error_prefix(err, "%s", path);
-        if (doc) {
-            cJSON_Delete(*doc);
-            *doc = NULL;
-        }
-        return -1;
-    }
-    return 0;
-}
-
 /* ---- writing ------------------------------------------------------------------------------ */
 
 /* The object that owns parameter p in root: the root, contact.ground, or an element of

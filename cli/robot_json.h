@@ -5,7 +5,7 @@
  * Where the numbers are, their ranges and defaults are core's parameter table (params.c);
  * this file reads the structure around them (names, types, links, motors, contact).
  * Structural checks (tree shape, duplicate names, zero axes, inertia) are core's
- * sid_model_create; robot_json_model prefixes its messages with the file name.
+ * sid_model_create; robot_model (robot_load.h) prefixes its messages with the file name.
  * Defaults: gravity [0, 0, -9.81]; origin xyz and rpy 0; axis [1, 0, 0] as in URDF; the
  * optional joint fields as sid_joint_desc_defaults. "continuous" is a revolute joint. A
  * "free" joint has none of origin, axis, armature, friction, motor, offset, limit (an error
@@ -44,11 +44,6 @@ int robot_json_load(const char *path, sid_robot_desc *d, cJSON **doc, sid_error 
 int robot_json_parse(const char *path, const char *text, size_t len, sid_robot_desc *d, cJSON **doc,
                      sid_error *err);
 void robot_desc_free(sid_robot_desc *d);
-
-/* Load path and build the model: robot_json_load + sid_model_create, with core's messages
- * prefixed by path. *theta0 is sid_alloc'ed (sid_free); doc may be NULL. */
-int robot_json_model(const char *path, sid_model **m, double **theta0, cJSON **doc,
-                     sid_error *err);
 
 /* doc with every parameter of theta at its JSON path, for jsonfile_write: a raw item holding
  * the patched text of the file doc was loaded from, or (without that text) a new document;

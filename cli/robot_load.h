@@ -41,7 +41,8 @@ int robot_load(const char *path, sid_robot_desc *d, cJSON **doc, robot_format *f
  * "link 'NAME'" and "joint 'NAME'", as an imported file names them. */
 void robot_name_elements(const sid_robot_desc *d, sid_error *err);
 
-/* robot_load + sid_model_create, core's messages prefixed by path (as robot_json_model). */
+/* robot_load + sid_model_create, core's messages prefixed by path. *theta0 is sid_alloc'ed
+ * (sid_free); doc may be NULL. */
 int robot_model(const char *path, sid_model **m, double **theta0, cJSON **doc, sid_error *err);
 
 #endif

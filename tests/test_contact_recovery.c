@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "robot_json.h"
+#include "robot_load.h"
 #include "test_util.h"
 
 Suite *contact_recovery_suite(void);
@@ -64,7 +65,7 @@ static void recover(int mode, double noise, const expectation *x)
     double *theta;
     cJSON *doc;
     sid_error err = {0};
-    ck_assert_msg(robot_json_model("../data/box/robot.json", &m, &theta, &doc, &err) == 0, "%s", err.msg);
+    ck_assert_msg(robot_model("../data/box/robot.json", &m, &theta, &doc, &err) == 0, "%s", err.msg);
     if (mode == HARD) sid_model_set_contact_model(m, SID_CONTACT_HARD);
     const int np = sid_model_nparam(m);
     /* a softer activation than data/box's (which mimics MuJoCo's stiff contact): the loss is

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "robot_json.h"
+#include "robot_load.h"
 #include "test_util.h"
 
 Suite *fit_suite(void);
@@ -296,7 +297,7 @@ static void pendulum_make(pendulum *pd, int estimate, int threads)
     static const char *const names[PD_N] = {"links.upper.mass", "links.fore.mass", "joints.elbow.armature"};
     static const double factor[PD_N] = {1.25, 0.85, 0.7};
     sid_error err = {0};
-    ck_assert_msg(robot_json_model("../data/double_pendulum/robot.json", &pd->m, &pd->theta, NULL, &err) == 0, "%s",
+    ck_assert_msg(robot_model("../data/double_pendulum/robot.json", &pd->m, &pd->theta, NULL, &err) == 0, "%s",
                   err.msg);
     const int np = sid_model_nparam(pd->m);
     pd->truth = malloc(sizeof(double) * (size_t)np);

@@ -10,6 +10,7 @@
 
 #include "json_edit.h"
 #include "robot_json.h"
+#include "robot_load.h"
 #include "test_util.h"
 
 Suite *json_edit_suite(void);
@@ -186,7 +187,7 @@ START_TEST(fitted_robots_keep_the_file)
     double *theta0;
     cJSON *doc;
     sid_error err = { 0 };
-    ck_assert_msg(robot_json_model(path, &m, &theta0, &doc, &err) == 0, "%s", err.msg);
+    ck_assert_msg(robot_model(path, &m, &theta0, &doc, &err) == 0, "%s", err.msg);
     const int np = sid_model_nparam(m);
     char *text = slurp(path);
 
@@ -239,7 +240,7 @@ START_TEST(documents_without_text_are_serialised)
     double *theta;
     cJSON *doc;
     sid_error err = { 0 };
-    ck_assert_msg(robot_json_model("../data/pendulum/robot.json", &m, &theta, &doc, &err) == 0, "%s", err.msg);
+    ck_assert_msg(robot_model("../data/pendulum/robot.json", &m, &theta, &doc, &err) == 0, "%s", err.msg);
     cJSON *copy = cJSON_Duplicate(doc, 1);
     cJSON_free(copy->valuestring);
     copy->valuestring = NULL;

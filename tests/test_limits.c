@@ -36,6 +36,7 @@
 
 #include "readfile.h"
 #include "robot_json.h"
+#include "robot_load.h"
 #include "sid_internal.h"
 #include "test_util.h"
 
@@ -242,7 +243,7 @@ END_TEST
 static void load(const char *path, sid_model **m, double **theta, cJSON **doc)
 {
     sid_error err = {0};
-    ck_assert_msg(robot_json_model(path, m, theta, doc, &err) == 0, "%s", err.msg);
+    ck_assert_msg(robot_model(path, m, theta, doc, &err) == 0, "%s", err.msg);
 }
 
 /* Free joints mixed in and contact: a box on a free joint with a leg on a limited hip, the hip

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "robot_json.h"
+#include "robot_load.h"
 #include "sid_internal.h"
 #include "test_util.h"
 
@@ -62,7 +63,7 @@ static void recover(const case_t *c, double noise, unsigned seed)
     double *theta;
     cJSON *doc;
     sid_error err = {0};
-    ck_assert_msg(robot_json_model(c->robot, &m, &theta, &doc, &err) == 0, "%s", err.msg);
+    ck_assert_msg(robot_model(c->robot, &m, &theta, &doc, &err) == 0, "%s", err.msg);
     const int np = sid_model_nparam(m), nx = sid_model_nq(m) + sid_model_nv(m);
     int *mask = calloc((size_t)np, sizeof(int)), idx[SID_MAX_FREE], n = 0;
     for (int g = 0; g < c->nfree_globs; g++) sid_model_param_match(m, c->free[g], mask);

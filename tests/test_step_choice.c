@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "robot_json.h"
+#include "robot_load.h"
 #include "test_util.h"
 
 Suite *step_choice_suite(void);
@@ -24,7 +25,7 @@ typedef struct {
 static void setup_make(setup *su)
 {
     sid_error err = {0};
-    ck_assert_msg(robot_json_model("../data/double_pendulum/robot.json", &su->m, &su->theta, NULL, &err) == 0, "%s",
+    ck_assert_msg(robot_model("../data/double_pendulum/robot.json", &su->m, &su->theta, NULL, &err) == 0, "%s",
                   err.msg);
     const int np = sid_model_nparam(su->m), nq = sid_model_nq(su->m), nv = sid_model_nv(su->m);
     su->idx[0] = sid_model_param_find(su->m, "joints.shoulder.friction.viscous");

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "robot_json.h"
+#include "robot_load.h"
 #include "twin.h"
 
 Suite *twin_suite(void);
@@ -18,7 +19,7 @@ static void load(const char *name, sid_model **m, double **theta, mjModel **mm)
     char path[256], errstr[1000] = "";
     sid_error err = { 0 };
     snprintf(path, sizeof path, "../data/%s/robot.json", name);
-    ck_assert_msg(robot_json_model(path, m, theta, NULL, &err) == 0, "%s", err.msg);
+    ck_assert_msg(robot_model(path, m, theta, NULL, &err) == 0, "%s", err.msg);
     snprintf(path, sizeof path, "../data/%s/model.xml", name);
     *mm = mj_loadXML(path, NULL, errstr, sizeof errstr);
     ck_assert_msg(*mm != NULL, "%s: %s", path, errstr);

@@ -11,6 +11,7 @@
 
 #include "bench.h"
 #include "robot_json.h"
+#include "robot_load.h"
 #include "traj_csv.h"
 
 typedef struct {
@@ -74,7 +75,7 @@ void bench_contact(void (*row)(int, const char *, const char *, const char *, co
     double *theta;
     sid_error err = {0};
     char errstr[1000] = "";
-    if (robot_json_model("data/box/robot.json", &m, &theta, NULL, &err)) bench_die("data/box/robot.json: %s", err.msg);
+    if (robot_model("data/box/robot.json", &m, &theta, NULL, &err)) bench_die("data/box/robot.json: %s", err.msg);
     mjModel *mm = mj_loadXML("data/box/model.xml", NULL, errstr, sizeof errstr);
     if (!mm) bench_die("data/box/model.xml: %s", errstr);
     mjData *md = mj_makeData(mm);

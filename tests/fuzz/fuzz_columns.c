@@ -14,6 +14,7 @@
 #include "fitspec.h"
 #include "fuzz_util.h"
 #include "robot_json.h"
+#include "robot_load.h"
 #include "traj_csv.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -54,7 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static sid_model *arm;
     static double *theta;
     sid_error err = {0};
-    if (!arm && robot_json_model("data/double_pendulum/robot.json", &arm, &theta, NULL, &err)) abort();
+    if (!arm && robot_model("data/double_pendulum/robot.json", &arm, &theta, NULL, &err)) abort();
     static char spec[4096], columns[2048], scale[2048], header[2048], log[4096];
     if (size < 1) return 0;
     const uint8_t *p = data + 1, *end = data + size;

@@ -12,6 +12,7 @@
 #include "cmd.h"
 #include "fuzz_util.h"
 #include "robot_json.h"
+#include "robot_load.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -25,7 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static double *theta;
     sid_error err = {0};
     if (!arm) {
-        if (robot_json_model("data/double_pendulum/robot.json", &arm, &theta, NULL, &err)) abort();
+        if (robot_model("data/double_pendulum/robot.json", &arm, &theta, NULL, &err)) abort();
         if (!freopen("/dev/null", "w", stdout)) abort();   /* --help */
     }
     if (size < 1) return 0;

@@ -11,6 +11,7 @@
 #include "fitspec.h"
 #include "fuzz_util.h"
 #include "robot_json.h"
+#include "robot_load.h"
 #include "traj_csv.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -29,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         sid_model *m = NULL;
         double *theta = NULL;
         cJSON *doc = NULL;
-        if (robot_json_model(path, &m, &theta, &doc, &err) == 0) {
+        if (robot_model(path, &m, &theta, &doc, &err) == 0) {
             sid_model_free(m);
             sid_free(theta);
             cJSON_Delete(doc);

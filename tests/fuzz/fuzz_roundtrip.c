@@ -12,6 +12,7 @@
 
 #include "fuzz_util.h"
 #include "robot_json.h"
+#include "robot_load.h"
 #include "traj_csv.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -22,7 +23,7 @@ static void robot_roundtrip(const char *path, uint8_t how)
     double *theta = NULL, *theta2 = NULL;
     cJSON *doc = NULL;
     sid_error err = {0};
-    if (robot_json_model(path, &m, &theta, &doc, &err)) return;
+    if (robot_model(path, &m, &theta, &doc, &err)) return;
     const int np = sid_model_nparam(m);
     /* move every k-th parameter by a relative 2^-(how % 32 + 8): a valid robot stays valid,
      * but for values near a bound, and the moved values differ from any default */
@@ -32,7 +33,7 @@ static void robot_roundtrip(const char *path, uint8_t how)
     char out[300];
     snprintf(out, sizeof out, "%s.out.json", path);
     if (robot_json_write(out, doc, m, theta, &err) == 0) {
-        if (robot_json_model(out, &m2, &theta2, NULL, &err) == 0) {
+        if (robot_model(out, &m2, &theta2, NULL, &err) == 0) {
             if (sid_model_nparam(m2) != np || !fuzz_same(theta, theta2, (size_t)np)) {
                 fprintf(stderr, "robot.json round trip changed the parameters\n");
                 abort();

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "robot_json.h"
+#include "robot_load.h"
 
 /* data into /tmp/sysid_fuzz_<pid>_<slot>_ and pad (< 200) more characters: messages quote
  * paths, and real ones are long; its path, or NULL. */
@@ -51,8 +52,8 @@ static inline int fuzz_same(const double *a, const double *b, size_t n)
 static inline void fuzz_models(sid_model **arm, double **arm_theta, sid_model **box, double **box_theta)
 {
     sid_error err = {0};
-    if (!*arm && robot_json_model("data/double_pendulum/robot.json", arm, arm_theta, NULL, &err)) abort();
-    if (!*box && robot_json_model("data/box/robot.json", box, box_theta, NULL, &err)) abort();
+    if (!*arm && robot_model("data/double_pendulum/robot.json", arm, arm_theta, NULL, &err)) abort();
+    if (!*box && robot_model("data/box/robot.json", box, box_theta, NULL, &err)) abort();
 }
 
 #endif
