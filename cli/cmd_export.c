@@ -32,6 +32,45 @@ static const cmd_info info = {
     "file's structure (links and joints by name); nothing written.\n",
 };
 
+/* A joint limit's stiffness and damping that the target file leaves to be computed (URDF and
+ * MJCF have no place for them) come back from a fit written out, as the values computed then.
+ * Where they still equal what the file's own import computes, they are the file's: mark them
+ * absent in fitted too, so that only gains a fit changed count as not representable. */
+static int limit_gains_as_computed(sid_robot_desc *fitted, const char *into, sid_error *err)
+{
+    sid_robot_desc t;
+    sid_model *m = NULL;
+    double *theta = NULL;
+    if (robot_load(into, &t, NULL, NULL, err)) return -1;
+    if (sid_model_create(&m, &theta, &t, err) != SID_OK) {
+        robot_desc_free(&t);
+        return 0;   /* the exporter reports what is wrong with the file */
+    }
+    for (int j = 0; j < fitted->njoint; j++) {
+        sid_joint_desc *fj = &fitted->joint[j];
+        int tj = 0;
+        while (tj < t.njoint && strcmp(t.joint[tj].name, fj->name)) tj++;
+        if (tj == t.njoint) continue;
+        char name[SID_MAX_NAME + 40];
+        snprintf(name, sizeof name, "joints.%s.limit.stiffness", fj->name);
+        int ks = sid_model_param_find(m, name);
+        snprintf(name, sizeof name, "joints.%s.limit.damping", fj->name);
+        int kd = sid_model_param_find(m, name);
+        if (fj->has_limit_stiffness && !t.joint[tj].has_limit_stiffness && ks >= 0 && fj->limit_stiffness == theta[ks]) {
+            fj->has_limit_stiffness = 0;
+            fj->limit_stiffness = t.joint[tj].limit_stiffness;
+        }
+        if (fj->has_limit_damping && !t.joint[tj].has_limit_damping && kd >= 0 && fj->limit_damping == theta[kd]) {
+            fj->has_limit_damping = 0;
+            fj->limit_damping = t.joint[tj].limit_damping;
+        }
+    }
+    sid_free(theta);
+    sid_model_free(m);
+    robot_desc_free(&t);
+    return 0;
+}
+
 int cmd_export(int argc, char **argv)
 {
     cmd_args a;
@@ -57,6 +96,11 @@ int cmd_export(int argc, char **argv)
         cli_error("--into %s: a robot.json (export writes into URDF and MJCF; for robot.json, fit's -o or "
                   "`params --set` write it)", a.into);
         return EXIT_INPUT;
+    }
+    if (limit_gains_as_computed(&fitted, a.into, &err)) {
+        free(text);
+        robot_desc_free(&fitted);
+        return cli_fail(&err);
     }
     rc = fmt == ROBOT_URDF ? urdf_export(a.into, text, len, &fitted, &copy, &olen, &err)
                            : mjcf_export(a.into, text, len, &fitted, &copy, &olen, &err);

@@ -54,6 +54,19 @@ jq -c '[.parameters[] | select(.name | test("friction.(viscous|coulomb)$"))]' <(
 cmp -s "$TMP/a" "$TMP/b" || why+=" the exported URDF does not read back to the fitted friction;"
 check "export the fit into the URDF" "$why"
 
+# a changed mass changes the limit gains computed from it, but those are the file's own (absent
+# in it): export writes the mass and lists nothing as not representable
+run params -q "$PANDA" --set links.panda_link3.mass=3.5 -o "$TMP/m.json"
+run export "$TMP/m.json" --into "$PANDA" -o "$TMP/m.urdf"
+why=""
+[ "$rc" -eq 0 ] || why+=" exit $rc;"
+[ "$(diff "$PANDA" "$TMP/m.urdf" | grep -c '^>')" -eq 1 ] || why+=" not exactly one line changed;"
+grep -q 'not representable' "$TMP/err" && why+=" computed limit gains listed as not representable;"
+run params -q "$TMP/m.json" --set joints.panda_joint2.limit.stiffness=5000 -o "$TMP/m2.json"
+run export "$TMP/m2.json" --into "$PANDA" -o "$TMP/m2.urdf"
+grep -q '^sysid: warning:   joints.panda_joint2.limit.stiffness = 5000$' "$TMP/err" || why+=" a fitted gain is not listed;"
+check "computed limit gains are the file's, fitted ones not representable" "$why"
+
 # the MJCF side: a changed joint damping goes where the file defines it
 run params -q data/robots/mjcf/universal_robots_ur5e/ur5e.xml --set 'joints.*.friction.viscous=0.5' -o "$TMP/ur.json"
 run export "$TMP/ur.json" --into data/robots/mjcf/universal_robots_ur5e/ur5e.xml -o "$TMP/ur.xml"
