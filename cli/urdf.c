@@ -1,9 +1,9 @@
-/* urdf.c — URDF to robot.json text, and fitted values written back into the URDF's text.
+/* urdf.c — URDF to robot.json text (urdf.h).
  *
- * Both directions read the file with urdf_read into one picture (urdf_doc): per link and joint
- * its sysid name, its numbers as robot.json has them and the XML elements they came from.
- * urdf_import prints that picture as robot.json; urdf_export reads the target file the same
- * way, so a fitted robot.json made from it finds each number's element again by name.
+ * urdf_read makes one picture of the file (urdf_doc, urdf_internal.h): per link and joint its
+ * sysid name, its numbers as robot.json has them and the XML elements they came from.
+ * urdf_import prints that picture as robot.json; urdf_export (urdf_export.c) reads the target
+ * file the same way, so a fitted robot.json made from it finds each number's element again.
  */
 #include "urdf.h"
 
@@ -21,62 +21,10 @@
 #include "linalg.h"
 #include "numfmt.h"
 #include "robot_json.h"
+#include "urdf_internal.h"
 #include "xml_text.h"
 
-/* ---- the picture of a URDF file ---------------------------------------------------------- */
-
-typedef struct {
-    char name[SID_MAX_NAME];       /* sysid's name (sanitized, unique) */
-    const char *xml_name;          /* the file's */
-    xmlNode *node, *inertial, *in_origin, *mass_el, *inertia_el;
-    int has_mass;
-    double mass, com[3], rpy[3];   /* the inertial origin */
-    double I0[6];                  /* as written (inertial frame): ixx iyy izz ixy ixz iyz */
-    double inertia[6];             /* in the link frame (robot.json's) */
-} ulink;
-
-typedef struct {
-    char name[SID_MAX_NAME];
-    const char *xml_name;
-    xmlNode *node, *origin, *axis_el, *limit, *dynamics, *mimic;
-    sid_joint_type type;
-    int continuous, is_mimic;
-    int parent, child;             /* link indices */
-    double xyz[3], rpy[3], axis[3];
-    int has_lower, has_upper, has_effort, has_velocity;
-    double lower, upper, effort, velocity;
-    int has_damping, has_friction;
-    double damping, friction;
-} ujoint;
-
-typedef struct {
-    xmlDoc *doc;
-    const char *robot_name;
-    int nlink, njoint, root;
-    ulink *link;
-    ujoint *joint;
-} urdf_doc;
-
-/* Notes collected while reading, printed once each at the end (an attribute that every joint of
- * a file has gets one line, with the count of the others, not a hundred). */
-#define MAX_NOTES 64
-typedef struct {
-    char key[96];
-    char msg[320];
-    long line;
-    int count;
-} note;
-
-typedef struct {
-    const char *path;
-    const urdf_import_opts *opts;
-    sid_error *err;
-    int quiet;
-    int nnote, dropped;   /* notes kept; kinds beyond MAX_NOTES (counted, so none goes unsaid) */
-    note notes[MAX_NOTES];
-} reader;
-
-static void doc_free(urdf_doc *u)
+void urdf_doc_free(urdf_doc *u)
 {
     if (u->doc) xmlFreeDoc(u->doc);
     free(u->link);
@@ -86,7 +34,7 @@ static void doc_free(urdf_doc *u)
 
 static long line_of(const xmlNode *n) { return n ? xml_line(n) : 0; }
 
-static const char *attr(const xmlNode *n, const char *name)
+const char *urdf_attr(const xmlNode *n, const char *name)
 {
     for (const xmlAttr *a = n->properties; a; a = a->next)
         if (strcmp((const char *)a->name, name) == 0 && a->children && a->children->content)
@@ -102,15 +50,14 @@ static int is(const xmlNode *n, const char *tag)
 /* "<joint name=\"x\">" or "<origin>" for messages. */
 static void describe(const xmlNode *n, char *buf, size_t len)
 {
-    const char *nm = attr(n, "name");
+    const char *nm = urdf_attr(n, "name");
     if (nm)
         snprintf(buf, len, "<%s name=\"%.80s\">", (const char *)n->name, nm);
     else
         snprintf(buf, len, "<%s>", (const char *)n->name);
 }
 
-static int fail(reader *r, const xmlNode *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(reader *r, const xmlNode *n, const char *fmt, ...)
+int urdf_fail(reader *r, const xmlNode *n, const char *fmt, ...)
 {
     char what[400], el[160];
     va_list ap;
@@ -172,7 +119,7 @@ static int numbers(reader *r, const xmlNode *n, const char *a, int min, int max,
 static int required(reader *r, const xmlNode *n, const char *a, int cnt, double *out)
 {
     int k = numbers(r, n, a, cnt, cnt, out);
-    if (k == 0) return fail(r, n, "expected attribute %s (%d number%s)", a, cnt, cnt == 1 ? "" : "s");
+    if (k == 0) return urdf_fail(r, n, "expected attribute %s (%d number%s)", a, cnt, cnt == 1 ? "" : "s");
     return k < 0 ? -1 : 0;
 }
 
@@ -281,10 +228,10 @@ static int assign_names(reader *r, const char *kind, xmlNode *const *nodes, cons
 {
     for (int i = 0; i < n; i++) {
         if (strlen(orig[i]) >= SID_MAX_NAME)
-            return fail(r, nodes[i], "a %s name may have at most %d characters", kind, SID_MAX_NAME - 1);
+            return urdf_fail(r, nodes[i], "a %s name may have at most %d characters", kind, SID_MAX_NAME - 1);
         for (int j = 0; j < i; j++)
             if (strcmp(orig[i], orig[j]) == 0)
-                return fail(r, nodes[i], "a second %s of this name (the first is on line %ld)", kind,
+                return urdf_fail(r, nodes[i], "a second %s of this name (the first is on line %ld)", kind,
                             line_of(nodes[j]));
     }
     for (int i = 0; i < n; i++)
@@ -300,7 +247,7 @@ static int assign_names(reader *r, const char *kind, xmlNode *const *nodes, cons
         for (int k = 2; name_taken(cand, names, stride, n, orig, n); k++)
             snprintf(cand, sizeof cand, "%.*s_%d", SID_MAX_NAME - 8, base, k);
         if (strlen(cand) >= SID_MAX_NAME)
-            return fail(r, nodes[i], "a %s name may have at most %d characters", kind, SID_MAX_NAME - 1);
+            return urdf_fail(r, nodes[i], "a %s name may have at most %d characters", kind, SID_MAX_NAME - 1);
         snprintf(names + i * stride, SID_MAX_NAME, "%s", cand);
         size_t used = strlen(list);
         if (used + 8 < listlen)
@@ -327,7 +274,7 @@ static int read_inertial(reader *r, ulink *l)
         else if (is(c, "mass") && !l->mass_el) l->mass_el = c;
         else if (is(c, "inertia") && !l->inertia_el) l->inertia_el = c;
         else if (is(c, "origin") || is(c, "mass") || is(c, "inertia"))
-            return fail(r, c, "a second <%s> in the <inertial> of link '%s'", (const char *)c->name, l->xml_name);
+            return urdf_fail(r, c, "a second <%s> in the <inertial> of link '%s'", (const char *)c->name, l->xml_name);
         else unknown_child(r, in, c);
     }
     if (l->in_origin) {
@@ -335,10 +282,10 @@ static int read_inertial(reader *r, ulink *l)
             return -1;
         unknown_attrs(r, l->in_origin, origin_keys, "an <origin> has xyz and rpy");
     }
-    if (!l->mass_el) return fail(r, in, "the <inertial> of link '%s' has no <mass value=\"...\">", l->xml_name);
+    if (!l->mass_el) return urdf_fail(r, in, "the <inertial> of link '%s' has no <mass value=\"...\">", l->xml_name);
     if (required(r, l->mass_el, "value", 1, &l->mass)) return -1;
-    if (!(l->mass >= 0)) return fail(r, l->mass_el, "expected a mass >= 0, got %g", l->mass);
-    if (!l->inertia_el) return fail(r, in, "the <inertial> of link '%s' has no <inertia>", l->xml_name);
+    if (!(l->mass >= 0)) return urdf_fail(r, l->mass_el, "expected a mass >= 0, got %g", l->mass);
+    if (!l->inertia_el) return urdf_fail(r, in, "the <inertial> of link '%s' has no <inertia>", l->xml_name);
     for (int k = 0; k < 6; k++)
         if (required(r, l->inertia_el, inertia_keys[k], 1, &l->I0[k])) return -1;
     unknown_attrs(r, l->inertia_el, inertia_keys, "an <inertia> has ixx iyy izz ixy ixz iyz");
@@ -394,7 +341,7 @@ static int read_link(reader *r, ulink *l)
     for (xmlNode *c = l->node->children; c; c = c->next) {
         if (c->type != XML_ELEMENT_NODE) continue;
         if (is(c, "inertial")) {
-            if (l->inertial) return fail(r, c, "a second <inertial> in link '%s'", l->xml_name);
+            if (l->inertial) return urdf_fail(r, c, "a second <inertial> in link '%s'", l->xml_name);
             l->inertial = c;
         } else if (!is(c, "visual") && !is(c, "collision")) {
             unknown_child(r, l->node, c);
@@ -416,14 +363,14 @@ static int joint_link(reader *r, const urdf_doc *u, const ujoint *j, const char 
     xmlNode *el = NULL;
     for (xmlNode *c = j->node->children; c; c = c->next)
         if (is(c, tag)) {
-            if (el) return fail(r, c, "a second <%s> in joint '%s'", tag, j->xml_name);
+            if (el) return urdf_fail(r, c, "a second <%s> in joint '%s'", tag, j->xml_name);
             el = c;
         }
-    if (!el) return fail(r, j->node, "expected a <%s link=\"...\"/>", tag);
-    const char *nm = attr(el, "link");
-    if (!nm) return fail(r, el, "expected attribute link (the %s link's name)", tag);
+    if (!el) return urdf_fail(r, j->node, "expected a <%s link=\"...\"/>", tag);
+    const char *nm = urdf_attr(el, "link");
+    if (!nm) return urdf_fail(r, el, "expected attribute link (the %s link's name)", tag);
     *out = link_index(u, nm);
-    if (*out < 0) return fail(r, el, "link '%s' is not in the file", nm);
+    if (*out < 0) return urdf_fail(r, el, "link '%s' is not in the file", nm);
     return 0;
 }
 
@@ -435,18 +382,18 @@ static int read_joint(reader *r, const urdf_doc *u, ujoint *j)
     static const char *const limit_keys[] = { "lower", "upper", "effort", "velocity", NULL };
     static const char *const dyn_keys[] = { "damping", "friction", NULL };
     static const char *const mimic_keys[] = { "joint", "multiplier", "offset", NULL };
-    const char *type = attr(j->node, "type");
-    if (!type) return fail(r, j->node, "expected attribute type (revolute, continuous, prismatic, fixed or floating)");
+    const char *type = urdf_attr(j->node, "type");
+    if (!type) return urdf_fail(r, j->node, "expected attribute type (revolute, continuous, prismatic, fixed or floating)");
     if (strcmp(type, "revolute") == 0) j->type = SID_JOINT_REVOLUTE;
     else if (strcmp(type, "continuous") == 0) j->type = SID_JOINT_REVOLUTE, j->continuous = 1;
     else if (strcmp(type, "prismatic") == 0) j->type = SID_JOINT_PRISMATIC;
     else if (strcmp(type, "fixed") == 0) j->type = SID_JOINT_FIXED;
     else if (strcmp(type, "floating") == 0) j->type = SID_JOINT_FREE;
     else if (strcmp(type, "planar") == 0)
-        return fail(r, j->node, "planar joints are not supported (sysid has revolute, prismatic, fixed and free "
+        return urdf_fail(r, j->node, "planar joints are not supported (sysid has revolute, prismatic, fixed and free "
                                 "joints): model it as two prismatic joints and a revolute one");
     else
-        return fail(r, j->node, "unknown joint type '%s': expected revolute, continuous, prismatic, fixed or floating",
+        return urdf_fail(r, j->node, "unknown joint type '%s': expected revolute, continuous, prismatic, fixed or floating",
                     type);
     unknown_attrs(r, j->node, keys, "a <joint> has a name and a type");
     if (joint_link(r, u, j, "parent", &j->parent) || joint_link(r, u, j, "child", &j->child)) return -1;
@@ -459,7 +406,7 @@ static int read_joint(reader *r, const urdf_doc *u, ujoint *j)
             unknown_child(r, j->node, c);
             continue;
         }
-        if (*slot) return fail(r, c, "a second <%s> in joint '%s'", (const char *)c->name, j->xml_name);
+        if (*slot) return urdf_fail(r, c, "a second <%s> in joint '%s'", (const char *)c->name, j->xml_name);
         *slot = c;
     }
     if (j->origin) {
@@ -471,7 +418,7 @@ static int read_joint(reader *r, const urdf_doc *u, ujoint *j)
         unknown_attrs(r, j->axis_el, axis_keys, "an <axis> has xyz");
         if (j->axis[0] == 0 && j->axis[1] == 0 && j->axis[2] == 0 &&
             (j->type == SID_JOINT_REVOLUTE || j->type == SID_JOINT_PRISMATIC))
-            return fail(r, j->axis_el, "expected a nonzero axis");
+            return urdf_fail(r, j->axis_el, "expected a nonzero axis");
     }
     if (j->limit) {
         double *v[4] = { &j->lower, &j->upper, &j->effort, &j->velocity };
@@ -483,7 +430,7 @@ static int read_joint(reader *r, const urdf_doc *u, ujoint *j)
         }
         unknown_attrs(r, j->limit, limit_keys, "a <limit> has lower, upper, effort and velocity");
         if (j->has_lower && j->has_upper && j->lower > j->upper)
-            return fail(r, j->limit, "lower %g is above upper %g", j->lower, j->upper);
+            return urdf_fail(r, j->limit, "lower %g is above upper %g", j->lower, j->upper);
     }
     if (j->dynamics) {
         int n = numbers(r, j->dynamics, "damping", 1, 1, &j->damping);
@@ -492,8 +439,8 @@ static int read_joint(reader *r, const urdf_doc *u, ujoint *j)
         if ((n = numbers(r, j->dynamics, "friction", 1, 1, &j->friction)) < 0) return -1;
         j->has_friction = n;
         unknown_attrs(r, j->dynamics, dyn_keys, "sysid reads damping and friction");
-        if (j->damping < 0) return fail(r, j->dynamics, "expected damping >= 0, got %g", j->damping);
-        if (j->friction < 0) return fail(r, j->dynamics, "expected friction >= 0, got %g", j->friction);
+        if (j->damping < 0) return urdf_fail(r, j->dynamics, "expected damping >= 0, got %g", j->damping);
+        if (j->friction < 0) return urdf_fail(r, j->dynamics, "expected friction >= 0, got %g", j->friction);
     }
     if (j->mimic) {
         double dummy;
@@ -517,35 +464,35 @@ static int check_tree(reader *r, urdf_doc *u)
 {
     for (int i = 0; i < u->njoint; i++) {
         const ujoint *j = &u->joint[i];
-        if (j->parent == j->child) return fail(r, j->node, "parent and child are the same link '%s'", j->xml_name);
+        if (j->parent == j->child) return urdf_fail(r, j->node, "parent and child are the same link '%s'", j->xml_name);
         for (int k = 0; k < i; k++)
             if (u->joint[k].child == j->child)
-                return fail(r, j->node, "link '%s' is already the child of joint '%s' (line %ld): a URDF is a tree",
+                return urdf_fail(r, j->node, "link '%s' is already the child of joint '%s' (line %ld): a URDF is a tree",
                             u->link[j->child].xml_name, u->joint[k].xml_name, line_of(u->joint[k].node));
     }
     u->root = -1;
     for (int l = 0; l < u->nlink; l++) {
         if (joint_of_child(u, l) >= 0) continue;
         if (u->root >= 0)
-            return fail(r, u->link[l].node, "a second root: neither this link nor link '%s' (line %ld) is a joint's "
+            return urdf_fail(r, u->link[l].node, "a second root: neither this link nor link '%s' (line %ld) is a joint's "
                                             "child; a URDF has one root",
                         u->link[u->root].xml_name, line_of(u->link[u->root].node));
         u->root = l;
     }
-    if (u->root < 0) return fail(r, u->link[0].node, "every link is a joint's child: the joints form a cycle");
+    if (u->root < 0) return urdf_fail(r, u->link[0].node, "every link is a joint's child: the joints form a cycle");
     /* From every link up to the root: more steps than links is a cycle. */
     for (int l = 0; l < u->nlink; l++) {
         int at = l;
         for (int steps = 0; at != u->root; steps++) {
             int j = joint_of_child(u, at);
-            if (steps > u->nlink) return fail(r, u->joint[j].node, "the joints form a cycle through link '%s'",
+            if (steps > u->nlink) return urdf_fail(r, u->joint[j].node, "the joints form a cycle through link '%s'",
                                               u->link[at].xml_name);
             at = u->joint[j].parent;
         }
     }
     for (int i = 0; i < u->njoint; i++)
         if (u->joint[i].type == SID_JOINT_FREE && u->joint[i].parent != u->root)
-            return fail(r, u->joint[i].node, "a floating joint must connect a link to the root link '%s' (sysid's "
+            return urdf_fail(r, u->joint[i].node, "a floating joint must connect a link to the root link '%s' (sysid's "
                                              "free joints float over the world), but its parent is '%s'",
                         u->link[u->root].xml_name, u->link[u->joint[i].parent].xml_name);
     return 0;
@@ -557,7 +504,7 @@ static void fix_mimics(reader *r, urdf_doc *u)
     for (int i = 0; i < u->njoint; i++) {
         ujoint *j = &u->joint[i];
         if (!j->mimic || j->type == SID_JOINT_FIXED) continue;
-        const char *master = attr(j->mimic, "joint");
+        const char *master = urdf_attr(j->mimic, "joint");
         if (!r->quiet)
             cli_warn("%s:%ld: <joint name=\"%s\">: <mimic joint=\"%s\"> imported as a fixed joint at q = 0: sysid has "
                      "no coupled joints, so it does not follow %s (its motion and the inertia it adds to %s's "
@@ -570,7 +517,7 @@ static void fix_mimics(reader *r, urdf_doc *u)
 }
 
 /* Read the file into u (its doc kept for the writer). */
-static int urdf_read(reader *r, const char *text, size_t len, urdf_doc *u)
+int urdf_read(reader *r, const char *text, size_t len, urdf_doc *u)
 {
     memset(u, 0, sizeof *u);
     if (!(u->doc = xml_text_parse(r->path, text, len, r->err))) return -1;
@@ -580,7 +527,7 @@ static int urdf_read(reader *r, const char *text, size_t len, urdf_doc *u)
                       line_of(robot), robot ? (const char *)robot->name : "nothing");
         goto bad;
     }
-    u->robot_name = attr(robot, "name");
+    u->robot_name = urdf_attr(robot, "name");
     int ntrans = 0, ngazebo = 0;
     const xmlNode *first_ignored = NULL;
     for (xmlNode *c = robot->children; c; c = c->next) {
@@ -612,9 +559,9 @@ static int urdf_read(reader *r, const char *text, size_t len, urdf_doc *u)
     int nl = 0, nj = 0;
     for (xmlNode *c = robot->children; c; c = c->next) {
         if (!is(c, "link") && !is(c, "joint")) continue;
-        const char *nm = attr(c, "name");
+        const char *nm = urdf_attr(c, "name");
         if (!nm || !*nm) {
-            fail(r, c, "expected attribute name");
+            urdf_fail(r, c, "expected attribute name");
             goto out;
         }
         if (is(c, "link")) lnodes[nl] = c, lnames[nl] = nm, u->link[nl].node = c, u->link[nl++].xml_name = nm;
@@ -668,7 +615,7 @@ out:
     free(jnames);
     if (rc == 0) return 0;
 bad:
-    doc_free(u);
+    urdf_doc_free(u);
     return -1;
 }
 
@@ -799,7 +746,7 @@ static void put_joint(sbuf *b, const urdf_doc *u, const ujoint *j)
     put(b, " }");
 }
 
-static int write_json(reader *r, const urdf_doc *u, char **json)
+int urdf_write_json(reader *r, const urdf_doc *u, char **json)
 {
     sbuf b = { 0 };
     put(&b, "{\n");
@@ -834,8 +781,8 @@ int urdf_import_with(const char *path, const char *text, size_t len, const urdf_
     urdf_doc u;
     *json = NULL;
     if (urdf_read(&r, text, len, &u)) return -1;
-    int rc = write_json(&r, &u, json);
-    doc_free(&u);
+    int rc = urdf_write_json(&r, &u, json);
+    urdf_doc_free(&u);
     return rc;
 }
 
@@ -844,268 +791,3 @@ int urdf_import(const char *path, const char *text, size_t len, char **json, sid
     return urdf_import_with(path, text, len, NULL, json, err);
 }
 
-/* ---- export: fitted values into the file's text ---------------------------------------------- */
-
-/* The whitespace that indents the line node starts on (at most cap - 1 bytes), and node's span. */
-static int indent_of(const char *text, size_t len, const xmlNode *node, char *ind, size_t cap, size_t *start,
-                     size_t *end)
-{
-    if (xml_element_span(text, len, node, start, end)) return -1;
-    size_t b = *start;
-    while (b > 0 && (text[b - 1] == ' ' || text[b - 1] == '\t')) b--;
-    size_t n = *start - b < cap - 1 ? *start - b : cap - 1;
-    memcpy(ind, text + b, n);
-    ind[n] = 0;
-    return 0;
-}
-
-/* Insert raw as parent's new last child element, on its own line, indented like its last child. */
-static int insert_child(xml_edits *e, const char *text, size_t len, const xmlNode *parent, const char *raw)
-{
-    const xmlNode *last = NULL;
-    for (const xmlNode *c = parent->children; c; c = c->next)
-        if (c->type == XML_ELEMENT_NODE) last = c;
-    if (!last) return -1;
-    char ind[64], buf[400];
-    size_t s, t;
-    if (indent_of(text, len, last, ind, sizeof ind, &s, &t)) return -1;
-    snprintf(buf, sizeof buf, "\n%s%s", ind, raw);
-    return xml_edits_insert(e, t, buf);
-}
-
-/* "x y z" of three numbers, numfmt's forms. */
-static void triple(char *buf, size_t len, const double *v)
-{
-    char a[NUMFMT_LEN], b[NUMFMT_LEN], c[NUMFMT_LEN];
-    numfmt(a, v[0]), numfmt(b, v[1]), numfmt(c, v[2]);
-    snprintf(buf, len, "%s %s %s", a, b, c);
-}
-
-/* Components changed (new[k] != old[k]) into ch; any? */
-static int changed3(const double *nv, const double *ov, int n, unsigned char *ch)
-{
-    int any = 0;
-    for (int k = 0; k < n; k++) any |= (ch[k] = nv[k] != ov[k]);
-    return any;
-}
-
-/* Write the three numbers v of attribute a of element el (changed ones only, if present). */
-static int set_triple(xml_edits *e, const char *text, size_t len, const xmlNode *el, const char *a, const double *v,
-                      const unsigned char *ch)
-{
-    if (attr(el, a)) return xml_edits_set_numbers(e, text, len, el, a, 3, v, ch);
-    char buf[3 * NUMFMT_LEN + 4];
-    triple(buf, sizeof buf, v);
-    return xml_edits_set_attr(e, text, len, el, a, buf);
-}
-
-static int set_number(xml_edits *e, const char *text, size_t len, const xmlNode *el, const char *a, double v)
-{
-    char buf[NUMFMT_LEN];
-    numfmt(buf, v);
-    return xml_edits_set_attr(e, text, len, el, a, buf);
-}
-
-static int export_link(xml_edits *e, const char *text, size_t len, const ulink *l, const sid_link_desc *f)
-{
-    static const char *const keys[] = { "ixx", "iyy", "izz", "ixy", "ixz", "iyz" };
-    unsigned char ch[6];
-    if (f->mass != l->mass && set_number(e, text, len, l->mass_el, "value", f->mass)) return -1;
-    if (changed3(f->com, l->com, 3, ch)) {
-        if (l->in_origin) {
-            if (set_triple(e, text, len, l->in_origin, "xyz", f->com, ch)) return -1;
-        } else {
-            /* a new <origin> before <mass>, on a line of its own */
-            char ind[64], buf[200], xyz[3 * NUMFMT_LEN + 4];
-            size_t s, t;
-            if (indent_of(text, len, l->mass_el, ind, sizeof ind, &s, &t)) return -1;
-            triple(xyz, sizeof xyz, f->com);
-            snprintf(buf, sizeof buf, "<origin xyz=\"%s\"/>\n%s", xyz, ind);
-            if (xml_edits_insert(e, s, buf)) return -1;
-        }
-    }
-    if (!changed3(f->inertia, l->inertia, 6, ch)) return 0;
-    const int rotated = l->rpy[0] != 0 || l->rpy[1] != 0 || l->rpy[2] != 0;
-    if (rotated) {
-        /* the tensor goes into the link frame, so the inertial frame loses its rotation */
-        static const double zero[3] = { 0, 0, 0 };
-        static const unsigned char all[3] = { 1, 1, 1 };
-        if (xml_edits_set_numbers(e, text, len, l->in_origin, "rpy", 3, zero, all)) return -1;
-        memset(ch, 1, 6);
-    }
-    for (int k = 0; k < 6; k++)
-        if (ch[k] && set_number(e, text, len, l->inertia_el, keys[k], f->inertia[k])) return -1;
-    return 0;
-}
-
-static int export_joint(xml_edits *e, const char *text, size_t len, const ujoint *j, const sid_joint_desc *f)
-{
-    unsigned char cx[3], cr[3], ca[3];
-    const int dx = changed3(f->xyz, j->xyz, 3, cx), dr = changed3(f->rpy, j->rpy, 3, cr);
-    if (dx || dr) {
-        if (j->origin) {
-            if (dx && set_triple(e, text, len, j->origin, "xyz", f->xyz, cx)) return -1;
-            if (dr && set_triple(e, text, len, j->origin, "rpy", f->rpy, cr)) return -1;
-        } else {
-            char buf[300], xyz[3 * NUMFMT_LEN + 4], rpy[3 * NUMFMT_LEN + 4];
-            triple(xyz, sizeof xyz, f->xyz), triple(rpy, sizeof rpy, f->rpy);
-            snprintf(buf, sizeof buf, "<origin xyz=\"%s\" rpy=\"%s\"/>", xyz, rpy);
-            if (insert_child(e, text, len, j->node, buf)) return -1;
-        }
-    }
-    if ((f->type == SID_JOINT_REVOLUTE || f->type == SID_JOINT_PRISMATIC) && changed3(f->axis, j->axis, 3, ca)) {
-        if (j->axis_el) {
-            if (set_triple(e, text, len, j->axis_el, "xyz", f->axis, ca)) return -1;
-        } else {
-            char buf[200], xyz[3 * NUMFMT_LEN + 4];
-            triple(xyz, sizeof xyz, f->axis);
-            snprintf(buf, sizeof buf, "<axis xyz=\"%s\"/>", xyz);
-            if (insert_child(e, text, len, j->node, buf)) return -1;
-        }
-    }
-    const int dv = f->viscous != j->damping, dc = f->coulomb != j->friction;
-    if (f->type == SID_JOINT_FIXED || f->type == SID_JOINT_FREE || (!dv && !dc)) return 0;
-    if (j->dynamics) {
-        if (dv && set_number(e, text, len, j->dynamics, "damping", f->viscous)) return -1;
-        if (dc && set_number(e, text, len, j->dynamics, "friction", f->coulomb)) return -1;
-        return 0;
-    }
-    char buf[200], v[NUMFMT_LEN], c[NUMFMT_LEN];
-    numfmt(v, f->viscous), numfmt(c, f->coulomb);
-    if (dv && dc) snprintf(buf, sizeof buf, "<dynamics damping=\"%s\" friction=\"%s\"/>", v, c);
-    else if (dv) snprintf(buf, sizeof buf, "<dynamics damping=\"%s\"/>", v);
-    else snprintf(buf, sizeof buf, "<dynamics friction=\"%s\"/>", c);
-    return insert_child(e, text, len, j->node, buf);
-}
-
-/* Is the row a number the URDF holds (and urdf_export writes)? */
-static int representable(const sid_param_row *row)
-{
-    switch (row->kind) {
-    case SID_P_MASS: case SID_P_COM: case SID_P_INERTIA: case SID_P_XYZ: case SID_P_RPY:
-    case SID_P_VISCOUS: case SID_P_COULOMB:
-        return 1;
-    default:
-        return 0;
-    }
-}
-
-static int find_name(const char *name, const char *names, size_t stride, int n)
-{
-    for (int i = 0; i < n; i++)
-        if (strcmp(names + (size_t)i * stride, name) == 0) return i;
-    return -1;
-}
-
-/* fitted's links and joints are the file's (by name), with the same types and tree:
- * lmap/jmap[i] = the file's index of fitted's link/joint i. */
-static int match_structure(reader *r, const urdf_doc *u, const sid_robot_desc *f, int *lmap, int *jmap)
-{
-    for (int i = 0; i < f->nlink; i++) {
-        lmap[i] = find_name(f->link[i].name, u->link[0].name, sizeof(ulink), u->nlink);
-        if (lmap[i] < 0)
-            return sid_error_set(r->err, SID_ERR_INPUT, "%s: link '%s' of the fitted robot is not in the file",
-                                 r->path, f->link[i].name), -1;
-        if (f->link[i].has_mass != u->link[lmap[i]].has_mass)
-            return fail(r, u->link[lmap[i]].node, "the fitted robot's link '%s' %s a mass and the file's %s",
-                        f->link[i].name, f->link[i].has_mass ? "has" : "has no",
-                        f->link[i].has_mass ? "has none" : "has one");
-    }
-    for (int i = 0; i < f->njoint; i++) {
-        const sid_joint_desc *fj = &f->joint[i];
-        jmap[i] = find_name(fj->name, u->joint[0].name, sizeof(ujoint), u->njoint);
-        if (jmap[i] < 0)
-            return sid_error_set(r->err, SID_ERR_INPUT, "%s: joint '%s' of the fitted robot is not in the file",
-                                 r->path, fj->name), -1;
-        const ujoint *j = &u->joint[jmap[i]];
-        if (fj->type != j->type || fj->parent < 0 || fj->child < 0 || lmap[fj->parent] != j->parent ||
-            lmap[fj->child] != j->child)
-            return fail(r, j->node, "the fitted robot's joint '%s' differs in type, parent or child (a different "
-                                    "structure: export writes numbers, not joints)", fj->name);
-    }
-    if (f->nlink != u->nlink || f->njoint != u->njoint)
-        return sid_error_set(r->err, SID_ERR_INPUT, "%s: the file has %d links and %d joints, the fitted robot %d and %d "
-                                                    "(a different structure)",
-                             r->path, u->nlink, u->njoint, f->nlink, f->njoint), -1;
-    return 0;
-}
-
-/* The parameters of fitted that differ from orig (the file's import) and URDF cannot hold:
- * the heading once, then one line each. */
-static void report_unrepresentable(const char *path, const sid_robot_desc *f, const sid_robot_desc *orig,
-                                   const int *lmap, const int *jmap)
-{
-    const sid_param_row *rows;
-    const int nrow = sid_param_rows(&rows);
-    int heading = 0;
-    for (int r = 0; r < nrow; r++) {
-        const sid_param_row *row = &rows[r];
-        if (representable(row)) continue;
-        const int n = row->owner == SID_OWNER_LINK ? f->nlink : row->owner == SID_OWNER_JOINT ? f->njoint
-                    : row->owner == SID_OWNER_SPHERE ? f->nsphere : 1;
-        for (int i = 0; i < n; i++) {
-            const int oi = row->owner == SID_OWNER_LINK ? lmap[i] : row->owner == SID_OWNER_JOINT ? jmap[i] : -1;
-            if (!sid_param_exists(row, f, i)) continue;
-            const int oexists = row->owner != SID_OWNER_SPHERE && sid_param_exists(row, orig, oi);
-            const double *fv = sid_param_value(row, f, i), *ov = oexists ? sid_param_value(row, orig, oi) : NULL;
-            const char *owner = row->owner == SID_OWNER_LINK ? f->link[i].name
-                              : row->owner == SID_OWNER_JOINT ? f->joint[i].name
-                              : row->owner == SID_OWNER_SPHERE ? f->sphere[i].name : "";
-            for (int k = 0; k < row->ncomp; k++) {
-                if (ov && fv[k] == ov[k]) continue;
-                if (!heading) cli_warn("%s: not representable in URDF (kept in FITTED.json only):", path);
-                heading = 1;
-                char name[2 * SID_MAX_NAME + 32], v[NUMFMT_LEN];
-                sid_param_name(row, owner, row->comp0 + k, name, sizeof name);
-                numfmt(v, fv[k]);
-                cli_warn("  %s = %s", name, v);
-            }
-        }
-    }
-}
-
-int urdf_export(const char *path, const char *text, size_t len, const sid_robot_desc *fitted,
-                char **out, size_t *outlen, sid_error *err)
-{
-    reader r = { .path = path, .err = err, .quiet = 1 };
-    urdf_doc u;
-    *out = NULL;
-    *outlen = 0;
-    if (urdf_read(&r, text, len, &u)) return -1;
-    char *json = NULL;
-    sid_robot_desc orig = { 0 };
-    xml_edits *e = NULL;
-    int rc = -1;
-    int *lmap = calloc((size_t)(fitted->nlink + 1), sizeof *lmap), *jmap = calloc((size_t)(fitted->njoint + 1), sizeof *jmap);
-    if (!lmap || !jmap || !(e = xml_edits_new())) {
-        sid_error_set(err, SID_ERR_NOMEM, "%s: out of memory", path);
-        goto out;
-    }
-    if (match_structure(&r, &u, fitted, lmap, jmap) || write_json(&r, &u, &json)) goto out;
-    /* the file's own import, through the same reader as every robot.json (its warnings were
-     * the import's: not repeated here) */
-    const int quiet = cli_quiet;
-    cli_quiet = 1;
-    int prc = robot_json_parse(path, json, strlen(json), &orig, NULL, err);
-    cli_quiet = quiet;
-    if (prc) goto out;
-    for (int i = 0; i < fitted->nlink; i++)
-        if (fitted->link[i].has_mass && export_link(e, text, len, &u.link[lmap[i]], &fitted->link[i])) goto edit_failed;
-    for (int i = 0; i < fitted->njoint; i++)
-        if (export_joint(e, text, len, &u.joint[jmap[i]], &fitted->joint[i])) goto edit_failed;
-    if (xml_edits_apply(e, text, len, out, outlen)) goto edit_failed;
-    report_unrepresentable(path, fitted, &orig, lmap, jmap);
-    rc = 0;
-    goto out;
-edit_failed:
-    sid_error_set(err, SID_ERR_INPUT, "%s: cannot edit the file's text (an element not found again, or out of memory)",
-                  path);
-out:
-    xml_edits_free(e);
-    robot_desc_free(&orig);
-    free(json);
-    free(lmap);
-    free(jmap);
-    doc_free(&u);
-    return rc;
-}
