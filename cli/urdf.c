@@ -248,7 +248,7 @@ static int assign_names(reader *r, const char *kind, xmlNode *const *nodes, cons
             snprintf(cand, sizeof cand, "%.*s_%d", SID_MAX_NAME - 8, base, k);
         if (strlen(cand) >= SID_MAX_NAME)
             return urdf_fail(r, nodes[i], "a %s name may have at most %d characters", kind, SID_MAX_NAME - 1);
-        snprintf(names + i * stride, SID_MAX_NAME, "%s", cand);
+        memcpy(names + i * stride, cand, strlen(cand) + 1);   /* shorter than SID_MAX_NAME (checked above) */
         size_t used = strlen(list);
         if (used + 8 < listlen)
             snprintf(list + used, listlen - used, "%s'%s' -> %s", used ? ", " : "", orig[i], cand);
