@@ -388,8 +388,10 @@ int xml_edits_apply(const xml_edits *e, const char *text, size_t len, char **out
     *out = NULL;
     edit *s = malloc((e->n ? e->n : 1) * sizeof *s);
     if (!s) return -1;
-    memcpy(s, e->e, e->n * sizeof *s);
-    qsort(s, e->n, sizeof *s, by_position);
+    if (e->n) {   /* no edits: e->e is NULL, which memcpy and qsort may not be given */
+        memcpy(s, e->e, e->n * sizeof *s);
+        qsort(s, e->n, sizeof *s, by_position);
+    }
     size_t total = len;
     for (size_t k = 0; k < e->n; k++) {
         if (s[k].end > len || (k && s[k].start < s[k - 1].end)) {
