@@ -26,12 +26,19 @@ int robot_format_of(const char *path, const char *text, size_t len, robot_format
             return 0;
         }
         /* skip the declaration, comments, processing instructions and a DOCTYPE */
-        const char *close = NULL;
-        if (!strncmp(text + i, "<!--", 4)) close = strstr(text + i + 4, "-->");
-        else if (text[i + 1] == '?' || text[i + 1] == '!') close = strchr(text + i, '>');
-        else break;
-        if (!close) break;
-        i = (size_t)(close - text) + 1 + (text[i + 1] == '!' && text[i + 2] == '-' ? 2 : 0);
+        if (!strncmp(text + i, "<!--", 4)) {
+            const char *close = strstr(text + i + 4, "-->");
+            if (!close) break;
+            i = (size_t)(close - text) + 3;
+        } else if (text[i + 1] == '?' || text[i + 1] == '!') {
+            int depth = 0;   /* a DOCTYPE's [internal subset] holds '>'s of its own */
+            size_t k = i + 2;
+            for (; k < len && !(text[k] == '>' && depth <= 0); k++) depth += (text[k] == '[') - (text[k] == ']');
+            if (k >= len) break;
+            i = k + 1;
+        } else {
+            break;
+        }
     }
     size_t n = 0;
     const char *name = text + i + 1;

@@ -76,6 +76,11 @@ why=""
     why+=" the copy does not read back to damping 0.5;"
 check "export into MJCF" "$why"
 
+# told by content, past a declaration, comments and a DOCTYPE with an internal subset
+printf '<?xml version="1.0"?>\n<!-- a > in a comment -->\n<!DOCTYPE robot [ <!ENTITY x "1"> ]>\n<robot name="r"><link name="a"><inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial></link></robot>\n' >"$TMP/robot.json"
+run params -q --json "$TMP/robot.json"
+check "a URDF named robot.json, with a DOCTYPE" "$([ "$rc" -eq 0 ] && jq -e '.parameters[] | select(.name == "links.a.mass") | .value == 1' "$TMP/out" >/dev/null || echo " exit $rc")"
+
 # misuse: exit 2, the file named, nothing written
 printf '<sdf version="1.6"><model name="x"/></sdf>\n' >"$TMP/model.sdf"
 expect_invalid "an XML root sysid does not read" "$TMP/model.sdf" "root element is <sdf>" validate "$TMP/model.sdf"
