@@ -79,6 +79,8 @@ int cmd_export(int argc, char **argv)
     if (a.nop != 1) return cmd_usage_error(&info, "expected one fitted robot, got %d", a.nop);
     if (!a.into) return cmd_usage_error(&info, "--into ROBOT.urdf|ROBOT.xml is required");
     const char *out = a.out ? a.out : "-";
+    if (a.out && strcmp(a.out, "-") && atomic_same_file(a.out, a.op[0]))
+        return cmd_usage_error(&info, "-o %s would overwrite the fitted robot %s", a.out, a.op[0]);
     sid_error err = { 0 };
     sid_robot_desc fitted;
     if (robot_load(a.op[0], &fitted, NULL, NULL, &err)) return cli_fail(&err);

@@ -109,6 +109,9 @@ run export -q data/arm7/robot.json --into data/arm7/robot.json
 check "export into a robot.json" "$([ "$rc" -eq 2 ] && [ ! -s "$TMP/out" ] || echo " exit $rc")"
 run export -q data/arm7/robot.json --into "$PANDA" -o "$TMP/x.urdf"
 check "export of another robot's structure" "$([ "$rc" -eq 2 ] && [ ! -e "$TMP/x.urdf" ] || echo " exit $rc")"
+cp "$TMP/fitted.json" "$TMP/keep.json"
+run export -q "$TMP/fitted.json" --into "$PANDA" -o "$TMP/fitted.json"
+check "export over the fitted robot" "$([ "$rc" -eq 2 ] && cmp -s "$TMP/fitted.json" "$TMP/keep.json" || echo " exit $rc")"
 run export -q "$TMP/fitted.json"
 check "export without --into" "$([ "$rc" -eq 2 ] && grep -q -- '--into' "$TMP/err" || echo " exit $rc")"
 
