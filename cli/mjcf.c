@@ -480,9 +480,11 @@ static int read_actuators(mjcf_doc *d, xmlNode *n)
             continue;
         }
         int c;
-        if (mjcf_elem_class(d, a, 0, &c)) return -1;
         double gear[6] = { 1, 0, 0, 0, 0, 0 };
-        if (mjcf_get(d, a, c, ACTUATOR, "gear", 1, 6, gear, &d->jnt[j].src_gear) < 0) return -1;
+        if (mjcf_elem_class(d, a, 0, &c) || mjcf_get(d, a, c, ACTUATOR, "gear", 1, 6, gear, &d->jnt[j].src_gear) < 0) {
+            rc = -1;   /* l.n is freed below */
+            break;
+        }
         d->jnt[j].motor = 1, d->jnt[j].act = a, d->jnt[j].gear = gear[0];
         static const char *const clamps[] = { "ctrlrange", "forcerange", "ctrllimited", "forcelimited" };
         for (int k = 0; k < 4; k++)
