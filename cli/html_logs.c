@@ -19,7 +19,7 @@ static const char *const series_cls[3] = { "log", "nom", "fit" };
 static const char *const series_label[3] = { "logged", "nominal", "fitted" };
 
 /* One chart of coordinate i: position (vel 0) or velocity (vel 1). */
-static void chart(html_buf *b, const sid_model *m, const html_predset *s, const html_logpred *lp, const char *id,
+static void chart(textbuf *b, const sid_model *m, const html_predset *s, const html_logpred *lp, const char *id,
                   int vel, int i)
 {
     const sid_traj *tr = lp->tr;
@@ -58,7 +58,7 @@ static void residual(const html_logpred *lp, int p, int i, double *d)
                                : NAN;
 }
 
-static void residual_charts(html_buf *b, const sid_model *m, const html_predset *s, const html_logpred *lp,
+static void residual_charts(textbuf *b, const sid_model *m, const html_predset *s, const html_logpred *lp,
                             const char *sfx, int i)
 {
     const sid_traj *tr = lp->tr;
@@ -104,7 +104,7 @@ static void residual_charts(html_buf *b, const sid_model *m, const html_predset 
 
 /* The RMSE table recomputed from the plotted predictions; data-check names the report.json
  * value each must equal (tests/cli_html.sh), "|"-separated. */
-static void rmse_table(html_buf *b, const sid_model *m, const html_predset *s, const char *id)
+static void rmse_table(textbuf *b, const sid_model *m, const html_predset *s, const char *id)
 {
     int nrow, w;
     coords_row *rows = coords_table(m, &nrow, &w);
@@ -112,39 +112,39 @@ static void rmse_table(html_buf *b, const sid_model *m, const html_predset *s, c
         b->bad = 1;
         return;
     }
-    hb_printf(b, "<table class=\"num\" id=\"rmse-%s\"><tr><th>coordinate</th><th>q RMSE nominal</th>"
+    tb_printf(b, "<table class=\"num\" id=\"rmse-%s\"><tr><th>coordinate</th><th>q RMSE nominal</th>"
                  "<th>q RMSE fitted</th>%s</tr>\n", id,
               s->has_qd ? "<th>qd RMSE nominal</th><th>qd RMSE fitted</th>" : "");
     static const char *const when[2] = { "before", "after" };
     for (int r = 0; r < nrow; r++) {
         if (rows[r].q < 0 && !s->has_qd)
             continue;
-        hb_puts(b, "<tr><td>");
-        hb_esc(b, rows[r].name);
-        hb_puts(b, "</td>");
+        tb_puts(b, "<tr><td>");
+        tb_esc(b, rows[r].name);
+        tb_puts(b, "</td>");
         for (int vel = 0; vel < (s->has_qd ? 2 : 1); vel++)
             for (int p = 0; p < 2; p++) {
                 const int i = vel ? rows[r].v : rows[r].q;
                 if (i < 0 || !s->ok[p]) {
-                    hb_puts(b, i < 0 ? "<td></td>" : "<td>diverged</td>");
+                    tb_puts(b, i < 0 ? "<td></td>" : "<td>diverged</td>");
                     continue;
                 }
                 const double x = (vel ? s->rmse_qd[p] : s->rmse_q[p])[i];
-                hb_printf(b, "<td data-check=\"prediction|%s|rmse|%s|%s|", id, when[p], vel ? "qd" : "q");
-                hb_esc(b, vel ? sid_model_v_name(m, i) : sid_model_q_name(m, i));
-                hb_puts(b, "\" data-value=\"");
-                hb_exact(b, x);
-                hb_printf(b, "\">%.4g</td>", x);
+                tb_printf(b, "<td data-check=\"prediction|%s|rmse|%s|%s|", id, when[p], vel ? "qd" : "q");
+                tb_esc(b, vel ? sid_model_v_name(m, i) : sid_model_q_name(m, i));
+                tb_puts(b, "\" data-value=\"");
+                tb_exact(b, x);
+                tb_printf(b, "\">%.4g</td>", x);
             }
-        hb_puts(b, "</tr>\n");
+        tb_puts(b, "</tr>\n");
     }
-    hb_puts(b, "</table>\n");
+    tb_puts(b, "</table>\n");
     free(rows);
 }
 
 /* The total contact normal force over time: the logged states under the fitted parameters and
  * the two predictions. */
-static void contact_chart(html_buf *b, const html_predset *s, const html_logpred *lp, const char *id)
+static void contact_chart(textbuf *b, const html_predset *s, const html_logpred *lp, const char *id)
 {
     const sid_traj *tr = lp->tr;
     svg_range yr;
@@ -166,39 +166,39 @@ static void contact_chart(html_buf *b, const html_predset *s, const html_logpred
     svg_end(b);
 }
 
-void html_logs_section(html_buf *b, const sid_model *m, const html_predset *s, const char *id, const char *title,
+void html_logs_section(textbuf *b, const sid_model *m, const html_predset *s, const char *id, const char *title,
                        const char *note)
 {
-    hb_printf(b, "<section id=\"%s\"><h2>", id);
-    hb_esc(b, title);
-    hb_puts(b, "</h2>\n<p class=\"note\">");
-    hb_esc(b, note);
-    hb_puts(b, "</p>\n");
+    tb_printf(b, "<section id=\"%s\"><h2>", id);
+    tb_esc(b, title);
+    tb_puts(b, "</h2>\n<p class=\"note\">");
+    tb_esc(b, note);
+    tb_puts(b, "</p>\n");
     for (int p = 0; p < 2; p++)
         if (!s->ok[p]) {
-            hb_printf(b, "<p class=\"bad\">The %s prediction diverged: ", p ? "fitted" : "nominal");
-            hb_esc(b, s->why[p]);
-            hb_puts(b, "</p>\n");
+            tb_printf(b, "<p class=\"bad\">The %s prediction diverged: ", p ? "fitted" : "nominal");
+            tb_esc(b, s->why[p]);
+            tb_puts(b, "</p>\n");
         }
-    hb_puts(b, "<h3>RMSE over the scored samples (from the plotted predictions)</h3>\n");
+    tb_puts(b, "<h3>RMSE over the scored samples (from the plotted predictions)</h3>\n");
     rmse_table(b, m, s, id);
     for (int l = 0; l < s->nlog; l++) {
         const html_logpred *lp = &s->log[l];
-        hb_printf(b, "<h3 class=\"log\">log %d: ", l + 1);
-        hb_esc(b, lp->name);
-        hb_printf(b, " <span class=\"note\">(%d samples, %d windows)</span></h3>\n", lp->tr->n, lp->nbound);
+        tb_printf(b, "<h3 class=\"log\">log %d: ", l + 1);
+        tb_esc(b, lp->name);
+        tb_printf(b, " <span class=\"note\">(%d samples, %d windows)</span></h3>\n", lp->tr->n, lp->nbound);
         for (int k = 0; k < sid_model_ndof_joints(m); k++) {
             int q0, nq, v0, nv;
             coords_joint(m, k, &q0, &nq, &v0, &nv);
             const int free_joint = sid_model_dof_joint_type(m, k) == SID_JOINT_FREE;
-            hb_printf(b, "<div class=\"joint\" data-joint=\"");
-            hb_esc(b, sid_model_dof_joint_name(m, k));
-            hb_puts(b, "\"><h4>");
-            hb_esc(b, sid_model_dof_joint_name(m, k));
-            hb_puts(b, free_joint ? " <span class=\"note\">(floating base: position x, y, z [m], orientation "
+            tb_printf(b, "<div class=\"joint\" data-joint=\"");
+            tb_esc(b, sid_model_dof_joint_name(m, k));
+            tb_puts(b, "\"><h4>");
+            tb_esc(b, sid_model_dof_joint_name(m, k));
+            tb_puts(b, free_joint ? " <span class=\"note\">(floating base: position x, y, z [m], orientation "
                                     "quaternion qw..qz, linear and angular velocity)</span>"
                                   : "");
-            hb_puts(b, "</h4>\n");
+            tb_puts(b, "</h4>\n");
             char cid[200];
             for (int i = q0; i < q0 + nq; i++) {
                 snprintf(cid, sizeof cid, "q-%s-%d-%s", id, l + 1, sid_model_q_name(m, i));
@@ -212,17 +212,17 @@ void html_logs_section(html_buf *b, const sid_model *m, const html_predset *s, c
                 snprintf(cid, sizeof cid, "%s-%d-%s", id, l + 1, sid_model_q_name(m, i));
                 residual_charts(b, m, s, lp, cid, i);
             }
-            hb_puts(b, "</div>\n");
+            tb_puts(b, "</div>\n");
         }
         if (lp->fn[0] || lp->fn[1]) {
             char cid[200];
             snprintf(cid, sizeof cid, "contact-%s-%d", id, l + 1);
-            hb_puts(b, "<div class=\"joint\"><h4>contact</h4>\n");
+            tb_puts(b, "<div class=\"joint\"><h4>contact</h4>\n");
             contact_chart(b, s, lp, cid);
-            hb_puts(b, "<p class=\"note\">The compliant model's normal force summed over the contact spheres, at the "
+            tb_puts(b, "<p class=\"note\">The compliant model's normal force summed over the contact spheres, at the "
                        "predicted states and at the logged ones (the latter under the fitted parameters: what the model "
                        "says the logged motion implies).</p></div>\n");
         }
     }
-    hb_puts(b, "</section>\n");
+    tb_puts(b, "</section>\n");
 }

@@ -4,12 +4,12 @@
 #ifndef CLI_HTML_LOGS_H
 #define CLI_HTML_LOGS_H
 
-#include "html_buf.h"
+#include "textbuf.h"
 #include "html_predict.h"
 #include "sid.h"
 
 /* One <section id="ID"> titled title over the predictions s of model m. */
-void html_logs_section(html_buf *b, const sid_model *m, const html_predset *s, const char *id, const char *title,
+void html_logs_section(textbuf *b, const sid_model *m, const html_predset *s, const char *id, const char *title,
                        const char *note);
 
 #endif

@@ -100,31 +100,31 @@ static const char *str_at(const cJSON *o, const char *path)
 }
 
 /* A table cell with the report's number at path (display format fmt), or "-" when null. */
-static void cell(html_buf *b, const cJSON *rep, const char *path, const char *fmt)
+static void cell(textbuf *b, const cJSON *rep, const char *path, const char *fmt)
 {
     const double x = num_at(rep, path);
     if (!isfinite(x)) {
-        hb_puts(b, "<td>-</td>");
+        tb_puts(b, "<td>-</td>");
         return;
     }
-    hb_puts(b, "<td data-key=\"");
-    hb_esc(b, path);
-    hb_puts(b, "\" data-value=\"");
-    hb_exact(b, x);
-    hb_puts(b, "\">");
-    hb_printf(b, fmt, x);
-    hb_puts(b, "</td>");
+    tb_puts(b, "<td data-key=\"");
+    tb_esc(b, path);
+    tb_puts(b, "\" data-value=\"");
+    tb_exact(b, x);
+    tb_puts(b, "\">");
+    tb_printf(b, fmt, x);
+    tb_puts(b, "</td>");
 }
 
 /* An inline number with its key (for sentences). */
-static void inline_num(html_buf *b, const cJSON *rep, const char *path)
+static void inline_num(textbuf *b, const cJSON *rep, const char *path)
 {
     const double x = num_at(rep, path);
-    hb_puts(b, "<b data-key=\"");
-    hb_esc(b, path);
-    hb_puts(b, "\" data-value=\"");
-    hb_exact(b, x);
-    hb_printf(b, "\">%.4g</b>", x);
+    tb_puts(b, "<b data-key=\"");
+    tb_esc(b, path);
+    tb_puts(b, "\" data-value=\"");
+    tb_exact(b, x);
+    tb_printf(b, "\">%.4g</b>", x);
 }
 
 /* ---- sections ----------------------------------------------------------------------------- */
@@ -142,39 +142,39 @@ static double worst(const cJSON *rep, const char *set, int after)
     return w;
 }
 
-static void verdict(html_buf *b, const cJSON *rep)
+static void verdict(textbuf *b, const cJSON *rep)
 {
     const char *stop = str_at(rep, "stop");
     const cJSON *gp = at(rep, "gates|passed");
     const int converged = stop && !strcmp(stop, "converged"), gates_ok = !gp || cJSON_IsTrue(gp);
     const double l0 = num_at(rep, "loss|before"), l1 = num_at(rep, "loss|after");
-    hb_printf(b, "<p class=\"verdict%s\" id=\"verdict\">", !gates_ok ? " bad" : converged && l1 <= l0 ? "" : " warn");
-    hb_puts(b, converged ? "<b>Converged</b>" : "<b>Stopped: ");
+    tb_printf(b, "<p class=\"verdict%s\" id=\"verdict\">", !gates_ok ? " bad" : converged && l1 <= l0 ? "" : " warn");
+    tb_puts(b, converged ? "<b>Converged</b>" : "<b>Stopped: ");
     if (!converged) {
-        hb_esc(b, stop ? stop : "?");
-        hb_puts(b, "</b>");
+        tb_esc(b, stop ? stop : "?");
+        tb_puts(b, "</b>");
     }
     /* the message repeats the stop reason more often than not: "converged (FTOL_REACHED)" */
     const char *msg = str_at(rep, "message") ? str_at(rep, "message") : "";
     if (stop && !strncmp(msg, stop, strlen(stop)) && !strncmp(msg + strlen(stop), " (", 2))
         msg += strlen(stop) + 1;
-    hb_puts(b, " ");
-    hb_esc(b, msg);
-    hb_puts(b, " after ");
+    tb_puts(b, " ");
+    tb_esc(b, msg);
+    tb_puts(b, " after ");
     inline_num(b, rep, "iterations");
-    hb_puts(b, " iterations. Loss ");
+    tb_puts(b, " iterations. Loss ");
     inline_num(b, rep, "loss|before");
-    hb_puts(b, " &rarr; ");
+    tb_puts(b, " &rarr; ");
     inline_num(b, rep, "loss|after");
     if (l0 > 0 && isfinite(l1))
-        hb_printf(b, " (%+.1f %%)", 100 * (l1 - l0) / l0);
-    hb_puts(b, ".");
+        tb_printf(b, " (%+.1f %%)", 100 * (l1 - l0) / l0);
+    tb_puts(b, ".");
     const double v0 = worst(rep, "validation", 0), v1 = worst(rep, "validation", 1);
     if (isfinite(v0) && isfinite(v1))
-        hb_printf(b, " Held out: largest q RMSE %.4g &rarr; %.4g (<span class=\"%s\">%s</span>).", v0, v1,
+        tb_printf(b, " Held out: largest q RMSE %.4g &rarr; %.4g (<span class=\"%s\">%s</span>).", v0, v1,
                   v1 < v0 ? "good" : "bad", v1 < v0 ? "better" : "not better");
     else if (at(rep, "prediction|validation") && !cJSON_IsNull(at(rep, "prediction|validation")))
-        hb_puts(b, " Held out: <span class=\"bad\">a prediction diverged</span>.");
+        tb_puts(b, " Held out: <span class=\"bad\">a prediction diverged</span>.");
     static const char *const gate[2] = { "max_rmse", "max_loss" };
     for (int g = 0; g < 2; g++) {
         char path[64];
@@ -183,35 +183,35 @@ static void verdict(html_buf *b, const cJSON *rep)
             continue;
         snprintf(path, sizeof path, "gates|%s|passed", gate[g]);
         const int ok = cJSON_IsTrue(at(rep, path));
-        hb_printf(b, " Gate --%s ", g ? "max-loss" : "max-rmse");
+        tb_printf(b, " Gate --%s ", g ? "max-loss" : "max-rmse");
         snprintf(path, sizeof path, "gates|%s|limit", gate[g]);
         inline_num(b, rep, path);
-        hb_printf(b, ": <span class=\"%s\">%s</span>", ok ? "good" : "bad", ok ? "passed" : "FAILED");
+        tb_printf(b, ": <span class=\"%s\">%s</span>", ok ? "good" : "bad", ok ? "passed" : "FAILED");
         snprintf(path, sizeof path, "gates|%s|value", gate[g]);
-        hb_printf(b, " (%.4g).", num_at(rep, path));
+        tb_printf(b, " (%.4g).", num_at(rep, path));
     }
-    hb_puts(b, "</p>\n");
+    tb_puts(b, "</p>\n");
 }
 
-static void input_row(html_buf *b, const char *what, const cJSON *in)
+static void input_row(textbuf *b, const char *what, const cJSON *in)
 {
-    hb_puts(b, "<tr><td>");
-    hb_esc(b, what);
-    hb_puts(b, "</td><td><code>");
-    hb_esc(b, str_at(in, "path") ? str_at(in, "path") : "-");
-    hb_puts(b, "</code></td><td><code>");
+    tb_puts(b, "<tr><td>");
+    tb_esc(b, what);
+    tb_puts(b, "</td><td><code>");
+    tb_esc(b, str_at(in, "path") ? str_at(in, "path") : "-");
+    tb_puts(b, "</code></td><td><code>");
     const char *h = str_at(in, "sha256");
-    hb_printf(b, "%.16s", h ? h : "-");
-    hb_puts(b, "</code></td><td>");
+    tb_printf(b, "%.16s", h ? h : "-");
+    tb_puts(b, "</code></td><td>");
     const double n = num_at(in, "samples");
     if (isfinite(n))
-        hb_printf(b, "%.0f", n);
-    hb_puts(b, "</td></tr>\n");
+        tb_printf(b, "%.0f", n);
+    tb_puts(b, "</td></tr>\n");
 }
 
-static void inputs(html_buf *b, const cJSON *rep)
+static void inputs(textbuf *b, const cJSON *rep)
 {
-    hb_puts(b, "<section id=\"inputs\"><h2>Inputs and settings</h2>\n<table><tr><th>input</th><th>path</th>"
+    tb_puts(b, "<section id=\"inputs\"><h2>Inputs and settings</h2>\n<table><tr><th>input</th><th>path</th>"
                "<th>sha256 (first 16)</th><th>samples</th></tr>\n");
     input_row(b, "robot", at(rep, "robot"));
     if (cJSON_IsObject(at(rep, "config")))
@@ -221,8 +221,8 @@ static void inputs(html_buf *b, const cJSON *rep)
         input_row(b, "fitted log", l);
     cJSON_ArrayForEach(l, at(rep, "validation_logs"))
         input_row(b, "validation log", l);
-    hb_puts(b, "</table>\n<p>");
-    hb_printf(b, "Windows: %.0f of %g s, start states %s, start velocities %s; integrator %s, step %.4g ms (%s); "
+    tb_puts(b, "</table>\n<p>");
+    tb_printf(b, "Windows: %.0f of %g s, start states %s, start velocities %s; integrator %s, step %.4g ms (%s); "
                  "weights q %g, qd %g; gradient %s.",
               num_at(rep, "settings|windows"), num_at(rep, "settings|window"),
               str_at(rep, "settings|start") ? str_at(rep, "settings|start") : "?",
@@ -233,17 +233,17 @@ static void inputs(html_buf *b, const cJSON *rep)
               num_at(rep, "settings|weights|q"), num_at(rep, "settings|weights|qd"),
               str_at(rep, "gradient") ? str_at(rep, "gradient") : "smoothed");
     if (str_at(rep, "contact_model"))
-        hb_printf(b, " Contact: %s.", str_at(rep, "contact_model"));
-    hb_puts(b, "</p></section>\n");
+        tb_printf(b, " Contact: %s.", str_at(rep, "contact_model"));
+    tb_puts(b, "</p></section>\n");
 }
 
-static void trace(html_buf *b, const cJSON *rep)
+static void trace(textbuf *b, const cJSON *rep)
 {
     const cJSON *tl = at(rep, "trace|loss"), *tg = at(rep, "trace|grad_norm");
     const int n = cJSON_GetArraySize(tl);
-    hb_puts(b, "<section id=\"trace\"><h2>Optimizer trace</h2>\n");
+    tb_puts(b, "<section id=\"trace\"><h2>Optimizer trace</h2>\n");
     if (n < 1 || cJSON_GetArraySize(tg) != n) {
-        hb_puts(b, "<p class=\"note\">No iterations recorded.</p></section>\n");
+        tb_puts(b, "<p class=\"note\">No iterations recorded.</p></section>\n");
         return;
     }
     double *x = malloc((size_t)n * 3 * sizeof(double));
@@ -269,17 +269,17 @@ static void trace(html_buf *b, const cJSON *rep)
         svg_line(b, &ax, x, x + (s + 1) * n, 1, n, NULL, cls[s]);
         svg_end(b);
     }
-    hb_printf(b, "<p class=\"note\">%d accepted iterations; the loss is the fit's own (start states %s).</p>\n", n,
+    tb_printf(b, "<p class=\"note\">%d accepted iterations; the loss is the fit's own (start states %s).</p>\n", n,
               str_at(rep, "settings|start") ? str_at(rep, "settings|start") : "?");
     free(x);
-    hb_puts(b, "</section>\n");
+    tb_puts(b, "</section>\n");
 }
 
-static void parameters(html_buf *b, const cJSON *rep)
+static void parameters(textbuf *b, const cJSON *rep)
 {
     const cJSON *ps = at(rep, "parameters");
     const int n = cJSON_GetArraySize(ps);
-    hb_puts(b, "<section id=\"parameters\"><h2>Parameters</h2>\n<table class=\"num\" id=\"param-table\"><tr><th>parameter</th>"
+    tb_puts(b, "<section id=\"parameters\"><h2>Parameters</h2>\n<table class=\"num\" id=\"param-table\"><tr><th>parameter</th>"
                "<th>unit</th><th>nominal</th><th>fitted</th><th>change</th><th>stderr</th><th>95 % interval</th>"
                "<th>note</th></tr>\n");
     const char **name = calloc((size_t)(n ? n : 1), sizeof *name);
@@ -299,13 +299,13 @@ static void parameters(html_buf *b, const cJSON *rep)
         const char *bound = str_at(p, "at_bound");
         const int unident = cJSON_IsFalse(at(p, "identifiable")), poor = cJSON_IsTrue(at(p, "poorly_determined"));
         flag[k] = unident || bound || poor;
-        hb_printf(b, "<tr%s data-param=\"", flag[k] ? " class=\"flag\"" : "");
-        hb_esc(b, name[k]);
-        hb_puts(b, "\"><td>");
-        hb_esc(b, name[k]);
-        hb_puts(b, "</td><td>");
-        hb_esc(b, str_at(p, "unit") ? str_at(p, "unit") : "");
-        hb_puts(b, "</td>");
+        tb_printf(b, "<tr%s data-param=\"", flag[k] ? " class=\"flag\"" : "");
+        tb_esc(b, name[k]);
+        tb_puts(b, "\"><td>");
+        tb_esc(b, name[k]);
+        tb_puts(b, "</td><td>");
+        tb_esc(b, str_at(p, "unit") ? str_at(p, "unit") : "");
+        tb_puts(b, "</td>");
         snprintf(path, sizeof path, "parameters|%d|nominal", k);
         cell(b, rep, path, "%.6g");
         snprintf(path, sizeof path, "parameters|%d|fitted", k);
@@ -314,9 +314,9 @@ static void parameters(html_buf *b, const cJSON *rep)
         if (isfinite(rel)) {
             snprintf(path, sizeof path, "parameters|%d|relative_change", k);
             const double x = num_at(rep, path);
-            hb_printf(b, "<td data-key=\"%s\" data-value=\"", path);
-            hb_exact(b, x);
-            hb_printf(b, "\">%+.1f %%</td>", 100 * x);
+            tb_printf(b, "<td data-key=\"%s\" data-value=\"", path);
+            tb_exact(b, x);
+            tb_printf(b, "\">%+.1f %%</td>", 100 * x);
         } else {
             snprintf(path, sizeof path, "parameters|%d|change", k);
             cell(b, rep, path, "%+.3g");
@@ -325,16 +325,16 @@ static void parameters(html_buf *b, const cJSON *rep)
         cell(b, rep, path, "%.3g");
         const double lo = num_at(p, "ci95|0"), hi = num_at(p, "ci95|1");
         if (isfinite(lo) && isfinite(hi)) {
-            hb_printf(b, "<td data-key=\"parameters|%d|ci95|0\" data-value=\"", k);
-            hb_exact(b, lo);
-            hb_printf(b, "\">[%.5g, ", lo);
-            hb_printf(b, "<span data-key=\"parameters|%d|ci95|1\" data-value=\"", k);
-            hb_exact(b, hi);
-            hb_printf(b, "\">%.5g</span>]</td>", hi);
+            tb_printf(b, "<td data-key=\"parameters|%d|ci95|0\" data-value=\"", k);
+            tb_exact(b, lo);
+            tb_printf(b, "\">[%.5g, ", lo);
+            tb_printf(b, "<span data-key=\"parameters|%d|ci95|1\" data-value=\"", k);
+            tb_exact(b, hi);
+            tb_printf(b, "\">%.5g</span>]</td>", hi);
         } else {
-            hb_puts(b, "<td>-</td>");
+            tb_puts(b, "<td>-</td>");
         }
-        hb_printf(b, "<td class=\"flag\">%s%s%s%s</td></tr>\n", unident ? "not identifiable " : "",
+        tb_printf(b, "<td class=\"flag\">%s%s%s%s</td></tr>\n", unident ? "not identifiable " : "",
                   bound ? (!strcmp(bound, "lower") ? "at lower bound " : "at upper bound ") : "",
                   poor ? "poorly determined" : "", "");
         /* the chart: change and interval relative to the nominal value, where it is not zero */
@@ -343,108 +343,108 @@ static void parameters(html_buf *b, const cJSON *rep)
         val[n + k] = x0 != 0 && isfinite(lo) ? 100 * (lo - x0) / fabs(x0) : NAN;
         val[2 * n + k] = x0 != 0 && isfinite(hi) ? 100 * (hi - x0) / fabs(x0) : NAN;
     }
-    hb_puts(b, "</table>\n");
+    tb_puts(b, "</table>\n");
     svg_errorbars(b, "param-chart", "fitted change and its 95 % interval, relative to the nominal value",
                   "change [% of nominal]", n, name, val, val + n, val + 2 * n, flag);
-    hb_puts(b, "<p class=\"note\">Red: not identifiable, at a bound or poorly determined (standard error above 50 % of "
+    tb_puts(b, "<p class=\"note\">Red: not identifiable, at a bound or poorly determined (standard error above 50 % of "
                "the value). A parameter whose nominal value is 0 has no relative change and no bar. Intervals are "
                "fitted &plusmn; 1.96 standard errors and ignore bounds.</p>\n");
     const cJSON *dl = at(rep, "derived");
     if (cJSON_GetArraySize(dl) > 0) {
-        hb_puts(b, "<h3>What one joint's motion determines (derived from the parameters above)</h3>\n"
+        tb_puts(b, "<h3>What one joint's motion determines (derived from the parameters above)</h3>\n"
                    "<table class=\"num\" id=\"derived-table\"><tr><th>quantity</th><th>unit</th><th>nominal</th>"
                    "<th>fitted</th><th>stderr</th></tr>\n");
         for (int k = 0; k < cJSON_GetArraySize(dl); k++) {
             char path[64];
             const cJSON *d = cJSON_GetArrayItem(dl, k);
-            hb_puts(b, "<tr><td>");
-            hb_esc(b, str_at(d, "name") ? str_at(d, "name") : "?");
-            hb_puts(b, "</td><td>");
-            hb_esc(b, str_at(d, "unit") ? str_at(d, "unit") : "");
-            hb_puts(b, "</td>");
+            tb_puts(b, "<tr><td>");
+            tb_esc(b, str_at(d, "name") ? str_at(d, "name") : "?");
+            tb_puts(b, "</td><td>");
+            tb_esc(b, str_at(d, "unit") ? str_at(d, "unit") : "");
+            tb_puts(b, "</td>");
             snprintf(path, sizeof path, "derived|%d|nominal", k);
             cell(b, rep, path, "%.6g");
             snprintf(path, sizeof path, "derived|%d|fitted", k);
             cell(b, rep, path, "%.6g");
             snprintf(path, sizeof path, "derived|%d|stderr", k);
             cell(b, rep, path, "%.3g");
-            hb_puts(b, "</tr>\n");
+            tb_puts(b, "</tr>\n");
         }
-        hb_puts(b, "</table>\n");
+        tb_puts(b, "</table>\n");
     }
-    hb_puts(b, "</section>\n");
+    tb_puts(b, "</section>\n");
     free(name);
     free(val);
     free(flag);
 }
 
-static void name_list(html_buf *b, const cJSON *rep, const char *path, const char *what)
+static void name_list(textbuf *b, const cJSON *rep, const char *path, const char *what)
 {
     const cJSON *l = at(rep, path), *s;
     if (cJSON_GetArraySize(l) == 0)
         return;
-    hb_printf(b, "<p>%s: ", what);
+    tb_printf(b, "<p>%s: ", what);
     int first = 1;
     cJSON_ArrayForEach(s, l)
         if (cJSON_IsString(s)) {
-            hb_puts(b, first ? "<code>" : ", <code>");
-            hb_esc(b, s->valuestring);
-            hb_puts(b, "</code>");
+            tb_puts(b, first ? "<code>" : ", <code>");
+            tb_esc(b, s->valuestring);
+            tb_puts(b, "</code>");
             first = 0;
         }
-    hb_puts(b, ".</p>\n");
+    tb_puts(b, ".</p>\n");
 }
 
-static void identifiability(html_buf *b, const cJSON *rep)
+static void identifiability(textbuf *b, const cJSON *rep)
 {
     const cJSON *id = at(rep, "identifiability");
-    hb_puts(b, "<section id=\"identifiability\"><h2>What the data determine</h2>\n");
+    tb_puts(b, "<section id=\"identifiability\"><h2>What the data determine</h2>\n");
     if (!cJSON_IsObject(id)) {
-        hb_puts(b, "<p class=\"note\">No covariance: none was computed.</p></section>\n");
+        tb_puts(b, "<p class=\"note\">No covariance: none was computed.</p></section>\n");
         return;
     }
     if (str_at(id, "skipped")) {
-        hb_puts(b, "<p class=\"bad\">No covariance: ");
-        hb_esc(b, str_at(id, "skipped"));
-        hb_puts(b, ".</p></section>\n");
+        tb_puts(b, "<p class=\"bad\">No covariance: ");
+        tb_esc(b, str_at(id, "skipped"));
+        tb_puts(b, ".</p></section>\n");
         return;
     }
-    hb_puts(b, "<p>Condition number of the scaled J<sup>T</sup>J: ");
+    tb_puts(b, "<p>Condition number of the scaled J<sup>T</sup>J: ");
     inline_num(b, rep, "identifiability|condition");
-    hb_puts(b, "; residual variance ");
+    tb_puts(b, "; residual variance ");
     inline_num(b, rep, "identifiability|residual_variance");
-    hb_puts(b, ".</p>\n");
+    tb_puts(b, ".</p>\n");
     const cJSON *nd = at(id, "null_directions");
-    hb_printf(b, "<h3>Combinations the data cannot determine (%d)</h3>\n", cJSON_GetArraySize(nd));
+    tb_printf(b, "<h3>Combinations the data cannot determine (%d)</h3>\n", cJSON_GetArraySize(nd));
     if (cJSON_GetArraySize(nd) == 0)
-        hb_puts(b, "<p id=\"null-directions\">None: every free parameter is determined.</p>\n");
+        tb_puts(b, "<p id=\"null-directions\">None: every free parameter is determined.</p>\n");
     else
-        hb_puts(b, "<ol id=\"null-directions\">\n");
+        tb_puts(b, "<ol id=\"null-directions\">\n");
     const cJSON *d;
     cJSON_ArrayForEach(d, nd) {
-        hb_puts(b, "<li><code>");
+        tb_puts(b, "<li><code>");
         const cJSON *p;
         int first = 1;
         cJSON_ArrayForEach(p, at(d, "parameters")) {
             const double c = num_at(p, "coefficient");
-            hb_printf(b, "%s%.3g&middot;", first ? (c < 0 ? "&minus;" : "") : (c < 0 ? " &minus; " : " + "), fabs(c));
-            hb_esc(b, str_at(p, "name") ? str_at(p, "name") : "?");
+            tb_printf(b, "%s%.3g&middot;", first ? (c < 0 ? "&minus;" : "") : (c < 0 ? " &minus; " : " + "), fabs(c));
+            tb_esc(b, str_at(p, "name") ? str_at(p, "name") : "?");
             first = 0;
         }
-        hb_printf(b, "</code> <span class=\"note\">(scaled; eigenvalue ratio %.2g): moving along it leaves the fit "
+        tb_printf(b, "</code> <span class=\"note\">(scaled; eigenvalue ratio %.2g): moving along it leaves the fit "
                      "unchanged</span></li>\n", num_at(d, "ratio"));
     }
     if (cJSON_GetArraySize(nd) > 0)
-        hb_puts(b, "</ol>\n");
+        tb_puts(b, "</ol>\n");
     name_list(b, id, "unidentifiable", "Not identifiable");
     name_list(b, id, "at_bound", "At a bound");
     name_list(b, id, "poorly_determined", "Poorly determined");
     const cJSON *cm = at(id, "correlation");
     const cJSON *ps = at(rep, "parameters");
     const int n = cJSON_GetArraySize(ps);
-    hb_puts(b, "<h3>Correlation of the fitted parameters</h3>\n");
+    tb_puts(b, "<h3>Correlation of the fitted parameters</h3>\n");
     if (!cJSON_IsArray(cm) || cJSON_GetArraySize(cm) != n || n == 0) {
-        hb_puts(b, "<p class=\"note\">Not in the report (more free parameters than it keeps a matrix for).</p>\n");
+        tb_puts(b, "<p class=\"note\">Not in the report (more free parameters than it keeps a matrix for).</p>\n");
     } else {
         double *c = malloc((size_t)n * (size_t)n * sizeof(double));
         const char **name = calloc((size_t)n, sizeof *name);
@@ -462,17 +462,17 @@ static void identifiability(html_buf *b, const cJSON *rep)
                 }
             }
             svg_heatmap(b, "correlation", n, c, name);
-            hb_puts(b, "<p class=\"note\">Blue &minus;1, white 0, red +1; grey: not determined. Hover a cell for its "
+            tb_puts(b, "<p class=\"note\">Blue &minus;1, white 0, red +1; grey: not determined. Hover a cell for its "
                        "value.</p>\n");
         }
         free(c);
         free(name);
         free(lab);
     }
-    hb_puts(b, "</section>\n");
+    tb_puts(b, "</section>\n");
 }
 
-sid_status html_page(html_buf *b, const html_input *in, sid_error *err)
+sid_status html_page(textbuf *b, const html_input *in, sid_error *err)
 {
     const cJSON *rep = in->report;
     html_predset fit = { 0 }, val = { 0 };
@@ -481,19 +481,19 @@ sid_status html_page(html_buf *b, const html_input *in, sid_error *err)
         html_predict_free(&fit);
         return err ? err->status : SID_ERR_NOMEM;
     }
-    hb_puts(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+    tb_puts(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
                "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>sysid fit: ");
-    hb_esc(b, str_at(rep, "robot|path") ? str_at(rep, "robot|path") : "?");
-    hb_printf(b, "</title>\n<style>%s</style></head>\n<body>\n<div id=\"tip\"></div>\n", css);
-    hb_puts(b, "<h1>sysid fit: <code>");
-    hb_esc(b, str_at(rep, "robot|path") ? str_at(rep, "robot|path") : "?");
-    hb_printf(b, "</code></h1>\n<p class=\"note\">sysid %s</p>\n", str_at(rep, "version") ? str_at(rep, "version") : "");
+    tb_esc(b, str_at(rep, "robot|path") ? str_at(rep, "robot|path") : "?");
+    tb_printf(b, "</title>\n<style>%s</style></head>\n<body>\n<div id=\"tip\"></div>\n", css);
+    tb_puts(b, "<h1>sysid fit: <code>");
+    tb_esc(b, str_at(rep, "robot|path") ? str_at(rep, "robot|path") : "?");
+    tb_printf(b, "</code></h1>\n<p class=\"note\">sysid %s</p>\n", str_at(rep, "version") ? str_at(rep, "version") : "");
     verdict(b, rep);
     /* what a reader looks for first: did it work, what moved, does it fit the data; then how */
-    hb_puts(b, "<nav><a href=\"#parameters\">parameters</a><a href=\"#fit\">fitted logs</a>");
+    tb_puts(b, "<nav><a href=\"#parameters\">parameters</a><a href=\"#fit\">fitted logs</a>");
     if (in->val)
-        hb_puts(b, "<a href=\"#validation\">validation logs</a>");
-    hb_puts(b, "<a href=\"#trace\">trace</a><a href=\"#identifiability\">identifiability</a>"
+        tb_puts(b, "<a href=\"#validation\">validation logs</a>");
+    tb_puts(b, "<a href=\"#trace\">trace</a><a href=\"#identifiability\">identifiability</a>"
                "<a href=\"#inputs\">inputs</a></nav>\n");
     parameters(b, rep);
     char note[400];
@@ -508,7 +508,7 @@ sid_status html_page(html_buf *b, const html_input *in, sid_error *err)
     trace(b, rep);
     identifiability(b, rep);
     inputs(b, rep);
-    hb_printf(b, "<script>%s</script>\n</body></html>\n", script);
+    tb_printf(b, "<script>%s</script>\n</body></html>\n", script);
     html_predict_free(&fit);
     html_predict_free(&val);
     if (b->bad)
@@ -518,21 +518,21 @@ sid_status html_page(html_buf *b, const html_input *in, sid_error *err)
 
 sid_status html_page_prepare(atomic_file *af, const char *path, const html_input *in, sid_error *err)
 {
-    html_buf b = { 0 };
+    textbuf b = { 0 };
     sid_status s = html_page(&b, in, err);
     if (s) {
-        hb_free(&b);
+        tb_free(&b);
         return s;
     }
     if ((s = atomic_open(af, path, err))) {
-        hb_free(&b);
+        tb_free(&b);
         return s;
     }
     if (fwrite(b.s, 1, b.len, af->f) != b.len) {
         atomic_abort(af);
-        hb_free(&b);
+        tb_free(&b);
         return sid_error_set(err, SID_ERR_INPUT, "%s: cannot write", path);
     }
-    hb_free(&b);
+    tb_free(&b);
     return atomic_finish(af, err);
 }

@@ -9,7 +9,7 @@
 #include <cjson/cJSON.h>
 
 #include "atomic.h"
-#include "html_buf.h"
+#include "textbuf.h"
 #include "sid.h"
 
 typedef struct {
@@ -23,7 +23,7 @@ typedef struct {
 } html_input;
 
 /* The page into b; SID_ERR_NOMEM. */
-sid_status html_page(html_buf *b, const html_input *in, sid_error *err);
+sid_status html_page(textbuf *b, const html_input *in, sid_error *err);
 /* The page written to path's temporary file and finished (atomic_finish): the caller publishes
  * it (atomic_publish) with its other outputs, or aborts. */
 sid_status html_page_prepare(atomic_file *af, const char *path, const html_input *in, sid_error *err);

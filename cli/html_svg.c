@@ -61,63 +61,63 @@ static void pad(double *lo, double *hi)
     *hi += 0.04 * span;
 }
 
-void svg_begin(html_buf *b, svg_axes *ax, const char *id, int h, double x0, double x1, svg_range yr, int logy,
+void svg_begin(textbuf *b, svg_axes *ax, const char *id, int h, double x0, double x1, svg_range yr, int logy,
                const char *title, const char *xlabel, const char *ylabel)
 {
     if (!(x1 > x0))
         x1 = x0 + 1;
     pad(&yr.lo, &yr.hi);
     *ax = (svg_axes){ x0, x1, yr.lo, yr.hi, logy, SVG_LEFT, SVG_W - SVG_RIGHT, SVG_TOP, h - SVG_BOTTOM };
-    hb_printf(b, "<svg class=\"chart\" id=\"");
-    hb_esc(b, id);
-    hb_printf(b, "\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" data-x0=\"%.9g\" data-x1=\"%.9g\" "
+    tb_printf(b, "<svg class=\"chart\" id=\"");
+    tb_esc(b, id);
+    tb_printf(b, "\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" data-x0=\"%.9g\" data-x1=\"%.9g\" "
                  "data-y0=\"%.9g\" data-y1=\"%.9g\" data-logy=\"%d\" data-box=\"%g %g %g %g\">",
               SVG_W, h, SVG_W, h, ax->x0, ax->x1, ax->y0, ax->y1, logy, ax->px0, ax->py0, ax->px1, ax->py1);
-    hb_printf(b, "<rect class=\"frame\" x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\"/>", ax->px0, ax->py0,
+    tb_printf(b, "<rect class=\"frame\" x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\"/>", ax->px0, ax->py0,
               ax->px1 - ax->px0, ax->py1 - ax->py0);
     /* grid and tick labels */
     double st = nice_step(ax->x1 - ax->x0, 8);
-    hb_puts(b, "<path class=\"grid\" d=\"");
+    tb_puts(b, "<path class=\"grid\" d=\"");
     for (double t = ceil(ax->x0 / st) * st; t <= ax->x1; t += st)
-        hb_printf(b, "M%.1f %gV%g", px_x(ax, t), ax->py0, ax->py1);
+        tb_printf(b, "M%.1f %gV%g", px_x(ax, t), ax->py0, ax->py1);
     const double sy = logy ? fmax(1, round(nice_step(ax->y1 - ax->y0, 4))) : nice_step(ax->y1 - ax->y0, 4);
     for (double y = ceil(ax->y0 / sy) * sy; y <= ax->y1; y += sy)
-        hb_printf(b, "M%g %.1fH%g", ax->px0, ax->py1 - (y - ax->y0) / (ax->y1 - ax->y0) * (ax->py1 - ax->py0),
+        tb_printf(b, "M%g %.1fH%g", ax->px0, ax->py1 - (y - ax->y0) / (ax->y1 - ax->y0) * (ax->py1 - ax->py0),
                   ax->px1);
-    hb_puts(b, "\"/>");
+    tb_puts(b, "\"/>");
     for (double t = ceil(ax->x0 / st) * st; t <= ax->x1; t += st)
-        hb_printf(b, "<text class=\"tick\" x=\"%.1f\" y=\"%g\" text-anchor=\"middle\">%.4g</text>", px_x(ax, t),
+        tb_printf(b, "<text class=\"tick\" x=\"%.1f\" y=\"%g\" text-anchor=\"middle\">%.4g</text>", px_x(ax, t),
                   ax->py1 + 13, fabs(t) < 1e-12 * st ? 0.0 : t);
     for (double y = ceil(ax->y0 / sy) * sy; y <= ax->y1; y += sy) {
         const double py = ax->py1 - (y - ax->y0) / (ax->y1 - ax->y0) * (ax->py1 - ax->py0);
         if (logy)
-            hb_printf(b, "<text class=\"tick\" x=\"%g\" y=\"%.1f\" text-anchor=\"end\">1e%g</text>", ax->px0 - 4,
+            tb_printf(b, "<text class=\"tick\" x=\"%g\" y=\"%.1f\" text-anchor=\"end\">1e%g</text>", ax->px0 - 4,
                       py + 4, y);
         else
-            hb_printf(b, "<text class=\"tick\" x=\"%g\" y=\"%.1f\" text-anchor=\"end\">%.4g</text>", ax->px0 - 4,
+            tb_printf(b, "<text class=\"tick\" x=\"%g\" y=\"%.1f\" text-anchor=\"end\">%.4g</text>", ax->px0 - 4,
                       py + 4, fabs(y) < 1e-12 * sy ? 0.0 : y);
     }
-    hb_printf(b, "<text class=\"title\" x=\"%g\" y=\"14\">", ax->px0);
-    hb_esc(b, title);
-    hb_printf(b, "</text><text class=\"label\" x=\"%g\" y=\"%d\" text-anchor=\"end\">", ax->px1, h - 2);
-    hb_esc(b, xlabel);
-    hb_printf(b, "</text><text class=\"label\" x=\"10\" y=\"%g\" transform=\"rotate(-90 10 %g)\" "
+    tb_printf(b, "<text class=\"title\" x=\"%g\" y=\"14\">", ax->px0);
+    tb_esc(b, title);
+    tb_printf(b, "</text><text class=\"label\" x=\"%g\" y=\"%d\" text-anchor=\"end\">", ax->px1, h - 2);
+    tb_esc(b, xlabel);
+    tb_printf(b, "</text><text class=\"label\" x=\"10\" y=\"%g\" transform=\"rotate(-90 10 %g)\" "
                  "text-anchor=\"middle\">", (ax->py0 + ax->py1) / 2, (ax->py0 + ax->py1) / 2);
-    hb_esc(b, ylabel);
-    hb_puts(b, "</text>");
+    tb_esc(b, ylabel);
+    tb_puts(b, "</text>");
 }
 
 /* One point of a path: "M" starts a piece, else the implicit lineto of the previous command. */
-static void point(html_buf *b, int *started, double x, double y)
+static void point(textbuf *b, int *started, double x, double y)
 {
-    hb_printf(b, *started ? " %.1f %.1f" : "M%.1f %.1f", x, y);
+    tb_printf(b, *started ? " %.1f %.1f" : "M%.1f %.1f", x, y);
     *started = 1;
 }
 
-void svg_line(html_buf *b, const svg_axes *ax, const double *x, const double *y, int stride, int n, const int *seg,
+void svg_line(textbuf *b, const svg_axes *ax, const double *x, const double *y, int stride, int n, const int *seg,
               const char *cls)
 {
-    hb_printf(b, "<path class=\"%s\" d=\"", cls);
+    tb_printf(b, "<path class=\"%s\" d=\"", cls);
     const double w = ax->px1 - ax->px0;
     int started = 0, col = -1, piece = -2;
     /* the current column's extremes, in sample order */
@@ -154,37 +154,37 @@ void svg_line(html_buf *b, const svg_axes *ax, const double *x, const double *y,
                 kmax = k;
         }
     }
-    hb_puts(b, "\"/>");
+    tb_puts(b, "\"/>");
 }
 
-void svg_vlines(html_buf *b, const svg_axes *ax, const double *x, int n, const char *cls)
+void svg_vlines(textbuf *b, const svg_axes *ax, const double *x, int n, const char *cls)
 {
-    hb_printf(b, "<path class=\"%s\" d=\"", cls);
+    tb_printf(b, "<path class=\"%s\" d=\"", cls);
     for (int k = 0; k < n; k++)
         if (x[k] >= ax->x0 && x[k] <= ax->x1)
-            hb_printf(b, "M%.1f %gV%g", px_x(ax, x[k]), ax->py0, ax->py1);
-    hb_puts(b, "\"/>");
+            tb_printf(b, "M%.1f %gV%g", px_x(ax, x[k]), ax->py0, ax->py1);
+    tb_puts(b, "\"/>");
 }
 
-void svg_legend(html_buf *b, const svg_axes *ax, int n, const char *const *label, const char *const *cls)
+void svg_legend(textbuf *b, const svg_axes *ax, int n, const char *const *label, const char *const *cls)
 {
     double x = ax->px1 - 4;
     /* right to left, about 7 px a character */
     for (int i = n - 1; i >= 0; i--) {
         const double wl = 7.0 * (double)strlen(label[i]) + 26;
         x -= wl;
-        hb_printf(b, "<path class=\"%s\" d=\"M%.1f 10H%.1f\"/><text class=\"legend\" x=\"%.1f\" y=\"14\">", cls[i],
+        tb_printf(b, "<path class=\"%s\" d=\"M%.1f 10H%.1f\"/><text class=\"legend\" x=\"%.1f\" y=\"14\">", cls[i],
                   x, x + 16, x + 20);
-        hb_esc(b, label[i]);
-        hb_puts(b, "</text>");
+        tb_esc(b, label[i]);
+        tb_puts(b, "</text>");
     }
 }
 
-void svg_end(html_buf *b) { hb_puts(b, "</svg>\n"); }
+void svg_end(textbuf *b) { tb_puts(b, "</svg>\n"); }
 
 #define HIST_BINS 40
 
-void svg_histogram(html_buf *b, const char *id, const char *title, const char *xlabel, int nset,
+void svg_histogram(textbuf *b, const char *id, const char *title, const char *xlabel, int nset,
                    const double *const *v, const int *n, const char *const *label, const char *const *cls)
 {
     svg_range xr;
@@ -211,12 +211,12 @@ void svg_histogram(html_buf *b, const char *id, const char *title, const char *x
     svg_range yr = { 0, top };
     svg_begin(b, &ax, id, 170, xr.lo, xr.hi, yr, 0, title, xlabel, "samples");
     for (int s = 0; s < nset; s++) {
-        hb_printf(b, "<path class=\"%s\" d=\"M%g %g", cls[s], ax.px0, px_y(&ax, 0));
+        tb_printf(b, "<path class=\"%s\" d=\"M%g %g", cls[s], ax.px0, px_y(&ax, 0));
         for (int bin = 0; bin < HIST_BINS; bin++) {
             const double xa = xr.lo + (xr.hi - xr.lo) * bin / HIST_BINS, xb = xr.lo + (xr.hi - xr.lo) * (bin + 1) / HIST_BINS;
-            hb_printf(b, "H%.1fV%.1fH%.1f", px_x(&ax, xa), px_y(&ax, count[s][bin]), px_x(&ax, xb));
+            tb_printf(b, "H%.1fV%.1fH%.1f", px_x(&ax, xa), px_y(&ax, count[s][bin]), px_x(&ax, xb));
         }
-        hb_printf(b, "V%g\"/>", px_y(&ax, 0));
+        tb_printf(b, "V%g\"/>", px_y(&ax, 0));
     }
     svg_legend(b, &ax, nset, label, cls);
     svg_end(b);
@@ -233,18 +233,18 @@ static void corr_colour(double c, int rgb[3])
     rgb[2] = c < 0 ? hi : lo;
 }
 
-void svg_heatmap(html_buf *b, const char *id, int n, const double *c, const char *const *name)
+void svg_heatmap(textbuf *b, const char *id, int n, const double *c, const char *const *name)
 {
     const int label = 260, top = 24, cell = n > 0 ? (n <= 12 ? 28 : n <= 32 ? 14 : 8) : 8;
     const int w = label + n * cell + 10, h = top + n * cell + 10;
-    hb_printf(b, "<svg class=\"heat\" id=\"%s\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\">", id, w, h, w, h);
+    tb_printf(b, "<svg class=\"heat\" id=\"%s\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\">", id, w, h, w, h);
     for (int i = 0; i < n; i++) {
-        hb_printf(b, "<text class=\"tick\" x=\"%d\" y=\"%d\" text-anchor=\"end\">", label - 4,
+        tb_printf(b, "<text class=\"tick\" x=\"%d\" y=\"%d\" text-anchor=\"end\">", label - 4,
                   top + i * cell + cell / 2 + 4);
-        hb_esc(b, name[i]);
-        hb_puts(b, "</text>");
+        tb_esc(b, name[i]);
+        tb_puts(b, "</text>");
         if (cell >= 14 || (i + 1) % 5 == 0)   /* narrow columns: every fifth number */
-            hb_printf(b, "<text class=\"tick\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">%d</text>",
+            tb_printf(b, "<text class=\"tick\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">%d</text>",
                       label + i * cell + cell / 2, top - 6, i + 1);
     }
     for (int i = 0; i < n; i++)
@@ -252,29 +252,29 @@ void svg_heatmap(html_buf *b, const char *id, int n, const double *c, const char
             const double v = c[(size_t)i * (size_t)n + (size_t)j];
             const int x = label + j * cell, y = top + i * cell;
             if (!isfinite(v)) {
-                hb_printf(b, "<rect class=\"undet\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" data-value=\"null\">"
+                tb_printf(b, "<rect class=\"undet\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" data-value=\"null\">"
                              "<title>", x, y, cell, cell);
-                hb_esc(b, name[i]);
-                hb_puts(b, " / ");
-                hb_esc(b, name[j]);
-                hb_puts(b, ": undetermined</title></rect>");
+                tb_esc(b, name[i]);
+                tb_puts(b, " / ");
+                tb_esc(b, name[j]);
+                tb_puts(b, ": undetermined</title></rect>");
                 continue;
             }
             int rgb[3];
             corr_colour(v, rgb);
-            hb_printf(b, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#%02x%02x%02x\" data-value=\"", x, y,
+            tb_printf(b, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#%02x%02x%02x\" data-value=\"", x, y,
                       cell, cell, rgb[0], rgb[1], rgb[2]);
-            hb_exact(b, v);
-            hb_puts(b, "\"><title>");
-            hb_esc(b, name[i]);
-            hb_puts(b, " / ");
-            hb_esc(b, name[j]);
-            hb_printf(b, ": %.3f</title></rect>", v);
+            tb_exact(b, v);
+            tb_puts(b, "\"><title>");
+            tb_esc(b, name[i]);
+            tb_puts(b, " / ");
+            tb_esc(b, name[j]);
+            tb_printf(b, ": %.3f</title></rect>", v);
         }
     svg_end(b);
 }
 
-void svg_errorbars(html_buf *b, const char *id, const char *title, const char *xlabel, int n, const char *const *name,
+void svg_errorbars(textbuf *b, const char *id, const char *title, const char *xlabel, int n, const char *const *name,
                    const double *value, const double *lo, const double *hi, const int *flag)
 {
     const int row = 18, label = 300, h = SVG_TOP + n * row + SVG_BOTTOM;
@@ -287,35 +287,35 @@ void svg_errorbars(html_buf *b, const char *id, const char *title, const char *x
     svg_range_add(&xr, &zero, 1, 1, NULL, 0);
     pad(&xr.lo, &xr.hi);
     svg_axes ax = { xr.lo, xr.hi, 0, 1, 0, label, SVG_W - SVG_RIGHT, SVG_TOP, h - SVG_BOTTOM };
-    hb_printf(b, "<svg class=\"chart\" id=\"%s\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\">", id, SVG_W, h, SVG_W,
+    tb_printf(b, "<svg class=\"chart\" id=\"%s\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\">", id, SVG_W, h, SVG_W,
               h);
-    hb_printf(b, "<rect class=\"frame\" x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\"/>", ax.px0, ax.py0,
+    tb_printf(b, "<rect class=\"frame\" x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\"/>", ax.px0, ax.py0,
               ax.px1 - ax.px0, ax.py1 - ax.py0);
     const double st = nice_step(ax.x1 - ax.x0, 6);
-    hb_puts(b, "<path class=\"grid\" d=\"");
+    tb_puts(b, "<path class=\"grid\" d=\"");
     for (double t = ceil(ax.x0 / st) * st; t <= ax.x1; t += st)
-        hb_printf(b, "M%.1f %gV%g", px_x(&ax, t), ax.py0, ax.py1);
-    hb_printf(b, "\"/><path class=\"zero\" d=\"M%.1f %gV%g\"/>", px_x(&ax, 0), ax.py0, ax.py1);
+        tb_printf(b, "M%.1f %gV%g", px_x(&ax, t), ax.py0, ax.py1);
+    tb_printf(b, "\"/><path class=\"zero\" d=\"M%.1f %gV%g\"/>", px_x(&ax, 0), ax.py0, ax.py1);
     for (double t = ceil(ax.x0 / st) * st; t <= ax.x1; t += st)
-        hb_printf(b, "<text class=\"tick\" x=\"%.1f\" y=\"%g\" text-anchor=\"middle\">%.4g</text>", px_x(&ax, t),
+        tb_printf(b, "<text class=\"tick\" x=\"%.1f\" y=\"%g\" text-anchor=\"middle\">%.4g</text>", px_x(&ax, t),
                   ax.py1 + 13, fabs(t) < 1e-12 * st ? 0.0 : t);
     for (int i = 0; i < n; i++) {
         const double y = SVG_TOP + (i + 0.5) * row;
-        hb_printf(b, "<text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">", label - 6, y + 4);
-        hb_esc(b, name[i]);
-        hb_puts(b, "</text>");
+        tb_printf(b, "<text class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">", label - 6, y + 4);
+        tb_esc(b, name[i]);
+        tb_puts(b, "</text>");
         if (isfinite(lo[i]) && isfinite(hi[i]))
-            hb_printf(b, "<path class=\"bar%s\" d=\"M%.1f %.1fH%.1fM%.1f %.1fV%.1fM%.1f %.1fV%.1f\"/>", flag[i] ? " flag" : "",
+            tb_printf(b, "<path class=\"bar%s\" d=\"M%.1f %.1fH%.1fM%.1f %.1fV%.1fM%.1f %.1fV%.1f\"/>", flag[i] ? " flag" : "",
                       px_x(&ax, lo[i]), y, px_x(&ax, hi[i]), px_x(&ax, lo[i]), y - 4, y + 4, px_x(&ax, hi[i]), y - 4,
                       y + 4);
         if (isfinite(value[i]))
-            hb_printf(b, "<circle class=\"dot%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"3\"/>", flag[i] ? " flag" : "",
+            tb_printf(b, "<circle class=\"dot%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"3\"/>", flag[i] ? " flag" : "",
                       px_x(&ax, value[i]), y);
     }
-    hb_puts(b, "<text class=\"title\" x=\"10\" y=\"14\">");
-    hb_esc(b, title);
-    hb_printf(b, "</text><text class=\"label\" x=\"%g\" y=\"%d\" text-anchor=\"end\">", ax.px1, h - 2);
-    hb_esc(b, xlabel);
-    hb_puts(b, "</text>");
+    tb_puts(b, "<text class=\"title\" x=\"10\" y=\"14\">");
+    tb_esc(b, title);
+    tb_printf(b, "</text><text class=\"label\" x=\"%g\" y=\"%d\" text-anchor=\"end\">", ax.px1, h - 2);
+    tb_esc(b, xlabel);
+    tb_puts(b, "</text>");
     svg_end(b);
 }

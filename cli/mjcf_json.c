@@ -17,117 +17,87 @@
 
 #include "mjcf_internal.h"
 #include "numfmt.h"
+#include "textbuf.h"
 
-typedef struct {
-    char *s;
-    size_t len, cap;
-    int oom;
-} buf;
-
-static void put(buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(buf *b, const char *fmt, ...)
+static void num(textbuf *b, double x)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (b->oom || n < 0) return;
-    if (b->len + (size_t)n + 1 > b->cap) {
-        size_t cap = 2 * (b->len + (size_t)n + 1) + 256;
-        char *p = realloc(b->s, cap);
-        if (!p) {
-            b->oom = 1;
-            return;
-        }
-        b->s = p, b->cap = cap;
-    }
-    va_start(ap, fmt);
-    vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
-    va_end(ap);
-    b->len += (size_t)n;
+    tb_exact(b, x == 0 ? 0.0 : x);   /* no "-0" */
 }
 
-static void num(buf *b, double x)
+static void vec(textbuf *b, const double *v, int n)
 {
-    char t[NUMFMT_LEN];
-    numfmt(t, x == 0 ? 0.0 : x);   /* no "-0" */
-    put(b, "%s", t);
-}
-
-static void vec(buf *b, const double *v, int n)
-{
-    put(b, "[");
+    tb_printf(b, "[");
     for (int i = 0; i < n; i++) {
-        if (i) put(b, ", ");
+        if (i) tb_printf(b, ", ");
         num(b, v[i]);
     }
-    put(b, "]");
+    tb_printf(b, "]");
 }
 
-static void link(buf *b, const char *name, const mjcf_body *B, const double *off, int *first)
+static void link(textbuf *b, const char *name, const mjcf_body *B, const double *off, int *first)
 {
-    put(b, "%s\n    { \"name\": \"%s\"", *first ? "" : ",", name);
+    tb_printf(b, "%s\n    { \"name\": \"%s\"", *first ? "" : ",", name);
     *first = 0;
     if (B && B->inertia_from != MJ_INERTIA_NONE && B->mass > 0) {
         double com[3] = { B->com[0] - off[0], B->com[1] - off[1], B->com[2] - off[2] };
         static const char *const k[6] = { "ixx", "iyy", "izz", "ixy", "ixz", "iyz" };
-        put(b, ", \"mass\": ");
+        tb_printf(b, ", \"mass\": ");
         num(b, B->mass);
-        put(b, ", \"com\": ");
+        tb_printf(b, ", \"com\": ");
         vec(b, com, 3);
-        put(b, ",\n      \"inertia\": {");
+        tb_printf(b, ",\n      \"inertia\": {");
         for (int i = 0; i < 6; i++) {
-            put(b, "%s \"%s\": ", i ? "," : "", k[i]);
+            tb_printf(b, "%s \"%s\": ", i ? "," : "", k[i]);
             num(b, B->I[i]);
         }
-        put(b, " }");
+        tb_printf(b, " }");
     }
-    put(b, " }");
+    tb_printf(b, " }");
 }
 
-static void joint_head(buf *b, const char *name, const char *type, const char *parent, const char *child, int *first)
+static void joint_head(textbuf *b, const char *name, const char *type, const char *parent, const char *child, int *first)
 {
-    put(b, "%s\n    { \"name\": \"%s\", \"type\": \"%s\", \"parent\": \"%s\", \"child\": \"%s\"", *first ? "" : ",",
+    tb_printf(b, "%s\n    { \"name\": \"%s\", \"type\": \"%s\", \"parent\": \"%s\", \"child\": \"%s\"", *first ? "" : ",",
         name, type, parent, child);
     *first = 0;
 }
 
-static void origin(buf *b, const double xyz[3], const double rpy[3])
+static void origin(textbuf *b, const double xyz[3], const double rpy[3])
 {
-    put(b, ",\n      \"origin\": { \"xyz\": ");
+    tb_printf(b, ",\n      \"origin\": { \"xyz\": ");
     vec(b, xyz, 3);
-    put(b, ", \"rpy\": ");
+    tb_printf(b, ", \"rpy\": ");
     vec(b, rpy, 3);
-    put(b, " }");
+    tb_printf(b, " }");
 }
 
-static void joint_fields(buf *b, const mjcf_joint *j)
+static void joint_fields(textbuf *b, const mjcf_joint *j)
 {
-    put(b, ", \"axis\": ");
+    tb_printf(b, ", \"axis\": ");
     vec(b, j->axis, 3);
     if (j->armature != 0) {
-        put(b, ",\n      \"armature\": ");
+        tb_printf(b, ",\n      \"armature\": ");
         num(b, j->armature);
     }
     if (j->damping != 0 || j->frictionloss != 0) {
-        put(b, ",\n      \"friction\": {");
-        if (j->damping != 0) put(b, " \"viscous\": "), num(b, j->damping);
-        if (j->frictionloss != 0) put(b, "%s \"coulomb\": ", j->damping != 0 ? "," : ""), num(b, j->frictionloss);
-        put(b, " }");
+        tb_printf(b, ",\n      \"friction\": {");
+        if (j->damping != 0) tb_printf(b, " \"viscous\": "), num(b, j->damping);
+        if (j->frictionloss != 0) tb_printf(b, "%s \"coulomb\": ", j->damping != 0 ? "," : ""), num(b, j->frictionloss);
+        tb_printf(b, " }");
     }
     if (j->motor) {
-        put(b, ",\n      \"motor\": { \"input\": \"torque\", \"gear\": ");
+        tb_printf(b, ",\n      \"motor\": { \"input\": \"torque\", \"gear\": ");
         num(b, j->gear);
-        put(b, " }");
+        tb_printf(b, " }");
     }
     if (j->limited) {
-        put(b, ",\n      \"limit\": { \"lower\": ");
+        tb_printf(b, ",\n      \"limit\": { \"lower\": ");
         num(b, j->range[0]);
-        put(b, ", \"upper\": ");
+        tb_printf(b, ", \"upper\": ");
         num(b, j->range[1]);
-        put(b, " }");
+        tb_printf(b, " }");
     }
-    put(b, " }");
+    tb_printf(b, " }");
 }
 
 /* The name of the link that joint k of body B moves: the body's own for its last joint. */
@@ -141,11 +111,11 @@ static void link_name(char *out, const mjcf_doc *d, const mjcf_body *B, int k)
 
 int mjcf_json(const mjcf_doc *d, char **json)
 {
-    buf b = { 0 };
+    textbuf b = { 0 };
     static const double zero[3] = { 0, 0, 0 };
-    put(&b, "{\n  \"name\": \"%s\",\n  \"gravity\": ", d->model);
+    tb_printf(&b, "{\n  \"name\": \"%s\",\n  \"gravity\": ", d->model);
     vec(&b, d->gravity, 3);
-    put(&b, ",\n  \"links\": [");
+    tb_printf(&b, ",\n  \"links\": [");
     int first = 1;
     char name[2 * SID_MAX_NAME];
     for (int i = 0; i < d->nbody; i++) {
@@ -156,7 +126,7 @@ int mjcf_json(const mjcf_doc *d, char **json)
         }
         link(&b, B->name, i ? B : NULL, B->off, &first);
     }
-    put(&b, "\n  ],\n  \"joints\": [");
+    tb_printf(&b, "\n  ],\n  \"joints\": [");
     first = 1;
     for (int i = 1; i < d->nbody; i++) {
         const mjcf_body *B = &d->body[i], *P = &d->body[B->parent];
@@ -169,7 +139,7 @@ int mjcf_json(const mjcf_doc *d, char **json)
             joint_head(&b, name, "fixed", P->name, B->name, &first);
             for (int c = 0; c < 3; c++) xyz[c] = B->pos[c] - P->off[c];
             origin(&b, xyz, rpy);
-            put(&b, " }");
+            tb_printf(&b, " }");
             continue;
         }
         for (int k = 0; k < B->njnt; k++) {
@@ -180,7 +150,7 @@ int mjcf_json(const mjcf_doc *d, char **json)
             else link_name(parent, d, B, k - 1);
             if (j->type == MJ_FREE) {
                 joint_head(&b, j->name, "free", parent, child, &first);
-                put(&b, " }");
+                tb_printf(&b, " }");
                 continue;
             }
             joint_head(&b, j->name, j->type == MJ_HINGE ? "revolute" : "prismatic", parent, child, &first);
@@ -196,31 +166,31 @@ int mjcf_json(const mjcf_doc *d, char **json)
             joint_fields(&b, j);
         }
     }
-    put(&b, "\n  ]");
+    tb_printf(&b, "\n  ]");
     if (d->has_ground) {
-        put(&b, ",\n  \"contact\": {\n    \"ground\": { \"height\": ");
+        tb_printf(&b, ",\n  \"contact\": {\n    \"ground\": { \"height\": ");
         num(&b, d->ground_height);
-        put(&b, ", \"friction\": ");
+        tb_printf(&b, ", \"friction\": ");
         num(&b, d->ground_friction);
-        put(&b, " }");
+        tb_printf(&b, " }");
         if (d->nsphere) {
-            put(&b, ",\n    \"spheres\": [");
+            tb_printf(&b, ",\n    \"spheres\": [");
             for (int s = 0; s < d->nsphere; s++) {
                 const mjcf_sphere *S = &d->sphere[s];
                 const mjcf_body *B = &d->body[S->body];
                 double xyz[3] = { S->xyz[0] - B->off[0], S->xyz[1] - B->off[1], S->xyz[2] - B->off[2] };
-                put(&b, "%s\n      { \"name\": \"%s\", \"link\": \"%s\", \"xyz\": ", s ? "," : "", S->name, B->name);
+                tb_printf(&b, "%s\n      { \"name\": \"%s\", \"link\": \"%s\", \"xyz\": ", s ? "," : "", S->name, B->name);
                 vec(&b, xyz, 3);
-                put(&b, ", \"radius\": ");
+                tb_printf(&b, ", \"radius\": ");
                 num(&b, S->radius);
-                put(&b, " }");
+                tb_printf(&b, " }");
             }
-            put(&b, "\n    ]");
+            tb_printf(&b, "\n    ]");
         }
-        put(&b, "\n  }");
+        tb_printf(&b, "\n  }");
     }
-    put(&b, "\n}\n");
-    if (b.oom) {
+    tb_printf(&b, "\n}\n");
+    if (b.bad) {
         free(b.s);
         return -1;
     }

@@ -21,6 +21,7 @@
 #include "linalg.h"
 #include "numfmt.h"
 #include "robot_json.h"
+#include "textbuf.h"
 #include "urdf_internal.h"
 #include "xml_text.h"
 
@@ -621,152 +622,116 @@ bad:
 
 /* ---- robot.json text ---------------------------------------------------------------------- */
 
-typedef struct {
-    char *s;
-    size_t n, cap;
-    int failed;
-} sbuf;
-
-static void put(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(sbuf *b, const char *fmt, ...)
+static void put_vec(textbuf *b, const double *v)
 {
-    if (b->failed) return;
-    va_list ap;
-    va_start(ap, fmt);
-    int k = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (b->n + (size_t)k + 1 > b->cap) {
-        size_t cap = 2 * b->cap + (size_t)k + 256;
-        char *s = realloc(b->s, cap);
-        if (!s) {
-            b->failed = 1;
-            return;
-        }
-        b->s = s, b->cap = cap;
-    }
-    va_start(ap, fmt);
-    vsnprintf(b->s + b->n, b->cap - b->n, fmt, ap);
-    va_end(ap);
-    b->n += (size_t)k;
-}
-
-static void put_num(sbuf *b, double x)
-{
-    char t[NUMFMT_LEN];
-    numfmt(t, x);
-    put(b, "%s", t);
-}
-
-static void put_vec(sbuf *b, const double *v)
-{
-    put(b, "[");
+    tb_printf(b, "[");
     for (int k = 0; k < 3; k++) {
-        if (k) put(b, ", ");
-        put_num(b, v[k]);
+        if (k) tb_printf(b, ", ");
+        tb_exact(b, v[k]);
     }
-    put(b, "]");
+    tb_printf(b, "]");
 }
 
 /* A JSON string (cJSON escapes it). */
-static void put_str(sbuf *b, const char *s)
+static void put_str(textbuf *b, const char *s)
 {
     cJSON *item = cJSON_CreateString(s);
     char *t = item ? cJSON_PrintUnformatted(item) : NULL;
-    if (t) put(b, "%s", t);
-    else b->failed = 1;
+    if (t) tb_printf(b, "%s", t);
+    else b->bad = 1;
     cJSON_free(t);
     cJSON_Delete(item);
 }
 
-static void put_link(sbuf *b, const ulink *l)
+static void put_link(textbuf *b, const ulink *l)
 {
     static const char *const keys[] = { "ixx", "iyy", "izz", "ixy", "ixz", "iyz" };
-    put(b, "    { \"name\": ");
+    tb_printf(b, "    { \"name\": ");
     put_str(b, l->name);
     if (l->has_mass) {
-        put(b, ", \"mass\": ");
-        put_num(b, l->mass);
-        put(b, ", \"com\": ");
+        tb_printf(b, ", \"mass\": ");
+        tb_exact(b, l->mass);
+        tb_printf(b, ", \"com\": ");
         put_vec(b, l->com);
-        put(b, ",\n      \"inertia\": {");
+        tb_printf(b, ",\n      \"inertia\": {");
         for (int k = 0; k < 6; k++) {
-            put(b, "%s \"%s\": ", k ? "," : "", keys[k]);
-            put_num(b, l->inertia[k]);
+            tb_printf(b, "%s \"%s\": ", k ? "," : "", keys[k]);
+            tb_exact(b, l->inertia[k]);
         }
-        put(b, " }");
+        tb_printf(b, " }");
     }
-    put(b, " }");
+    tb_printf(b, " }");
 }
 
-static void put_joint(sbuf *b, const urdf_doc *u, const ujoint *j)
+static void put_joint(textbuf *b, const urdf_doc *u, const ujoint *j)
 {
     static const char *const types[] = { "fixed", "revolute", "prismatic", "free" };
-    put(b, "    { \"name\": ");
+    tb_printf(b, "    { \"name\": ");
     put_str(b, j->name);
-    put(b, ", \"type\": \"%s\", \"parent\": ", types[j->type]);
+    tb_printf(b, ", \"type\": \"%s\", \"parent\": ", types[j->type]);
     put_str(b, u->link[j->parent].name);
-    put(b, ", \"child\": ");
+    tb_printf(b, ", \"child\": ");
     put_str(b, u->link[j->child].name);
     if (j->type == SID_JOINT_FREE) {
-        put(b, " }");
+        tb_printf(b, " }");
         return;
     }
-    put(b, ",\n      \"origin\": { \"xyz\": ");
+    tb_printf(b, ",\n      \"origin\": { \"xyz\": ");
     put_vec(b, j->xyz);
-    put(b, ", \"rpy\": ");
+    tb_printf(b, ", \"rpy\": ");
     put_vec(b, j->rpy);
-    put(b, " }");
+    tb_printf(b, " }");
     if (j->type == SID_JOINT_FIXED) {
-        put(b, " }");
+        tb_printf(b, " }");
         return;
     }
-    put(b, ", \"axis\": ");
+    tb_printf(b, ", \"axis\": ");
     put_vec(b, j->axis);
     if (j->has_damping || j->has_friction) {
-        put(b, ",\n      \"friction\": {");
-        if (j->has_damping) put(b, " \"viscous\": "), put_num(b, j->damping);
-        if (j->has_friction) put(b, "%s \"coulomb\": ", j->has_damping ? "," : ""), put_num(b, j->friction);
-        put(b, " }");
+        tb_printf(b, ",\n      \"friction\": {");
+        if (j->has_damping) tb_printf(b, " \"viscous\": "), tb_exact(b, j->damping);
+        if (j->has_friction) tb_printf(b, "%s \"coulomb\": ", j->has_damping ? "," : ""), tb_exact(b, j->friction);
+        tb_printf(b, " }");
     }
-    put(b, ",\n      \"motor\": { \"input\": \"torque\" }");
+    tb_printf(b, ",\n      \"motor\": { \"input\": \"torque\" }");
     if (j->limit && !j->continuous && (j->has_lower || j->has_upper || j->has_effort || j->has_velocity)) {
         const char *keys[4] = { "lower", "upper", "effort", "velocity" };
         const double v[4] = { j->lower, j->upper, j->effort, j->velocity };
         const int h[4] = { j->has_lower, j->has_upper, j->has_effort, j->has_velocity };
-        put(b, ",\n      \"limit\": {");
+        tb_printf(b, ",\n      \"limit\": {");
         int first = 1;
         for (int k = 0; k < 4; k++) {
             if (!h[k]) continue;
-            put(b, "%s \"%s\": ", first ? "" : ",", keys[k]);
-            put_num(b, v[k]);
+            tb_printf(b, "%s \"%s\": ", first ? "" : ",", keys[k]);
+            tb_exact(b, v[k]);
             first = 0;
         }
-        put(b, " }");
+        tb_printf(b, " }");
     }
-    put(b, " }");
+    tb_printf(b, " }");
 }
 
 int urdf_write_json(reader *r, const urdf_doc *u, char **json)
 {
-    sbuf b = { 0 };
-    put(&b, "{\n");
+    textbuf b = { 0 };
+    tb_printf(&b, "{\n");
     if (u->robot_name) {
-        put(&b, "  \"name\": ");
+        tb_printf(&b, "  \"name\": ");
         put_str(&b, u->robot_name);
-        put(&b, ",\n");
+        tb_printf(&b, ",\n");
     }
-    put(&b, "  \"links\": [\n");
+    tb_printf(&b, "  \"links\": [\n");
     for (int i = 0; i < u->nlink; i++) {
         put_link(&b, &u->link[i]);
-        put(&b, "%s\n", i + 1 < u->nlink ? "," : "");
+        tb_printf(&b, "%s\n", i + 1 < u->nlink ? "," : "");
     }
-    put(&b, "  ],\n  \"joints\": [\n");
+    tb_printf(&b, "  ],\n  \"joints\": [\n");
     for (int i = 0; i < u->njoint; i++) {
         put_joint(&b, u, &u->joint[i]);
-        put(&b, "%s\n", i + 1 < u->njoint ? "," : "");
+        tb_printf(&b, "%s\n", i + 1 < u->njoint ? "," : "");
     }
-    put(&b, "  ]\n}\n");
-    if (b.failed) {
+    tb_printf(&b, "  ]\n}\n");
+    if (b.bad) {
         free(b.s);
         return sid_error_set(r->err, SID_ERR_NOMEM, "%s: out of memory", r->path), -1;
     }

@@ -1,5 +1,5 @@
-/* html_buf.c — the growing text of a page. */
-#include "html_buf.h"
+/* textbuf.c — the growing text of a page. */
+#include "textbuf.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -9,7 +9,7 @@
 
 #include "numfmt.h"
 
-static int reserve(html_buf *b, size_t more)
+static int reserve(textbuf *b, size_t more)
 {
     if (b->bad)
         return -1;
@@ -28,7 +28,7 @@ static int reserve(html_buf *b, size_t more)
     return 0;
 }
 
-void hb_printf(html_buf *b, const char *fmt, ...)
+void tb_printf(textbuf *b, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -47,7 +47,7 @@ void hb_printf(html_buf *b, const char *fmt, ...)
     b->len += (size_t)n;
 }
 
-void hb_puts(html_buf *b, const char *s)
+void tb_puts(textbuf *b, const char *s)
 {
     size_t n = strlen(s);
     if (reserve(b, n))
@@ -56,15 +56,15 @@ void hb_puts(html_buf *b, const char *s)
     b->len += n;
 }
 
-void hb_esc(html_buf *b, const char *s)
+void tb_esc(textbuf *b, const char *s)
 {
     for (; s && *s; s++) {
         switch (*s) {
-        case '&': hb_puts(b, "&amp;"); break;
-        case '<': hb_puts(b, "&lt;"); break;
-        case '>': hb_puts(b, "&gt;"); break;
-        case '"': hb_puts(b, "&quot;"); break;
-        case '\'': hb_puts(b, "&#39;"); break;
+        case '&': tb_puts(b, "&amp;"); break;
+        case '<': tb_puts(b, "&lt;"); break;
+        case '>': tb_puts(b, "&gt;"); break;
+        case '"': tb_puts(b, "&quot;"); break;
+        case '\'': tb_puts(b, "&#39;"); break;
         default:
             if (reserve(b, 1) == 0) {
                 b->s[b->len++] = *s;
@@ -74,18 +74,18 @@ void hb_esc(html_buf *b, const char *s)
     }
 }
 
-void hb_exact(html_buf *b, double x)
+void tb_exact(textbuf *b, double x)
 {
     char buf[NUMFMT_LEN];
     if (!isfinite(x)) {
-        hb_puts(b, "null");
+        tb_puts(b, "null");
         return;
     }
     numfmt(buf, x);
-    hb_puts(b, buf);
+    tb_puts(b, buf);
 }
 
-void hb_free(html_buf *b)
+void tb_free(textbuf *b)
 {
     free(b->s);
     memset(b, 0, sizeof *b);
