@@ -18,6 +18,7 @@
 #include <libxml/tree.h>
 
 #include "diag.h"
+#include "kinematics.h"
 #include "linalg.h"
 #include "numfmt.h"
 #include "robot_json.h"
@@ -147,23 +148,6 @@ static void unknown_child(reader *r, const xmlNode *parent, const xmlNode *c)
 /* ---- numbers ------------------------------------------------------------------------------ */
 
 /* R = Rz(yaw) Ry(pitch) Rx(roll), URDF's fixed-axis rpy (row-major). */
-static void rpy_matrix(const double *rpy, double R[3][3])
-{
-    const double cr = cos(rpy[0]), sr = sin(rpy[0]), cp = cos(rpy[1]), sp = sin(rpy[1]);
-    const double cy = cos(rpy[2]), sy = sin(rpy[2]);
-    R[0][0] = cy * cp; R[0][1] = cy * sp * sr - sy * cr; R[0][2] = cy * sp * cr + sy * sr;
-    R[1][0] = sy * cp; R[1][1] = sy * sp * sr + cy * cr; R[1][2] = sy * sp * cr - cy * sr;
-    R[2][0] = -sp;     R[2][1] = cp * sr;                R[2][2] = cp * cr;
-}
-
-static void sym_from6(const double *I, double A[3][3])
-{
-    A[0][0] = I[0]; A[1][1] = I[1]; A[2][2] = I[2];
-    A[0][1] = A[1][0] = I[3];
-    A[0][2] = A[2][0] = I[4];
-    A[1][2] = A[2][1] = I[5];
-}
-
 /* I_link = R I' R^T: the tensor about the COM in axes of the inertial frame, turned into the
  * link frame's axes (the inertial origin's rpy). rpy 0 copies, so such files read back exactly. */
 static void rotate_inertia(const double *rpy, const double *I0, double *I)
@@ -172,19 +156,13 @@ static void rotate_inertia(const double *rpy, const double *I0, double *I)
         memcpy(I, I0, 6 * sizeof *I);
         return;
     }
-    double R[3][3], A[3][3], B[3][3] = {{0}}, C[3][3] = {{0}};
-    rpy_matrix(rpy, R);
-    sym_from6(I0, A);
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++)
-            for (int k = 0; k < 3; k++) B[i][j] += R[i][k] * A[k][j];
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++)
-            for (int k = 0; k < 3; k++) C[i][j] += B[i][k] * R[j][k];
-    I[0] = C[0][0]; I[1] = C[1][1]; I[2] = C[2][2];
-    I[3] = 0.5 * (C[0][1] + C[1][0]);
-    I[4] = 0.5 * (C[0][2] + C[2][0]);
-    I[5] = 0.5 * (C[1][2] + C[2][1]);
+    const sid_m3 R = sid_rpy_matrix(rpy, NULL), RT = sid_m3_transpose(&R);   /* as the simulator turns frames */
+    const sid_m3 A = {{{I0[0], I0[3], I0[4]}, {I0[3], I0[1], I0[5]}, {I0[4], I0[5], I0[2]}}};
+    const sid_m3 B = sid_m3_mul(&R, &A), C = sid_m3_mul(&B, &RT);
+    I[0] = C.m[0][0]; I[1] = C.m[1][1]; I[2] = C.m[2][2];
+    I[3] = 0.5 * (C.m[0][1] + C.m[1][0]);
+    I[4] = 0.5 * (C.m[0][2] + C.m[2][0]);
+    I[5] = 0.5 * (C.m[1][2] + C.m[2][1]);
 }
 
 /* Principal moments, ascending. */

@@ -8,8 +8,7 @@
 
 #include <string.h>
 
-/* R = Rz(yaw) Ry(pitch) Rx(roll) (URDF fixed-axis rpy); dR[k] = dR/drpy[k] when dR != NULL. */
-static sid_m3 rpy_matrix(const double *rpy, sid_m3 *dR)
+sid_m3 sid_rpy_matrix(const double *rpy, sid_m3 *dR)
 {
     const double cr = cos(rpy[0]), sr = sin(rpy[0]), cp = cos(rpy[1]), sp = sin(rpy[1]);
     const double cy = cos(rpy[2]), sy = sin(rpy[2]);
@@ -74,7 +73,7 @@ void sid_workspace_bind(const sid_model *m, const double *theta, sid_workspace *
     for (int b = 1; b < m->nbody; b++) {
         const sid_body *bd = &m->body[b];
         if (bd->p_origin >= 0) {
-            ws->RT[b] = rpy_matrix(theta + bd->p_origin + P_RPY, ws->dRT + 3 * b);
+            ws->RT[b] = sid_rpy_matrix(theta + bd->p_origin + P_RPY, ws->dRT + 3 * b);
         } else {   /* a free joint: no origin */
             ws->RT[b] = sid_m3_identity();
             ws->dRT[3 * b] = ws->dRT[3 * b + 1] = ws->dRT[3 * b + 2] = sid_m3_zero();
