@@ -88,6 +88,11 @@ $(B)/mjlog: tests/tools/mjlog.c
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(CFLAGS) -o $@ $< $(MUJOCO_LIBS) -lm
 
+# MuJoCo's own finite-difference fit of a log: the reference column of the README's recovery tables.
+$(B)/mjfit: tests/tools/mjfit.c
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(CFLAGS) $(PKG_CFLAGS) -o $@ $< $(MUJOCO_LIBS) -lnlopt -lm
+
 # Is a screenshot blank? (tests/cli_html.sh: the report page as chromium draws it.)
 $(B)/pngstat: tests/tools/pngstat.c
 	@mkdir -p $(dir $@)
