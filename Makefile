@@ -29,17 +29,17 @@ CLI_OBJ   = $(CLI_SRC:%.c=$(B)/%.o)
 TEST_OBJ  = $(TEST_SRC:%.c=$(B)/%.o)
 ALL_FLAGS = $(WARN) $(CFLAGS) $(OMP) $(PKG_CFLAGS) -Icore -Iio -Icli
 
-.PHONY: all test unit debug bench clean logs deps demo fuzz fuzz-deps golden lib install uninstall install-check deb
+.PHONY: all test unit debug bench clean logs deps demo fuzz fuzz-deps golden lib install uninstall install-check deb deb-deps
 all: $(BIN) lib
 
 $(B)/%.o: %.c $(wildcard core/*.h io/*.h cli/*.h tests/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_FLAGS) $(CHECK_CFLAGS) -c $< -o $@
+	$(CC) $(CPPFLAGS) $(ALL_FLAGS) $(CHECK_CFLAGS) -c $< -o $@
 
 # io/ sees core/ and itself only: a cli/ header included there fails to compile.
 $(B)/io/%.o: io/%.c $(wildcard core/*.h io/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(WARN) $(CFLAGS) $(OMP) $(PKG_CFLAGS) -Icore -Iio -c $< -o $@
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(OMP) $(PKG_CFLAGS) -Icore -Iio -c $< -o $@
 
 $(B)/libsysid.a: $(CORE_OBJ)
 	rm -f $@ && ar rcs $@ $^
@@ -179,7 +179,7 @@ lib: $(SO) $(B)/lib/libsysid.a $(B)/sysid.pc $(B)/sysid.1
 
 $(B)/pic/%.o: %.c $(wildcard core/*.h io/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(WARN) $(CFLAGS) $(OMP) $(PKG_CFLAGS) -fPIC -Icore -Iio -c $< -o $@
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(OMP) $(PKG_CFLAGS) -fPIC -Icore -Iio -c $< -o $@
 
 $(B)/lib/sysid.map: io/sid_io.h core/sid.h tools/mkmap.sh
 	@mkdir -p $(dir $@)
@@ -243,12 +243,20 @@ uninstall:
 install-check: $(BIN) lib
 	SYSID=$(abspath $(BIN)) SYSID_BUILD=$(abspath $(B)) SYSID_LDFLAGS="$(LDFLAGS)" bash tests/cli_install.sh
 
-# Debian packages (debian/): sysid, libsysid1, libsysid-dev, then lintian. Needs debhelper
-# and lintian (apt-get install debhelper lintian); not part of CI (it rebuilds everything).
+# Debian packages (debian/): sysid, libsysid1, libsysid-dev, built from a copy of the sources
+# in build-deb/ (dpkg-buildpackage writes its .debs next to the source tree), then lintian.
+# Needs debhelper and lintian, which `make deps` does not install: `make deb-deps` does.
+# Not part of CI (it builds everything once more).
+DEB_SRC = Makefile README.md FORMATS.md core io cli tools examples debian
 deb:
-	@command -v dh >/dev/null && command -v lintian >/dev/null || { echo "make deb needs: apt-get install debhelper lintian"; exit 2; }
-	dpkg-buildpackage -us -uc -b
-	lintian --fail-on error ../sysid_$(VERSION)-1_$$(dpkg --print-architecture).changes
+	@command -v dh >/dev/null && command -v lintian >/dev/null || { echo "make deb needs debhelper and lintian: make deb-deps"; exit 2; }
+	rm -rf build-deb && mkdir -p build-deb/sysid-$(VERSION)
+	cp -r $(DEB_SRC) build-deb/sysid-$(VERSION)/
+	cd build-deb/sysid-$(VERSION) && dpkg-buildpackage -us -uc -b
+	lintian --fail-on error build-deb/sysid_$(VERSION)_$$(dpkg --print-architecture).changes
+
+deb-deps:
+	@$(MAKE) deps DEB_PKGS="debhelper lintian"
 
 clean:
-	rm -rf build build-debug build-fuzz sysid
+	rm -rf build build-debug build-fuzz build-deb sysid
