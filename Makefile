@@ -106,9 +106,10 @@ logs: $(B)/mjlog
 	MJLOG=$(B)/mjlog sh tests/tools/mklogs.sh
 
 # Debian packages the build, the tests and the benchmarks need; installs only what is missing.
-# chromium renders the HTML report in tests/cli_html.sh; zlib1g-dev builds its screenshot checker.
+# chromium renders the HTML report in tests/cli_html.sh; zlib1g-dev builds its screenshot checker;
+# groff-base renders the man page in tests/cli_install.sh.
 DEB_PKGS = build-essential pkg-config libcjson-dev libcsv-dev libnlopt-dev liblapack-dev check libxml2-dev libmujoco-dev jq \
-           chromium zlib1g-dev
+           chromium zlib1g-dev groff-base
 deps:
 	@missing=$$(for p in $(DEB_PKGS); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
@@ -213,7 +214,7 @@ $(B)/sysid.pc: tools/sysid.pc.in core/sid.h
 # sysid(1): a section per command, from the binary's own help texts (tools/mkman.sh).
 $(B)/sysid.1: $(BIN) tools/mkman.sh
 	@mkdir -p $(dir $@)
-	sh tools/mkman.sh ./$(BIN) > $@.tmp && mv $@.tmp $@
+	sh tools/mkman.sh $(abspath $(BIN)) > $@.tmp && mv $@.tmp $@
 
 # The .pc names PREFIX: rebuilt for each install, so that `make install PREFIX=...` is right.
 install: $(BIN) $(SO) $(B)/lib/libsysid.a $(B)/sysid.1
