@@ -30,10 +30,15 @@ struct sid_io_fit {
     report rep;
 };
 
-static int nomem(sid_error *err)
+/* The status of a failure: err's, as the function that failed set it. */
+static sid_status failed(const sid_error *err)
 {
-    sid_error_set(err, SID_ERR_NOMEM, "out of memory");
-    return -1;
+    return err->status != SID_OK ? err->status : SID_ERR_INPUT;
+}
+
+static sid_status nomem(sid_error *err)
+{
+    return sid_error_set(err, SID_ERR_NOMEM, "out of memory");
 }
 
 /* The digest of an input (the report names each one by it); "" when it cannot be read again. */
@@ -82,12 +87,15 @@ void sid_io_fit_free(sid_io_fit *f)
     free(f);
 }
 
-int sid_io_fit_run(sid_io_robot *r, sid_io_spec *s, const sid_io_logs *l, sid_io_fit **out, sid_error *err)
+sid_status sid_io_fit_run(sid_io_robot *r, sid_io_spec *s, const sid_io_logs *l, sid_io_fit **out, sid_error *err)
 {
+    sid_error local = { 0 };
+    if (!err)
+        err = &local;
     *out = NULL;
     if (l->n < 1) {
         sid_error_set(err, SID_ERR_INPUT, "%s: a fit needs at least one log", r->path);
-        return -1;
+        return failed(err);
     }
     sid_io_fit *f = calloc(1, sizeof *f);
     if (!f)
@@ -188,10 +196,10 @@ int sid_io_fit_run(sid_io_robot *r, sid_io_spec *s, const sid_io_logs *l, sid_io
     rep->flag_value = (const char *const *)s->value;
     rep->seconds_total = f->fr.seconds;
     *out = f;
-    return 0;
+    return SID_OK;
 fail:
     sid_io_fit_free(f);
-    return -1;
+    return failed(err);
 }
 
 const double *sid_io_fit_theta(const sid_io_fit *f) { return f->theta; }
@@ -212,16 +220,22 @@ double sid_io_fit_stderr(const sid_io_fit *f, int k)
     return p.stderr_;
 }
 
-int sid_io_fit_write_robot(const sid_io_fit *f, const char *path, sid_error *err)
+sid_status sid_io_fit_write_robot(const sid_io_fit *f, const char *path, sid_error *err)
 {
+    sid_error local = { 0 };
+    if (!err)
+        err = &local;
     return sid_io_robot_write(f->r, f->theta, path, err);
 }
 
-int sid_io_fit_write_report(const sid_io_fit *f, const char *path, sid_error *err)
+sid_status sid_io_fit_write_report(const sid_io_fit *f, const char *path, sid_error *err)
 {
+    sid_error local = { 0 };
+    if (!err)
+        err = &local;
     cJSON *doc = report_json(&f->rep, err);
     if (!doc)
-        return -1;
+        return failed(err);
     atomic_file af;
     int rc = -1;
     if (atomic_open(&af, path, err) == SID_OK) {
@@ -233,5 +247,5 @@ int sid_io_fit_write_report(const sid_io_fit *f, const char *path, sid_error *er
         }
     }
     cJSON_Delete(doc);
-    return rc;
+    return rc ? failed(err) : SID_OK;
 }

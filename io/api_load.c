@@ -13,16 +13,24 @@ const char *sid_version(void)
     return SID_VERSION;
 }
 
-static int nomem(sid_error *err, const char *what)
+/* The status of a failure: err's, as the function that failed set it. */
+static sid_status failed(const sid_error *err)
 {
-    sid_error_set(err, SID_ERR_NOMEM, "%s: out of memory", what);
-    return -1;
+    return err->status != SID_OK ? err->status : SID_ERR_INPUT;
+}
+
+static sid_status nomem(sid_error *err, const char *what)
+{
+    return sid_error_set(err, SID_ERR_NOMEM, "%s: out of memory", what);
 }
 
 /* ---- robot ---- */
 
-int sid_io_robot_load(const char *path, sid_io_robot **out, sid_error *err)
+sid_status sid_io_robot_load(const char *path, sid_io_robot **out, sid_error *err)
 {
+    sid_error local = { 0 };
+    if (!err)
+        err = &local;
     *out = NULL;
     sid_io_robot *r = calloc(1, sizeof *r);
     if (!r || !(r->path = strdup(path))) {
@@ -31,10 +39,10 @@ int sid_io_robot_load(const char *path, sid_io_robot **out, sid_error *err)
     }
     if (robot_model(path, &r->m, &r->theta0, &r->doc, err)) {
         sid_io_robot_free(r);
-        return -1;
+        return failed(err);
     }
     *out = r;
-    return 0;
+    return SID_OK;
 }
 
 void sid_io_robot_free(sid_io_robot *r)
@@ -57,15 +65,21 @@ const char *sid_io_robot_param_name(const sid_io_robot *r, int i)
     return i >= 0 && i < sid_model_nparam(r->m) ? sid_model_param(r->m, i)->name : NULL;
 }
 
-int sid_io_robot_write(const sid_io_robot *r, const double *theta, const char *path, sid_error *err)
+sid_status sid_io_robot_write(const sid_io_robot *r, const double *theta, const char *path, sid_error *err)
 {
-    return robot_json_write(path, r->doc, r->m, theta, err) ? -1 : 0;
+    sid_error local = { 0 };
+    if (!err)
+        err = &local;
+    return robot_json_write(path, r->doc, r->m, theta, err) ? failed(err) : SID_OK;
 }
 
 /* ---- spec ---- */
 
-int sid_io_spec_load(const char *path, sid_io_spec **out, sid_error *err)
+sid_status sid_io_spec_load(const char *path, sid_io_spec **out, sid_error *err)
 {
+    sid_error local = { 0 };
+    if (!err)
+        err = &local;
     *out = NULL;
     sid_io_spec *s = calloc(1, sizeof *s);
     if (!s || (path && !(s->path = strdup(path)))) {
@@ -75,14 +89,17 @@ int sid_io_spec_load(const char *path, sid_io_spec **out, sid_error *err)
     fitspec_init(&s->spec);
     if (path && fitspec_load(&s->spec, path, err)) {
         sid_io_spec_free(s);
-        return -1;
+        return failed(err);
     }
     *out = s;
-    return 0;
+    return SID_OK;
 }
 
-int sid_io_spec_set(sid_io_spec *s, const char *flag, const char *value, sid_error *err)
+sid_status sid_io_spec_set(sid_io_spec *s, const char *flag, const char *value, sid_error *err)
 {
+    sid_error local = { 0 };
+    if (!err)
+        err = &local;
     char **f = realloc(s->flag, (size_t)(s->nflag + 1) * sizeof *f);
     if (f)
         s->flag = f;
@@ -98,10 +115,10 @@ int sid_io_spec_set(sid_io_spec *s, const char *flag, const char *value, sid_err
     if (fitspec_apply_flag(&s->spec, flag, value, err)) {
         free(f[s->nflag]);
         free(v[s->nflag]);
-        return -1;
+        return failed(err);
     }
     s->nflag++;   /* the report's "spec_flags", as the command line's */
-    return 0;
+    return SID_OK;
 }
 
 void sid_io_spec_free(sid_io_spec *s)
@@ -119,9 +136,12 @@ void sid_io_spec_free(sid_io_spec *s)
 
 /* ---- logs ---- */
 
-int sid_io_logs_load(const sid_io_robot *r, const sid_io_spec *s, int n, const char *const *paths,
+sid_status sid_io_logs_load(const sid_io_robot *r, const sid_io_spec *s, int n, const char *const *paths,
                      sid_io_logs **out, sid_error *err)
 {
+    sid_error local = { 0 };
+    if (!err)
+        err = &local;
     *out = NULL;
     sid_io_logs *l = calloc(1, sizeof *l);
     if (!l || !(l->tr = calloc((size_t)(n > 0 ? n : 1), sizeof *l->tr)) ||
@@ -137,11 +157,11 @@ int sid_io_logs_load(const sid_io_robot *r, const sid_io_spec *s, int n, const c
         if (traj_csv_load(paths[j], r->m, s ? &s->spec.columns : NULL, &l->tr[j], err)) {
             l->n++;
             sid_io_logs_free(l);
-            return -1;
+            return failed(err);
         }
     }
     *out = l;
-    return 0;
+    return SID_OK;
 }
 
 int sid_io_logs_count(const sid_io_logs *l) { return l->n; }

@@ -8,11 +8,11 @@
  *       sid_io_fit_run(r, s, l, &f, &err))
  *       fprintf(stderr, "%s\n", err.msg);
  *
- * Every function that can fail returns 0, or -1 with err (may be NULL) set: err.status says
- * what kind of failure (SID_ERR_INPUT: a file's mistake; SID_ERR_NUMERIC and the like: the
- * simulation), err.msg names the file and the line and column or the JSON path, and what was
- * expected ("robot.json: links[2].mass: expected a positive number, got -1"). On failure
- * the output pointer is NULL and no file was written.
+ * Every function that can fail returns SID_OK (0), or the status of the failure (as core's
+ * functions do; SID_ERR_INPUT: a file's mistake; SID_ERR_NUMERIC and the like: the
+ * simulation) with err (may be NULL) set: err.msg names the file and the line and column or
+ * the JSON path, and what was expected ("robot.json: links[2].mass: expected a positive
+ * number, got -1"). On failure the output pointer is NULL and no file was written.
  *
  * Warnings (an unknown key, a gap in a log) go to the callback sid_io_set_warn installs;
  * without one they are dropped. Nothing here prints or exits. The library keeps global state
@@ -51,7 +51,7 @@ void sid_io_set_warn(sid_io_warn_fn fn, void *ctx);
 typedef struct sid_io_robot sid_io_robot;
 
 /* Read path in any format (told by its content) into a model and its nominal parameters. */
-int sid_io_robot_load(const char *path, sid_io_robot **r, sid_error *err);
+sid_status sid_io_robot_load(const char *path, sid_io_robot **r, sid_error *err);
 void sid_io_robot_free(sid_io_robot *r);
 sid_model *sid_io_robot_model(const sid_io_robot *r);
 /* The nominal parameters (sid_model_nparam of them), as the file gives them. */
@@ -61,18 +61,18 @@ int sid_io_robot_nparam(const sid_io_robot *r);
 const char *sid_io_robot_param_name(const sid_io_robot *r, int i);
 /* Write the robot with parameters theta to path (robot.json, atomically; "-": stdout): the
  * file's own text with only the changed numbers rewritten. */
-int sid_io_robot_write(const sid_io_robot *r, const double *theta, const char *path, sid_error *err);
+sid_status sid_io_robot_write(const sid_io_robot *r, const double *theta, const char *path, sid_error *err);
 
 /* ---- a fit spec -------------------------------------------------------------------------- */
 
 typedef struct sid_io_spec sid_io_spec;
 
 /* The spec at path (FORMATS.md "Fit specification"), or the defaults of `sysid fit` (path NULL). */
-int sid_io_spec_load(const char *path, sid_io_spec **s, sid_error *err);
+sid_status sid_io_spec_load(const char *path, sid_io_spec **s, sid_error *err);
 /* Apply a `sysid fit` flag over the file, as on the command line: "--free" GLOB, "--free-only",
  * "--fix", "--bounds", "--window", "--start", "--integrator", "--substeps", "--max-iter",
  * "--columns", "--units", "--scale", ... (`sysid fit --help`). */
-int sid_io_spec_set(sid_io_spec *s, const char *flag, const char *value, sid_error *err);
+sid_status sid_io_spec_set(sid_io_spec *s, const char *flag, const char *value, sid_error *err);
 void sid_io_spec_free(sid_io_spec *s);
 
 /* ---- logs -------------------------------------------------------------------------------- */
@@ -80,7 +80,7 @@ void sid_io_spec_free(sid_io_spec *s);
 typedef struct sid_io_logs sid_io_logs;
 
 /* Read n logs (CSV) for r's model, with s's column map, units and scales (s may be NULL). */
-int sid_io_logs_load(const sid_io_robot *r, const sid_io_spec *s, int n, const char *const *paths,
+sid_status sid_io_logs_load(const sid_io_robot *r, const sid_io_spec *s, int n, const char *const *paths,
                      sid_io_logs **l, sid_error *err);
 int sid_io_logs_count(const sid_io_logs *l);
 const sid_traj *sid_io_logs_get(const sid_io_logs *l, int j);
@@ -94,7 +94,7 @@ typedef struct sid_io_fit sid_io_fit;
  * standard errors and the predictions from the logged start states, as `sysid fit` (same
  * inputs, same numbers). r's model takes s's "contact_model"; s records the choices made for
  * it (start velocities, simulation step). r, s and l must outlive f. */
-int sid_io_fit_run(sid_io_robot *r, sid_io_spec *s, const sid_io_logs *l, sid_io_fit **f, sid_error *err);
+sid_status sid_io_fit_run(sid_io_robot *r, sid_io_spec *s, const sid_io_logs *l, sid_io_fit **f, sid_error *err);
 void sid_io_fit_free(sid_io_fit *f);
 /* The fitted parameters (sid_io_robot_nparam of them; the fixed ones at their nominal values). */
 const double *sid_io_fit_theta(const sid_io_fit *f);
@@ -108,8 +108,8 @@ int sid_io_fit_free_param(const sid_io_fit *f, int k);
 double sid_io_fit_stderr(const sid_io_fit *f, int k);
 /* The fitted robot (sid_io_robot_write of the fitted theta) and the JSON report of `sysid fit
  * --report`, each written atomically ("-": stdout). */
-int sid_io_fit_write_robot(const sid_io_fit *f, const char *path, sid_error *err);
-int sid_io_fit_write_report(const sid_io_fit *f, const char *path, sid_error *err);
+sid_status sid_io_fit_write_robot(const sid_io_fit *f, const char *path, sid_error *err);
+sid_status sid_io_fit_write_report(const sid_io_fit *f, const char *path, sid_error *err);
 
 #ifdef __cplusplus
 }

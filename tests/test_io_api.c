@@ -46,7 +46,7 @@ START_TEST(test_errors_name_the_place)
 {
     sid_error err = { 0 };
     sid_io_robot *r = (sid_io_robot *)1;
-    ck_assert_int_eq(sid_io_robot_load("no_such_robot.json", &r, &err), -1);
+    ck_assert_int_eq(sid_io_robot_load("no_such_robot.json", &r, &err), SID_ERR_INPUT);
     ck_assert_ptr_null(r);
     ck_assert_int_eq(err.status, SID_ERR_INPUT);
     ck_assert_msg(!strncmp(err.msg, "no_such_robot.json: ", 20), "%s", err.msg);
@@ -54,15 +54,15 @@ START_TEST(test_errors_name_the_place)
     char bad[32];
     temp_file(bad, "{ \"name\": \"x\", \"links\": [ { \"name\": \"base\" }, { \"name\": \"l\", \"mass\": -1 } ], \"joints\": [] }");
     memset(&err, 0, sizeof err);
-    ck_assert_int_eq(sid_io_robot_load(bad, &r, &err), -1);
+    ck_assert_int_eq(sid_io_robot_load(bad, &r, &err), SID_ERR_INPUT);
     ck_assert_msg(strstr(err.msg, "links[1].mass") != NULL, "%s", err.msg);
     unlink(bad);
 
-    ck_assert_int_eq(sid_io_robot_load(ROBOT, &r, &err), 0);
+    ck_assert_int_eq(sid_io_robot_load(ROBOT, &r, &err), SID_OK);
     temp_file(bad, "t,q.hinge,qd.hinge,u.hinge\n0,0,0,0\n0.001,abc,0,0\n");
     sid_io_logs *l = (sid_io_logs *)1;
     memset(&err, 0, sizeof err);
-    ck_assert_int_eq(sid_io_logs_load(r, NULL, 1, (const char *const *)&(const char *){ bad }, &l, &err), -1);
+    ck_assert_int_eq(sid_io_logs_load(r, NULL, 1, (const char *const *)&(const char *){ bad }, &l, &err), SID_ERR_INPUT);
     ck_assert_ptr_null(l);
     ck_assert_msg(strstr(err.msg, "line 3") && strstr(err.msg, "q.hinge"), "%s", err.msg);
     unlink(bad);
@@ -70,19 +70,19 @@ START_TEST(test_errors_name_the_place)
     sid_io_spec *s;
     temp_file(bad, "{ \"window\": \"long\" }");
     memset(&err, 0, sizeof err);
-    ck_assert_int_eq(sid_io_spec_load(bad, &s, &err), -1);
+    ck_assert_int_eq(sid_io_spec_load(bad, &s, &err), SID_ERR_INPUT);
     ck_assert_msg(strstr(err.msg, "window") != NULL, "%s", err.msg);
     unlink(bad);
-    ck_assert_int_eq(sid_io_spec_load(NULL, &s, &err), 0);
+    ck_assert_int_eq(sid_io_spec_load(NULL, &s, &err), SID_OK);
     memset(&err, 0, sizeof err);
-    ck_assert_int_eq(sid_io_spec_set(s, "--window", "-3", &err), -1);
+    ck_assert_int_eq(sid_io_spec_set(s, "--window", "-3", &err), SID_ERR_INPUT);
     ck_assert_msg(strstr(err.msg, "--window") != NULL, "%s", err.msg);
     /* a glob that matches nothing is the fit's error, naming the glob */
-    ck_assert_int_eq(sid_io_spec_set(s, "--free-only", "links.nothing.mass", &err), 0);
-    ck_assert_int_eq(sid_io_logs_load(r, s, 1, (const char *const *)&(const char *){ LOG }, &l, &err), 0);
+    ck_assert_int_eq(sid_io_spec_set(s, "--free-only", "links.nothing.mass", &err), SID_OK);
+    ck_assert_int_eq(sid_io_logs_load(r, s, 1, (const char *const *)&(const char *){ LOG }, &l, &err), SID_OK);
     sid_io_fit *f = (sid_io_fit *)1;
     memset(&err, 0, sizeof err);
-    ck_assert_int_eq(sid_io_fit_run(r, s, l, &f, &err), -1);
+    ck_assert_int_eq(sid_io_fit_run(r, s, l, &f, &err), SID_ERR_INPUT);
     ck_assert_ptr_null(f);
     ck_assert_msg(strstr(err.msg, "links.nothing.mass") != NULL, "%s", err.msg);
     sid_io_logs_free(l);
@@ -106,7 +106,7 @@ START_TEST(test_warnings_reach_the_callback)
     ck_assert_msg(strstr(s.last, path) && strstr(s.last, "colour"), "%s", s.last);
     sid_io_robot_free(r);
     sid_io_set_warn(NULL, NULL);   /* none: dropped */
-    ck_assert_int_eq(sid_io_robot_load(path, &r, &err), 0);
+    ck_assert_int_eq(sid_io_robot_load(path, &r, &err), SID_OK);
     ck_assert_int_eq(s.n, 1);
     sid_io_robot_free(r);
     unlink(path);
