@@ -59,7 +59,7 @@ $(B)/test_runner: $(TEST_OBJ) $(B)/libsysidcli.a $(B)/libsysidio.a $(B)/libsysid
 unit: $(B)/test_runner
 	cd tests && ../$(B)/test_runner
 
-test: $(BIN) $(B)/test_runner $(B)/pngstat lib
+test: $(BIN) $(B)/test_runner $(B)/pngstat $(if $(SYSID_NO_INSTALL),,lib)
 	cd tests && ../$(B)/test_runner
 	@set -e; for t in tests/cli*.sh; do SYSID=$(abspath $(BIN)) PNGSTAT=$(abspath $(B)/pngstat) \
 	    SYSID_BUILD=$(abspath $(B)) SYSID_LDFLAGS="$(LDFLAGS)" bash $$t; done
@@ -72,9 +72,11 @@ golden: $(BIN)
 # The sanitizer build leaves out the slow recovery fits (Check tag "slow"): they test numerics,
 # which the optimised `make test` covers, and would take most of CI's time under ASan. It also
 # skips tests/cli_html.sh's browser checks (SYSID_NO_BROWSER=1): they test the page, which
-# `make test` renders, not sysid's memory.
+# `make test` renders, not sysid's memory; and tests/cli_install.sh (SYSID_NO_INSTALL=1): it
+# tests the install and the link, and the library's calls run under the sanitizers in the
+# io_api suite.
 debug:
-	SYSID_NO_BROWSER=1 CK_EXCLUDE_TAGS=slow $(MAKE) B=build-debug BIN=build-debug/sysid OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	SYSID_NO_BROWSER=1 SYSID_NO_INSTALL=1 CK_EXCLUDE_TAGS=slow $(MAKE) B=build-debug BIN=build-debug/sysid OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	    LDFLAGS="-fsanitize=address,undefined" test
 
 bench: $(B)/bench_runner
