@@ -442,6 +442,90 @@ START_TEST(passivity)
 }
 END_TEST
 
+/* ---- with compliant contact --------------------------------------------------------------- */
+
+/* A two-joint arm hanging from z = 0.5 whose tip sphere presses into the ground (compliant
+ * contact is a force: it enters a0 and every row's problem); with "hard" the step is refused. */
+static char *contact_arm(const char *contact_model)
+{
+    static char buf[4096];
+    snprintf(buf, sizeof buf,
+             "{\"name\": \"arm\", \"links\": [{\"name\": \"w\"}, {\"name\": \"a\", \"mass\": 1, \"com\": [0, 0, -0.15], "
+             "\"inertia\": {\"ixx\": 0.01, \"iyy\": 0.012, \"izz\": 0.004}}, {\"name\": \"b\", \"mass\": 0.5, "
+             "\"com\": [0.01, 0, -0.12], \"inertia\": {\"ixx\": 0.004, \"iyy\": 0.005, \"izz\": 0.002}}], "
+             "\"joints\": [{\"name\": \"j1\", \"type\": \"revolute\", \"parent\": \"w\", \"child\": \"a\", "
+             "\"origin\": {\"xyz\": [0, 0, 0.5]}, \"axis\": [0, 1, 0], \"armature\": 0.01, \"friction\": {\"viscous\": "
+             "0.02, \"coulomb\": 0.3, \"model\": \"dry\"}, \"motor\": {\"input\": \"torque\"}}, {\"name\": \"j2\", "
+             "\"type\": \"revolute\", \"parent\": \"a\", \"child\": \"b\", \"origin\": {\"xyz\": [0, 0, -0.3]}, "
+             "\"axis\": [1, 0, 0], \"armature\": 0.005, \"friction\": {\"viscous\": 0.01, \"coulomb\": 0.05, "
+             "\"model\": \"dry\"}, \"motor\": {\"input\": \"torque\"}}], \"contact\": {\"model\": \"%s\", "
+             "\"ground\": {\"height\": 0}, \"spheres\": [{\"name\": \"tip\", \"link\": \"b\", \"xyz\": [0, 0, -0.1952], "
+             "\"radius\": 0.005}]}}",
+             contact_model);
+    return buf;
+}
+
+START_TEST(compliant_contact_step_gradient)
+{
+    sid_robot_desc d;
+    sid_model *m;
+    double *theta;
+    sid_error err = {0};
+    const char *txt = contact_arm("compliant");
+    ck_assert_msg(robot_json_parse("arm.json", txt, strlen(txt), &d, NULL, &err) == 0, "%s", err.msg);
+    ck_assert_msg(sid_model_create(&m, &theta, &d, &err) == SID_OK, "%s", err.msg);
+    sid_workspace *ws = sid_workspace_create(m);
+    const int np = sid_model_nparam(m);
+    /* the tip 0.2 mm into the ground at q = 0 (its centre at z = 0.0048, radius 5 mm); j1 at
+     * rest under a torque below its level sticks, j2 slips (its drag on the ground acts along
+     * y, which j1's axis does not feel) */
+    double q[2] = {0.0, 0.0}, v[2] = {0.0, -0.8}, u[2] = {0.1, 0.02}, wq[2] = {0.7, -0.4}, wv[2] = {0.3, 0.9};
+    double q1[2], v1[2];
+    ck_assert_int_eq(sid_step(m, theta, ws, SID_EULER, 1e-3, q, v, u, q1, v1, &err), SID_OK);
+    int state[2];
+    sid_dry_last(ws, NULL, state, NULL);
+    ck_assert_msg(state[0] == 0 && state[1] != 0, "states %d %d: expected j1 sticking, j2 slipping", state[0],
+                  state[1]);
+    double qbar[2] = {0}, vbar[2] = {0}, *thetabar = calloc((size_t)np, sizeof(double));
+    ck_assert_int_eq(sid_step_vjp(m, theta, ws, SID_EULER, 1e-3, q, v, u, wq, wv, qbar, vbar, thetabar, &err), SID_OK);
+    double worst = 0;
+    char where[400] = "none";
+    for (int j = -4; j < np; j++) {
+        double *x = j < -2 ? &q[j + 4] : j < 0 ? &v[j + 2] : &theta[j];
+        const double a = j < -2 ? qbar[j + 4] : j < 0 ? vbar[j + 2] : thetabar[j];
+        const double x0 = *x, e = 1e-6 * fmax(1, fabs(x0));
+        double L[2];
+        for (int s = 0; s < 2; s++) {
+            *x = x0 + (s ? -e : e);
+            ck_assert_int_eq(sid_step(m, theta, ws, SID_EULER, 1e-3, q, v, u, q1, v1, &err), SID_OK);
+            L[s] = wq[0] * q1[0] + wq[1] * q1[1] + wv[0] * v1[0] + wv[1] * v1[1];
+        }
+        *x = x0;
+        const double num = (L[0] - L[1]) / (2 * e), r = tu_rel_err(a, num, 1e-9);
+        if (r > worst) worst = r, snprintf(where, sizeof where, "%s: adjoint %.10g, fd %.10g",
+                                          j < 0 ? "state" : sid_model_param(m, j)->name, a, num);
+    }
+    fprintf(stderr, "dry friction with compliant contact, one step: worst relative error %.2e at %s\n", worst, where);
+    ck_assert_msg(worst <= 1e-6, "relative error %g at %s", worst, where);
+    free(thetabar);
+    sid_workspace_free(ws);
+    sid_model_free(m);
+    sid_free(theta);
+    robot_desc_free(&d);
+    /* hard contact with dry friction is refused, saying why */
+    txt = contact_arm("hard");
+    ck_assert_msg(robot_json_parse("arm.json", txt, strlen(txt), &d, NULL, &err) == 0, "%s", err.msg);
+    ck_assert_msg(sid_model_create(&m, &theta, &d, &err) == SID_OK, "%s", err.msg);
+    ws = sid_workspace_create(m);
+    ck_assert_int_eq(sid_step(m, theta, ws, SID_EULER, 1e-3, q, v, u, q1, v1, &err), SID_ERR_INPUT);
+    ck_assert_msg(strstr(err.msg, "hard contact") && strstr(err.msg, "dry"), "%s", err.msg);
+    sid_workspace_free(ws);
+    sid_model_free(m);
+    sid_free(theta);
+    robot_desc_free(&d);
+}
+END_TEST
+
 /* ---- misuse ------------------------------------------------------------------------------ */
 
 START_TEST(misuse)
@@ -486,6 +570,7 @@ Suite *dry_friction_suite(void)
     tcase_add_test(tc, window_forward_mode);
     tcase_add_test(tc, stick_really_sticks);
     tcase_add_test(tc, passivity);
+    tcase_add_test(tc, compliant_contact_step_gradient);
     tcase_add_test(tc, misuse);
     suite_add_tcase(s, tc);
     return s;

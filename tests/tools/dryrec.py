@@ -31,6 +31,8 @@ F_COUL = {"j1": 1.2, "j2": 0.8, "j3": 1.3, "j4": 0.85, "j5": 1.15, "j6": 0.75, "
 F_VISC = {"j1": 0.8, "j2": 1.2, "j3": 0.9, "j4": 1.3, "j5": 0.75, "j6": 1.1, "j7": 0.85}
 F_ARM = {"j1": 1.15, "j2": 0.85, "j3": 1.25, "j4": 0.9, "j5": 1.2, "j6": 0.8, "j7": 1.1}
 F_MASS = {"link2": 1.2, "link3": 0.85, "link4": 1.1, "link5": 0.75, "link6": 1.3, "link7": 0.9}
+DURATION = os.environ.get("DRYREC_DURATION", "4")   # seconds of each log
+WINDOW = os.environ.get("DRYREC_WINDOW", "0.25")     # the fit's window [s]
 AMP = "j1=0.3,j2=0.6,j3=1,j4=0.4,j5=0.3,j6=0.2,j7=0.1"
 Q0 = "j1=0.3,j2=-2.9,j3=2.3,j4=-1.6,j5=2.1,j6=2.4,j7=-0.7"
 
@@ -69,11 +71,11 @@ def main():
     for name, noise in (("clean", []), ("noisy", ["--noise-q", "1e-3", "--noise-qd", "1e-2"])):
         log = os.path.join(work, f"{name}.csv")
         with open(log, "w") as f:
-            subprocess.run([MJLOG, xml, "--duration", "4", "--rate", "1000", "--seed", "3", "--q0", Q0, "--amp", AMP]
+            subprocess.run([MJLOG, xml, "--duration", DURATION, "--rate", "1000", "--seed", "3", "--q0", Q0, "--amp", AMP]
                            + noise, stdout=f, check=True)
         out = os.path.join(work, f"fit_{name}.json")
         free = ["joints.*.friction.coulomb", "joints.*.friction.viscous", "joints.*.armature", ] + [f"links.link{i}.mass" for i in range(2, 8)]
-        cmd = [SYSID, "fit", p_nom, log, "-o", out, "-q", "--window", "0.25", "--max-iter", "3000", "--integrator", "euler",
+        cmd = [SYSID, "fit", p_nom, log, "-o", out, "-q", "--window", WINDOW, "--max-iter", "3000", "--integrator", "euler",
                "--substeps", "1"]
         for g in free:
             cmd += ["--free-only", g]
