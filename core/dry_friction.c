@@ -101,34 +101,44 @@ static double grad_row(const struct sid_dry *D, int j)
     return s;
 }
 
-/* f_S from the free rows' system with the clamped rows held at their bounds; D->K keeps the
- * LU of (A + R)_SS. Returns -1 if that matrix is singular (it is positive definite). */
-static int solve_free(struct sid_dry *D)
+/* The free rows of the active set in D->state and the LU of (A + R)_SS in D->K; -1 if that
+ * matrix is singular (it is positive definite). */
+static int factor_free(struct sid_dry *D)
 {
     const int nf = D->nf;
     int n = 0;
-    for (int j = 0; j < nf; j++) {
-        if (D->state[j]) D->f[j] = D->state[j] * D->l[j];
-        else D->free_of[n++] = j;
-    }
+    for (int j = 0; j < nf; j++)
+        if (!D->state[j]) D->free_of[n++] = j;
     D->nfree = n;
+    for (int r = 0; r < n; r++)
+        for (int c = 0; c < n; c++)
+            D->K[r * n + c] = D->A[D->free_of[r] * nf + D->free_of[c]] + (r == c ? D->R[D->free_of[r]] : 0);
+    return n && sid_lu_factor(n, D->K, D->piv) ? -1 : 0;
+}
+
+/* f_S from the free rows' system with the clamped rows held at their bounds. */
+static int solve_free(struct sid_dry *D)
+{
+    const int nf = D->nf;
+    for (int j = 0; j < nf; j++)
+        if (D->state[j]) D->f[j] = D->state[j] * D->l[j];
+    if (factor_free(D)) return -1;
+    const int n = D->nfree;
     for (int r = 0; r < n; r++) {
         const int j = D->free_of[r];
         double s = -D->g[j];
         for (int k = 0; k < nf; k++)
             if (D->state[k]) s -= D->A[j * nf + k] * D->f[k];
         D->y[r] = s;
-        for (int c = 0; c < n; c++) D->K[r * n + c] = D->A[j * nf + D->free_of[c]] + (r == c ? D->R[j] : 0);
     }
-    if (n && sid_lu_factor(n, D->K, D->piv)) return -1;
     if (n) sid_lu_solve(n, D->K, D->piv, 0, D->y);
     for (int r = 0; r < n; r++) D->f[D->free_of[r]] = D->y[r];
     return 0;
 }
 
-void sid_dry_solve(const sid_model *m, const double *theta, sid_workspace *ws, const double *v, double h)
+/* A from the factor D->Lp, the bounds l, R and b; with v, also g = E^T a0 + b v. */
+static void build_rows(const sid_model *m, const double *theta, struct sid_dry *D, const double *v, double h)
 {
-    struct sid_dry *D = ws->dry;
     const int nf = D->nf, nv = D->nv;
     const double tc = fmax(SID_DRY_TIMECONST, 2 * h), imp = SID_DRY_DMIN;
     D->b = 2 / (SID_DRY_DMAX * tc);
@@ -137,11 +147,25 @@ void sid_dry_solve(const sid_model *m, const double *theta, sid_workspace *ws, c
         for (int i = 0; i < nv; i++) z[i] = i == D->dof[j];
         sid_factor_solve(m, D->Lp, z);
         for (int k = 0; k < nf; k++) D->A[k * nf + j] = z[D->dof[k]];
-        D->g[j] = D->a0[D->dof[j]] + D->b * v[D->dof[j]];   /* E^T a0 - aref */
+        if (v) D->g[j] = D->a0[D->dof[j]] + D->b * v[D->dof[j]];   /* E^T a0 - aref */
         D->l[j] = theta[D->pcoul[j]];
         D->R[j] = fmax(1e-15, (1 - imp) * D->invw[j] / imp);   /* MuJoCo's mjMINVAL floor */
-        D->f[j] = 0;
     }
+}
+
+void sid_dry_restore(const sid_model *m, const double *theta, sid_workspace *ws, double h)
+{
+    struct sid_dry *D = ws->dry;
+    build_rows(m, theta, D, NULL, h);
+    factor_free(D);
+}
+
+void sid_dry_solve(const sid_model *m, const double *theta, sid_workspace *ws, const double *v, double h)
+{
+    struct sid_dry *D = ws->dry;
+    const int nf = D->nf;
+    build_rows(m, theta, D, v, h);
+    for (int j = 0; j < nf; j++) D->f[j] = 0;
     /* projected Gauss-Seidel finds the active set, or nearly */
     double scale = 0;
     for (int j = 0; j < nf; j++) scale = fmax(scale, fmax(D->l[j], fabs(D->g[j]) / (D->A[j * nf + j] + D->R[j])));

@@ -51,6 +51,9 @@ struct sid_dry *sid_dry_carve(const sid_model *m, sid_carve *c);
 sid_status sid_dry_prepare(const sid_model *m, const double *theta, sid_workspace *ws, sid_error *err);
 /* With D->Lp the factor of M + B and D->a0: A, g, and the exact solution f, its active set. */
 void sid_dry_solve(const sid_model *m, const double *theta, sid_workspace *ws, const double *v, double h);
+/* The last solve's rows again from D->Lp, D->f and D->state (a tape record's): A, R, b and the
+ * free rows' factor, for the adjoint and tangent, without solving. */
+void sid_dry_restore(const sid_model *m, const double *theta, sid_workspace *ws, double h);
 /* Adjoint of the solution: given fbar (nf), accumulates vbar and thetabar through aref, R and
  * the bounds, and leaves in D->abar (nv) the adjoint that a0 and A pass on: the caller feeds it
  * to sid_fd_vjp_factored at acceleration D->ac with the factor D->Lp and hd = 0. */

@@ -104,7 +104,7 @@ void sid_euler_reverse(const sid_step_ctx *c, const double *q, const double *v, 
                        const double *L, const double *q1bar, const double *v1bar, double *qbar, double *vbar,
                        double *thetabar);
 
-/* euler_dry.c: Euler with joint dry friction (dry_friction.h); no record (the adjoint re-solves). */
+/* euler_dry.c: Euler with joint dry friction (dry_friction.h); record (a, ac, both factors, f, states). */
 sid_status sid_dry_step(const sid_step_ctx *c, const double *q, const double *v, const double *u, double *q1,
                         double *v1, double *rec, sid_error *err);
 sid_status sid_dry_vjp_taped(const sid_step_ctx *c, const double *q, const double *v, const double *u,

@@ -405,7 +405,7 @@ START_TEST(json_text)
     free(capture_end());
     ck_assert_msg(strstr(json, "\"limit\": { \"lower\": -1, \"upper\": 1, \"effort\": 10, \"velocity\": 2 }"), "%s", json);
     ck_assert_msg(strstr(json, "\"motor\": { \"input\": \"torque\" }"), "%s", json);
-    ck_assert_msg(strstr(json, "\"friction\": { \"viscous\": 0.1, \"coulomb\": 0.2 }"), "%s", json);
+    ck_assert_msg(strstr(json, "\"friction\": { \"viscous\": 0.1, \"coulomb\": 0.2, \"model\": \"dry\" }"), "%s", json);
     /* the same file gives the same text */
     char *again;
     capture_start();
