@@ -1,0 +1,226 @@
+/* test_servo.c — position and velocity servos (core/servo.h): their derivatives against central
+ * finite differences and forward mode against the adjoint; agreement with MuJoCo 2.2.2's
+ * position and velocity actuators on MJCF models imported by sysid's importer; recovery of
+ * servo gains and the robot's parameters from logs MuJoCo made. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sid_internal.h"
+#include "test_util.h"
+
+Suite *servo_suite(void);
+
+/* ---- gradients ------------------------------------------------------------------------------ */
+
+/* A random robot (every feature of tu_random_robot: prismatic and fixed joints, friction,
+ * offsets) whose motors are servos: joint j a position servo with a torque limit (j % 3 == 0),
+ * a position servo without one (1), a velocity servo with one (2); gear 1..3. The limits are
+ * of the size of the servo's force at the test's states, so tanh is neither linear nor flat. */
+static sid_robot_desc *servo_robot(unsigned seed)
+{
+    sid_robot_desc *d = tu_random_robot(seed, 6, TU_ALL);
+    unsigned s = seed * 7 + 1;
+    for (int j = 0; j < d->njoint; j++) {
+        sid_joint_desc *jd = &d->joint[j];
+        if (jd->type != SID_JOINT_REVOLUTE && jd->type != SID_JOINT_PRISMATIC) continue;
+        jd->motor = j % 3 == 2 ? SID_MOTOR_VELOCITY : SID_MOTOR_POSITION;
+        jd->gear = tu_uniform(&s, 1, 3);
+        jd->kp = tu_uniform(&s, 2, 10);
+        jd->kd = tu_uniform(&s, 0.1, 1);
+        jd->has_servo_limit = j % 3 != 1;
+        jd->servo_limit = tu_uniform(&s, 2, 6);
+    }
+    return d;
+}
+
+typedef struct {
+    int euler;            /* 1: Euler, 0: RK4 */
+    sid_model *m;
+    sid_workspace *ws;
+    double *theta;
+    double q[64], v[64], u[64], wq[64], wv[64];
+    double h;
+} gproblem;
+
+/* L = wq . q1 + wv . v1 after one step. */
+static double step_loss(gproblem *p)
+{
+    const int nv = sid_model_nv(p->m);
+    double q1[64], v1[64];
+    sid_error err = {0};
+    ck_assert_int_eq(sid_step(p->m, p->theta, p->ws, p->euler ? SID_EULER : SID_RK4, p->h, p->q, p->v, p->u, q1, v1,
+                              &err), SID_OK);
+    double L = 0;
+    for (int i = 0; i < nv; i++) L += p->wq[i] * q1[i] + p->wv[i] * v1[i];
+    return L;
+}
+
+/* Central difference in *x, step 1e-6 max(1, |x|) (STYLE.md). */
+static double central(gproblem *p, double *x)
+{
+    const double x0 = *x, e = 1e-6 * fmax(1, fabs(x0));
+    *x = x0 + e;
+    const double Lp = step_loss(p);
+    *x = x0 - e;
+    const double Lm = step_loss(p);
+    *x = x0;
+    return (Lp - Lm) / (2 * e);
+}
+
+static void gproblem_init(gproblem *p, unsigned seed, int euler)
+{
+    sid_robot_desc *d = servo_robot(seed);
+    sid_error err = {0};
+    memset(p, 0, sizeof *p);
+    ck_assert_msg(sid_model_create(&p->m, &p->theta, d, &err) == SID_OK, "%s", err.msg);
+    tu_desc_free(d);
+    p->ws = sid_workspace_create(p->m);
+    p->euler = euler;
+    p->h = 1e-2;
+    unsigned s = seed + 100;
+    for (int i = 0; i < sid_model_nv(p->m); i++) {
+        p->q[i] = tu_uniform(&s, -1.5, 1.5), p->v[i] = tu_uniform(&s, -2, 2), p->u[i] = tu_uniform(&s, -1, 1);
+        p->wq[i] = tu_uniform(&s, -1, 1), p->wv[i] = tu_uniform(&s, -1, 1);
+    }
+}
+
+static void gproblem_free(gproblem *p)
+{
+    sid_workspace_free(p->ws);
+    sid_model_free(p->m);
+    sid_free(p->theta);
+}
+
+/* Is the servo at moving joint k saturating at the test's state: |f| / L of its tanh? */
+static double saturation(const gproblem *p, int k)
+{
+    char name[96];
+    snprintf(name, sizeof name, "joints.%s.motor.limit", sid_model_dof_joint_name(p->m, k));
+    const int il = sid_model_param_find(p->m, name);
+    if (il < 0) return 0;
+    snprintf(name, sizeof name, "joints.%s.motor.kd", sid_model_dof_joint_name(p->m, k));
+    const int ikd = sid_model_param_find(p->m, name);
+    snprintf(name, sizeof name, "joints.%s.motor.kp", sid_model_dof_joint_name(p->m, k));
+    const int ikp = sid_model_param_find(p->m, name);
+    snprintf(name, sizeof name, "joints.%s.motor.gear", sid_model_dof_joint_name(p->m, k));
+    const int ig = sid_model_param_find(p->m, name);
+    snprintf(name, sizeof name, "joints.%s.offset", sid_model_dof_joint_name(p->m, k));
+    const int io = sid_model_param_find(p->m, name);
+    const int qi = sid_model_dof_joint_qadr(p->m, k), vi = sid_model_dof_joint_vadr(p->m, k);
+    const double G = p->theta[ig], kd = p->theta[ikd];
+    const double f = ikp >= 0 ? p->theta[ikp] * (p->u[vi] - G * (p->q[qi] + p->theta[io])) - kd * G * p->v[vi]
+                              : kd * (p->u[vi] - G * p->v[vi]);
+    return fabs(f) / p->theta[il];
+}
+
+/* Every parameter's and state's adjoint against central differences; tol relative (tu_rel_err
+ * with atol 1e-9): a step is a few hundred operations on numbers of order one, so the
+ * difference's own error, ~1e-16 / 1e-6 truncation plus 1e-12 rounding, is far below 1e-6. */
+static double check_vjp(unsigned seed, int euler, double *worst_servo)
+{
+    gproblem p;
+    gproblem_init(&p, seed, euler);
+    const int nv = sid_model_nv(p.m), np = sid_model_nparam(p.m);
+    double qbar[64] = {0}, vbar[64] = {0}, *thetabar = calloc((size_t)np, sizeof(double));
+    sid_error err = {0};
+    ck_assert_int_eq(sid_step_vjp(p.m, p.theta, p.ws, euler ? SID_EULER : SID_RK4, p.h, p.q, p.v, p.u, p.wq, p.wv,
+                                  qbar, vbar, thetabar, &err), SID_OK);
+    double worst = 0, ws = 0;
+    char where[256] = "none";
+    for (int i = 0; i < nv; i++) {
+        const double eq = tu_rel_err(qbar[i], central(&p, &p.q[i]), 1e-9);
+        const double ev = tu_rel_err(vbar[i], central(&p, &p.v[i]), 1e-9);
+        if (eq > worst) worst = eq, snprintf(where, sizeof where, "q[%d]", i);
+        if (ev > worst) worst = ev, snprintf(where, sizeof where, "v[%d]", i);
+    }
+    int nservo = 0, nlimit = 0;
+    double gmax[3] = {0, 0, 0};   /* the largest |gradient| of kp, kd, limit */
+    for (int j = 0; j < np; j++) {
+        const sid_param_info *pi = sid_model_param(p.m, j);
+        const double num = central(&p, &p.theta[j]), e = tu_rel_err(thetabar[j], num, 1e-9);
+        if (e > worst)
+            worst = e, snprintf(where, sizeof where, "%s: analytic %.10g, fd %.10g", pi->name, thetabar[j], num);
+        if (pi->kind == SID_P_KP || pi->kind == SID_P_KD || pi->kind == SID_P_SERVO_LIMIT) {
+            ws = fmax(ws, fabs(thetabar[j] - num) / (fabs(thetabar[j]) + fabs(num) + 1e-300));
+            nservo++;
+            nlimit += pi->kind == SID_P_SERVO_LIMIT;
+            gmax[pi->kind - SID_P_KP] = fmax(gmax[pi->kind - SID_P_KP], fabs(thetabar[j]));
+        }
+    }
+    ck_assert_int_ge(nservo, 9);
+    /* a servo parameter without a gradient would pass any comparison */
+    for (int k = 0; k < 3; k++) ck_assert_msg(gmax[k] > 1e-3, "servo kind %d: gradients up to %g only", k, gmax[k]);
+    ck_assert_int_ge(nlimit, 2);
+    /* the limits are in tanh's curved part, neither linear (|f|/L << 1) nor flat (>> 1) */
+    double smin = 1e9, smax = 0;
+    for (int k = 0; k < sid_model_ndof_joints(p.m); k++) {
+        const double sat = saturation(&p, k);
+        if (sat > 0) smin = fmin(smin, sat), smax = fmax(smax, sat);
+    }
+    fprintf(stderr, "servo %s step adjoint: worst relative error %.2e at %s (servo parameters %.2e; |f|/L %.2f..%.2f)\n",
+            euler ? "euler" : "rk4", worst, where, ws, smin, smax);
+    ck_assert_msg(smax > 0.3 && smax < 5, "saturation |f|/L up to %g: not exercising tanh", smax);
+    ck_assert_msg(worst <= 1e-6, "relative error %g at %s", worst, where);
+    *worst_servo = ws;
+    free(thetabar);
+    gproblem_free(&p);
+    return worst;
+}
+
+START_TEST(servo_step_vjp_matches_fd)
+{
+    double ws;
+    check_vjp(21, 1, &ws);
+    check_vjp(22, 0, &ws);
+    check_vjp(23, 1, &ws);
+}
+END_TEST
+
+/* Forward mode is the adjoint's transpose: w . (J xdot) = (J^T w) . xdot for random directions
+ * (the dot-product test), to rounding (1e-10 relative). */
+static void check_jvp(unsigned seed, int euler)
+{
+    gproblem p;
+    gproblem_init(&p, seed, euler);
+    const int nv = sid_model_nv(p.m), np = sid_model_nparam(p.m);
+    unsigned s = seed + 9;
+    double qd[64], vd[64], dq[64], dv[64], scratch[9 * 64];
+    double *thd = calloc((size_t)np, sizeof(double)), *thetabar = calloc((size_t)np, sizeof(double));
+    for (int i = 0; i < nv; i++) dq[i] = qd[i] = tu_uniform(&s, -1, 1), dv[i] = vd[i] = tu_uniform(&s, -1, 1);
+    for (int j = 0; j < np; j++) thd[j] = tu_uniform(&s, -1, 1) * fmax(0.01, fabs(p.theta[j]));
+    sid_error err = {0};
+    ck_assert_int_eq(sid_step_jvp(p.m, p.theta, p.ws, euler ? SID_EULER : SID_RK4, p.h, p.q, p.v, p.u, 1, thd, qd, vd,
+                                  scratch, &err), SID_OK);
+    double qbar[64] = {0}, vbar[64] = {0};
+    ck_assert_int_eq(sid_step_vjp(p.m, p.theta, p.ws, euler ? SID_EULER : SID_RK4, p.h, p.q, p.v, p.u, p.wq, p.wv,
+                                  qbar, vbar, thetabar, &err), SID_OK);
+    double fwd = 0, rev = 0;
+    for (int i = 0; i < nv; i++) fwd += p.wq[i] * qd[i] + p.wv[i] * vd[i], rev += qbar[i] * dq[i] + vbar[i] * dv[i];
+    for (int j = 0; j < np; j++) rev += thetabar[j] * thd[j];
+    fprintf(stderr, "servo %s jvp: forward %.15g reverse %.15g\n", euler ? "euler" : "rk4", fwd, rev);
+    ck_assert_msg(fabs(fwd - rev) <= 1e-10 * (fabs(fwd) + fabs(rev)), "JVP %.15g vs VJP %.15g", fwd, rev);
+    free(thd);
+    free(thetabar);
+    gproblem_free(&p);
+}
+
+START_TEST(servo_jvp_matches_vjp)
+{
+    check_jvp(31, 1);
+    check_jvp(32, 0);
+}
+END_TEST
+
+Suite *servo_suite(void)
+{
+    Suite *s = suite_create("servo");
+    TCase *tc = tcase_create("gradients");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, servo_step_vjp_matches_fd);
+    tcase_add_test(tc, servo_jvp_matches_vjp);
+    suite_add_tcase(s, tc);
+    return s;
+}
