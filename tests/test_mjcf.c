@@ -395,7 +395,7 @@ START_TEST(test_import_warnings)
     static const struct {
         const char *file, *want;
     } w[] = {
-        { "../data/robots/mjcf/unitree_go1/go1.xml", "go1.xml:210: <position name=\"FR_hip\">: 12 position servos not modelled yet" },
+        { "../data/robots/mjcf/unitree_go1/go1.xml", "go1.xml:210: <position name=\"FR_hip\">: servo on joint FR_hip_joint: forcerange clamps the force at 23.7; imported as the smooth limit" },
         { "../data/robots/mjcf/unitree_go1/go1.xml", "go1.xml:99: <joint name=\"FR_hip_joint\">: dry friction imported as smooth Coulomb" },
         { "../data/robots/mjcf/unitree_go1/go1.xml", "4 sphere geoms but no ground plane in the worldbody" },
         { "../data/robots/mjcf/unitree_go1/go1.xml", "go1.xml:224: <keyframe>: keyframes are not imported" },
