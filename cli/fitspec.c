@@ -699,8 +699,6 @@ static int matches_any(const fitspec_glob *g, int n, const char *name)
     return 0;
 }
 
-/* Is parameter i free: named by a free glob (or, with none given, marked fit_default in the
- * parameter table and moving something), and not fixed? */
 /* Does parameter i scale a motor's torque as a whole: a kt, a position servo's kp, or the kd of
  * a velocity servo (one without a kp)? */
 static int is_torque_unit(const sid_model *m, int i)
@@ -715,11 +713,13 @@ static int is_torque_unit(const sid_model *m, int i)
     return sid_model_param_find(m, kp) < 0;
 }
 
+/* Is parameter i free: named by a free glob (or, with none given, marked fit_default in the
+ * parameter table, or a velocity servo's kd, and moving something), and not fixed? */
 static int is_free(const fitspec *s, const sid_model *m, int i)
 {
     const sid_param_info *p = sid_model_param(m, i);
-    int on = s->free_given ? matches_any(s->free, s->nfree, p->name)
-                           : p->row->fit_default && sid_model_param_moves(m, i);
+    const int dflt = p->row->fit_default || (p->kind == SID_P_KD && is_torque_unit(m, i));
+    int on = s->free_given ? matches_any(s->free, s->nfree, p->name) : dflt && sid_model_param_moves(m, i);
     return on && !matches_any(s->fixed, s->nfixed, p->name);
 }
 

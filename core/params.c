@@ -78,9 +78,11 @@ static const sid_param_row table[] = {
     /* a servo (servo.h): kd on both kinds (a velocity servo's gain, required there by the
      * loader; a position servo's damping, 0 when absent), kp on a position servo; the smooth
      * torque limit only where given (absent: no saturation), not fitted by default since logs
-     * that never saturate say nothing about it */
+     * that never saturate say nothing about it. A position servo's kd is the viscous friction's
+     * torque again, -(viscous + gear^2 kd) qd: motion tells only their sum, so the default set
+     * frees viscous and holds kd (a velocity servo's kd, its only gain, is freed all the same) */
     {SID_P_KD, SID_OWNER_JOINT, "motor.kd", 1, 0, NULL, SID_ON_SERVO, SID_BLOCK_SERVO, "N*m*s/rad", "N*s/m", NULL,
-     SID_RANGE_NONNEGATIVE, 0, {0}, 0, 0.1, JOINT(kd), 1},
+     SID_RANGE_NONNEGATIVE, 0, {0}, 0, 0.1, JOINT(kd), 0},
     {SID_P_KP, SID_OWNER_JOINT, "motor.kp", 1, 0, NULL, SID_ON_POSITION_SERVO, SID_BLOCK_SERVO, "N*m/rad", "N/m",
      NULL, SID_RANGE_POSITIVE, 1, {NONE}, 1, 10, JOINT(kp), 1},
     {SID_P_SERVO_LIMIT, SID_OWNER_JOINT, "motor.limit", 1, 0, NULL, SID_ON_SERVO_LIMIT, SID_BLOCK_SERVO_LIMIT, "N*m",
