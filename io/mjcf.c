@@ -7,6 +7,7 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -478,9 +479,30 @@ static int range_limited(mjcf_doc *d, xmlNode *a, int c, const char *what)
     return strcmp(v, "auto") == 0 && d->autolimits && mjcf_source(d, a, c, ACTUATOR, range);
 }
 
+/* Warnings that repeat for every actuator of a robot: one at the first, counting and listing. */
+typedef struct {
+    int count;
+    xmlNode *first;
+    char list[1200];
+} tally;
+
+static void tally_add(tally *t, xmlNode *a, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void tally_add(tally *t, xmlNode *a, const char *fmt, ...)
+{
+    if (!t->count++) t->first = a;
+    size_t len = strlen(t->list);
+    if (len + 4 >= sizeof t->list) return;
+    if (len) snprintf(t->list + len, sizeof t->list - len, ", "), len += 2;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(t->list + len, sizeof t->list - len, fmt, ap);
+    va_end(ap);
+}
+
 /* The servo's torque limit from a limited forcerange (symmetric about 0; otherwise the smaller
- * side, warned), with the warning that tanh is not MuJoCo's clamp. */
-static int servo_limit(mjcf_doc *d, xmlNode *a, int c, const char *jname, mjcf_joint *J)
+ * side, warned); the warning that tanh is not MuJoCo's clamp is tallied in clamped. */
+static int servo_limit(mjcf_doc *d, xmlNode *a, int c, const char *aname, const char *jname, mjcf_joint *J,
+                       tally *clamped)
 {
     double r[2] = { 0, 0 };
     if (mjcf_get(d, a, c, ACTUATOR, "forcerange", 2, 2, r, NULL) < 0) return -1;
@@ -491,8 +513,7 @@ static int servo_limit(mjcf_doc *d, xmlNode *a, int c, const char *jname, mjcf_j
     J->has_limit = 1, J->limit = fmin(-r[0], r[1]);
     if (-r[0] != r[1])
         mjcf_warn(d, a, "servo on joint %s: asymmetric forcerange imported as the limit %g on both sides", jname, J->limit);
-    mjcf_warn(d, a, "servo on joint %s: forcerange clamps the force at %g; imported as the smooth limit L tanh(f / L), "
-              "which is below the clamp near it (0.76 L at f = L)", jname, J->limit);
+    tally_add(clamped, a, "%s on joint %s at %g", aname[0] ? aname : "(unnamed)", jname, J->limit);
     return 0;
 }
 
@@ -501,11 +522,7 @@ static int read_actuators(mjcf_doc *d, xmlNode *n)
     mjcf_nodes l;
     if (mjcf_kids(d, n, &l)) return -1;
     int rc = 0;
-    struct {
-        int count;
-        xmlNode *first;
-        char list[1200];
-    } other[sizeof ACTUATOR / sizeof ACTUATOR[0]];
+    tally other[sizeof ACTUATOR / sizeof ACTUATOR[0]], clamped = { 0 }, ctrl = { 0 };
     memset(other, 0, sizeof other);
     for (int i = 0; i < l.count && !rc; i++) {
         xmlNode *a = l.n[i];
@@ -533,10 +550,7 @@ static int read_actuators(mjcf_doc *d, xmlNode *n)
                 break;
             }
             if (!sv) {   /* one warning per kind, at its first, listing them */
-                if (!other[k].count++) other[k].first = a;
-                size_t len = strlen(other[k].list);
-                snprintf(other[k].list + len, sizeof other[k].list - len, "%s%s on joint %s", len ? ", " : "",
-                         aname[0] ? aname : "(unnamed)", jname);
+                tally_add(&other[k], a, "%s on joint %s", aname[0] ? aname : "(unnamed)", jname);
                 continue;
             }
         }
@@ -571,12 +585,11 @@ static int read_actuators(mjcf_doc *d, xmlNode *n)
             J->servo = kind, J->kp = kp, J->kd = kd;
             if (mjcf_is(a, "position") && mjcf_source(d, a, c, ACTUATOR, "dampratio"))
                 mjcf_warn(d, a, "servo on joint %s: dampratio (MuJoCo 3) is not imported: kd %g", jname, kd);
-            if (flimited && servo_limit(d, a, c, jname, J)) {
+            if (flimited && servo_limit(d, a, c, aname, jname, J, &clamped)) {
                 rc = -1;
                 break;
             }
-            if (range_limited(d, a, c, "ctrl"))
-                mjcf_warn(d, a, "servo on joint %s: ctrlrange clamps of the reference are not modelled", jname);
+            if (range_limited(d, a, c, "ctrl")) tally_add(&ctrl, a, "%s on joint %s", aname[0] ? aname : "(unnamed)", jname);
             continue;
         }
         static const char *const clamps[] = { "ctrlrange", "forcerange", "ctrllimited", "forcelimited" };
@@ -586,6 +599,13 @@ static int read_actuators(mjcf_doc *d, xmlNode *n)
                 break;
             }
     }
+    if (clamped.count && !rc)
+        mjcf_warn(d, clamped.first, "%d servo%s with a limited forcerange (%s): MuJoCo clamps the force there, "
+                  "sysid saturates it smoothly, L tanh(f / L), which is below the clamp near it (0.76 L at f = L)",
+                  clamped.count, clamped.count == 1 ? "" : "s", clamped.list);
+    if (ctrl.count && !rc)
+        mjcf_warn(d, ctrl.first, "%d servo%s with a limited ctrlrange (%s): the clamp of the reference is not modelled",
+                  ctrl.count, ctrl.count == 1 ? "" : "s", ctrl.list);
     for (int k = 0; ACTUATOR[k] && !rc; k++)
         if (other[k].count)
             mjcf_warn(d, other[k].first, "%d %s actuator%s not modelled, joint%s imported without a motor: %s",

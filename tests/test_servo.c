@@ -378,6 +378,137 @@ START_TEST(servo_matches_mujoco)
 }
 END_TEST
 
+/* ---- MJCF import and export of servos -------------------------------------------------------- */
+
+/* The robot.json description an MJCF text imports to. */
+static void import_desc(const char *xml, sid_robot_desc *d)
+{
+    char path[64], *json = NULL;
+    sid_error err = {0};
+    write_temp(xml, path);
+    const int q = cli_quiet;
+    cli_quiet = 1;
+    ck_assert_msg(mjcf_import(path, xml, strlen(xml), &json, &err) == 0, "%s", err.msg);
+    cli_quiet = q;
+    ck_assert_msg(robot_json_parse(path, json, strlen(json), d, NULL, &err) == 0, "%s", err.msg);
+    unlink(path);
+    free(json);
+}
+
+static const sid_joint_desc *joint_named(const sid_robot_desc *d, const char *name)
+{
+    for (int j = 0; j < d->njoint; j++)
+        if (!strcmp(d->joint[j].name, name)) return &d->joint[j];
+    ck_abort_msg("no joint %s", name);
+    return NULL;
+}
+
+/* A limited forcerange, and actuators that are no PD: a <general> whose bias is not -gain, one
+ * with dynamics, an <intvelocity>. */
+static const char LIMITED[] =
+    "<mujoco model='servo_limited'>\n"
+    "  <compiler angle='radian' autolimits='true'/>\n"
+    "  <worldbody>\n"
+    "    <body name='a' pos='0 0 1'>\n"
+    "      <joint name='ja' type='hinge' axis='0 1 0'/>\n"
+    "      <inertial pos='0.2 0 0' mass='1' diaginertia='0.01 0.01 0.01'/>\n"
+    "      <body name='b' pos='0.3 0 0'>\n"
+    "        <joint name='jb' type='hinge' axis='0 1 0'/>\n"
+    "        <inertial pos='0.2 0 0' mass='1' diaginertia='0.01 0.01 0.01'/>\n"
+    "        <body name='c' pos='0.3 0 0'>\n"
+    "          <joint name='jc' type='hinge' axis='0 1 0'/>\n"
+    "          <inertial pos='0.2 0 0' mass='1' diaginertia='0.01 0.01 0.01'/>\n"
+    "          <body name='e' pos='0.3 0 0'>\n"
+    "            <joint name='je' type='hinge' axis='0 1 0'/>\n"
+    "            <inertial pos='0.2 0 0' mass='1' diaginertia='0.01 0.01 0.01'/>\n"
+    "          </body>\n"
+    "        </body>\n"
+    "      </body>\n"
+    "    </body>\n"
+    "  </worldbody>\n"
+    "  <actuator>\n"
+    "    <position name='pa' joint='ja' kp='10' forcerange='-3 3'/>\n"
+    "    <general name='gb' joint='jb' gainprm='10' biastype='affine' biasprm='0 -5 0'/>\n"
+    "    <general name='gc' joint='jc' dyntype='filter' gainprm='10' biastype='affine' biasprm='0 -10 0'/>\n"
+    "    <intvelocity name='ie' joint='je' kp='10'/>\n"
+    "  </actuator>\n"
+    "</mujoco>\n";
+
+START_TEST(servo_mjcf_import)
+{
+    sid_robot_desc d;
+    import_desc(CHAIN, &d);
+    const sid_joint_desc *j1 = joint_named(&d, "j1"), *j2 = joint_named(&d, "j2"), *j3 = joint_named(&d, "j3"),
+                         *j4 = joint_named(&d, "j4");
+    ck_assert(j1->motor == SID_MOTOR_POSITION && j1->kp == 30 && j1->kd == 2 && j1->gear == 1 && !j1->has_servo_limit);
+    ck_assert(j2->motor == SID_MOTOR_POSITION && j2->kp == 15 && j2->kd == 0 && j2->gear == 2);
+    ck_assert(j3->motor == SID_MOTOR_POSITION && j3->kp == 200 && j3->type == SID_JOINT_PRISMATIC);
+    ck_assert(j4->motor == SID_MOTOR_VELOCITY && j4->kd == 1.5);
+    robot_desc_free(&d);
+    import_desc(PENDULUM, &d);   /* <position> + <velocity>: one PD */
+    ck_assert(d.joint[0].motor == SID_MOTOR_POSITION && d.joint[0].kp == 20 && d.joint[0].kd == 0.8);
+    robot_desc_free(&d);
+    import_desc(LIMITED, &d);
+    const sid_joint_desc *ja = joint_named(&d, "ja");
+    ck_assert(ja->motor == SID_MOTOR_POSITION && ja->kp == 10 && ja->has_servo_limit && ja->servo_limit == 3);
+    ck_assert_int_eq(joint_named(&d, "jb")->motor, SID_MOTOR_NONE);
+    ck_assert_int_eq(joint_named(&d, "jc")->motor, SID_MOTOR_NONE);
+    ck_assert_int_eq(joint_named(&d, "je")->motor, SID_MOTOR_NONE);
+    robot_desc_free(&d);
+}
+END_TEST
+
+/* Fitted gains and limits written back (mjcf_export) read back to the bit, and MuJoCo's compile of
+ * the exported file agrees with our model of it (servo_matches_mujoco's measure): the export
+ * writes what MuJoCo reads as those gains. */
+static void export_round_trip(const char *xml, int mujoco)
+{
+    sid_robot_desc d, r;
+    import_desc(xml, &d);
+    int nchanged = 0;
+    for (int j = 0; j < d.njoint; j++) {
+        sid_joint_desc *jd = &d.joint[j];
+        if (jd->motor != SID_MOTOR_POSITION && jd->motor != SID_MOTOR_VELOCITY) continue;
+        if (jd->motor == SID_MOTOR_POSITION) jd->kp *= 1.25, nchanged++;
+        if (jd->kd != 0 || jd->motor == SID_MOTOR_VELOCITY) jd->kd *= 1.5, nchanged++;
+        if (jd->has_servo_limit) jd->servo_limit *= 2, nchanged++;
+    }
+    ck_assert_int_ge(nchanged, 2);
+    char path[64], *out = NULL;
+    size_t outlen;
+    sid_error err = {0};
+    write_temp(xml, path);
+    const int q = cli_quiet;
+    cli_quiet = 1;
+    ck_assert_msg(mjcf_export(path, xml, strlen(xml), &d, &out, &outlen, &err) == 0, "%s", err.msg);
+    cli_quiet = q;
+    unlink(path);
+    import_desc(out, &r);
+    for (int j = 0; j < d.njoint; j++) {
+        const sid_joint_desc *a = &d.joint[j], *b = joint_named(&r, a->name);
+        ck_assert_msg(a->motor == b->motor && a->kp == b->kp && a->kd == b->kd && a->has_servo_limit == b->has_servo_limit &&
+                          (!a->has_servo_limit || a->servo_limit == b->servo_limit),
+                      "%s: kp %.17g/%.17g kd %.17g/%.17g limit %.17g/%.17g", a->name, a->kp, b->kp, a->kd, b->kd,
+                      a->servo_limit, b->servo_limit);
+    }
+    /* (MuJoCo clamps at a forcerange where we saturate smoothly: no agreement to hold there) */
+    const double agree = mujoco ? mujoco_agreement(out) : 0;
+    fprintf(stderr, "servo export: %d values written and read back to the bit; MuJoCo on the exported file %.2e\n",
+            nchanged, agree);
+    ck_assert_msg(agree <= 1e-9, "MuJoCo on the exported file: %g", agree);
+    robot_desc_free(&d);
+    robot_desc_free(&r);
+    free(out);
+}
+
+START_TEST(servo_mjcf_export)
+{
+    export_round_trip(CHAIN, 1);
+    export_round_trip(PENDULUM, 1);
+    export_round_trip(LIMITED, 0);
+}
+END_TEST
+
 /* ---- recovery from MuJoCo's logs ------------------------------------------------------------- */
 
 /* data/arm7's robot with a position servo on every joint (gear 1, no limit): nominal gains. */
@@ -593,6 +724,8 @@ Suite *servo_suite(void)
     TCase *tm = tcase_create("mujoco");
     tcase_set_timeout(tm, 60);
     tcase_add_test(tm, servo_matches_mujoco);
+    tcase_add_test(tm, servo_mjcf_import);
+    tcase_add_test(tm, servo_mjcf_export);
     suite_add_tcase(s, tm);
     TCase *tr = tcase_create("recovery");
     tcase_set_tags(tr, "slow");   /* numerics, not memory: `make debug` leaves them out */
