@@ -151,7 +151,7 @@ static double check_vjp(unsigned seed, int euler, double *worst_servo)
         if (e > worst)
             worst = e, snprintf(where, sizeof where, "%s: analytic %.10g, fd %.10g", pi->name, thetabar[j], num);
         if (pi->kind == SID_P_KP || pi->kind == SID_P_KD || pi->kind == SID_P_SERVO_LIMIT) {
-            ws = fmax(ws, fabs(thetabar[j] - num) / (fabs(thetabar[j]) + fabs(num) + 1e-300));
+            if (fabs(num) > 1e-3) ws = fmax(ws, fabs(thetabar[j] - num) / fabs(num));   /* the report's figure */
             nservo++;
             nlimit += pi->kind == SID_P_SERVO_LIMIT;
             gmax[pi->kind - SID_P_KP] = fmax(gmax[pi->kind - SID_P_KP], fabs(thetabar[j]));
@@ -167,7 +167,7 @@ static double check_vjp(unsigned seed, int euler, double *worst_servo)
         const double sat = saturation(&p, k);
         if (sat > 0) smin = fmin(smin, sat), smax = fmax(smax, sat);
     }
-    fprintf(stderr, "servo %s step adjoint: worst relative error %.2e at %s (servo parameters %.2e; |f|/L %.2f..%.2f)\n",
+    fprintf(stderr, "servo %s step adjoint: worst relative error %.2e at %s (servo parameters with |gradient| > 1e-3: %.2e; |f|/L %.2f..%.2f)\n",
             euler ? "euler" : "rk4", worst, where, ws, smin, smax);
     ck_assert_msg(smax > 0.3 && smax < 5, "saturation |f|/L up to %g: not exercising tanh", smax);
     ck_assert_msg(worst <= 1e-6, "relative error %g at %s", worst, where);
@@ -222,6 +222,88 @@ START_TEST(servo_jvp_matches_vjp)
 END_TEST
 
 
+/* Through whole windows: the loss gradient of sid_problem_loss (adjoint) against central
+ * differences of the loss for every servo parameter and a sample of the others, and against
+ * forward mode (sum over windows of J^T r / nres from sid_problem_window_jacobian). Logs are
+ * tu_synth_log's (references: three sines per joint) at theta moved 10 %, 0.3 s, windows of
+ * 0.1 s. Errors are tu_rel_err's with atol 1e-9 of the largest |gradient| (the loss is small,
+ * ~1e-4, and a difference's rounding, 1e-16 L / 1e-6, is absolute). Tolerance 1e-6 against the
+ * difference (three windows of 50 steps: its truncation and rounding stay far below), 1e-9
+ * between the two exact modes (atol 1e-15 of the largest gradient). */
+START_TEST(servo_loss_gradient)
+{
+    sid_robot_desc *d = servo_robot(51);
+    sid_model *m;
+    double *theta;
+    sid_error err = {0};
+    ck_assert_msg(sid_model_create(&m, &theta, d, &err) == SID_OK, "%s", err.msg);
+    tu_desc_free(d);
+    const int np = sid_model_nparam(m);
+    double *truth = malloc(sizeof(double) * (size_t)np), *grad = calloc((size_t)np, sizeof(double));
+    unsigned s = 52;
+    for (int i = 0; i < np; i++) truth[i] = theta[i] * (1 + 0.1 * tu_uniform(&s, -1, 1));
+    sid_traj *log = tu_synth_log(m, truth, 151, 2e-3, 0.8, 53);
+    sid_loss_opts o;
+    sid_loss_opts_defaults(&o);
+    o.window = 0.1;
+    o.sim.substeps = 1;
+    sid_problem *p;
+    ck_assert_msg(sid_problem_create(&p, m, (const sid_traj *const *)&log, 1, &o, &err) == SID_OK, "%s", err.msg);
+    double L;
+    ck_assert_int_eq(sid_problem_loss(p, theta, NULL, &L, grad, NULL, &err), SID_OK);
+    /* forward mode, every parameter at once */
+    const int nw = sid_problem_nwindows(p);
+    int *idx = malloc(sizeof(int) * (size_t)np), nres = 0;
+    for (int i = 0; i < np; i++) idx[i] = i;
+    double *fwd = calloc((size_t)np, sizeof(double));
+    for (int w = 0; w < nw; w++) nres += sid_problem_window_rows(p, w);
+    for (int w = 0; w < nw; w++) {
+        const int rows = sid_problem_window_rows(p, w);
+        double *r = malloc(sizeof(double) * (size_t)rows), *J = malloc(sizeof(double) * (size_t)rows * (size_t)np);
+        ck_assert_int_eq(sid_problem_window_jacobian(p, theta, NULL, w, np, idx, r, J, &err), SID_OK);
+        for (int k = 0; k < rows; k++)
+            for (int i = 0; i < np; i++) fwd[i] += J[(size_t)k * np + i] * r[k] / nres;
+        free(r);
+        free(J);
+    }
+    double worst_fd = 0, worst_fwd = 0, servo_fd = 0, gmax = 0;
+    for (int i = 0; i < np; i++) gmax = fmax(gmax, fabs(grad[i]));
+    const double atol = 1e-9 * gmax;   /* the loss is small: errors relative to its gradient's size */
+    int nservo = 0;
+    char where[320] = "none";
+    for (int i = 0; i < np; i++) {
+        const sid_param_info *pi = sid_model_param(m, i);
+        const int servo = pi->kind == SID_P_KP || pi->kind == SID_P_KD || pi->kind == SID_P_SERVO_LIMIT;
+        worst_fwd = fmax(worst_fwd, tu_rel_err(fwd[i], grad[i], 1e-6 * atol));
+        if (!servo && i % 3) continue;   /* every servo parameter, a third of the others */
+        const double x0 = theta[i], e = 1e-6 * fmax(1, fabs(x0));
+        double Lp, Lm;
+        theta[i] = x0 + e;
+        ck_assert_int_eq(sid_problem_loss(p, theta, NULL, &Lp, NULL, NULL, &err), SID_OK);
+        theta[i] = x0 - e;
+        ck_assert_int_eq(sid_problem_loss(p, theta, NULL, &Lm, NULL, NULL, &err), SID_OK);
+        theta[i] = x0;
+        const double num = (Lp - Lm) / (2 * e), er = tu_rel_err(grad[i], num, atol);
+        if (er > worst_fd) worst_fd = er, snprintf(where, sizeof where, "%s: adjoint %.10g fd %.10g", pi->name, grad[i], num);
+        if (servo) nservo++;
+        if (servo && fabs(num) > 1e-3 * gmax) servo_fd = fmax(servo_fd, fabs(grad[i] - num) / fabs(num));   /* reported */
+    }
+    fprintf(stderr, "servo loss gradient over windows: adjoint vs fd worst %.2e at %s (%d servo parameters; plain relative error where |gradient| > 1e-3 of the largest: %.2e); "
+            "forward vs adjoint %.2e (largest |gradient| %.3g)\n", worst_fd, where, nservo, servo_fd, worst_fwd, gmax);
+    ck_assert_int_ge(nservo, 9);
+    ck_assert_msg(worst_fd <= 1e-6, "adjoint vs fd %g at %s", worst_fd, where);
+    ck_assert_msg(worst_fwd <= 1e-9, "forward vs adjoint %g", worst_fwd);
+    free(fwd);
+    free(idx);
+    sid_problem_free(p);
+    sid_traj_free(log);
+    free(truth);
+    free(grad);
+    sid_model_free(m);
+    sid_free(theta);
+}
+END_TEST
+
 /* ---- agreement with MuJoCo ------------------------------------------------------------------ */
 
 /* A pendulum whose hinge has a <position> and a <velocity> actuator (MuJoCo 2.2.2's PD: the
@@ -243,7 +325,7 @@ static const char PENDULUM[] =
     "</mujoco>\n";
 
 /* A 4-dof chain: a PD <general> (gain 30, bias 0 -30 -2), a <position> with gear 2, a slide
- * on a <position>, a <velocity> servo. */
+ * on a <position>, a <velocity> servo with gear 1.5. */
 static const char CHAIN[] =
     "<mujoco model='servo_chain'>\n"
     "  <compiler angle='radian'/>\n"
@@ -270,7 +352,7 @@ static const char CHAIN[] =
     "    <general name='a1' joint='j1' gainprm='30' biastype='affine' biasprm='0 -30 -2'/>\n"
     "    <position name='a2' joint='j2' kp='15' gear='2'/>\n"
     "    <position name='a3' joint='j3' kp='200'/>\n"
-    "    <velocity name='a4' joint='j4' kv='1.5'/>\n"
+    "    <velocity name='a4' joint='j4' kv='1.5' gear='1.5'/>\n"
     "  </actuator>\n"
     "</mujoco>\n";
 
@@ -443,7 +525,7 @@ START_TEST(servo_mjcf_import)
     ck_assert(j1->motor == SID_MOTOR_POSITION && j1->kp == 30 && j1->kd == 2 && j1->gear == 1 && !j1->has_servo_limit);
     ck_assert(j2->motor == SID_MOTOR_POSITION && j2->kp == 15 && j2->kd == 0 && j2->gear == 2);
     ck_assert(j3->motor == SID_MOTOR_POSITION && j3->kp == 200 && j3->type == SID_JOINT_PRISMATIC);
-    ck_assert(j4->motor == SID_MOTOR_VELOCITY && j4->kd == 1.5);
+    ck_assert(j4->motor == SID_MOTOR_VELOCITY && j4->kd == 1.5 && j4->gear == 1.5);
     robot_desc_free(&d);
     import_desc(PENDULUM, &d);   /* <position> + <velocity>: one PD */
     ck_assert(d.joint[0].motor == SID_MOTOR_POSITION && d.joint[0].kp == 20 && d.joint[0].kd == 0.8);
@@ -720,6 +802,7 @@ Suite *servo_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, servo_step_vjp_matches_fd);
     tcase_add_test(tc, servo_jvp_matches_vjp);
+    tcase_add_test(tc, servo_loss_gradient);
     suite_add_tcase(s, tc);
     TCase *tm = tcase_create("mujoco");
     tcase_set_timeout(tm, 60);
