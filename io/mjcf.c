@@ -443,10 +443,13 @@ static int joint_by_raw_name(const mjcf_doc *d, const char *name)
 static int servo_of(mjcf_doc *d, xmlNode *a, int c, int *kind, double *kp, double *kd)
 {
     if (mjcf_is(a, "position") || mjcf_is(a, "velocity")) {
+        /* kp and kv from the element or a class's element of its own kind only: a class's
+         * <velocity kv> is not a <position>'s */
+        static const char *const POS[] = { "position", NULL }, *const VEL[] = { "velocity", NULL };
         const int pos = mjcf_is(a, "position");
         double k = 1, kv = pos ? 0 : 1;
-        if ((pos && mjcf_get(d, a, c, ACTUATOR, "kp", 1, 1, &k, NULL) < 0) ||
-            mjcf_get(d, a, c, ACTUATOR, "kv", 1, 1, &kv, NULL) < 0)
+        if ((pos && mjcf_get(d, a, c, POS, "kp", 1, 1, &k, NULL) < 0) ||
+            mjcf_get(d, a, c, pos ? POS : VEL, "kv", 1, 1, &kv, NULL) < 0)
             return -1;
         *kind = pos ? SID_MOTOR_POSITION : SID_MOTOR_VELOCITY, *kp = pos ? k : 0, *kd = kv;
         return 1;
