@@ -9,7 +9,8 @@
  *    sid_param_info); the model holds only structure (topology, joint types, axes) and
  *    the indices at which each body's and joint's numbers live in theta.
  *  - Positions q (nq) and velocities v (nv) are separate vectors; their sizes may differ.
- *  - Commands u have one entry per velocity coordinate (0 where a joint has no motor).
+ *  - Commands u have one entry per velocity coordinate (0 where a joint has no motor; a servo's
+ *    reference, servo.h).
  *
  * Nothing here reads files, prints or exits. Functions that can fail return sid_status and
  * fill the sid_error passed last (which may be NULL).
