@@ -13,19 +13,21 @@
 
 struct sid_dry *sid_dry_carve(const sid_model *m, sid_carve *c)
 {
-    if (m->ndry <= 0) return NULL;
+    if (m->ndry + m->nclim <= 0) return NULL;
     struct sid_dry *D = sid_carve_take(c, 1, sizeof *D);
-    const size_t nf = (size_t)m->ndry, nv = (size_t)m->nv, nq = (size_t)m->nq, np = (size_t)m->nparam;
+    const size_t nf = (size_t)(m->ndry + m->nclim), nv = (size_t)m->nv, nq = (size_t)m->nq, np = (size_t)m->nparam;
     struct sid_dry d = {0};
-    d.nf = m->ndry, d.nv = m->nv, d.nq = m->nq, d.np = m->nparam;
+    d.nf = (int)nf, d.nfric = m->ndry, d.nv = m->nv, d.nq = m->nq, d.np = m->nparam;
     d.dof = sid_carve_take(c, nf, sizeof *d.dof);
+    d.qadr = sid_carve_take(c, nf, sizeof *d.qadr);
     d.pcoul = sid_carve_take(c, nf, sizeof *d.pcoul);
+    d.sgn = sid_carve_take(c, nf, sizeof *d.sgn);
     d.state = sid_carve_take(c, nf, sizeof *d.state);
     d.piv = sid_carve_take(c, nf, sizeof *d.piv);
     d.free_of = sid_carve_take(c, nf, sizeof *d.free_of);
     d.A = sid_carve_take(c, nf * nf, sizeof *d.A);
     d.K = sid_carve_take(c, nf * nf, sizeof *d.K);
-    d.g = sid_carve_take(c, 6 * nf, sizeof *d.g);
+    d.g = sid_carve_take(c, 9 * nf, sizeof *d.g);
     d.Lp = sid_carve_take(c, nv * nv, sizeof *d.Lp);
     d.Lh = sid_carve_take(c, nv * nv, sizeof *d.Lh);
     d.a0 = sid_carve_take(c, 5 * nv, sizeof *d.a0);
@@ -38,14 +40,21 @@ struct sid_dry *sid_dry_carve(const sid_model *m, sid_carve *c)
     d.vb = sid_carve_take(c, nv, sizeof *d.vb);
     if (!D) return NULL;   /* only counting */
     d.f = d.g + nf, d.l = d.f + nf, d.R = d.l + nf, d.y = d.R + nf, d.t = d.y + nf;
+    d.dist = d.t + nf, d.imp = d.dist + nf, d.impp = d.imp + nf;
     d.a = d.a0 + nv, d.ac = d.a + nv, d.e = d.ac + nv, d.abar = d.e + nv;
     d.qb = d.q0 + nq;
     int k = 0;
     for (int b = 1; b < m->nbody; b++)
         if (m->body[b].dry) {
-            d.dof[k] = m->body[b].vadr;
+            d.dof[k] = m->body[b].vadr, d.qadr[k] = m->body[b].qadr, d.sgn[k] = 1;
             d.pcoul[k++] = m->body[b].p_dof + P_COULOMB;
         }
+    for (int b = 1; b < m->nbody; b++) {
+        const sid_body *bd = &m->body[b];
+        if (!bd->climit) continue;
+        if (bd->p_limit_lower >= 0) d.dof[k] = bd->vadr, d.qadr[k] = bd->qadr, d.sgn[k] = 1, d.pcoul[k++] = bd->p_limit_lower;
+        if (bd->p_limit_upper >= 0) d.dof[k] = bd->vadr, d.qadr[k] = bd->qadr, d.sgn[k] = -1, d.pcoul[k++] = bd->p_limit_upper;
+    }
     *D = d;
     return D;
 }
@@ -92,6 +101,13 @@ sid_status sid_dry_prepare(const sid_model *m, const double *theta, sid_workspac
     return SID_OK;
 }
 
+/* A row's bounds: friction [-coulomb, coulomb], a limit [0, inf). */
+static double lo_of(const struct sid_dry *D, int j) { return j < D->nfric ? -D->l[j] : 0; }
+static double hi_of(const struct sid_dry *D, int j) { return j < D->nfric ? D->l[j] : INFINITY; }
+static double bound_of(const struct sid_dry *D, int j, int state) { return state > 0 ? hi_of(D, j) : lo_of(D, j); }
+/* a row clamped with both bounds equal (friction with coulomb 0) is never pulled off */
+static int pinned(const struct sid_dry *D, int j) { return j < D->nfric && D->l[j] <= 0; }
+
 /* (A + R) f + g, row j. */
 static double grad_row(const struct sid_dry *D, int j)
 {
@@ -116,12 +132,12 @@ static int factor_free(struct sid_dry *D)
     return n && sid_lu_factor(n, D->K, D->piv) ? -1 : 0;
 }
 
-/* f_S from the free rows' system with the clamped rows held at their bounds. */
+/* f_S from the free rows' system with the clamped rows held at their bounds (absent rows 0). */
 static int solve_free(struct sid_dry *D)
 {
     const int nf = D->nf;
     for (int j = 0; j < nf; j++)
-        if (D->state[j]) D->f[j] = D->state[j] * D->l[j];
+        if (D->state[j]) D->f[j] = D->state[j] == SID_ROW_ABSENT ? 0 : bound_of(D, j, D->state[j]);
     if (factor_free(D)) return -1;
     const int n = D->nfree;
     for (int r = 0; r < n; r++) {
@@ -136,51 +152,90 @@ static int solve_free(struct sid_dry *D)
     return 0;
 }
 
-/* A from the factor D->Lp, the bounds l, R and b; with v, also g = E^T a0 + b v. */
-static void build_rows(const sid_model *m, const double *theta, struct sid_dry *D, const double *v, double h)
+/* MuJoCo's impedance of a limit row at distance x <= 0 (solimp 0.9 0.95 0.001 0.5 2) and its
+ * slope d imp / d dist. */
+static void impedance(double dist, double *imp, double *impp)
+{
+    const double x = fabs(dist) / SID_LIM_WIDTH, sgn = dist < 0 ? -1 : 1, span = SID_DRY_DMAX - SID_DRY_DMIN;
+    if (x >= 1 || x <= 0) {
+        *imp = x >= 1 ? SID_DRY_DMAX : SID_DRY_DMIN;
+        *impp = 0;
+        return;
+    }
+    double y, yp;   /* power 2: a = 1 / mid, b = 1 / (1 - mid) */
+    if (x <= SID_LIM_MID) y = x * x / SID_LIM_MID, yp = 2 * x / SID_LIM_MID;
+    else y = 1 - (1 - x) * (1 - x) / (1 - SID_LIM_MID), yp = 2 * (1 - x) / (1 - SID_LIM_MID);
+    *imp = SID_DRY_DMIN + y * span;
+    *impp = yp * sgn * span / SID_LIM_WIDTH;
+}
+
+/* A from the factor D->Lp, the bounds l, the limit rows' dist and imp at q, R, b and k; with v,
+ * also g = J a0 - aref. */
+static void build_rows(const sid_model *m, const double *theta, struct sid_dry *D, const double *q, const double *v,
+                       double h)
 {
     const int nf = D->nf, nv = D->nv;
-    const double tc = fmax(SID_DRY_TIMECONST, 2 * h), imp = SID_DRY_DMIN;
+    const double tc = fmax(SID_DRY_TIMECONST, 2 * h);
     D->b = 2 / (SID_DRY_DMAX * tc);
+    D->k = 1 / (SID_DRY_DMAX * SID_DRY_DMAX * tc * tc);   /* dampratio 1 */
     for (int j = 0; j < nf; j++) {
         double *z = D->e;
-        for (int i = 0; i < nv; i++) z[i] = i == D->dof[j];
+        for (int i = 0; i < nv; i++) z[i] = i == D->dof[j] ? D->sgn[j] : 0;
         sid_factor_solve(m, D->Lp, z);
-        for (int k = 0; k < nf; k++) D->A[k * nf + j] = z[D->dof[k]];
-        if (v) D->g[j] = D->a0[D->dof[j]] + D->b * v[D->dof[j]];   /* E^T a0 - aref */
-        D->l[j] = theta[D->pcoul[j]];
-        D->R[j] = fmax(1e-15, (1 - imp) * D->invw[j] / imp);   /* MuJoCo's mjMINVAL floor */
+        for (int k = 0; k < nf; k++) D->A[k * nf + j] = D->sgn[k] * z[D->dof[k]];
+        if (j < D->nfric) {
+            D->dist[j] = 0, D->imp[j] = SID_DRY_DMIN, D->impp[j] = 0;
+            D->l[j] = theta[D->pcoul[j]];
+        } else {
+            D->dist[j] = D->sgn[j] * (q[D->qadr[j]] - theta[D->pcoul[j]]);
+            impedance(D->dist[j], &D->imp[j], &D->impp[j]);
+            D->l[j] = 0;
+        }
+        if (v)
+            D->g[j] = D->sgn[j] * (D->a0[D->dof[j]] + D->b * v[D->dof[j]]) +
+                      (j < D->nfric ? 0 : D->k * D->imp[j] * D->dist[j]);   /* J a0 - aref */
+        D->R[j] = fmax(1e-15, (1 - D->imp[j]) * D->invw[j] / D->imp[j]);   /* MuJoCo's mjMINVAL floor */
     }
 }
 
-void sid_dry_restore(const sid_model *m, const double *theta, sid_workspace *ws, double h)
+void sid_dry_restore(const sid_model *m, const double *theta, sid_workspace *ws, const double *q, double h)
 {
     struct sid_dry *D = ws->dry;
-    build_rows(m, theta, D, NULL, h);
+    build_rows(m, theta, D, q, NULL, h);
     factor_free(D);
 }
 
-void sid_dry_solve(const sid_model *m, const double *theta, sid_workspace *ws, const double *v, double h)
+void sid_dry_solve(const sid_model *m, const double *theta, sid_workspace *ws, const double *q, const double *v,
+                   double h)
 {
     struct sid_dry *D = ws->dry;
     const int nf = D->nf;
-    build_rows(m, theta, D, v, h);
-    for (int j = 0; j < nf; j++) D->f[j] = 0;
+    build_rows(m, theta, D, q, v, h);
+    for (int j = 0; j < nf; j++) {
+        D->f[j] = 0;
+        /* a limit row exists while its bound is crossed (MuJoCo: dist < margin = 0) */
+        D->state[j] = j >= D->nfric && !(D->dist[j] < 0) ? SID_ROW_ABSENT : 0;
+    }
     /* projected Gauss-Seidel finds the active set, or nearly */
     double scale = 0;
-    for (int j = 0; j < nf; j++) scale = fmax(scale, fmax(D->l[j], fabs(D->g[j]) / (D->A[j * nf + j] + D->R[j])));
+    for (int j = 0; j < nf; j++)
+        if (D->state[j] != SID_ROW_ABSENT)
+            scale = fmax(scale, fmax(D->l[j], fabs(D->g[j]) / (D->A[j * nf + j] + D->R[j])));
     for (int it = 0; it < 200; it++) {
         double change = 0;
         for (int j = 0; j < nf; j++) {
+            if (D->state[j] == SID_ROW_ABSENT) continue;
             const double fj = D->f[j], x = fj - grad_row(D, j) / (D->A[j * nf + j] + D->R[j]);
-            D->f[j] = x > D->l[j] ? D->l[j] : x < -D->l[j] ? -D->l[j] : x;
+            const double lo = lo_of(D, j), hi = hi_of(D, j);
+            D->f[j] = x > hi ? hi : x < lo ? lo : x;
             change = fmax(change, fabs(D->f[j] - fj));
         }
         if (change <= 1e-10 * scale) break;
     }
     for (int j = 0; j < nf; j++) {
+        if (D->state[j] == SID_ROW_ABSENT) continue;
         const double r = grad_row(D, j);
-        D->state[j] = D->l[j] <= 0 ? (r > 0 ? -1 : 1) : D->f[j] >= D->l[j] ? 1 : D->f[j] <= -D->l[j] ? -1 : 0;
+        D->state[j] = pinned(D, j) ? (r > 0 ? -1 : 1) : D->f[j] >= hi_of(D, j) ? 1 : D->f[j] <= lo_of(D, j) ? -1 : 0;
     }
     /* the active set's linear system, corrected one row at a time until the KKT conditions
      * hold: a free row within its bounds, a clamped row pushed against its bound */
@@ -191,29 +246,34 @@ void sid_dry_solve(const sid_model *m, const double *theta, sid_workspace *ws, c
         double viol = tol;
         for (int j = 0; j < nf; j++) {
             double x;
-            if (!D->state[j]) x = fabs(D->f[j]) - D->l[j];
-            else if (D->l[j] <= 0) x = 0;
+            if (D->state[j] == SID_ROW_ABSENT || (D->state[j] && pinned(D, j))) x = 0;
+            else if (!D->state[j]) x = fmax(lo_of(D, j) - D->f[j], D->f[j] - hi_of(D, j));
             else x = D->state[j] * grad_row(D, j) / (D->A[j * nf + j] + D->R[j]);   /* > 0: pulled off */
             if (x > viol) viol = x, worst = j;
         }
         if (worst < 0) break;
         if (D->state[worst]) D->state[worst] = 0;
-        else D->state[worst] = D->f[worst] > 0 ? 1 : -1;
+        else D->state[worst] = D->f[worst] > hi_of(D, worst) ? 1 : -1;
     }
     double res = 0;
     for (int j = 0; j < nf; j++) {
+        if (D->state[j] == SID_ROW_ABSENT) continue;
         const double r = grad_row(D, j);
-        res = fmax(res, D->state[j] ? (D->l[j] > 0 ? fmax(0, D->state[j] * r) : 0) : fabs(r));
-        if (!D->state[j]) res = fmax(res, fabs(D->f[j]) - D->l[j]);
+        res = fmax(res, D->state[j] ? (!pinned(D, j) ? fmax(0, D->state[j] * r) : 0) : fabs(r));
+        if (!D->state[j]) res = fmax(res, fmax(lo_of(D, j) - D->f[j], D->f[j] - hi_of(D, j)));
     }
     D->residual = res / (scale > 0 ? scale : 1);
 }
 
-void sid_dry_vjp_solution(const sid_model *m, sid_workspace *ws, const double *fbar, double *vbar, double *thetabar)
+/* A free row's R_j = (1 - imp) invweight0 / imp unless floored: its derivative's two parts,
+ * d R / d invweight0 and d R / d dist. */
+static int r_live(const struct sid_dry *D, int j) { return (1 - D->imp[j]) * D->invw[j] / D->imp[j] > 1e-15; }
+
+void sid_dry_vjp_solution(const sid_model *m, sid_workspace *ws, const double *fbar, double *qbar, double *vbar,
+                          double *thetabar)
 {
     struct sid_dry *D = ws->dry;
     const int nf = D->nf, nv = D->nv, np = D->np, n = D->nfree;
-    const double imp = SID_DRY_DMIN;
     (void)m;
     /* y_S = (A + R)_SS^-T fbar_S (the matrix is symmetric; its LU is in K) */
     for (int r = 0; r < n; r++) D->y[r] = fbar[D->free_of[r]];
@@ -221,17 +281,25 @@ void sid_dry_vjp_solution(const sid_model *m, sid_workspace *ws, const double *f
     memset(D->abar, 0, sizeof(double) * (size_t)nv);
     for (int r = 0; r < n; r++) {
         const int j = D->free_of[r], i = D->dof[j];
-        /* f_S = -K^-1 (g_S + ...): gbar = -y; g = E^T a0 + b v; R_j f_j */
-        D->abar[i] = -D->y[r];
-        vbar[i] -= D->b * D->y[r];
-        if ((1 - imp) * D->invw[j] / imp > 1e-15) {
-            const double wbar = -D->y[r] * D->f[j] * (1 - imp) / imp;
+        const double imp = D->imp[j], gbar = -D->y[r], Rbar = -D->y[r] * D->f[j];
+        /* f_S = -K^-1 (g_S + ...): g = J a0 + b J v (+ k imp dist); R_j f_j */
+        D->abar[i] += D->sgn[j] * gbar;
+        vbar[i] += D->b * D->sgn[j] * gbar;
+        double distbar = j < D->nfric ? 0 : gbar * D->k * (imp + D->impp[j] * D->dist[j]);
+        if (r_live(D, j)) {
+            const double wbar = Rbar * (1 - imp) / imp;
             const double *row = D->dinvw + (size_t)j * (size_t)np;
             for (int k = 0; k < np; k++) thetabar[k] += wbar * row[k];
+            distbar += Rbar * (-D->invw[j] / (imp * imp)) * D->impp[j];
+        }
+        if (j >= D->nfric) {   /* dist = sgn (q - bound) */
+            qbar[D->qadr[j]] += D->sgn[j] * distbar;
+            thetabar[D->pcoul[j]] -= D->sgn[j] * distbar;
         }
     }
-    /* a clamped row's bound: directly, and through A_SC f_C in the free rows */
-    for (int j = 0; j < nf; j++) {
+    /* a clamped friction row's bound: directly, and through A_SC f_C in the free rows (a
+     * clamped limit row sits at 0, an absent one is 0) */
+    for (int j = 0; j < D->nfric; j++) {
         if (!D->state[j]) continue;
         double s = fbar[j];
         for (int r = 0; r < n; r++) s -= D->A[j * nf + D->free_of[r]] * D->y[r];
@@ -239,22 +307,25 @@ void sid_dry_vjp_solution(const sid_model *m, sid_workspace *ws, const double *f
     }
 }
 
-void sid_dry_jvp_solution(const sid_model *m, sid_workspace *ws, const double *t, const double *vdot,
-                          const double *thetadot, double *fdot)
+void sid_dry_jvp_solution(const sid_model *m, sid_workspace *ws, const double *t, const double *qdot,
+                          const double *vdot, const double *thetadot, double *fdot)
 {
     struct sid_dry *D = ws->dry;
     const int nf = D->nf, np = D->np, n = D->nfree;
-    const double imp = SID_DRY_DMIN;
     (void)m;
-    for (int j = 0; j < nf; j++) fdot[j] = D->state[j] ? D->state[j] * thetadot[D->pcoul[j]] : 0;
+    for (int j = 0; j < nf; j++)
+        fdot[j] = j < D->nfric && D->state[j] ? D->state[j] * thetadot[D->pcoul[j]] : 0;
     for (int r = 0; r < n; r++) {
         const int j = D->free_of[r], i = D->dof[j];
-        double s = t[i] + D->b * vdot[i];   /* gdot + Adot f: E^T t */
-        if ((1 - imp) * D->invw[j] / imp > 1e-15) {
+        const double imp = D->imp[j];
+        double s = D->sgn[j] * (t[i] + D->b * vdot[i]);   /* gdot + Adot f: J t */
+        const double distdot = j < D->nfric ? 0 : D->sgn[j] * (qdot[D->qadr[j]] - thetadot[D->pcoul[j]]);
+        if (j >= D->nfric) s += D->k * (imp + D->impp[j] * D->dist[j]) * distdot;
+        if (r_live(D, j)) {
             const double *row = D->dinvw + (size_t)j * (size_t)np;
             double wd = 0;
             for (int k = 0; k < np; k++) wd += row[k] * thetadot[k];
-            s += (1 - imp) / imp * wd * D->f[j];
+            s += ((1 - imp) / imp * wd - D->invw[j] / (imp * imp) * D->impp[j] * distdot) * D->f[j];
         }
         for (int k = 0; k < nf; k++)
             if (D->state[k]) s += D->A[j * nf + k] * fdot[k];

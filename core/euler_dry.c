@@ -1,5 +1,6 @@
-/* euler_dry.c — MuJoCo's Euler step with joint dry friction (dry_friction.h), a row of the step
- * table for no contact and for compliant contact (whose forces are part of a0):
+/* euler_dry.c — MuJoCo's Euler step with joint dry friction and constraint limits (their rows
+ * J, dry_friction.h), a row of the step table for no contact and for compliant contact (whose
+ * forces are part of a0); E f below is J^T f:
  *   (M + B) a0 = F - c - D v,  f = the box QP's solution,
  *   (M + B + h D) a = F - c - D v + E f,  v1 = v + h a,  q1 = q (+) h v1.
  * The adjoint is euler.c's with f as one more force (fbar = the solve's w at the rows), then
@@ -14,7 +15,7 @@
 
 /* The tape record: a, ac (nv each), the factors of M + B + h D and M + B (nv x nv each), the
  * friction torques and the rows' states (nf each). */
-int sid_dry_record_size(const sid_model *m) { return 2 * m->nv + 2 * m->nv * m->nv + 2 * m->ndry; }
+int sid_dry_record_size(const sid_model *m) { return 2 * m->nv + 2 * m->nv * m->nv + 2 * (m->ndry + m->nclim); }
 
 /* The step's accelerations: a0, f, a into the dry scratch (and ac with want_ac), the factors
  * of M + B and M + B + h D in D->Lp and D->Lh; ws->M holds the latter too. */
@@ -30,17 +31,17 @@ static sid_status dry_accel(const sid_step_ctx *c, const double *q, const double
     if ((s = sid_dry_prepare(m, c->theta, ws, err))) return s;
     if ((s = sid_fd(m, c->theta, ws, c->fx, q, v, u, 0, D->a0, err))) return s;
     memcpy(D->Lp, ws->M, nn);
-    sid_dry_solve(m, c->theta, ws, v, c->h);
+    sid_dry_solve(m, c->theta, ws, q, v, c->h);
     if (want_ac) {
         memset(D->e, 0, sizeof(double) * (size_t)nv);
-        for (int j = 0; j < D->nf; j++) D->e[D->dof[j]] = D->f[j];
+        for (int j = 0; j < D->nf; j++) D->e[D->dof[j]] += D->sgn[j] * D->f[j];
         sid_factor_solve(m, D->Lp, D->e);
         for (int i = 0; i < nv; i++) D->ac[i] = D->a0[i] + D->e[i];
     }
     if ((s = sid_fd(m, c->theta, ws, c->fx, q, v, u, c->h, D->a, err))) return s;
     memcpy(D->Lh, ws->M, nn);
     memset(D->e, 0, sizeof(double) * (size_t)nv);
-    for (int j = 0; j < D->nf; j++) D->e[D->dof[j]] = D->f[j];
+    for (int j = 0; j < D->nf; j++) D->e[D->dof[j]] += D->sgn[j] * D->f[j];
     sid_factor_solve(m, D->Lh, D->e);
     for (int i = 0; i < nv; i++) D->a[i] += D->e[i];
     return SID_OK;
@@ -75,8 +76,8 @@ static void dry_reverse(const sid_step_ctx *c, const double *q, const double *v,
     struct sid_dry *D = ws->dry;
     /* euler.c's adjoint with f held; its solve w = (M + B + h D)^-1 abar is f's adjoint */
     sid_euler_reverse(c, q, v, u, D->a, D->Lh, q1bar, v1bar, qbar, vbar, thetabar);
-    for (int j = 0; j < D->nf; j++) D->t[j] = ws->w[D->dof[j]];
-    sid_dry_vjp_solution(m, ws, D->t, vbar, thetabar);
+    for (int j = 0; j < D->nf; j++) D->t[j] = D->sgn[j] * ws->w[D->dof[j]];
+    sid_dry_vjp_solution(m, ws, D->t, qbar, vbar, thetabar);
     sid_fd_vjp_factored(m, c->theta, ws, c->fx, q, v, u, 0, D->ac, D->Lp, D->abar, qbar, vbar, thetabar);
 }
 
@@ -103,7 +104,7 @@ sid_status sid_dry_vjp_taped(const sid_step_ctx *c, const double *q, const doubl
     memcpy(D->Lp, rec + 2 * nv + nv * nv, sizeof(double) * nv * nv);
     memcpy(D->f, rec + 2 * nv + 2 * nv * nv, sizeof(double) * nf);
     for (size_t j = 0; j < nf; j++) D->state[j] = (int)rec[2 * nv + 2 * nv * nv + nf + j];
-    sid_dry_restore(c->m, c->theta, c->ws, c->h);
+    sid_dry_restore(c->m, c->theta, c->ws, q, c->h);
     dry_reverse(c, q, v, u, q1bar, v1bar, qbar, vbar, thetabar);
     return SID_OK;
 }
@@ -129,12 +130,12 @@ sid_status sid_dry_jvp(const sid_step_ctx *c, const double *q, const double *v, 
         memcpy(ws->M, D->Lp, nn);
         sid_rnea(m, theta, ws, v, D->ac, NULL, ws->c);
         sid_fd_jvp_dir(m, theta, ws, q, v, u, 0, D->ac, qd, vd, thd, t);
-        sid_dry_jvp_solution(m, ws, t, vd, thd, fd);
+        sid_dry_jvp_solution(m, ws, t, qd, vd, thd, fd);
         memcpy(ws->M, D->Lh, nn);
         sid_rnea(m, theta, ws, v, D->a, NULL, ws->c);
         sid_fd_jvp_dir(m, theta, ws, q, v, u, h, D->a, qd, vd, thd, ad);
         memset(D->e, 0, sizeof(double) * (size_t)nv);
-        for (int j = 0; j < D->nf; j++) D->e[D->dof[j]] = fd[j];
+        for (int j = 0; j < D->nf; j++) D->e[D->dof[j]] += D->sgn[j] * fd[j];
         sid_factor_solve(m, D->Lh, D->e);
         for (int i = 0; i < nv; i++) {
             vd[i] += h * (ad[i] + D->e[i]);

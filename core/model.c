@@ -292,6 +292,9 @@ sid_status sid_model_create(sid_model **out, double **theta_out, const sid_robot
             bd->motor = d->joint[j].motor;
             bd->dry = d->joint[j].friction_model == SID_FRICTION_DRY;
             m->ndry += bd->dry;
+            bd->climit = d->joint[j].limit_model == SID_LIMIT_CONSTRAINT &&
+                         (d->joint[j].has_limit_lower || d->joint[j].has_limit_upper);
+            if (bd->climit) m->nclim += d->joint[j].has_limit_lower + d->joint[j].has_limit_upper;
             if (bd->dry && d->joint[j].has_stribeck) {
                 s = sid_error_set(err, SID_ERR_INPUT,
                                   "joints[%d].friction.stribeck: the dry friction model has no Stribeck term "

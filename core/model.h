@@ -34,6 +34,7 @@ typedef struct {
     int p_servo_limit;        /* a servo's torque limit; -1 where absent (no saturation) */
     sid_motor_input motor;
     int dry;                  /* 1: its coulomb is dry friction (dry_friction.h), not the smooth force */
+    int climit;               /* 1: its limit is the constraint model (a QP row per bound, dry_friction.h) */
     int moves_mass;           /* 1 if a link with mass is this body or below it */
 } sid_body;
 
@@ -52,6 +53,7 @@ struct sid_model {
     int nfree;                /* free joints (each a child of the root) */
     int nlimit;               /* joints with a position limit */
     int ndry;                 /* joints with dry friction (one constraint row each) */
+    int nclim;                /* bounds of constraint-model limits (one row each, present when crossed) */
     sid_body *body;
     sid_param_info *param;
     int ndofj;                /* moving joints, in q order */

@@ -94,9 +94,9 @@ static const sid_param_row table[] = {
      "m", NULL, SID_RANGE_ANY, 0, {NONE}, 0, 0.01, JOINT(limit_lower), 0},
     {SID_P_LIMIT_UPPER, SID_OWNER_JOINT, "limit.upper", 1, 0, NULL, SID_ON_LIMIT_UPPER, SID_BLOCK_LIMIT_UPPER, "rad",
      "m", NULL, SID_RANGE_ANY, 0, {NONE}, 0, 0.01, JOINT(limit_upper), 0},
-    {SID_P_LIMIT_STIFFNESS, SID_OWNER_JOINT, "limit.stiffness", 1, 0, NULL, SID_ON_LIMIT, SID_BLOCK_LIMIT, "N*m/rad",
+    {SID_P_LIMIT_STIFFNESS, SID_OWNER_JOINT, "limit.stiffness", 1, 0, NULL, SID_ON_LIMIT_SPRING, SID_BLOCK_LIMIT, "N*m/rad",
      "N/m", NULL, SID_RANGE_NONNEGATIVE, 0, {NONE}, 0, 100, JOINT(limit_stiffness), 0},
-    {SID_P_LIMIT_DAMPING, SID_OWNER_JOINT, "limit.damping", 1, 0, NULL, SID_ON_LIMIT, SID_BLOCK_LIMIT, "N*m*s/rad",
+    {SID_P_LIMIT_DAMPING, SID_OWNER_JOINT, "limit.damping", 1, 0, NULL, SID_ON_LIMIT_SPRING, SID_BLOCK_LIMIT, "N*m*s/rad",
      "N*s/m", NULL, SID_RANGE_NONNEGATIVE, 0, {NONE}, 0, 1, JOINT(limit_damping), 0},
 
     /* the compliant normal force's activation width and the friction's velocity scale divide */
@@ -166,6 +166,8 @@ int sid_param_exists(const sid_param_row *row, const sid_robot_desc *d, int owne
     case SID_ON_VOLTAGE: return dof && j->motor == SID_MOTOR_VOLTAGE;
     case SID_ON_LIMIT: return dof && (j->has_limit_lower || j->has_limit_upper);
     case SID_ON_LIMIT_LOWER: return dof && j->has_limit_lower;
+    case SID_ON_LIMIT_SPRING:
+        return dof && (j->has_limit_lower || j->has_limit_upper) && j->limit_model == SID_LIMIT_SPRING;
     case SID_ON_LIMIT_UPPER: return dof && j->has_limit_upper;
     case SID_ON_ELECTRIC:
         return dof && (j->motor == SID_MOTOR_TORQUE || j->motor == SID_MOTOR_CURRENT || j->motor == SID_MOTOR_VOLTAGE);
@@ -188,6 +190,9 @@ const char *sid_param_on_what(sid_param_on on)
     case SID_ON_VOLTAGE: return "only a voltage motor has it";
     case SID_ON_LIMIT: return "only a joint limit with a lower or an upper bound has it";
     case SID_ON_LIMIT_LOWER: return "only a joint limit with a lower bound has it";
+    case SID_ON_LIMIT_SPRING:
+        return "only a joint limit of the spring model has it (the constraint model's stiffness and damping are "
+               "MuJoCo's solref: timeconst 0.02 s, dampratio 1)";
     case SID_ON_LIMIT_UPPER: return "only a joint limit with an upper bound has it";
     case SID_ON_ELECTRIC: return "only a torque, current or voltage motor has it";
     case SID_ON_SERVO: return "only a position or velocity servo has it";

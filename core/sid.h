@@ -69,6 +69,9 @@ typedef enum {
 /* A joint's Coulomb friction (friction.model): smooth, tau = coulomb tanh(v / smoothing) as a
  * force; dry, MuJoCo's frictionloss, a per-step constraint that sticks (dry_friction.h). */
 typedef enum { SID_FRICTION_SMOOTH, SID_FRICTION_DRY } sid_friction_model;
+/* A joint's position limit (limit.model): spring, a smooth spring-damper force (joint_limit.h);
+ * constraint, MuJoCo's limit, a one-sided row of the per-step constraint QP (dry_friction.h). */
+typedef enum { SID_LIMIT_SPRING, SID_LIMIT_CONSTRAINT } sid_limit_model;
 
 typedef struct {
     char name[SID_MAX_NAME];
@@ -103,6 +106,7 @@ typedef struct {
      * sid_model_create from MuJoCo's default soft limit and the dof's inertia at q = 0. */
     int has_limit_lower, has_limit_upper;
     double limit_lower, limit_upper;          /* [rad or m] */
+    sid_limit_model limit_model;              /* constraint: no stiffness or damping (MuJoCo's solref) */
     int has_limit_stiffness, has_limit_damping;
     double limit_stiffness, limit_damping;    /* [N·m/rad or N/m], [N·m·s/rad or N·s/m] */
     double limit_effort, limit_velocity;      /* URDF's, recorded, not simulated; -1: absent */
@@ -190,7 +194,7 @@ typedef enum { SID_OWNER_ROBOT, SID_OWNER_LINK, SID_OWNER_JOINT, SID_OWNER_GROUN
 typedef enum {
     SID_ON_ALWAYS, SID_ON_MASS, SID_ON_ORIGIN, SID_ON_DOF, SID_ON_STRIBECK, SID_ON_MOTOR, SID_ON_VOLTAGE,
     SID_ON_LIMIT, SID_ON_LIMIT_LOWER, SID_ON_LIMIT_UPPER, SID_ON_ELECTRIC, SID_ON_SERVO, SID_ON_POSITION_SERVO,
-    SID_ON_SERVO_LIMIT
+    SID_ON_SERVO_LIMIT, SID_ON_LIMIT_SPRING
 } sid_param_on;
 typedef enum { SID_RANGE_ANY, SID_RANGE_NONNEGATIVE, SID_RANGE_POSITIVE } sid_param_range;
 /* The block of theta a row's numbers live in (model.h's P_* offsets index a block). */

@@ -46,7 +46,13 @@ static const sid_step_variant variants_dry[2][NCONTACT] = {
 const sid_step_variant *sid_step_variant_find(const sid_model *m, sid_integrator integ, sid_error *err)
 {
     const int contact = !m->nsphere ? CONTACT_NONE : m->contact == SID_CONTACT_HARD ? CONTACT_HARD : CONTACT_COMPLIANT;
-    const sid_step_variant *sv = &(m->ndry ? variants_dry : variants)[integ == SID_RK4][contact];
+    if (m->nclim && integ == SID_RK4) {
+        sid_error_set(err, SID_ERR_INPUT, "a constraint joint limit (limit.model \"constraint\") is a constraint of "
+                      "the euler step (MuJoCo's joint limit): use the euler integrator, not rk4, or the \"spring\" "
+                      "limit model");
+        return NULL;
+    }
+    const sid_step_variant *sv = &(m->ndry || m->nclim ? variants_dry : variants)[integ == SID_RK4][contact];
     if (sv->unsupported) {
         sid_error_set(err, SID_ERR_INPUT, "%s", sv->unsupported);
         return NULL;

@@ -106,6 +106,7 @@ typedef struct {
     mjcf_sphere *sphere;
     int nsphere;
     int warned_coulomb;
+    int not_euler;               /* <option integrator> names another integrator than Euler */
 } mjcf_doc;
 
 /* Read the document: 0, or -1 with d->err set. Free with mjcf_doc_free (also after failure). */

@@ -100,7 +100,7 @@ static void joint_fields(textbuf *b, const mjcf_joint *j)
         num(b, j->range[0]);
         tb_printf(b, ", \"upper\": ");
         num(b, j->range[1]);
-        tb_printf(b, " }");
+        tb_printf(b, ", \"model\": \"constraint\" }");   /* MuJoCo's limit, as it is */
     }
     tb_printf(b, " }");
 }

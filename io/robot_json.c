@@ -414,7 +414,9 @@ static int read_motor(reader *r, const cJSON *v, const char *where, sid_joint_de
  * velocity limits, recorded (non-negative) but not simulated. */
 static int read_limit(reader *r, const cJSON *v, const char *where, sid_joint_desc *j)
 {
-    static const char *const structural[] = { "effort", "velocity", NULL };
+    static const char *const structural[] = { "effort", "velocity", "model", NULL };
+    static const char *const models[] = { "spring", "constraint", NULL };
+    static const sid_limit_model kinds[] = { SID_LIMIT_SPRING, SID_LIMIT_CONSTRAINT };
     static const keyset keys = { SID_OWNER_JOINT, "limit.", structural };
     const cJSON *l;
     char p[PATH_LEN];
@@ -429,6 +431,23 @@ static int read_limit(reader *r, const cJSON *v, const char *where, sid_joint_de
     j->has_limit_upper = cJSON_GetObjectItemCaseSensitive(l, "upper") != NULL;
     j->has_limit_stiffness = cJSON_GetObjectItemCaseSensitive(l, "stiffness") != NULL;
     j->has_limit_damping = cJSON_GetObjectItemCaseSensitive(l, "damping") != NULL;
+    if (cJSON_GetObjectItemCaseSensitive(l, "model")) {
+        int model = 0;
+        if (get_enum(r, l, "model", p, models, "\"spring\" or \"constraint\"", &model))
+            return -1;
+        j->limit_model = kinds[model];
+        /* the rows do not exist under the constraint model (its gains are MuJoCo's solref);
+         * a value given for one is a belief the file holds, so an error, not an ignored key */
+        if (j->limit_model == SID_LIMIT_CONSTRAINT && (j->has_limit_stiffness || j->has_limit_damping)) {
+            char pk[PATH_LEN];
+            join(pk, p, j->has_limit_stiffness ? "stiffness" : "damping");
+            sid_error_set(r->err, SID_ERR_INPUT,
+                          "%s: %s: the constraint limit model has no stiffness or damping (MuJoCo's default solref, "
+                          "timeconst 0.02 s, dampratio 1, sets them; only \"model\": \"spring\" has them)",
+                          r->file, pk);
+            return -1;
+        }
+    }
     return get_number(r, l, "effort", p, SID_RANGE_NONNEGATIVE, 0, &j->limit_effort) ||
                    get_number(r, l, "velocity", p, SID_RANGE_NONNEGATIVE, 0, &j->limit_velocity)
                ? -1
