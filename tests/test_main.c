@@ -36,6 +36,7 @@ Suite *mjcf_suite(void);
 Suite *contact_force_suite(void);
 Suite *io_api_suite(void);
 Suite *dry_friction_suite(void);
+Suite *limit_constraint_suite(void);
 Suite *servo_suite(void);
 
 /* name: as the suite's own suite_create gives it (CK_RUN_SUITE compares against that) */
@@ -66,6 +67,7 @@ static const struct {
     {"contact_force", contact_force_suite},
     {"io_api", io_api_suite},
     {"dry_friction", dry_friction_suite},
+    {"limit_constraint", limit_constraint_suite},
     {"servo", servo_suite},
 };
 enum { NSUITE = (int)(sizeof suites / sizeof suites[0]) };
