@@ -268,6 +268,9 @@ int twin_compare(const sid_model *m, const double *theta, mjModel *mm, double se
             (ln > 16 && (!strcmp(n + ln - 16, ".limit.stiffness") || !strcmp(n + ln - 14, ".limit.damping"))))
             th[i] = 0;
         if (pi->kind == SID_P_GROUND_HEIGHT) th[i] = -1e6;
+        /* a constraint limit's rows are constraints, off like MuJoCo's: bounds out of reach */
+        if (pi->kind == SID_P_LIMIT_LOWER) th[i] = -1e9;
+        if (pi->kind == SID_P_LIMIT_UPPER) th[i] = 1e9;
     }
     for (int j = 0; j < mm->njnt; j++) mm->dof_frictionloss[mm->jnt_dofadr[j]] = 0;
     int *bias_at = calloc(nv + 1, sizeof(int));
