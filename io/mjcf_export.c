@@ -449,6 +449,30 @@ static void set_num(exporter *x, xmlNode *node, const char *attr, int n, const d
     set(x, node, attr, n, cur, k, v, param);
 }
 
+/* ---- a joint's limit: its range --------------------------------------------------------------------- */
+
+/* A fitted bound where it differs from the file's: component 0 or 1 of the joint's range (in the
+ * file's angle unit), a range a class gives written onto the element whole; a bound the file's
+ * joint has no limited range for has nowhere to go. */
+static void joint_range(exporter *x, const mjcf_joint *J, const sid_joint_desc *jf, const sid_joint_desc *jo)
+{
+    const int has[2] = { jf->has_limit_lower, jf->has_limit_upper };
+    const double vf[2] = { jf->limit_lower, jf->limit_upper }, vo[2] = { jo->limit_lower, jo->limit_upper };
+    const int had[2] = { jo->has_limit_lower, jo->has_limit_upper };
+    const double s = J && J->type == MJ_HINGE && x->d->degree ? 180 / 3.14159265358979323846 : 1;
+    for (int k = 0; k < 2; k++) {
+        if (!has[k] || (had[k] && vf[k] == vo[k])) continue;
+        char param[2 * SID_MAX_NAME + 32];
+        snprintf(param, sizeof param, "joints.%s.limit.%s", jf->name, k ? "upper" : "lower");
+        if (!J || !J->limited) {
+            unrepresentable(x, param, vf[k], "(no limited range on this joint in the file)");
+            continue;
+        }
+        const double file[2] = { J->range[0] * s, J->range[1] * s };
+        set_num(x, J->node, "range", 2, file, k, vf[k] * s, param);
+    }
+}
+
 /* A fitted servo's kp, kd and limit where they differ from the file's: a <position>'s kp (its kd
  * on the merged <velocity>'s kv, or MuJoCo 3's kv when the file has one), a <velocity>'s kv, a
  * PD <general>'s gainprm and biasprm (0, -kp, -kd) or (0, 0, -kd), forcerange -L L. */
@@ -500,7 +524,8 @@ static void others(exporter *x)
         sid_param_kind k = row->kind;
         int handled = k == SID_P_MASS || k == SID_P_COM || k == SID_P_INERTIA || k == SID_P_XYZ || k == SID_P_RPY ||
                       k == SID_P_ARMATURE || k == SID_P_VISCOUS || k == SID_P_COULOMB || k == SID_P_GEAR ||
-                      k == SID_P_KP || k == SID_P_KD || k == SID_P_SERVO_LIMIT;
+                      k == SID_P_KP || k == SID_P_KD || k == SID_P_SERVO_LIMIT || k == SID_P_LIMIT_LOWER ||
+                      k == SID_P_LIMIT_UPPER;
         if (handled) continue;
         int nowner = row->owner == SID_OWNER_LINK ? x->f->nlink : row->owner == SID_OWNER_JOINT ? x->f->njoint
                    : row->owner == SID_OWNER_SPHERE ? x->f->nsphere : 1;
@@ -645,6 +670,7 @@ int mjcf_export(const char *path, const char *text, size_t len, const sid_robot_
                     unrepresentable(&x, param, *sid_param_value(row, fitted, i), "(no such servo on this joint in the file)");
                 }
             }
+            joint_range(&x, j >= 0 ? &d.jnt[j] : NULL, jf, jo);
             /* a motor the file has not: its gear has no element to go to */
             if (jf->motor != SID_MOTOR_NONE && (j < 0 || !d.jnt[j].motor) && jf->gear != jo->gear) {
                 char param[2 * SID_MAX_NAME + 32];

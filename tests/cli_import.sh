@@ -140,5 +140,22 @@ why=""
 grep -q 'frictionloss="0.25"' "$TMP/dyn2.xml" || why+=" the dry level is not written back as frictionloss;"
 check "a dry coulomb exports as frictionloss" "$why"
 
+# An MJCF limited joint imports as MuJoCo's own limit (limit.model "constraint"), and a fitted
+# bound goes back into its range (in the file's angle unit)
+ARM=data/servo_arm/truth.xml
+run import "$ARM" -o "$TMP/arm.json"
+why=""
+[ "$rc" -eq 0 ] || why+=" exit $rc;"
+jqt "$TMP/arm.json" '.joints[] | select(.name == "j4") | .limit == {"lower": -2.4, "upper": -1.35, "model": "constraint"}' ||
+    why+=" j4's limit is not the constraint model with the file's range;"
+grep -q 'frictionloss' "$TMP/err" && why+=" an euler warning for an Euler model;"
+check "MJCF limited joint imports as a constraint limit" "$why"
+run params -q "$TMP/arm.json" --set joints.j4.limit.upper=-1.3 -o "$TMP/arm2.json"
+run export -q "$TMP/arm2.json" --into "$ARM" -o "$TMP/arm2.xml"
+why=""
+[ "$rc" -eq 0 ] || why+=" export exit $rc;"
+grep -q 'name="j4".*range="-2.4 -1.3"' "$TMP/arm2.xml" || why+=" the fitted bound is not written into the range;"
+check "a fitted limit bound exports into the MJCF range" "$why"
+
 echo "cli_import: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
