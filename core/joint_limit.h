@@ -22,7 +22,8 @@
  * therefore differ: on a pendulum the overshoot past the bound is 9 % smaller than MuJoCo's and
  * the joint leaves the bound at 0.2 of MuJoCo's speed, the damper holding back what MuJoCo's
  * force, which cannot pull, lets go (tests/test_limits.c measures it); away from the limits the
- * two are the same model. */
+ * two are the same model. This is limit.model "spring"; "constraint" is MuJoCo's limit itself, rows
+ * of the per-step constraint QP (dry_friction.h), and never reaches this file (no p_limit). */
 #ifndef SID_JOINT_LIMIT_H
 #define SID_JOINT_LIMIT_H
 

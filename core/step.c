@@ -52,6 +52,11 @@ const sid_step_variant *sid_step_variant_find(const sid_model *m, sid_integrator
                       "limit model");
         return NULL;
     }
+    if (m->nclim && !m->ndry && contact == CONTACT_HARD) {
+        sid_error_set(err, SID_ERR_INPUT, "a constraint joint limit (limit.model \"constraint\") with the hard "
+                      "contact model is not implemented: use compliant contact or the \"spring\" limit model");
+        return NULL;
+    }
     const sid_step_variant *sv = &(m->ndry || m->nclim ? variants_dry : variants)[integ == SID_RK4][contact];
     if (sv->unsupported) {
         sid_error_set(err, SID_ERR_INPUT, "%s", sv->unsupported);
