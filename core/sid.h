@@ -157,6 +157,8 @@ typedef struct {
     sid_ground_desc ground;   /* present = 0: no contact */
     int nsphere;
     sid_sphere_desc *sphere;  /* in robot.json order */
+    double timestep;          /* [s] the step the model is defined at (MuJoCo's <option timestep>),
+                               * which the automatic step choice takes; 0: none */
 } sid_robot_desc;
 
 /* Defaults of the optional joint fields (FORMATS.md): all zero, smoothing 0.01, gear 1, kt 1, no
@@ -305,6 +307,8 @@ int sid_model_v_is_angular(const sid_model *m, int i);
 /* Contact: 1 if the model has a ground plane; its contact model. */
 int sid_model_has_contact(const sid_model *m);
 sid_contact_model sid_model_contact_model(const sid_model *m);
+/* The robot's own simulation step (sid_robot_desc.timestep), 0 when it has none. */
+double sid_model_timestep(const sid_model *m);
 /* Override the contact model chosen in the robot (a fit spec's "contact_model"). A problem
  * binds the model's step variant when it is created: switch before sid_problem_create. */
 void sid_model_set_contact_model(sid_model *m, sid_contact_model c);
@@ -467,13 +471,16 @@ sid_status sid_problem_rmse(sid_problem *p, const double *theta, const double *x
  * windows spread over the logs (the loss's windows, or 0.5 s ones when it has one per log),
  * the worst over their samples and the position coordinates, each divided by its residual
  * scale (sid_problem_scale_q). The options chosen are N substeps and max_dt h (so that no
- * step of a longer, jittered interval exceeds h). */
+ * step of a longer, jittered interval exceeds h). A robot with its own timestep (an MJCF's
+ * <option timestep>: its dry friction and constraints are defined per step) gets that step
+ * instead: max_dt = timestep, N the fewest steps per median interval within it. */
 
 #define SID_STEP_TOL 1.5e-3        /* error allowed, as a fraction of each coordinate's spread (README: biases ~0.5 %) */
 #define SID_STEP_MAX_SUBSTEPS 32   /* at most this many steps per sample interval */
 
 typedef struct {
     int automatic;        /* 1: chosen here; 0: as given (substeps or max_dt), only estimated */
+    int from_robot;       /* 1: chosen as the robot's own timestep (sid_model_timestep), only estimated */
     sid_sim_opts sim;     /* the options to simulate with */
     double interval;      /* median sample interval of the logs [s] */
     int substeps;         /* steps per median interval */

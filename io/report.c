@@ -205,6 +205,7 @@ static void settings(jb *b, cJSON *o, const report *r)
     cJSON *st = add(b, x, "step", cJSON_CreateObject());
     num(b, st, "seconds", r->step.h);
     boolean(b, st, "automatic", r->step.automatic);
+    if (r->step.from_robot) boolean(b, st, "robot_timestep", 1);   /* the robot file's own step */
     num_or_null(b, st, "error", r->step.error >= 0 ? r->step.error : HUGE_VAL);
     num(b, st, "tolerance", r->step.tol);
     cJSON *w = add(b, x, "weights", cJSON_CreateObject());
