@@ -32,6 +32,7 @@ Suite *twin_suite(void);
 Suite *limits_suite(void);
 Suite *mjcf_suite(void);
 Suite *contact_force_suite(void);
+Suite *lm_suite(void);
 
 /* name: as the suite's own suite_create gives it (CK_RUN_SUITE compares against that) */
 static const struct {
@@ -58,6 +59,7 @@ static const struct {
     {"twin", twin_suite},
     {"limits", limits_suite},
     {"mjcf", mjcf_suite},
+    {"lm", lm_suite},
     {"contact_force", contact_force_suite},
 };
 enum { NSUITE = (int)(sizeof suites / sizeof suites[0]) };
