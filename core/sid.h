@@ -478,8 +478,9 @@ sid_status sid_step_choose(const sid_model *m, const double *theta, const sid_tr
  * x = log(theta / nominal) for a strictly positive quantity whose lower bound is positive,
  * so that steps are comparable across kilograms, metres and newton-metres. A trial point that
  * is unphysical (say, an inertia that is no longer positive definite) or whose simulation
- * diverges is rejected: the line search sees a large loss and steps back, and no NaN or Inf
- * leaves the driver. The best point seen is the result. */
+ * diverges is rejected: the line search sees a large loss and steps back (LM: the step is
+ * refused and the damping grows), and no NaN or Inf leaves the driver. The best point seen is
+ * the result. */
 
 /* A loss this small means residuals of ~1e-13 of their scale: rounding error, nothing to fit. */
 #define SID_EXACT_LOSS 1e-26

@@ -69,7 +69,7 @@ with open(w + "/commands.csv", "w") as out:
 EOF
 # shellcheck disable=SC2046
 $SYSID params "$W/nominal.json" $(cat "$W/set.txt") -o "$W/truth.json"
-$SYSID simulate "$W/truth.json" "$W/commands.csv" -o "$W/log.csv"
+$SYSID simulate "$W/truth.json" "$W/commands.csv" --substeps 1 -o "$W/log.csv"
 
 echo "arm7, ${T} s at 1 kHz, 28 joint parameters 20-50 % off, start states fitted, time limit ${LIMIT} s each"
 echo "$(nproc) cores; $(uname -n); $(date -u +%FT%TZ)"
