@@ -19,31 +19,41 @@ OMP      = -fopenmp
 B        ?= build
 BIN      ?= sysid
 CORE_SRC  = $(wildcard core/*.c)
+IO_SRC    = $(wildcard io/*.c)
 CLI_SRC   = $(filter-out cli/main.c,$(wildcard cli/*.c))
 TEST_SRC  = $(wildcard tests/test_*.c) tests/twin.c
 BENCH_SRC = $(wildcard tests/bench/*.c)
 CORE_OBJ  = $(CORE_SRC:%.c=$(B)/%.o)
+IO_OBJ    = $(IO_SRC:%.c=$(B)/%.o)
 CLI_OBJ   = $(CLI_SRC:%.c=$(B)/%.o)
 TEST_OBJ  = $(TEST_SRC:%.c=$(B)/%.o)
-ALL_FLAGS = $(WARN) $(CFLAGS) $(OMP) $(PKG_CFLAGS) -Icore -Icli
+ALL_FLAGS = $(WARN) $(CFLAGS) $(OMP) $(PKG_CFLAGS) -Icore -Iio -Icli
 
 .PHONY: all test unit debug bench clean logs deps demo fuzz fuzz-deps golden
 all: $(BIN)
 
-$(B)/%.o: %.c $(wildcard core/*.h cli/*.h tests/*.h)
+$(B)/%.o: %.c $(wildcard core/*.h io/*.h cli/*.h tests/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_FLAGS) $(CHECK_CFLAGS) -c $< -o $@
 
+# io/ sees core/ and itself only: a cli/ header included there fails to compile.
+$(B)/io/%.o: io/%.c $(wildcard core/*.h io/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(CFLAGS) $(OMP) $(PKG_CFLAGS) -Icore -Iio -c $< -o $@
+
 $(B)/libsysid.a: $(CORE_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(B)/libsysidio.a: $(IO_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
 $(B)/libsysidcli.a: $(CLI_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
-$(BIN): $(B)/cli/main.o $(B)/libsysidcli.a $(B)/libsysid.a
+$(BIN): $(B)/cli/main.o $(B)/libsysidcli.a $(B)/libsysidio.a $(B)/libsysid.a
 	$(CC) $(CFLAGS) $(OMP) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lcsv -llapack -lm
 
-$(B)/test_runner: $(TEST_OBJ) $(B)/libsysidcli.a $(B)/libsysid.a
+$(B)/test_runner: $(TEST_OBJ) $(B)/libsysidcli.a $(B)/libsysidio.a $(B)/libsysid.a
 	$(CC) $(CFLAGS) $(OMP) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lcsv -llapack $(CHECK_LIBS) $(MUJOCO_LIBS) -lm
 
 unit: $(B)/test_runner
@@ -69,7 +79,7 @@ debug:
 bench: $(B)/bench_runner
 	./$(B)/bench_runner
 
-$(B)/bench_runner: $(BENCH_SRC:%.c=$(B)/%.o) $(B)/libsysidcli.a $(B)/libsysid.a
+$(B)/bench_runner: $(BENCH_SRC:%.c=$(B)/%.o) $(B)/libsysidcli.a $(B)/libsysidio.a $(B)/libsysid.a
 	$(CC) $(CFLAGS) $(OMP) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lcsv -llapack $(MUJOCO_LIBS) -lm
 
 # MuJoCo twins and example logs of data/ (tests/tools/mklogs.sh says how they are made).
@@ -88,7 +98,7 @@ $(B)/pngstat: tests/tools/pngstat.c
 	$(CC) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $< -lz
 
 # Feed-forward torques of a smooth excitation (tests/tools/mkpanda.sh makes data/panda/ with it).
-$(B)/feedforward: tests/tools/feedforward.c $(B)/libsysidcli.a $(B)/libsysid.a
+$(B)/feedforward: tests/tools/feedforward.c $(B)/libsysidcli.a $(B)/libsysidio.a $(B)/libsysid.a
 	$(CC) $(ALL_FLAGS) -o $@ $^ $(PKG_LIBS) -lcsv -llapack -lm
 
 logs: $(B)/mjlog
@@ -115,15 +125,15 @@ FUZZ_SECONDS ?= 60
 FUZZ_CC      = clang
 FUZZ_FLAGS   = -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -std=c11 -D_POSIX_C_SOURCE=200809L
 FUZZ_NAMES   = $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
-FUZZ_OBJ     = $(CORE_SRC:%.c=build-fuzz/%.o) $(CLI_SRC:%.c=build-fuzz/%.o)
+FUZZ_OBJ     = $(CORE_SRC:%.c=build-fuzz/%.o) $(IO_SRC:%.c=build-fuzz/%.o) $(CLI_SRC:%.c=build-fuzz/%.o)
 .SECONDARY: $(FUZZ_OBJ)
 
-build-fuzz/%.o: %.c $(wildcard core/*.h cli/*.h)
+build-fuzz/%.o: %.c $(wildcard core/*.h io/*.h cli/*.h)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(PKG_CFLAGS) -Icore -Icli -c $< -o $@
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(PKG_CFLAGS) -Icore -Iio -Icli -c $< -o $@
 
 build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_util.h $(FUZZ_OBJ)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -Wall -Wextra -Werror -fsanitize=fuzzer $(PKG_CFLAGS) -Icore -Icli $< $(FUZZ_OBJ) -o $@ $(PKG_LIBS) -lcsv -llapack -lm
+	$(FUZZ_CC) $(FUZZ_FLAGS) -Wall -Wextra -Werror -fsanitize=fuzzer $(PKG_CFLAGS) -Icore -Iio -Icli $< $(FUZZ_OBJ) -o $@ $(PKG_LIBS) -lcsv -llapack -lm
 
 fuzz-deps:
 	@$(MAKE) deps DEB_PKGS="$(FUZZ_PKGS)"

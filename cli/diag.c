@@ -1,5 +1,6 @@
 /* diag.c — error and warning messages on stderr, and the status -> exit code mapping. */
 #include "diag.h"
+#include "warn.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -29,6 +30,22 @@ void cli_warn(const char *fmt, ...)
     va_start(ap, fmt);
     vreport("warning", fmt, ap);
     va_end(ap);
+}
+
+static void io_sink(void *ctx, sid_io_msg_kind kind, const char *msg)
+{
+    (void)ctx;
+    if (kind == SID_IO_NOTE) {
+        if (!cli_quiet)
+            fprintf(stderr, "%s\n", msg);
+    } else {
+        cli_warn("%s", msg);
+    }
+}
+
+void cli_diag_install(void)
+{
+    sid_io_set_warn(io_sink, NULL);
 }
 
 int cli_exit_code(sid_status s)

@@ -23,6 +23,8 @@ extern int cli_quiet;
 
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Route io's warnings and notes (io/warn.h) to stderr as cli_warn prints them, honouring -q. */
+void cli_diag_install(void);
 /* Print err's message as an error and return the exit code for its status. */
 int cli_fail(const sid_error *err);
 /* Exit code for a status: 0, 2 for bad input, 3 for numerical failures. */

@@ -92,6 +92,7 @@ static int run(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    cli_diag_install();
     int rc = run(argc, argv);
     /* fclose reports what buffered writes could not: ENOSPC, EPIPE, EIO. */
     if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0) {

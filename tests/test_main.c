@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diag.h"
+
 Suite *dynamics_suite(void);
 Suite *gradient_suite(void);
 Suite *model_suite(void);
@@ -85,6 +87,7 @@ static void print_selection(void)
 
 int main(void)
 {
+    cli_diag_install();   /* io's warnings on stderr, as sysid prints them: suites capture them */
     const char *sname = getenv("CK_RUN_SUITE"), *cname = getenv("CK_RUN_CASE");
     int selected = -1;
     for (int i = 0; sname && i < NSUITE; i++)

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "atomic.h"
-#include "diag.h"
+#include "warn.h"
 #include "json_edit.h"
 #include "jsonfile.h"
 #include "numfmt.h"
@@ -77,7 +77,7 @@ static int check_keys(reader *r, const cJSON *obj, const char *where, const keys
         if (!ok) {
             char p[PATH_LEN];
             join(p, where, c->string);
-            cli_warn("%s: %s: unknown key (ignored)", r->file, p);
+            sid_io_warn("%s: %s: unknown key (ignored)", r->file, p);
         }
     }
     return 0;
@@ -220,7 +220,7 @@ static int read_params(reader *r, const cJSON *obj, const char *where, sid_param
             char pk[PATH_LEN];
             join(pk, p, seg);
             if (row->comp0 == 0)
-                cli_warn("%s: %s: ignored: %s", r->file, pk, sid_param_on_what(row->on));
+                sid_io_warn("%s: %s: ignored: %s", r->file, pk, sid_param_on_what(row->on));
             continue;
         }
         if (!exists)
@@ -862,7 +862,7 @@ cJSON *robot_json_fitted(const char *path, const cJSON *doc, const sid_model *m,
     free(absent);
     cJSON *raw = text && reads_as(text, out) ? cJSON_CreateRaw(text) : NULL;
     if (!raw)
-        cli_warn("%s: the input's layout could not be kept; written in sysid's own layout", path);
+        sid_io_warn("%s: the input's layout could not be kept; written in sysid's own layout", path);
     free(text);
     if (!raw)
         return out;

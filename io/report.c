@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "coords.h"
-#include "diag.h"
+#include "warn.h"
 #include "numfmt.h"
 
 /* ---- classification --------------------------------------------------------------------- */
@@ -589,14 +589,14 @@ static void group_add(warn_group *g, const char *name)
 static void group_print(const warn_group *g, const char *what, const char *where)
 {
     if (g->n > WARN_EACH)
-        cli_warn("%d parameters %s: %s%s (report: %s)", g->n, what, g->names, g->n > 8 ? ", ..." : "", where);
+        sid_io_warn("%d parameters %s: %s%s (report: %s)", g->n, what, g->names, g->n > 8 ? ", ..." : "", where);
 }
 
 void report_warnings(const report *r)
 {
     const int n = r->sel->n;
     if (!r->cov)
-        cli_warn("no standard errors: the covariance %s", r->cov_skipped && !strcmp(r->cov_skipped, "interrupted")
+        sid_io_warn("no standard errors: the covariance %s", r->cov_skipped && !strcmp(r->cov_skipped, "interrupted")
                                                               ? "was skipped (interrupted)"
                                                               : "could not be computed");
     for (int d = 0; r->cov && d < r->cov->nnull && d < WARN_EACH; d++) {
@@ -610,11 +610,11 @@ void report_warnings(const report *r)
                 len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%.3g*%s", len ? (v < 0 ? " - " : " + ") : (v < 0 ? "-" : ""),
                                         fabs(v), sid_model_param(r->m, r->sel->idx[a])->name);
         }
-        cli_warn("the data do not determine the combination %s (scaled); its parameters have no "
+        sid_io_warn("the data do not determine the combination %s (scaled); its parameters have no "
                  "standard error", buf);
     }
     if (r->cov && r->cov->nnull > WARN_EACH)
-        cli_warn("and %d more combinations the data do not determine (report: identifiability.null_directions)",
+        sid_io_warn("and %d more combinations the data do not determine (report: identifiability.null_directions)",
                  r->cov->nnull - WARN_EACH);
     warn_group unident = { 0 }, bound = { 0 }, poor = { 0 };
     for (int k = 0; k < n; k++) {
@@ -640,16 +640,16 @@ void report_warnings(const report *r)
         report_param c;
         report_param_classify(r, k, &c);
         if (c.identifiable == 0 && unident.n <= WARN_EACH)
-            cli_warn("%s is not identifiable from these data: its fitted value %g is arbitrary",
+            sid_io_warn("%s is not identifiable from these data: its fitted value %g is arbitrary",
                      name, r->theta[i]);
         if (c.at_bound && bound.n <= WARN_EACH)
-            cli_warn("%s is at its %s bound %g: the data may want it beyond; its interval ignores the bound",
+            sid_io_warn("%s is at its %s bound %g: the data may want it beyond; its interval ignores the bound",
                      name, c.at_bound < 0 ? "lower" : "upper", c.at_bound < 0 ? r->sel->lo[k] : r->sel->hi[k]);
         if (c.poor && poor.n <= WARN_EACH)
         {
             /* a fitted value of 0 has no relative error: compare with the nominal instead */
             const int zero = r->theta[i] == 0;
-            cli_warn("%s is poorly determined: standard error %.3g is %.0f%% of its %s value %g", name, c.stderr_,
+            sid_io_warn("%s is poorly determined: standard error %.3g is %.0f%% of its %s value %g", name, c.stderr_,
                      100 * c.stderr_ / fabs(zero ? r->theta0[i] : r->theta[i]), zero ? "nominal" : "fitted",
                      zero ? r->theta0[i] : r->theta[i]);
         }

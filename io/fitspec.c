@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "colpattern.h"
-#include "diag.h"
+#include "warn.h"
 #include "jsonfile.h"
 #include "units.h"
 
@@ -140,7 +140,7 @@ static void warn_keys(ctx *c, const cJSON *obj, const char *where, const char *c
         for (int i = 0; known[i] && !ok; i++)
             ok = strcmp(k->string, known[i]) == 0;
         if (!ok)
-            cli_warn("%s: %s%s%s: unknown key (ignored)", c->file, where, *where ? "." : "",
+            sid_io_warn("%s: %s%s%s: unknown key (ignored)", c->file, where, *where ? "." : "",
                      k->string);
     }
 }
@@ -831,9 +831,9 @@ void fitspec_choose_start_velocity(fitspec *s, const sid_model *m, sid_traj *con
     }
     free(v);
     s->start_velocity_from_q = worst > FITSPEC_NOISY_VELOCITY;
-    if (s->start_velocity_from_q && !cli_quiet)
-        fprintf(stderr, "start velocities from positions: the logged velocities of %s differ from the "
-                "positions' derivative by %.0f%% (rms; --start-velocity logged keeps them)\n", path[at], 100 * worst);
+    if (s->start_velocity_from_q)
+        sid_io_note("start velocities from positions: the logged velocities of %s differ from the "
+                    "positions' derivative by %.0f%% (rms; --start-velocity logged keeps them)", path[at], 100 * worst);
 }
 
 void fitspec_loss_opts(const fitspec *s, sid_loss_opts *o)
@@ -871,6 +871,6 @@ void fitspec_apply_model(const fitspec *s, sid_model *m, const char *robot)
     if (sid_model_has_contact(m))
         sid_model_set_contact_model(m, (sid_contact_model)s->contact_model);
     else
-        cli_warn("%s: %s has no contact (no ground plane): the contact model has no effect",
+        sid_io_warn("%s: %s has no contact (no ground plane): the contact model has no effect",
                  s->contact_origin, robot);
 }

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
+#include "warn.h"
 #include "mjcf_internal.h"
 #include "readfile.h"
 #include "xml_text.h"
@@ -75,7 +75,7 @@ void mjcf_warn(const mjcf_doc *d, const xmlNode *n, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     where(d, n, w, sizeof w);
-    cli_warn("%s: %s", w, msg);
+    sid_io_warn("%s: %s", w, msg);
 }
 
 int mjcf_is(const xmlNode *n, const char *tag)

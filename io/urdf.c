@@ -17,7 +17,7 @@
 #include <cjson/cJSON.h>
 #include <libxml/tree.h>
 
-#include "diag.h"
+#include "warn.h"
 #include "kinematics.h"
 #include "linalg.h"
 #include "numfmt.h"
@@ -104,12 +104,12 @@ static void notes_print(const reader *r)
     for (int i = 0; i < r->nnote; i++) {
         const note *t = &r->notes[i];
         if (t->count > 1)
-            cli_warn("%s:%ld: %s (and %d more like it)", r->path, t->line, t->msg, t->count - 1);
+            sid_io_warn("%s:%ld: %s (and %d more like it)", r->path, t->line, t->msg, t->count - 1);
         else
-            cli_warn("%s:%ld: %s", r->path, t->line, t->msg);
+            sid_io_warn("%s:%ld: %s", r->path, t->line, t->msg);
     }
     if (r->dropped)
-        cli_warn("%s: %d more warnings of other kinds (ignored elements or attributes) not shown", r->path, r->dropped);
+        sid_io_warn("%s: %d more warnings of other kinds (ignored elements or attributes) not shown", r->path, r->dropped);
 }
 
 static int numbers(reader *r, const xmlNode *n, const char *a, int min, int max, double *out)
@@ -290,7 +290,7 @@ static int read_inertial(reader *r, ulink *l)
     double ev[3];
     principal(l->inertia, ev);
     if (!(ev[0] > 0) && !r->quiet)
-        cli_warn("%s:%ld: <link name=\"%s\">: principal moments %g, %g, %g: the inertia is not positive definite, "
+        sid_io_warn("%s:%ld: <link name=\"%s\">: principal moments %g, %g, %g: the inertia is not positive definite, "
                  "so sysid will reject the model", r->path, line_of(l->inertia_el), l->xml_name, ev[0], ev[1], ev[2]);
     /* core's own test (model.c): a + b >= c (1 - 1e-9) on the principal moments */
     if (ev[0] > 0 && ev[0] + ev[1] < ev[2] * (1 - 1e-9)) {
@@ -300,11 +300,11 @@ static int read_inertial(reader *r, ulink *l)
             l->inertia[0] = l->inertia[1] = l->inertia[2] = mean;
             l->inertia[3] = l->inertia[4] = l->inertia[5] = 0;
             if (!r->quiet)
-                cli_warn("%s:%ld: <link name=\"%s\">: principal moments %g, %g, %g break the triangle inequality "
+                sid_io_warn("%s:%ld: <link name=\"%s\">: principal moments %g, %g, %g break the triangle inequality "
                          "by %.3g kg*m^2: balanced to their mean %g (as MuJoCo's balanceinertia)",
                          r->path, line_of(l->inertia_el), l->xml_name, ev[0], ev[1], ev[2], margin, mean);
         } else if (!r->quiet) {
-            cli_warn("%s:%ld: <link name=\"%s\">: principal moments %g, %g, %g break the triangle inequality "
+            sid_io_warn("%s:%ld: <link name=\"%s\">: principal moments %g, %g, %g break the triangle inequality "
                      "(a + b >= c) by %.3g kg*m^2, so sysid will reject the model: fix the file, or import with "
                      "--balance-inertia to replace this tensor by its mean moment (as MuJoCo's balanceinertia)",
                      r->path, line_of(l->inertia_el), l->xml_name, ev[0], ev[1], ev[2], margin);
@@ -485,7 +485,7 @@ static void fix_mimics(reader *r, urdf_doc *u)
         if (!j->mimic || j->type == SID_JOINT_FIXED) continue;
         const char *master = urdf_attr(j->mimic, "joint");
         if (!r->quiet)
-            cli_warn("%s:%ld: <joint name=\"%s\">: <mimic joint=\"%s\"> imported as a fixed joint at q = 0: sysid has "
+            sid_io_warn("%s:%ld: <joint name=\"%s\">: <mimic joint=\"%s\"> imported as a fixed joint at q = 0: sysid has "
                      "no coupled joints, so it does not follow %s (its motion and the inertia it adds to %s's "
                      "are lost; its limit and dynamics are dropped)",
                      r->path, line_of(j->mimic), j->xml_name, master ? master : "?", master ? master : "its master",
@@ -551,7 +551,7 @@ int urdf_read(reader *r, const char *text, size_t len, urdf_doc *u)
         assign_names(r, "joint", jnodes, jnames, nj, u->joint[0].name, sizeof(ujoint), jrenamed, sizeof jrenamed))
         goto out;
     if ((lrenamed[0] || jrenamed[0]) && !r->quiet)
-        cli_warn("%s: names with characters sysid's names cannot have (. [ ] * ? , quotes, spaces) renamed: %s%s%s",
+        sid_io_warn("%s: names with characters sysid's names cannot have (. [ ] * ? , quotes, spaces) renamed: %s%s%s",
                  r->path, lrenamed, lrenamed[0] && jrenamed[0] ? "; " : "", jrenamed);
     for (int i = 0; i < nl; i++)
         if (read_link(r, &u->link[i])) goto out;
@@ -578,11 +578,11 @@ int urdf_read(reader *r, const char *text, size_t len, urdf_doc *u)
                                                "sysid (the log's first sample), not part of the model: ignored");
     }
     if (dry && !r->quiet)
-        cli_warn("%s:%ld: <dynamics friction> (joint '%s' and %d more): dry friction imported as smooth Coulomb "
+        sid_io_warn("%s:%ld: <dynamics friction> (joint '%s' and %d more): dry friction imported as smooth Coulomb "
                  "friction (tanh(qd / smoothing), smoothing 0.01 rad/s: no sticking)",
                  r->path, line_of(dry->dynamics), dry->xml_name, ndry - 1);
     if ((ntrans || ngazebo) && !r->quiet)
-        cli_warn("%s:%ld: ignored: %d <transmission> and %d <gazebo> element%s (from this line on; no actuator model "
+        sid_io_warn("%s:%ld: ignored: %d <transmission> and %d <gazebo> element%s (from this line on; no actuator model "
                  "in URDF: every moving joint gets a torque motor, u = the joint torque)",
                  r->path, line_of(first_ignored), ntrans, ngazebo, ntrans + ngazebo == 1 ? "" : "s");
     notes_print(r);

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
+#include "warn.h"
 #include "mjcf.h"
 #include "mjcf_internal.h"
 #include "numfmt.h"
@@ -272,7 +272,7 @@ static void joint_kind(exporter *x, sid_param_kind kind, const char *attr, const
             set(x, jelem(jb, kind), attr, 1, one, 0, wf, param);
         }
         if (!x->d->quiet)
-            cli_warn("%s:%ld: <default class=\"%s\">: %s serves joints fitted to different values: written onto "
+            sid_io_warn("%s:%ld: <default class=\"%s\">: %s serves joints fitted to different values: written onto "
                      "each joint (%s), the default stays", mjcf_file_of(d, src)->path, xml_line(src), cls, attr, names);
     }
     free(done);
@@ -368,7 +368,7 @@ static void link_inertial(exporter *x, int b, const sid_link_desc *lf, const sid
         if (xml_edits_remove_attr(x->e, mf->text, mf->len, n, orient[i])) x->oom = 1;
     if (xml_edits_set_attr(x->e, mf->text, mf->len, n, "fullinertia", buf)) x->oom = 1;
     if (!d->quiet)
-        cli_warn("%s:%ld: <inertial>: body %s: the fitted inertia is not diagonal in the inertial's frame: written as "
+        sid_io_warn("%s:%ld: <inertial>: body %s: the fitted inertia is not diagonal in the inertial's frame: written as "
                  "fullinertia (orientation and diaginertia removed)", mf->path, xml_line(n), B->name);
 }
 
@@ -422,7 +422,7 @@ static void body_origin(exporter *x, int b, const sid_joint_desc *jf, const sid_
         for (int i = 0; i < 4; i++)
             if (xml_edits_remove_attr(x->e, mf->text, mf->len, B->node, alt[i])) x->oom = 1;
         if (!d->quiet)
-            cli_warn("%s:%ld: <body name=\"%s\">: the fitted orientation is written as quat", mf->path,
+            sid_io_warn("%s:%ld: <body name=\"%s\">: the fitted orientation is written as quat", mf->path,
                      xml_line(B->node), B->name);
     }
     pending *p = NULL;
@@ -534,12 +534,11 @@ int mjcf_export(const char *path, const char *text, size_t len, const sid_robot_
     *out = NULL, *outlen = 0;
     char *json = NULL;
     exporter x = { 0 };
-    int q = cli_quiet;
-    cli_quiet = 1;   /* the file's import was warned about when it was imported */
+    int q = sid_io_warn_mute(1);   /* the file's import was warned about when it was imported */
     int rc = mjcf_read(&d, path, text, len, err);
     if (!rc && mjcf_json(&d, &json)) rc = -1, sid_error_set(err, SID_ERR_NOMEM, "out of memory");
     if (!rc) rc = robot_json_parse(path, json, strlen(json), &o, NULL, err);
-    cli_quiet = q;
+    sid_io_warn_mute(q);
     x.d = &d, x.f = fitted, x.o = &o;
     if (!rc) rc = same_structure(&x, err);
     if (!rc && !(x.e = xml_edits_new())) rc = -1, sid_error_set(err, SID_ERR_NOMEM, "out of memory");
@@ -595,12 +594,12 @@ int mjcf_export(const char *path, const char *text, size_t len, const sid_robot_
     }
     if (!rc && apply(&x, out, outlen)) rc = -1, sid_error_set(err, SID_ERR_NOMEM, "%s: the edits could not be applied", path);
     if (!rc && x.nunrep) {
-        cli_warn("not representable in MJCF (kept in FITTED.json only):");
-        for (int i = 0; i < x.nunrep; i++) cli_warn("  %s", x.unrep[i]);
+        sid_io_warn("not representable in MJCF (kept in FITTED.json only):");
+        for (int i = 0; i < x.nunrep; i++) sid_io_warn("  %s", x.unrep[i]);
     }
     if (!rc && x.nunwritten) {
-        cli_warn("not written (defined in an included file, which one output cannot change):");
-        for (int i = 0; i < x.nunwritten; i++) cli_warn("  %s", x.unwritten[i]);
+        sid_io_warn("not written (defined in an included file, which one output cannot change):");
+        for (int i = 0; i < x.nunwritten; i++) sid_io_warn("  %s", x.unwritten[i]);
     }
     for (int i = 0; i < x.nunrep; i++) free(x.unrep[i]);
     for (int i = 0; i < x.nunwritten; i++) free(x.unwritten[i]);

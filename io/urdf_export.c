@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
+#include "warn.h"
 #include "numfmt.h"
 #include "robot_json.h"
 #include "urdf_internal.h"
@@ -221,12 +221,12 @@ static void report_unrepresentable(const char *path, const sid_robot_desc *f, co
                               : row->owner == SID_OWNER_SPHERE ? f->sphere[i].name : "";
             for (int k = 0; k < row->ncomp; k++) {
                 if (ov && fv[k] == ov[k]) continue;
-                if (!heading) cli_warn("%s: not representable in URDF (kept in FITTED.json only):", path);
+                if (!heading) sid_io_warn("%s: not representable in URDF (kept in FITTED.json only):", path);
                 heading = 1;
                 char name[2 * SID_MAX_NAME + 32], v[NUMFMT_LEN];
                 sid_param_name(row, owner, row->comp0 + k, name, sizeof name);
                 numfmt(v, fv[k]);
-                cli_warn("  %s = %s", name, v);
+                sid_io_warn("  %s = %s", name, v);
             }
         }
     }
@@ -252,10 +252,9 @@ int urdf_export(const char *path, const char *text, size_t len, const sid_robot_
     if (match_structure(&r, &u, fitted, lmap, jmap) || urdf_write_json(&r, &u, &json)) goto out;
     /* the file's own import, through the same reader as every robot.json (its warnings were
      * the import's: not repeated here) */
-    const int quiet = cli_quiet;
-    cli_quiet = 1;
+    const int quiet = sid_io_warn_mute(1);
     int prc = robot_json_parse(path, json, strlen(json), &orig, NULL, err);
-    cli_quiet = quiet;
+    sid_io_warn_mute(quiet);
     if (prc) goto out;
     for (int i = 0; i < fitted->nlink; i++)
         if (fitted->link[i].has_mass && export_link(e, text, len, &u.link[lmap[i]], &fitted->link[i])) goto edit_failed;

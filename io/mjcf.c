@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
+#include "warn.h"
 #include "mjcf_internal.h"
 
 static const char *const JOINT[] = { "joint", NULL };

@@ -21,7 +21,7 @@
 
 #include "colpattern.h"
 #include "coords.h"
-#include "diag.h"
+#include "warn.h"
 #include "logtime.h"
 #include "numfmt.h"
 #include "readfile.h"
@@ -563,7 +563,7 @@ static int on_header(reader *r)
             nunknown++;
         }
     if (nunknown)
-        cli_warn("%s: ignoring %d unknown column%s: %s", r->path, nunknown, nunknown > 1 ? "s" : "",
+        sid_io_warn("%s: ignoring %d unknown column%s: %s", r->path, nunknown, nunknown > 1 ? "s" : "",
                  unknown);
     return 0;
 }
@@ -925,7 +925,7 @@ static int cmp_double(const void *a, const void *b)
 static void warn_gaps(const reader *r)
 {
     const int n = r->nrow - 1;
-    if (n < 2 || cli_quiet)
+    if (n < 2 || !sid_io_warn_enabled())
         return;
     double *dt = malloc((size_t)n * sizeof *dt);
     if (!dt)
@@ -940,12 +940,12 @@ static void warn_gaps(const reader *r)
         if (!(d > GAP_FACTOR * median))
             continue;
         if (ngap++ < GAP_SHOWN)
-            cli_warn("%s: line %d: a gap of %.6g s after line %d, %.3g times the median sample "
+            sid_io_warn("%s: line %d: a gap of %.6g s after line %d, %.3g times the median sample "
                      "interval %.6g s (samples missing?)", r->path, r->rowline[i + 1], d,
                      r->rowline[i], d / median, median);
     }
     if (ngap > GAP_SHOWN)
-        cli_warn("%s: %d more gaps over %d times the median sample interval", r->path,
+        sid_io_warn("%s: %d more gaps over %d times the median sample interval", r->path,
                  ngap - GAP_SHOWN, GAP_FACTOR);
     free(dt);
 }
@@ -1006,7 +1006,7 @@ int traj_csv_load(const char *path, const sid_model *m, const traj_colmap *map, 
         if (r.nheld) {
             char cname[320];
             column_name(&r, r.held_col, cname, sizeof cname);
-            cli_warn("%s: %ld empty command cell%s held the previous row's command (the first: "
+            sid_io_warn("%s: %ld empty command cell%s held the previous row's command (the first: "
                      "line %d, %s)", path, r.nheld, r.nheld > 1 ? "s" : "", r.held_line, cname);
         }
         warn_gaps(&r);
