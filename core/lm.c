@@ -51,8 +51,8 @@ typedef struct {
     double *Lw;           /* (nwin x ns x ns) Cholesky factors of M_w */
     double *S, *h;        /* (nf x nf) the reduced system, (nf + nwin ns) the step */
     double *Y, *t;        /* (ns x nf), (ns) scratch */
-    double *D, *cp;       /* (nf + ns) damping diagonal of the parameters and of one window (per window: Dw), (nf) column scales */
-    double *Dw;           /* (nwin x ns) damping of each window's start state */
+    double *D, *cp;       /* (nf) the parameters' damping diagonal, (nf) their column scales d theta / d x */
+    double *Dw;           /* (nwin x ns) the damping diagonal of each window's start state */
     double *xt;           /* (nf + nwin ns) trial point */
     int *held;            /* (nf) 1: held at a bound */
     void *buf;
@@ -66,7 +66,7 @@ static int lm_init(lm_sys *L, sid_driver *d)
     L->nwin = sid_problem_nwindows(d->p);
     L->ns = sid_problem_estimates_start(d->p) ? d->nx : 0;
     const size_t nf = (size_t)L->nf, ns = (size_t)L->ns, nw = (size_t)L->nwin, n = nf + nw * ns;
-    const size_t total = 2 * nf * nf + n + nw * ns * (2 * ns + nf) + n + ns * nf + ns + (nf + ns) + nf + nw * ns + n;
+    const size_t total = 2 * nf * nf + n + nw * ns * (2 * ns + nf) + n + ns * nf + ns + 2 * nf + nw * ns + n;
     double *b = L->buf = sid_alloc(sizeof(double) * total + sizeof(int) * nf);
     if (!b) return -1;
     L->A = b, b += nf * nf;
@@ -78,7 +78,7 @@ static int lm_init(lm_sys *L, sid_driver *d)
     L->h = b, b += n;
     L->Y = b, b += ns * nf;
     L->t = b, b += ns;
-    L->D = b, b += nf + ns;
+    L->D = b, b += nf;
     L->cp = b, b += nf;
     L->Dw = b, b += nw * ns;
     L->xt = b, b += n;
@@ -170,7 +170,7 @@ static int lm_solve(lm_sys *L, double lambda)
         int info;
         dpotrf_("L", &ns, F, &ns, &info);
         if (info) return -1;
-        /* Y = M^-1 C (C stored ns x nf row-major = nf columns of length ns, column-major, transposed) */
+        /* Y = M^-1 C, held as C^T (nf rows of length ns: LAPACK's nf right-hand sides) */
         for (int i = 0; i < ns; i++)
             for (int b = 0; b < nf; b++) Y[b * ns + i] = C[i * nf + b];
         chol_solve(ns, F, nf, Y);

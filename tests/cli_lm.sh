@@ -71,6 +71,18 @@ jqt "$TMP/s2_r.json" '.settings.optimizer.method == "lm" and .stop == "max_iter"
     why+=" not an LM fit stopped after 2 iterations;"
 check "spec: \"optimizer\": { \"method\": \"lm\", \"max_iter\": 2 }" "$why"
 
+# ---- contact: no forward mode, the Jacobian from central differences (jacobian.c) ------------
+"$SYSID" params "$FIX/box.json" --set links.box.mass=1.3 -o "$TMP/box.json" 2>"$TMP/err"
+for c in compliant hard; do
+    run fit "$TMP/box.json" "$FIX/box_log.csv" --free links.box.mass --contact $c --optimizer lm -q \
+        -o "$TMP/box_fit.json" --report "$TMP/box_r.json"
+    why=""
+    [ "$rc" -eq 0 ] || why+=" exit $rc;"
+    jqt "$TMP/box_r.json" '.stop == "converged" and .jacobians >= 1 and .loss.after < .loss.before' ||
+        why+=" not converged with a lower loss;"
+    check "lm with $c contact (finite-difference Jacobian)" "$why"
+done
+
 # ---- exit 2 --------------------------------------------------------------------------------------
 # bad NAME PLACE ARGS...: exit 2, "sysid: error:" naming PLACE, stdout empty, nothing written
 bad() {
