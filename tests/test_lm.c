@@ -1,6 +1,7 @@
 /* test_lm.c — Levenberg-Marquardt (core/lm.c): its Schur-reduced step against the dense
  * system built here from the same window Jacobians; recovery of known truth on the double
- * pendulum, with and without fitted start states, in fewer evaluations than L-BFGS; the same
+ * pendulum, with and without fitted start states, in fewer evaluations than L-BFGS; on noisy
+ * data a minimum no worse than L-BFGS's; the same
  * bits for any thread count; bounds; the interrupt flag. */
 #include <check.h>
 #include <math.h>
@@ -238,6 +239,36 @@ START_TEST(recovers_truth_in_fewer_evaluations)
 }
 END_TEST
 
+START_TEST(noisy_minimum_no_worse_than_lbfgs)
+{
+    /* noise of 1e-3 rad and 1e-2 rad/s (test_recovery.c's): the minimum is no longer the truth;
+     * both optimizers go to it from the same start, L-BFGS until its relative decrease is
+     * below 1e-15, so LM's loss must not be above L-BFGS's by more than that rounding */
+    pend f;
+    pend_make(&f, 200);
+    tu_add_noise(f.logs[0], 1e-3, 1e-2, 203);
+    tu_add_noise(f.logs[1], 1e-3, 1e-2, 204);
+    sid_problem *p = pend_problem(&f, 1, 0);
+    double *th = malloc(sizeof(double) * (size_t)f.np), *x0;
+    sid_fit_opts fo;
+    sid_fit_result r_lm, r_bf;
+    sid_fit_opts_defaults(&fo);
+    fo.ftol_rel = 1e-15;
+    pend_fit(&f, p, SID_OPT_LM, &fo, th, &x0, &r_lm);
+    free(x0);
+    sid_fit_opts_defaults(&fo);
+    fo.ftol_rel = 1e-15;
+    pend_fit(&f, p, SID_OPT_LBFGS, &fo, th, &x0, &r_bf);
+    fprintf(stderr, "lm noisy: loss %.10e (%d evaluations, %s), lbfgs %.10e (%d evaluations)\n", r_lm.loss,
+            r_lm.evaluations, r_lm.message, r_bf.loss, r_bf.evaluations);
+    ck_assert_int_eq(r_lm.stop, SID_STOP_CONVERGED);
+    ck_assert_msg(r_lm.loss <= r_bf.loss * (1 + 1e-12), "lm loss %.15g above lbfgs %.15g", r_lm.loss, r_bf.loss);
+    free(th), free(x0);
+    sid_problem_free(p);
+    pend_free(&f);
+}
+END_TEST
+
 START_TEST(same_bits_for_any_thread_count)
 {
     pend f;
@@ -358,6 +389,7 @@ Suite *lm_suite(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, schur_step_equals_dense_step);
     tcase_add_loop_test(tc, recovers_truth_in_fewer_evaluations, 0, 2);
+    tcase_add_test(tc, noisy_minimum_no_worse_than_lbfgs);
     tcase_add_test(tc, same_bits_for_any_thread_count);
     tcase_add_test(tc, bounds_hold);
     tcase_add_test(tc, interrupt_stops);
