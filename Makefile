@@ -29,17 +29,17 @@ CLI_OBJ   = $(CLI_SRC:%.c=$(B)/%.o)
 TEST_OBJ  = $(TEST_SRC:%.c=$(B)/%.o)
 ALL_FLAGS = $(WARN) $(CFLAGS) $(OMP) $(PKG_CFLAGS) -Icore -Iio -Icli
 
-.PHONY: all test unit debug bench clean logs deps demo fuzz fuzz-deps golden
-all: $(BIN)
+.PHONY: all test unit debug bench clean logs deps demo fuzz fuzz-deps golden lib install uninstall install-check deb deb-deps
+all: $(BIN) lib
 
 $(B)/%.o: %.c $(wildcard core/*.h io/*.h cli/*.h tests/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_FLAGS) $(CHECK_CFLAGS) -c $< -o $@
+	$(CC) $(CPPFLAGS) $(ALL_FLAGS) $(CHECK_CFLAGS) -c $< -o $@
 
 # io/ sees core/ and itself only: a cli/ header included there fails to compile.
 $(B)/io/%.o: io/%.c $(wildcard core/*.h io/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(WARN) $(CFLAGS) $(OMP) $(PKG_CFLAGS) -Icore -Iio -c $< -o $@
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(OMP) $(PKG_CFLAGS) -Icore -Iio -c $< -o $@
 
 $(B)/libsysid.a: $(CORE_OBJ)
 	rm -f $@ && ar rcs $@ $^
@@ -59,9 +59,10 @@ $(B)/test_runner: $(TEST_OBJ) $(B)/libsysidcli.a $(B)/libsysidio.a $(B)/libsysid
 unit: $(B)/test_runner
 	cd tests && ../$(B)/test_runner
 
-test: $(BIN) $(B)/test_runner $(B)/pngstat
+test: $(BIN) $(B)/test_runner $(B)/pngstat $(if $(SYSID_NO_INSTALL),,lib)
 	cd tests && ../$(B)/test_runner
-	@set -e; for t in tests/cli*.sh; do SYSID=$(abspath $(BIN)) PNGSTAT=$(abspath $(B)/pngstat) bash $$t; done
+	@set -e; for t in tests/cli*.sh; do SYSID=$(abspath $(BIN)) PNGSTAT=$(abspath $(B)/pngstat) \
+	    SYSID_BUILD=$(abspath $(B)) SYSID_LDFLAGS="$(LDFLAGS)" bash $$t; done
 	@SYSID=$(abspath $(BIN)) bash tests/golden/run.sh check
 
 # Record the golden outputs (tests/golden/cases.txt) anew; review the diff like code.
@@ -71,9 +72,11 @@ golden: $(BIN)
 # The sanitizer build leaves out the slow recovery fits (Check tag "slow"): they test numerics,
 # which the optimised `make test` covers, and would take most of CI's time under ASan. It also
 # skips tests/cli_html.sh's browser checks (SYSID_NO_BROWSER=1): they test the page, which
-# `make test` renders, not sysid's memory.
+# `make test` renders, not sysid's memory; and tests/cli_install.sh (SYSID_NO_INSTALL=1): it
+# tests the install and the link, and the library's calls run under the sanitizers in the
+# io_api suite.
 debug:
-	SYSID_NO_BROWSER=1 CK_EXCLUDE_TAGS=slow $(MAKE) B=build-debug BIN=build-debug/sysid OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	SYSID_NO_BROWSER=1 SYSID_NO_INSTALL=1 CK_EXCLUDE_TAGS=slow $(MAKE) B=build-debug BIN=build-debug/sysid OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	    LDFLAGS="-fsanitize=address,undefined" test
 
 bench: $(B)/bench_runner
@@ -105,9 +108,10 @@ logs: $(B)/mjlog
 	MJLOG=$(B)/mjlog sh tests/tools/mklogs.sh
 
 # Debian packages the build, the tests and the benchmarks need; installs only what is missing.
-# chromium renders the HTML report in tests/cli_html.sh; zlib1g-dev builds its screenshot checker.
+# chromium renders the HTML report in tests/cli_html.sh; zlib1g-dev builds its screenshot checker;
+# groff-base renders the man page in tests/cli_install.sh.
 DEB_PKGS = build-essential pkg-config libcjson-dev libcsv-dev libnlopt-dev liblapack-dev check libxml2-dev libmujoco-dev jq \
-           chromium zlib1g-dev
+           chromium zlib1g-dev groff-base
 deps:
 	@missing=$$(for p in $(DEB_PKGS); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
@@ -162,5 +166,100 @@ demo: $(BIN)
 	@echo "== fitted robot: $(B)/dfki_pendulum_fitted.json, report: $(B)/dfki_pendulum_report.json"
 	@echo "== report page (open in a browser): $(B)/dfki_pendulum_report.html"
 
+# ---- libsysid: what programs link (README "Use it as a library") -------------------------
+# One library, core and io together, with two public headers: core/sid.h and io/sid_io.h.
+# io calls core functions that are not its API (kinematics.h, linalg.h), so two shared
+# libraries would have to export them; in one, the version script (tools/mkmap.sh, from the
+# headers) exports exactly the declared functions under SYSID_1.0. The sysid binary keeps
+# linking the static archives of the build tree.
+VERSION    = $(shell sed -n 's/^\#define SID_VERSION "\(.*\)"/\1/p' core/sid.h)
+SOVERSION  = 1
+LIBVERSION = $(SOVERSION).0.0
+PIC_OBJ    = $(CORE_SRC:%.c=$(B)/pic/%.o) $(IO_SRC:%.c=$(B)/pic/%.o)
+SO         = $(B)/lib/libsysid.so.$(LIBVERSION)
+LIB_LIBS   = $(PKG_LIBS) -lcsv -llapack -lm
+lib: $(SO) $(B)/lib/libsysid.a $(B)/sysid.pc $(B)/sysid.1
+
+$(B)/pic/%.o: %.c $(wildcard core/*.h io/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(OMP) $(PKG_CFLAGS) -fPIC -Icore -Iio -c $< -o $@
+
+$(B)/lib/sysid.map: io/sid_io.h core/sid.h tools/mkmap.sh
+	@mkdir -p $(dir $@)
+	sh tools/mkmap.sh "$(CC) -E -Icore" io/sid_io.h > $@
+
+$(SO): $(PIC_OBJ) $(B)/lib/sysid.map
+	$(CC) -shared $(CFLAGS) $(OMP) $(LDFLAGS) -Wl,-soname,libsysid.so.$(SOVERSION) \
+	    -Wl,--version-script,$(B)/lib/sysid.map -Wl,--no-undefined -o $@ $(PIC_OBJ) $(LIB_LIBS)
+	ln -sf libsysid.so.$(LIBVERSION) $(B)/lib/libsysid.so.$(SOVERSION)
+	ln -sf libsysid.so.$(SOVERSION) $(B)/lib/libsysid.so
+
+$(B)/lib/libsysid.a: $(PIC_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+# ---- install --------------------------------------------------------------------------------
+PREFIX     ?= /usr/local
+DESTDIR    ?=
+BINDIR     ?= $(PREFIX)/bin
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR     ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+INSTALL    ?= install
+
+$(B)/sysid.pc: tools/sysid.pc.in core/sid.h
+	@mkdir -p $(dir $@)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+	    -e 's|@VERSION@|$(VERSION)|' $< > $@
+
+# sysid(1): a section per command, from the binary's own help texts (tools/mkman.sh).
+$(B)/sysid.1: $(BIN) tools/mkman.sh
+	@mkdir -p $(dir $@)
+	sh tools/mkman.sh $(abspath $(BIN)) > $@.tmp && mv $@.tmp $@
+
+# The .pc names PREFIX: rebuilt for each install, so that `make install PREFIX=...` is right.
+install: $(BIN) $(SO) $(B)/lib/libsysid.a $(B)/sysid.1
+	rm -f $(B)/sysid.pc && $(MAKE) --no-print-directory $(B)/sysid.pc PREFIX=$(PREFIX) LIBDIR=$(LIBDIR) INCLUDEDIR=$(INCLUDEDIR)
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)/sysid \
+	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR)
+	$(INSTALL) -m 755 $(BIN) $(DESTDIR)$(BINDIR)/sysid
+	$(INSTALL) -m 644 $(SO) $(DESTDIR)$(LIBDIR)/libsysid.so.$(LIBVERSION)
+	ln -sf libsysid.so.$(LIBVERSION) $(DESTDIR)$(LIBDIR)/libsysid.so.$(SOVERSION)
+	ln -sf libsysid.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libsysid.so
+	$(INSTALL) -m 644 $(B)/lib/libsysid.a $(DESTDIR)$(LIBDIR)/libsysid.a
+	$(INSTALL) -m 644 core/sid.h io/sid_io.h $(DESTDIR)$(INCLUDEDIR)/sysid/
+	$(INSTALL) -m 644 $(B)/sysid.pc $(DESTDIR)$(LIBDIR)/pkgconfig/sysid.pc
+	$(INSTALL) -m 644 $(B)/sysid.1 $(DESTDIR)$(MANDIR)/man1/sysid.1
+	$(INSTALL) -m 644 tools/sysid.bash $(DESTDIR)$(BASHCOMPDIR)/sysid
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/sysid $(DESTDIR)$(LIBDIR)/libsysid.so.$(LIBVERSION) \
+	    $(DESTDIR)$(LIBDIR)/libsysid.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libsysid.so $(DESTDIR)$(LIBDIR)/libsysid.a \
+	    $(DESTDIR)$(INCLUDEDIR)/sysid/sid.h $(DESTDIR)$(INCLUDEDIR)/sysid/sid_io.h \
+	    $(DESTDIR)$(LIBDIR)/pkgconfig/sysid.pc $(DESTDIR)$(MANDIR)/man1/sysid.1 $(DESTDIR)$(BASHCOMPDIR)/sysid
+	-rmdir $(DESTDIR)$(INCLUDEDIR)/sysid 2>/dev/null
+
+# Install into a staging directory, build examples/fit_friction.c against it with pkg-config
+# (shared and static), run it and compare with `sysid fit` (tests/cli_install.sh, also part
+# of `make test`).
+install-check: $(BIN) lib
+	SYSID=$(abspath $(BIN)) SYSID_BUILD=$(abspath $(B)) SYSID_LDFLAGS="$(LDFLAGS)" bash tests/cli_install.sh
+
+# Debian packages (debian/): sysid, libsysid1, libsysid-dev, built from a copy of the sources
+# in build-deb/ (dpkg-buildpackage writes its .debs next to the source tree), then lintian.
+# Needs debhelper and lintian, which `make deps` does not install: `make deb-deps` does.
+# Not part of CI (it builds everything once more).
+DEB_SRC = Makefile README.md FORMATS.md core io cli tools examples debian
+deb:
+	@command -v dh >/dev/null && command -v lintian >/dev/null || { echo "make deb needs debhelper and lintian: make deb-deps"; exit 2; }
+	rm -rf build-deb && mkdir -p build-deb/sysid-$(VERSION)
+	cp -r $(DEB_SRC) build-deb/sysid-$(VERSION)/
+	cd build-deb/sysid-$(VERSION) && dpkg-buildpackage -us -uc -b
+	lintian --fail-on error build-deb/sysid_$(VERSION)_$$(dpkg --print-architecture).changes
+
+deb-deps:
+	@$(MAKE) deps DEB_PKGS="debhelper lintian"
+
 clean:
-	rm -rf build build-debug build-fuzz sysid
+	rm -rf build build-debug build-fuzz build-deb sysid

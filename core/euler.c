@@ -29,8 +29,8 @@ sid_status sid_euler_step(const sid_step_ctx *c, const double *q, const double *
     return SID_OK;
 }
 
-/* The step's adjoint given its acceleration a and the factor L of A. */
-static void euler_reverse(const sid_step_ctx *c, const double *q, const double *v, const double *u, const double *a,
+/* The step's adjoint given its acceleration a and the factor L of A (step.h). */
+void sid_euler_reverse(const sid_step_ctx *c, const double *q, const double *v, const double *u, const double *a,
                           const double *L, const double *q1bar, const double *v1bar, double *qbar, double *vbar,
                           double *thetabar)
 {
@@ -55,7 +55,7 @@ sid_status sid_euler_vjp_taped(const sid_step_ctx *c, const double *q, const dou
                                double *thetabar, sid_error *err)
 {
     (void)err;
-    euler_reverse(c, q, v, u, rec, rec + c->m->nv, q1bar, v1bar, qbar, vbar, thetabar);
+    sid_euler_reverse(c, q, v, u, rec, rec + c->m->nv, q1bar, v1bar, qbar, vbar, thetabar);
     return SID_OK;
 }
 
@@ -65,7 +65,7 @@ sid_status sid_euler_vjp(const sid_step_ctx *c, const double *q, const double *v
     double *a = c->ws->rk;
     sid_status s = sid_fd(c->m, c->theta, c->ws, c->fx, q, v, u, c->h, a, err);
     if (s) return s;
-    euler_reverse(c, q, v, u, a, c->ws->M, q1bar, v1bar, qbar, vbar, thetabar);
+    sid_euler_reverse(c, q, v, u, a, c->ws->M, q1bar, v1bar, qbar, vbar, thetabar);
     return SID_OK;
 }
 

@@ -29,7 +29,8 @@ void sid_joint_force(const sid_model *m, const double *theta, const double *v, c
             const double *ps = theta + bd->p_stribeck, x = v[i] / ps[P_STRIBECK_VELOCITY];
             amp += ps[P_STRIBECK_TORQUE] * exp(-x * x);
         }
-        F[i] = tau + pd[P_TORQUE_BIAS] - amp * tanh(v[i] / pd[P_SMOOTHING]);
+        /* dry friction is a constraint of the step instead (dry_friction.h) */
+        F[i] = tau + pd[P_TORQUE_BIAS] - (bd->dry ? 0 : amp * tanh(v[i] / pd[P_SMOOTHING]));
     }
 }
 
@@ -60,6 +61,7 @@ void sid_joint_force_vjp(const sid_model *m, const double *theta, const double *
             }
         }
         td[P_TORQUE_BIAS] += w;
+        if (bd->dry) continue;   /* no smooth friction term (Stribeck needs the smooth model) */
         /* F -= amp tanh(v / sigma) */
         const double sigma = pd[P_SMOOTHING], th = tanh(v[i] / sigma), sech2 = 1 - th * th;
         double amp = pd[P_COULOMB], damp_dv = 0;
@@ -98,6 +100,10 @@ void sid_joint_force_jvp(const sid_model *m, const double *theta, const double *
             } else {
                 d += tm[P_GEAR] * kt * u[i] + tm[P_KT] * G * u[i];
             }
+        }
+        if (bd->dry) {   /* no smooth friction term */
+            Fdot[i] = d;
+            continue;
         }
         const double sigma = pd[P_SMOOTHING], th = tanh(v[i] / sigma), sech2 = 1 - th * th;
         double amp = pd[P_COULOMB], ampd = td[P_COULOMB], damp_dv = 0;

@@ -285,7 +285,17 @@ sid_status sid_model_create(sid_model **out, double **theta_out, const sid_robot
         add_params(m, theta, d, SID_OWNER_LINK, i, d->link[i].name, &m->body[body_of_link[i]], 0);
     for (int j = 0; j < d->njoint; j++) {
         sid_body *bd = &m->body[body_of_link[d->joint[j].child]];
-        if (bd->vadr >= 0 && bd->type != SID_JOINT_FREE) bd->motor = d->joint[j].motor;
+        if (bd->vadr >= 0 && bd->type != SID_JOINT_FREE) {
+            bd->motor = d->joint[j].motor;
+            bd->dry = d->joint[j].friction_model == SID_FRICTION_DRY;
+            m->ndry += bd->dry;
+            if (bd->dry && d->joint[j].has_stribeck) {
+                s = sid_error_set(err, SID_ERR_INPUT,
+                                  "joints[%d].friction.stribeck: the dry friction model has no Stribeck term "
+                                  "(only \"model\": \"smooth\" has it)", j);
+                goto fail;
+            }
+        }
         add_params(m, theta, d, SID_OWNER_JOINT, j, d->joint[j].name, bd, 0);
     }
     if (d->ground.present) m->contact = d->ground.model;

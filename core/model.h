@@ -30,6 +30,7 @@ typedef struct {
     int p_limit;              /* limit stiffness, damping; -1 without a position limit */
     int p_limit_lower, p_limit_upper;   /* the limit's bounds; -1 where unbounded */
     sid_motor_input motor;
+    int dry;                  /* 1: its coulomb is dry friction (dry_friction.h), not the smooth force */
     int moves_mass;           /* 1 if a link with mass is this body or below it */
 } sid_body;
 
@@ -47,6 +48,7 @@ struct sid_model {
     sid_sphere *sphere;
     int nfree;                /* free joints (each a child of the root) */
     int nlimit;               /* joints with a position limit */
+    int ndry;                 /* joints with dry friction (one constraint row each) */
     sid_body *body;
     sid_param_info *param;
     int ndofj;                /* moving joints, in q order */

@@ -61,6 +61,9 @@ long sid_alloc_count(void);           /* number of sid_alloc calls so far */
  * world frame, angular velocity in the link frame (MuJoCo's convention). */
 typedef enum { SID_JOINT_FIXED, SID_JOINT_REVOLUTE, SID_JOINT_PRISMATIC, SID_JOINT_FREE } sid_joint_type;
 typedef enum { SID_MOTOR_NONE, SID_MOTOR_TORQUE, SID_MOTOR_CURRENT, SID_MOTOR_VOLTAGE } sid_motor_input;
+/* A joint's Coulomb friction (friction.model): smooth, tau = coulomb tanh(v / smoothing) as a
+ * force; dry, MuJoCo's frictionloss, a per-step constraint that sticks (dry_friction.h). */
+typedef enum { SID_FRICTION_SMOOTH, SID_FRICTION_DRY } sid_friction_model;
 
 typedef struct {
     char name[SID_MAX_NAME];
@@ -78,6 +81,7 @@ typedef struct {
     double axis[3];           /* in the joint frame; need not be unit (normalised on create) */
     double armature;          /* [kg·m² or kg] */
     double viscous, coulomb, smoothing;   /* [N·m·s/rad], [N·m], [rad/s] */
+    sid_friction_model friction_model;   /* what coulomb means (smoothing unused when dry) */
     int has_stribeck;
     double stribeck_torque, stribeck_velocity;   /* [N·m], [rad/s] */
     sid_motor_input motor;

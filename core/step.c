@@ -20,10 +20,33 @@ static const sid_step_variant variants[2][NCONTACT] = {
     },
 };
 
+/* With joints of the dry friction model (dry_friction.h): its constraint is solved in MuJoCo's
+ * Euler step. */
+static const sid_step_variant variants_dry[2][NCONTACT] = {
+    [SID_EULER] = {
+        [CONTACT_NONE] = {sid_dry_step, sid_dry_vjp_taped, sid_dry_vjp, sid_dry_jvp, sid_dry_record_size, NULL, NULL},
+        [CONTACT_COMPLIANT] = {sid_dry_step, sid_dry_vjp_taped, sid_dry_vjp, NULL, sid_dry_record_size,
+                               &sid_contact_compliant, NULL},
+        [CONTACT_HARD] = {NULL, NULL, NULL, NULL, NULL, NULL,
+                          "dry joint friction (friction.model \"dry\") with the hard contact model is not implemented: "
+                          "use compliant contact or the smooth friction model"},
+    },
+    [SID_RK4] = {
+        [CONTACT_NONE] = {NULL, NULL, NULL, NULL, NULL, NULL,
+                          "dry joint friction (friction.model \"dry\") is a constraint of the euler step (MuJoCo's "
+                          "frictionloss): use the euler integrator, not rk4"},
+        [CONTACT_COMPLIANT] = {NULL, NULL, NULL, NULL, NULL, NULL,
+                               "dry joint friction (friction.model \"dry\") is a constraint of the euler step "
+                               "(MuJoCo's frictionloss): use the euler integrator, not rk4"},
+        [CONTACT_HARD] = {NULL, NULL, NULL, NULL, NULL, NULL,
+                          "the hard contact model needs the euler integrator, not rk4"},
+    },
+};
+
 const sid_step_variant *sid_step_variant_find(const sid_model *m, sid_integrator integ, sid_error *err)
 {
     const int contact = !m->nsphere ? CONTACT_NONE : m->contact == SID_CONTACT_HARD ? CONTACT_HARD : CONTACT_COMPLIANT;
-    const sid_step_variant *sv = &variants[integ == SID_RK4][contact];
+    const sid_step_variant *sv = &(m->ndry ? variants_dry : variants)[integ == SID_RK4][contact];
     if (sv->unsupported) {
         sid_error_set(err, SID_ERR_INPUT, "%s", sv->unsupported);
         return NULL;

@@ -1,5 +1,6 @@
 /* step.h — one simulation step x[k+1] = f(x[k], u[k], theta), chosen from a table of variants:
- * integrator (euler, rk4) x contact model (none, compliant, hard) (step.c). Each variant
+ * integrator (euler, rk4) x contact model (none, compliant, hard) x joint friction (smooth,
+ * dry) (step.c). Each variant
  * gives its step, its adjoint from the tape record the step wrote, its adjoint recomputing
  * what it needs, its forward-mode twin (NULL: not implemented) and the size of its record. A
  * new integrator or contact model is one file with these functions plus one row in step.c. */
@@ -96,6 +97,24 @@ sid_status sid_rk4_vjp(const sid_step_ctx *c, const double *q, const double *v, 
 sid_status sid_rk4_jvp(const sid_step_ctx *c, const double *q, const double *v, const double *u, int ndir,
                        const double *thetadot, double *qdot, double *vdot, double *scratch, sid_error *err);
 int sid_rk4_record_size(const sid_model *m);
+
+/* euler.c's adjoint of a step whose acceleration is a and the factor of M + B + h D is L; it
+ * leaves w = (M + B + h D)^-1 (h abar) in ws->w (euler_dry.c reuses it). */
+void sid_euler_reverse(const sid_step_ctx *c, const double *q, const double *v, const double *u, const double *a,
+                       const double *L, const double *q1bar, const double *v1bar, double *qbar, double *vbar,
+                       double *thetabar);
+
+/* euler_dry.c: Euler with joint dry friction (dry_friction.h); record (a, ac, both factors, f, states). */
+sid_status sid_dry_step(const sid_step_ctx *c, const double *q, const double *v, const double *u, double *q1,
+                        double *v1, double *rec, sid_error *err);
+sid_status sid_dry_vjp_taped(const sid_step_ctx *c, const double *q, const double *v, const double *u,
+                             const double *rec, const double *q1bar, const double *v1bar, double *qbar, double *vbar,
+                             double *thetabar, sid_error *err);
+sid_status sid_dry_vjp(const sid_step_ctx *c, const double *q, const double *v, const double *u, const double *q1bar,
+                       const double *v1bar, double *qbar, double *vbar, double *thetabar, sid_error *err);
+sid_status sid_dry_jvp(const sid_step_ctx *c, const double *q, const double *v, const double *u, int ndir,
+                       const double *thetadot, double *qdot, double *vdot, double *scratch, sid_error *err);
+int sid_dry_record_size(const sid_model *m);
 
 /* contact_hard.c: Euler with hard contact; no record (the adjoint re-solves the contacts). */
 sid_status sid_hard_step(const sid_step_ctx *c, const double *q, const double *v, const double *u, double *q1,

@@ -174,7 +174,7 @@ static int read_joint(mjcf_doc *d, xmlNode *n, int b, int k)
     if (!j->limited && j->src_range && !d->autolimits && strcmp(lim, "auto") == 0)
         mjcf_warn(d, n, "range without limited=\"true\" (and compiler autolimits false): no limit imported");
     if (j->frictionloss > 0 && !d->warned_coulomb) {
-        mjcf_warn(d, n, "dry friction imported as smooth Coulomb friction (friction.coulomb, smoothing 0.01)");
+        mjcf_warn(d, n, "frictionloss imported as dry friction (friction.model \"dry\", MuJoCo's model): it needs the euler integrator");
         d->warned_coulomb = 1;
     }
     double x;

@@ -83,6 +83,7 @@ static void joint_fields(textbuf *b, const mjcf_joint *j)
         tb_printf(b, ",\n      \"friction\": {");
         if (j->damping != 0) tb_printf(b, " \"viscous\": "), num(b, j->damping);
         if (j->frictionloss != 0) tb_printf(b, "%s \"coulomb\": ", j->damping != 0 ? "," : ""), num(b, j->frictionloss);
+        if (j->frictionloss > 0) tb_printf(b, ", \"model\": \"dry\"");   /* MuJoCo's frictionloss, as it is */
         tb_printf(b, " }");
     }
     if (j->motor) {

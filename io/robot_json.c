@@ -339,10 +339,13 @@ static int get_enum(reader *r, const cJSON *obj, const char *key, const char *wh
 }
 
 /* The structure of "friction" and "motor" (their numbers are the table's): which objects
- * are given, Stribeck friction present or not, the motor's input. */
+ * are given, the Coulomb model ("smooth", the default, or "dry"), Stribeck friction present or
+ * not, the motor's input. */
 static int read_friction(reader *r, const cJSON *v, const char *where, sid_joint_desc *j)
 {
-    static const char *const structural[] = { "stribeck", NULL };
+    static const char *const structural[] = { "stribeck", "model", NULL };
+    static const char *const models[] = { "smooth", "dry", NULL };
+    static const sid_friction_model kinds[] = { SID_FRICTION_SMOOTH, SID_FRICTION_DRY };
     static const keyset keys = { SID_OWNER_JOINT, "friction.", structural };
     static const keyset skeys = { SID_OWNER_JOINT, "friction.stribeck.", NULL };
     const cJSON *f, *s;
@@ -355,6 +358,20 @@ static int read_friction(reader *r, const cJSON *v, const char *where, sid_joint
     if (get_object(r, f, "stribeck", p, &s, 0, &skeys))
         return -1;
     j->has_stribeck = s != NULL;
+    if (cJSON_GetObjectItemCaseSensitive(f, "model")) {
+        int model = 0;
+        if (get_enum(r, f, "model", p, models, "\"smooth\" or \"dry\"", &model))
+            return -1;
+        j->friction_model = kinds[model];
+        if (j->friction_model == SID_FRICTION_DRY && s) {
+            char sp[PATH_LEN];
+            join(sp, p, "stribeck");
+            sid_error_set(r->err, SID_ERR_INPUT,
+                          "%s: %s: the dry friction model has no Stribeck term (only \"model\": \"smooth\" has it)",
+                          r->file, sp);
+            return -1;
+        }
+    }
     return 0;
 }
 

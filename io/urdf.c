@@ -578,8 +578,8 @@ int urdf_read(reader *r, const char *text, size_t len, urdf_doc *u)
                                                "sysid (the log's first sample), not part of the model: ignored");
     }
     if (dry && !r->quiet)
-        sid_io_warn("%s:%ld: <dynamics friction> (joint '%s' and %d more): dry friction imported as smooth Coulomb "
-                 "friction (tanh(qd / smoothing), smoothing 0.01 rad/s: no sticking)",
+        sid_io_warn("%s:%ld: <dynamics friction> (joint '%s' and %d more): imported as dry friction (friction.model "
+                    "\"dry\", MuJoCo's frictionloss, which sticks): it needs the euler integrator",
                  r->path, line_of(dry->dynamics), dry->xml_name, ndry - 1);
     if ((ntrans || ngazebo) && !r->quiet)
         sid_io_warn("%s:%ld: ignored: %d <transmission> and %d <gazebo> element%s (from this line on; no actuator model "
@@ -669,6 +669,7 @@ static void put_joint(textbuf *b, const urdf_doc *u, const ujoint *j)
         tb_printf(b, ",\n      \"friction\": {");
         if (j->has_damping) tb_printf(b, " \"viscous\": "), tb_exact(b, j->damping);
         if (j->has_friction) tb_printf(b, "%s \"coulomb\": ", j->has_damping ? "," : ""), tb_exact(b, j->friction);
+        if (j->has_friction && j->friction > 0) tb_printf(b, ", \"model\": \"dry\"");   /* zero: no model to choose */
         tb_printf(b, " }");
     }
     tb_printf(b, ",\n      \"motor\": { \"input\": \"torque\" }");

@@ -3,21 +3,12 @@
  * A warning names the place (file:line or JSON path) and the element, as every error does;
  * a note says what a reader chose on the user's behalf. With no sink installed both are
  * dropped. The sysid command installs one that prints "sysid: warning: ..." on stderr and
- * honours -q (cli/diag.c).
+ * honours -q (cli/diag.c). What a program may call is in sid_io.h; this adds io's own calls.
  */
 #ifndef IO_WARN_H
 #define IO_WARN_H
 
-typedef enum {
-    SID_IO_WARNING,   /* something in an input file is ignored or suspect */
-    SID_IO_NOTE       /* a choice made for the user (printed without a prefix) */
-} sid_io_msg_kind;
-
-/* msg: one line, without its newline; valid only during the call. */
-typedef void (*sid_io_warn_fn)(void *ctx, sid_io_msg_kind kind, const char *msg);
-
-/* Install fn (NULL: drop every message); ctx is handed back to it. */
-void sid_io_set_warn(sid_io_warn_fn fn, void *ctx);
+#include "sid_io.h"   /* sid_io_msg_kind, sid_io_warn_fn, sid_io_set_warn: the public half */
 
 void sid_io_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void sid_io_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

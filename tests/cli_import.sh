@@ -115,5 +115,22 @@ check "export over the fitted robot" "$([ "$rc" -eq 2 ] && cmp -s "$TMP/fitted.j
 run export -q "$TMP/fitted.json"
 check "export without --into" "$([ "$rc" -eq 2 ] && grep -q -- '--into' "$TMP/err" || echo " exit $rc")"
 
+# MJCF frictionloss is MuJoCo's dry friction: it imports as friction.model "dry" (with a warning
+# that it needs the euler integrator), and a fitted level goes back as frictionloss
+DYN=data/robots/mjcf/dynamixel_2r/dynamixel_2r.xml
+run import "$DYN" -o "$TMP/dyn.json"
+why=""
+[ "$rc" -eq 0 ] || why+=" exit $rc;"
+jqt "$TMP/dyn.json" '[.joints[] | select(.friction.coulomb == 0.1) | .friction.model == "dry"] | length == 2 and all' ||
+    why+=" frictionloss 0.1 is not a dry coulomb 0.1 on both joints;"
+grep -q 'frictionloss imported as dry friction.*euler integrator' "$TMP/err" || why+=" no warning that it needs euler;"
+check "MJCF frictionloss imports as dry friction" "$why"
+run params -q "$TMP/dyn.json" --set joints.R1.friction.coulomb=0.25 -o "$TMP/dyn2.json"
+run export -q "$TMP/dyn2.json" --into "$DYN" -o "$TMP/dyn2.xml"
+why=""
+[ "$rc" -eq 0 ] || why+=" export exit $rc;"
+grep -q 'frictionloss="0.25"' "$TMP/dyn2.xml" || why+=" the dry level is not written back as frictionloss;"
+check "a dry coulomb exports as frictionloss" "$why"
+
 echo "cli_import: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

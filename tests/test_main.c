@@ -35,6 +35,8 @@ Suite *limits_suite(void);
 Suite *mjcf_suite(void);
 Suite *contact_force_suite(void);
 Suite *lm_suite(void);
+Suite *io_api_suite(void);
+Suite *dry_friction_suite(void);
 
 /* name: as the suite's own suite_create gives it (CK_RUN_SUITE compares against that) */
 static const struct {
@@ -63,6 +65,8 @@ static const struct {
     {"mjcf", mjcf_suite},
     {"lm", lm_suite},
     {"contact_force", contact_force_suite},
+    {"io_api", io_api_suite},
+    {"dry_friction", dry_friction_suite},
 };
 enum { NSUITE = (int)(sizeof suites / sizeof suites[0]) };
 

@@ -396,7 +396,7 @@ START_TEST(test_import_warnings)
         const char *file, *want;
     } w[] = {
         { "../data/robots/mjcf/unitree_go1/go1.xml", "go1.xml:210: <position name=\"FR_hip\">: 12 position servos not modelled yet" },
-        { "../data/robots/mjcf/unitree_go1/go1.xml", "go1.xml:99: <joint name=\"FR_hip_joint\">: dry friction imported as smooth Coulomb" },
+        { "../data/robots/mjcf/unitree_go1/go1.xml", "go1.xml:99: <joint name=\"FR_hip_joint\">: frictionloss imported as dry friction" },
         { "../data/robots/mjcf/unitree_go1/go1.xml", "4 sphere geoms but no ground plane in the worldbody" },
         { "../data/robots/mjcf/unitree_go1/go1.xml", "go1.xml:224: <keyframe>: keyframes are not imported" },
         { "../data/robots/mjcf/franka_emika_panda/panda.xml", "panda.xml:253: <tendon>: tendons are not modelled" },

@@ -385,9 +385,10 @@ START_TEST(rotated_inertia)
     ck_assert(l->mass == 2 && l->com[0] == 0.1 && l->com[1] == 0 && l->com[2] == 0);
     const sid_joint_desc *j1 = &d.joint[joint_of(&d, "j1")], *j2 = &d.joint[joint_of(&d, "j2")];
     ck_assert(j1->viscous == 0.1 && j1->coulomb == 0.2);
+    ck_assert_int_eq(j1->friction_model, SID_FRICTION_DRY);   /* what <dynamics friction> is */
     ck_assert_int_eq(j2->type, SID_JOINT_PRISMATIC);
     ck_assert(j2->xyz[0] == 0.3 && j2->axis[0] == 1);
-    ck_assert_msg(strstr(w, "dry friction imported as smooth Coulomb friction") != NULL, "%s", w);
+    ck_assert_msg(strstr(w, "imported as dry friction (friction.model \"dry\"") != NULL, "%s", w);
     free(w);
     robot_desc_free(&d);
 }
@@ -404,7 +405,7 @@ START_TEST(json_text)
     free(capture_end());
     ck_assert_msg(strstr(json, "\"limit\": { \"lower\": -1, \"upper\": 1, \"effort\": 10, \"velocity\": 2 }"), "%s", json);
     ck_assert_msg(strstr(json, "\"motor\": { \"input\": \"torque\" }"), "%s", json);
-    ck_assert_msg(strstr(json, "\"friction\": { \"viscous\": 0.1, \"coulomb\": 0.2 }"), "%s", json);
+    ck_assert_msg(strstr(json, "\"friction\": { \"viscous\": 0.1, \"coulomb\": 0.2, \"model\": \"dry\" }"), "%s", json);
     /* the same file gives the same text */
     char *again;
     capture_start();

@@ -18,8 +18,11 @@ The twin is the same physics as sysid's model, so MuJoCo can serve as a test ora
   - armature -> armature, friction.viscous -> damping;
   - torque/current motor -> <motor gear = gear*kt> (ctrl is the command u, so the joint
     torque is gear*kt*u as in FORMATS.md);
-  - no geoms, contact disabled, no limits, no frictionloss (robots without "contact").
-Refused (MuJoCo has no exact equivalent): Coulomb/Stribeck friction, voltage motors,
+  - no geoms, contact disabled, no limits (robots without "contact");
+  - dry Coulomb friction ("friction": {"coulomb": c, "model": "dry"}) -> frictionloss="c",
+    with the solver's tolerance 1e-12 (and enough iterations) so that MuJoCo's answer is
+    the exact solution of the friction rows' problem, as sysid's is (FORMATS.md).
+Refused (MuJoCo has no exact equivalent): smooth Coulomb and Stribeck friction, voltage motors,
 encoder offsets, massless moving links (MuJoCo rejects them).
 
 Floating bodies and ground contact. Here MuJoCo is NOT a twin but plays the "real robot":
@@ -195,13 +198,16 @@ def main():
     g = robot.get("gravity", [0, 0, -9.81])
     contact = robot.get("contact")
     timestep = fmt(truth["timestep"]) if "timestep" in truth else "0.001"
+    dry = any(j.get("friction", {}).get("model") == "dry" and j["friction"].get("coulomb", 0) != 0
+              for j in joints)
+    solver = ' tolerance="1e-12" iterations="1000"' if dry else ""
     if contact is None:
-        w(f'  <option timestep="{timestep}" gravity="{vec(g)}" integrator="Euler">')
+        w(f'  <option timestep="{timestep}" gravity="{vec(g)}" integrator="Euler"{solver}>')
         w('    <flag contact="disable"/>')
         w('  </option>')
     else:
         w(f'  <option timestep="{timestep}" gravity="{vec(g)}" integrator="Euler" '
-          f'cone="elliptic"/>')
+          f'cone="elliptic"{solver}/>')
     w('  <worldbody>')
     actuators = []
     spheres = {}     # link name -> [sphere]
@@ -252,14 +258,17 @@ def main():
             w(f'{ind}  <freejoint name="{j["name"]}"/>')
         elif j["type"] != "fixed":
             fr = j.get("friction", {})
-            if fr.get("coulomb", 0) != 0 or "stribeck" in fr:
-                die(f'joint {j["name"]}: Coulomb/Stribeck friction has no MuJoCo twin')
+            dry_j = fr.get("model") == "dry"
+            if (fr.get("coulomb", 0) != 0 and not dry_j) or "stribeck" in fr:
+                die(f'joint {j["name"]}: smooth Coulomb/Stribeck friction has no MuJoCo twin')
+            floss = f' frictionloss="{fmt(fr["coulomb"])}"' if dry_j and fr.get("coulomb", 0) != 0 else ""
+
             if j.get("offset", 0) != 0:
                 die(f'joint {j["name"]}: encoder offset has no MuJoCo twin')
             kind = {"revolute": "hinge", "prismatic": "slide"}[j["type"]]
             w(f'{ind}  <joint name="{j["name"]}" type="{kind}" pos="0 0 0" '
               f'axis="{vec(j["axis"])}" limited="false" '
-              f'damping="{fmt(fr.get("viscous", 0))}" armature="{fmt(j.get("armature", 0))}"/>')
+              f'damping="{fmt(fr.get("viscous", 0))}" armature="{fmt(j.get("armature", 0))}"{floss}/>')
             mot = j.get("motor")
             if mot:
                 if mot["input"] not in ("torque", "current"):

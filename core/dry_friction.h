@@ -1,0 +1,68 @@
+/* dry_friction.h — joint dry friction that sticks: MuJoCo's frictionloss, a soft constraint
+ * with one row per joint of the dry model, solved exactly each step (dry_friction.c), with its
+ * adjoint and tangent by implicit differentiation of the solution's active set. The step that
+ * uses it is euler_dry.c. Internal to core/.
+ *
+ * With a0 = (M + B)^-1 (F - c - D v) the acceleration without the constraint (M the mass
+ * matrix, B the armature, D the viscous damping, F the other joint forces, c the bias and
+ * contact forces), E the unit columns of the frictional dofs, A = E^T (M + B)^-1 E, and per row
+ *   aref_j = -b v_j,  b = 2 / (dmax tc),  tc = max(SID_DRY_TIMECONST, 2 h)
+ *   R_j = (1 - d) invweight0_j / d,  d = SID_DRY_DMIN,
+ *   invweight0_j = ((M + B)^-1)_jj at q = 0 (free joints at the identity), from theta,
+ * the friction torques f solve the box QP
+ *   min 1/2 f^T (A + R) f + f^T (E^T a0 - aref)   subject to |f_j| <= coulomb_j,
+ * and the step is MuJoCo's Euler: (M + B + h D) a = F - c - D v + E f, v1 = v + h a,
+ * q1 = q + h v1. This is MuJoCo 2.2.2's frictionloss row with the default solreffriction
+ * (0.02 1) and solimpfriction (0.9 0.95 ...), including its timeconst >= 2 h safety. */
+#ifndef SID_DRY_FRICTION_H
+#define SID_DRY_FRICTION_H
+
+#include "workspace.h"
+
+#define SID_DRY_TIMECONST 0.02   /* MuJoCo's default solref[0] [s] */
+#define SID_DRY_DMIN 0.9         /* solimp[0]: the impedance at zero distance, where friction rows sit */
+#define SID_DRY_DMAX 0.95        /* solimp[1]: enters the damping b */
+
+struct sid_dry {
+    int nf, nv, nq, np;
+    int *dof;               /* (nf) velocity index of row j */
+    int *pcoul;             /* (nf) theta index of its coulomb (the bound) */
+    int *state;             /* (nf) the last solve: -1 / +1 at the lower / upper bound, 0 free */
+    int *piv, *free_of;     /* (nf) LU pivots of the free rows' matrix; free row k -> row */
+    int nfree;
+    double b;               /* aref = -b v of the last solve */
+    double *A, *K;          /* (nf x nf) E^T (M + B)^-1 E; LU of (A + R) on the free rows */
+    double *g, *f, *l, *R, *y, *t;   /* (nf) */
+    double *Lp, *Lh;        /* (nv x nv) factors of M + B and of M + B + h D */
+    double *a0, *a, *ac, *e, *abar;  /* (nv) a0; a; a0 + (M + B)^-1 E f; scratch */
+    /* invweight0 and its gradient, for the theta they were computed at */
+    int valid;
+    double *theta_seen, *thg;        /* (np) */
+    double *invw, *dinvw;            /* (nf), (nf x np) */
+    double *Z, *q0, *qb, *vb;        /* (nf x nv), (nq), (nq), (nv) */
+    double residual;        /* KKT residual of the last solve, relative */
+};
+
+/* The scratch for model m carved from c (workspace.c); NULL without dry joints or while
+ * counting. */
+struct sid_dry *sid_dry_carve(const sid_model *m, sid_carve *c);
+/* invweight0 and d invweight0 / d theta at theta, unless theta is the one they were computed
+ * at. Overwrites the workspace's kinematics and mass matrix: call before a step's dynamics. */
+sid_status sid_dry_prepare(const sid_model *m, const double *theta, sid_workspace *ws, sid_error *err);
+/* With D->Lp the factor of M + B and D->a0: A, g, and the exact solution f, its active set. */
+void sid_dry_solve(const sid_model *m, const double *theta, sid_workspace *ws, const double *v, double h);
+/* The last solve's rows again from D->Lp, D->f and D->state (a tape record's): A, R, b and the
+ * free rows' factor, for the adjoint and tangent, without solving. */
+void sid_dry_restore(const sid_model *m, const double *theta, sid_workspace *ws, double h);
+/* Adjoint of the solution: given fbar (nf), accumulates vbar and thetabar through aref, R and
+ * the bounds, and leaves in D->abar (nv) the adjoint that a0 and A pass on: the caller feeds it
+ * to sid_fd_vjp_factored at acceleration D->ac with the factor D->Lp and hd = 0. */
+void sid_dry_vjp_solution(const sid_model *m, sid_workspace *ws, const double *fbar, double *vbar, double *thetabar);
+/* Tangent of the solution: fdot (nf) from t (nv) = (M + B)^-1 (rdot - (M + B)dot ac) (what
+ * sid_fd_jvp_dir gives at ac with hd = 0), vdot and thetadot. */
+void sid_dry_jvp_solution(const sid_model *m, sid_workspace *ws, const double *t, const double *vdot,
+                          const double *thetadot, double *fdot);
+/* Tests: the last solve's torques and states (either may be NULL); returns the rows' number. */
+int sid_dry_last(const sid_workspace *ws, double *f, int *state, double *residual);
+
+#endif

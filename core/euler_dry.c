@@ -1,0 +1,145 @@
+/* euler_dry.c — MuJoCo's Euler step with joint dry friction (dry_friction.h), a row of the step
+ * table for no contact and for compliant contact (whose forces are part of a0):
+ *   (M + B) a0 = F - c - D v,  f = the box QP's solution,
+ *   (M + B + h D) a = F - c - D v + E f,  v1 = v + h a,  q1 = q (+) h v1.
+ * The adjoint is euler.c's with f as one more force (fbar = the solve's w at the rows), then
+ * the solution's adjoint, whose a0 and A dependence is one more forward-dynamics adjoint at
+ * ac = a0 + (M + B)^-1 E f with hd = 0 (dry_friction.c). The tape record keeps what the adjoint
+ * needs of the step, so that it solves nothing again but the rows' small matrices. */
+#include "dry_friction.h"
+#include "fd.h"
+#include "step.h"
+
+#include <string.h>
+
+/* The tape record: a, ac (nv each), the factors of M + B + h D and M + B (nv x nv each), the
+ * friction torques and the rows' states (nf each). */
+int sid_dry_record_size(const sid_model *m) { return 2 * m->nv + 2 * m->nv * m->nv + 2 * m->ndry; }
+
+/* The step's accelerations: a0, f, a into the dry scratch (and ac with want_ac), the factors
+ * of M + B and M + B + h D in D->Lp and D->Lh; ws->M holds the latter too. */
+static sid_status dry_accel(const sid_step_ctx *c, const double *q, const double *v, const double *u, int want_ac,
+                            sid_error *err)
+{
+    const sid_model *m = c->m;
+    sid_workspace *ws = c->ws;
+    struct sid_dry *D = ws->dry;
+    const int nv = m->nv;
+    const size_t nn = sizeof(double) * (size_t)nv * (size_t)nv;
+    sid_status s;
+    if ((s = sid_dry_prepare(m, c->theta, ws, err))) return s;
+    if ((s = sid_fd(m, c->theta, ws, c->fx, q, v, u, 0, D->a0, err))) return s;
+    memcpy(D->Lp, ws->M, nn);
+    sid_dry_solve(m, c->theta, ws, v, c->h);
+    if (want_ac) {
+        memset(D->e, 0, sizeof(double) * (size_t)nv);
+        for (int j = 0; j < D->nf; j++) D->e[D->dof[j]] = D->f[j];
+        sid_factor_solve(m, D->Lp, D->e);
+        for (int i = 0; i < nv; i++) D->ac[i] = D->a0[i] + D->e[i];
+    }
+    if ((s = sid_fd(m, c->theta, ws, c->fx, q, v, u, c->h, D->a, err))) return s;
+    memcpy(D->Lh, ws->M, nn);
+    memset(D->e, 0, sizeof(double) * (size_t)nv);
+    for (int j = 0; j < D->nf; j++) D->e[D->dof[j]] = D->f[j];
+    sid_factor_solve(m, D->Lh, D->e);
+    for (int i = 0; i < nv; i++) D->a[i] += D->e[i];
+    return SID_OK;
+}
+
+sid_status sid_dry_step(const sid_step_ctx *c, const double *q, const double *v, const double *u, double *q1,
+                        double *v1, double *rec, sid_error *err)
+{
+    const struct sid_dry *D = c->ws->dry;
+    const size_t nv = (size_t)c->m->nv, nf = (size_t)D->nf;
+    sid_status s = dry_accel(c, q, v, u, rec != NULL, err);
+    if (s) return s;
+    for (size_t i = 0; i < nv; i++) v1[i] = v[i] + c->h * D->a[i];
+    sid_integrate_q(c->m, q, v1, c->h, q1);
+    if (rec) {
+        memcpy(rec, D->a, sizeof(double) * nv);
+        memcpy(rec + nv, D->ac, sizeof(double) * nv);
+        memcpy(rec + 2 * nv, D->Lh, sizeof(double) * nv * nv);
+        memcpy(rec + 2 * nv + nv * nv, D->Lp, sizeof(double) * nv * nv);
+        memcpy(rec + 2 * nv + 2 * nv * nv, D->f, sizeof(double) * nf);
+        for (size_t j = 0; j < nf; j++) rec[2 * nv + 2 * nv * nv + nf + j] = D->state[j];
+    }
+    return SID_OK;
+}
+
+/* The adjoint once the scratch holds the step's a, ac, factors and solution. */
+static void dry_reverse(const sid_step_ctx *c, const double *q, const double *v, const double *u, const double *q1bar,
+                        const double *v1bar, double *qbar, double *vbar, double *thetabar)
+{
+    const sid_model *m = c->m;
+    sid_workspace *ws = c->ws;
+    struct sid_dry *D = ws->dry;
+    /* euler.c's adjoint with f held; its solve w = (M + B + h D)^-1 abar is f's adjoint */
+    sid_euler_reverse(c, q, v, u, D->a, D->Lh, q1bar, v1bar, qbar, vbar, thetabar);
+    for (int j = 0; j < D->nf; j++) D->t[j] = ws->w[D->dof[j]];
+    sid_dry_vjp_solution(m, ws, D->t, vbar, thetabar);
+    sid_fd_vjp_factored(m, c->theta, ws, c->fx, q, v, u, 0, D->ac, D->Lp, D->abar, qbar, vbar, thetabar);
+}
+
+sid_status sid_dry_vjp(const sid_step_ctx *c, const double *q, const double *v, const double *u, const double *q1bar,
+                       const double *v1bar, double *qbar, double *vbar, double *thetabar, sid_error *err)
+{
+    sid_status s = dry_accel(c, q, v, u, 1, err);
+    if (s) return s;
+    dry_reverse(c, q, v, u, q1bar, v1bar, qbar, vbar, thetabar);
+    return SID_OK;
+}
+
+sid_status sid_dry_vjp_taped(const sid_step_ctx *c, const double *q, const double *v, const double *u,
+                             const double *rec, const double *q1bar, const double *v1bar, double *qbar, double *vbar,
+                             double *thetabar, sid_error *err)
+{
+    struct sid_dry *D = c->ws->dry;
+    const size_t nv = (size_t)c->m->nv, nf = (size_t)D->nf;
+    sid_status s = sid_dry_prepare(c->m, c->theta, c->ws, err);
+    if (s) return s;
+    memcpy(D->a, rec, sizeof(double) * nv);
+    memcpy(D->ac, rec + nv, sizeof(double) * nv);
+    memcpy(D->Lh, rec + 2 * nv, sizeof(double) * nv * nv);
+    memcpy(D->Lp, rec + 2 * nv + nv * nv, sizeof(double) * nv * nv);
+    memcpy(D->f, rec + 2 * nv + 2 * nv * nv, sizeof(double) * nf);
+    for (size_t j = 0; j < nf; j++) D->state[j] = (int)rec[2 * nv + 2 * nv * nv + nf + j];
+    sid_dry_restore(c->m, c->theta, c->ws, c->h);
+    dry_reverse(c, q, v, u, q1bar, v1bar, qbar, vbar, thetabar);
+    return SID_OK;
+}
+
+/* Per direction: t from the forward-dynamics tangent at ac with M + B (hd = 0), fdot from it,
+ * then the step's tangent at a with M + B + h D and E fdot added. */
+sid_status sid_dry_jvp(const sid_step_ctx *c, const double *q, const double *v, const double *u, int ndir,
+                       const double *thetadot, double *qdot, double *vdot, double *scratch, sid_error *err)
+{
+    const sid_model *m = c->m;
+    const double *theta = c->theta;
+    sid_workspace *ws = c->ws;
+    struct sid_dry *D = ws->dry;
+    const double h = c->h;
+    const int nq = m->nq, nv = m->nv, np = m->nparam;
+    const size_t nn = sizeof(double) * (size_t)nv * (size_t)nv;
+    double *t = scratch, *ad = scratch + nv, *fd = scratch + 2 * nv;   /* 3 nv of the 9 nv given */
+    sid_status s = dry_accel(c, q, v, u, 1, err);
+    if (s) return s;
+    for (int d = 0; d < ndir; d++) {
+        double *qd = qdot + (size_t)d * (size_t)nq, *vd = vdot + (size_t)d * (size_t)nv;
+        const double *thd = thetadot + (size_t)d * (size_t)np;
+        memcpy(ws->M, D->Lp, nn);
+        sid_rnea(m, theta, ws, v, D->ac, NULL, ws->c);
+        sid_fd_jvp_dir(m, theta, ws, q, v, u, 0, D->ac, qd, vd, thd, t);
+        sid_dry_jvp_solution(m, ws, t, vd, thd, fd);
+        memcpy(ws->M, D->Lh, nn);
+        sid_rnea(m, theta, ws, v, D->a, NULL, ws->c);
+        sid_fd_jvp_dir(m, theta, ws, q, v, u, h, D->a, qd, vd, thd, ad);
+        memset(D->e, 0, sizeof(double) * (size_t)nv);
+        for (int j = 0; j < D->nf; j++) D->e[D->dof[j]] = fd[j];
+        sid_factor_solve(m, D->Lh, D->e);
+        for (int i = 0; i < nv; i++) {
+            vd[i] += h * (ad[i] + D->e[i]);
+            qd[i] += h * vd[i];
+        }
+    }
+    return SID_OK;
+}

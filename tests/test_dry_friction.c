@@ -1,0 +1,698 @@
+/* test_dry_friction.c — joint dry friction (core/dry_friction.h, friction.model "dry"):
+ *  - MuJoCo 2.2.2's frictionloss as the oracle: a pendulum and a 4-joint chain, the same
+ *    robot written as robot.json and as MJCF (solver tolerance 1e-12 so that MuJoCo's answer is
+ *    the QP's exact solution), torques around the friction level so that every joint sticks
+ *    and slips repeatedly, 2 s at h = 1 ms: positions agree to 1e-8 rad;
+ *  - the adjoint of whole windows that contain sticking and slipping against central finite
+ *    differences of the loss for every parameter and the initial state, forward mode against
+ *    the adjoint (dot-product test), the taped adjoint against the re-solving one, and one
+ *    step with compliant contact against central differences;
+ *  - a fit of a 3-joint chain's coulomb, viscous, armature and masses from noise-free logs;
+ *  - a joint pushed below its friction level stays, creeping no faster than the soft model's
+ *    steady creep R u / b; one pushed above it slips; friction never adds energy;
+ *  - misuse: RK4 or hard contact with dry friction, Stribeck with it, an unknown model name. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mujoco/mujoco.h>
+
+#include "robot_json.h"
+#include "sid_internal.h"
+#include "dry_friction.h"
+#include "test_util.h"
+
+Suite *dry_friction_suite(void);
+
+#define MAXJ 8
+
+/* A serial chain: joint k at xyz[k] in link k-1's frame about axis[k], link k's mass, COM and
+ * diagonal inertia, the joint's armature, damping and frictionloss; torque k = amp sin(w t + ph). */
+typedef struct {
+    int n;
+    double xyz[MAXJ][3], axis[MAXJ][3];
+    double mass[MAXJ], com[MAXJ][3], inertia[MAXJ][3];
+    double armature[MAXJ], damping[MAXJ], floss[MAXJ];
+    double amp[MAXJ], w[MAXJ], ph[MAXJ], bias[MAXJ];
+} chain;
+
+static int fmt_json(const chain *c, char *buf, size_t len, const char *model)
+{
+    int o = snprintf(buf, len, "{\"name\": \"chain\", \"gravity\": [0, 0, -9.81], \"links\": [{\"name\": \"l0\"}");
+    for (int k = 0; k < c->n; k++)
+        o += snprintf(buf + o, len - (size_t)o,
+                      ", {\"name\": \"l%d\", \"mass\": %.17g, \"com\": [%.17g, %.17g, %.17g], \"inertia\": "
+                      "{\"ixx\": %.17g, \"iyy\": %.17g, \"izz\": %.17g}}",
+                      k + 1, c->mass[k], c->com[k][0], c->com[k][1], c->com[k][2], c->inertia[k][0], c->inertia[k][1],
+                      c->inertia[k][2]);
+    o += snprintf(buf + o, len - (size_t)o, "], \"joints\": [");
+    for (int k = 0; k < c->n; k++)
+        o += snprintf(buf + o, len - (size_t)o,
+                      "%s{\"name\": \"j%d\", \"type\": \"revolute\", \"parent\": \"l%d\", \"child\": \"l%d\", "
+                      "\"origin\": {\"xyz\": [%.17g, %.17g, %.17g]}, \"axis\": [%.17g, %.17g, %.17g], "
+                      "\"armature\": %.17g, \"friction\": {\"viscous\": %.17g, \"coulomb\": %.17g%s%s%s}, "
+                      "\"motor\": {\"input\": \"torque\"}}",
+                      k ? ", " : "", k, k, k + 1, c->xyz[k][0], c->xyz[k][1], c->xyz[k][2], c->axis[k][0],
+                      c->axis[k][1], c->axis[k][2], c->armature[k], c->damping[k], c->floss[k],
+                      model ? ", \"model\": \"" : "", model ? model : "", model ? "\"" : "");
+    o += snprintf(buf + o, len - (size_t)o, "]}");
+    return o;
+}
+
+static int fmt_mjcf(const chain *c, char *buf, size_t len)
+{
+    int o = snprintf(buf, len,
+                     "<mujoco><compiler angle=\"radian\" inertiafromgeom=\"false\"/>"
+                     "<option timestep=\"0.001\" gravity=\"0 0 -9.81\" integrator=\"Euler\" tolerance=\"1e-12\" "
+                     "iterations=\"1000\"><flag contact=\"disable\" warmstart=\"disable\"/></option><worldbody>");
+    for (int k = 0; k < c->n; k++)
+        o += snprintf(buf + o, len - (size_t)o,
+                      "<body name=\"l%d\" pos=\"%.17g %.17g %.17g\"><inertial pos=\"%.17g %.17g %.17g\" mass=\"%.17g\" "
+                      "diaginertia=\"%.17g %.17g %.17g\"/><joint name=\"j%d\" type=\"hinge\" axis=\"%.17g %.17g %.17g\" "
+                      "armature=\"%.17g\" damping=\"%.17g\" frictionloss=\"%.17g\"/>",
+                      k + 1, c->xyz[k][0], c->xyz[k][1], c->xyz[k][2], c->com[k][0], c->com[k][1], c->com[k][2],
+                      c->mass[k], c->inertia[k][0], c->inertia[k][1], c->inertia[k][2], k, c->axis[k][0],
+                      c->axis[k][1], c->axis[k][2], c->armature[k], c->damping[k], c->floss[k]);
+    for (int k = 0; k < c->n; k++) o += snprintf(buf + o, len - (size_t)o, "</body>");
+    o += snprintf(buf + o, len - (size_t)o, "</worldbody></mujoco>");
+    return o;
+}
+
+typedef struct {
+    sid_robot_desc desc;
+    sid_model *m;
+    double *theta;
+    sid_workspace *ws;
+} ours;
+
+static void ours_make(ours *p, const chain *c, const char *model)
+{
+    static char buf[16384];
+    sid_error err = {0};
+    const int n = fmt_json(c, buf, sizeof buf, model);
+    ck_assert_int_lt(n, (int)sizeof buf);
+    ck_assert_msg(robot_json_parse("chain.json", buf, (size_t)n, &p->desc, NULL, &err) == 0, "%s", err.msg);
+    ck_assert_msg(sid_model_create(&p->m, &p->theta, &p->desc, &err) == SID_OK, "%s", err.msg);
+    p->ws = sid_workspace_create(p->m);
+    ck_assert_ptr_nonnull(p->ws);
+}
+
+static void ours_free(ours *p)
+{
+    sid_workspace_free(p->ws);
+    sid_model_free(p->m);
+    sid_free(p->theta);
+    robot_desc_free(&p->desc);
+}
+
+static mjModel *mj_from_text(const char *xml)
+{
+    mjVFS vfs;
+    char err[1000] = "";
+    mj_defaultVFS(&vfs);
+    ck_assert_int_eq(mj_makeEmptyFileVFS(&vfs, "chain.xml", (int)strlen(xml)), 0);
+    memcpy(vfs.filedata[mj_findFileVFS(&vfs, "chain.xml")], xml, strlen(xml));
+    mjModel *mm = mj_loadXML("chain.xml", &vfs, err, sizeof err);
+    mj_deleteVFS(&vfs);
+    ck_assert_msg(mm != NULL, "%s", err);
+    return mm;
+}
+
+static double torque(const chain *c, int k, double t) { return c->bias[k] + c->amp[k] * sin(c->w[k] * t + c->ph[k]); }
+
+/* A pendulum (n = 1) or chain whose joints swing about y and x, loads near the friction levels. */
+static void make_chain(chain *c, int n, unsigned seed)
+{
+    memset(c, 0, sizeof *c);
+    c->n = n;
+    unsigned s = seed;
+    for (int k = 0; k < n; k++) {
+        c->xyz[k][2] = k ? -0.3 : 0;
+        c->axis[k][k % 2 ? 0 : 1] = 1;
+        c->mass[k] = tu_uniform(&s, 0.5, 1.5);
+        c->com[k][0] = tu_uniform(&s, -0.02, 0.02);
+        c->com[k][2] = tu_uniform(&s, -0.2, -0.1);
+        for (int i = 0; i < 3; i++) c->inertia[k][i] = tu_uniform(&s, 0.004, 0.008);
+        c->armature[k] = tu_uniform(&s, 0.001, 0.01);
+        c->damping[k] = tu_uniform(&s, 0.01, 0.05);
+        c->floss[k] = tu_uniform(&s, 0.2, 0.5);
+        c->amp[k] = tu_uniform(&s, 1.0, 2.0) * c->floss[k] * (n - k);
+        c->w[k] = tu_uniform(&s, 4, 9);
+        c->ph[k] = tu_uniform(&s, 0, 6.28);
+    }
+}
+
+/* Both simulators from rest at q = 0.1 per joint, 2 s at 1 ms; the worst |dq|, and how often
+ * our rows changed between sticking and slipping. */
+static double agreement(const chain *c, int *switches, int *sticks)
+{
+    static char xml[16384];
+    ck_assert_int_lt(fmt_mjcf(c, xml, sizeof xml), (int)sizeof xml);
+    mjModel *mm = mj_from_text(xml);
+    mjData *md = mj_makeData(mm);
+    ours p;
+    ours_make(&p, c, "dry");
+    const int n = c->n;
+    ck_assert_int_eq(mm->nv, n);
+    ck_assert_int_eq(sid_model_nv(p.m), n);
+    double q[MAXJ], v[MAXJ], u[MAXJ], q1[MAXJ], v1[MAXJ], worst = 0;
+    int state[MAXJ], prev[MAXJ];
+    sid_error err = {0};
+    for (int k = 0; k < n; k++) q[k] = md->qpos[k] = 0.1, v[k] = md->qvel[k] = 0, prev[k] = 2;
+    *switches = *sticks = 0;
+    for (int step = 0; step < 2000; step++) {
+        const double t = step * 1e-3;
+        for (int k = 0; k < n; k++) u[k] = md->qfrc_applied[k] = torque(c, k, t);
+        mj_step(mm, md);
+        ck_assert_msg(sid_step(p.m, p.theta, p.ws, SID_EULER, 1e-3, q, v, u, q1, v1, &err) == SID_OK, "%s", err.msg);
+        double res;
+        ck_assert_int_eq(sid_dry_last(p.ws, NULL, state, &res), n);
+        ck_assert_msg(res < 1e-9, "step %d: KKT residual %g", step, res);
+        for (int k = 0; k < n; k++) {
+            q[k] = q1[k], v[k] = v1[k];
+            worst = fmax(worst, fabs(q[k] - md->qpos[k]));
+            *switches += prev[k] != 2 && (prev[k] == 0) != (state[k] == 0);
+            *sticks += state[k] == 0;
+            prev[k] = state[k];
+        }
+    }
+    ours_free(&p);
+    mj_deleteData(md);
+    mj_deleteModel(mm);
+    return worst;
+}
+
+START_TEST(mujoco_agreement)
+{
+    const int sizes[2] = {1, 4};
+    for (int i = 0; i < 2; i++) {
+        chain c;
+        int switches, sticks;
+        make_chain(&c, sizes[i], 11 + (unsigned)i);
+        const double worst = agreement(&c, &switches, &sticks);
+        fprintf(stderr, "dry friction vs MuJoCo frictionloss, %d joint(s), 2 s at 1 ms: max |dq| %.2e rad, %d "
+                        "stick/slip switches, %d of %d joint-steps sticking\n",
+                c.n, worst, switches, sticks, 2000 * c.n);
+        /* both sides solve the same QP exactly; what is left is rounding, grown by 2000 steps */
+        ck_assert_msg(worst <= 1e-8, "%d joints: max |dq| %g", c.n, worst);
+        /* the comparison must exercise both regimes, repeatedly, on every joint */
+        ck_assert_int_ge(switches, 6 * c.n);
+        ck_assert_int_ge(sticks, 100 * c.n);
+    }
+}
+END_TEST
+
+/* ---- gradients of a window --------------------------------------------------------------- */
+
+enum { NSTEP = 300 };
+
+typedef struct {
+    ours p;
+    chain c;
+    double q0[MAXJ], v0[MAXJ];
+    double wq[NSTEP + 1][MAXJ], wv[NSTEP + 1][MAXJ];
+    double Q[NSTEP + 1][MAXJ], V[NSTEP + 1][MAXJ];
+} window;
+
+static double win_loss(window *w)
+{
+    const int n = w->c.n;
+    double L = 0, u[MAXJ];
+    sid_error err = {0};
+    memcpy(w->Q[0], w->q0, sizeof w->q0);
+    memcpy(w->V[0], w->v0, sizeof w->v0);
+    for (int k = 0; k < NSTEP; k++) {
+        for (int i = 0; i < n; i++) u[i] = torque(&w->c, i, k * 1e-3);
+        ck_assert_msg(sid_step(w->p.m, w->p.theta, w->p.ws, SID_EULER, 1e-3, w->Q[k], w->V[k], u, w->Q[k + 1],
+                               w->V[k + 1], &err) == SID_OK, "%s", err.msg);
+    }
+    for (int k = 0; k <= NSTEP; k++)
+        for (int i = 0; i < n; i++) L += w->wq[k][i] * w->Q[k][i] + w->wv[k][i] * w->V[k][i];
+    return L;
+}
+
+/* The adjoint of the window: dL/dq0, dL/dv0, dL/dtheta. */
+static void win_adjoint(window *w, double *q0bar, double *v0bar, double *thetabar)
+{
+    const int n = w->c.n;
+    double qb[MAXJ], vb[MAXJ], u[MAXJ];
+    sid_error err = {0};
+    win_loss(w);
+    for (int i = 0; i < n; i++) qb[i] = w->wq[NSTEP][i], vb[i] = w->wv[NSTEP][i];
+    for (int k = NSTEP - 1; k >= 0; k--) {
+        double nq[MAXJ], nvb[MAXJ];
+        for (int i = 0; i < n; i++) nq[i] = w->wq[k][i], nvb[i] = w->wv[k][i], u[i] = torque(&w->c, i, k * 1e-3);
+        ck_assert_int_eq(sid_step_vjp(w->p.m, w->p.theta, w->p.ws, SID_EULER, 1e-3, w->Q[k], w->V[k], u, qb, vb, nq,
+                                      nvb, thetabar, &err), SID_OK);
+        memcpy(qb, nq, sizeof qb);
+        memcpy(vb, nvb, sizeof vb);
+    }
+    memcpy(q0bar, qb, sizeof qb);
+    memcpy(v0bar, vb, sizeof vb);
+}
+
+static double win_fd(window *w, double *x)
+{
+    const double x0 = *x, e = 1e-6 * fmax(1, fabs(x0));
+    *x = x0 + e;
+    const double Lp = win_loss(w);
+    *x = x0 - e;
+    const double Lm = win_loss(w);
+    *x = x0;
+    return (Lp - Lm) / (2 * e);
+}
+
+static void win_make(window *w, int n, unsigned seed)
+{
+    memset(w, 0, sizeof *w);
+    make_chain(&w->c, n, seed);
+    ours_make(&w->p, &w->c, "dry");
+    unsigned s = seed + 50;
+    for (int i = 0; i < n; i++) w->q0[i] = tu_uniform(&s, -0.3, 0.3), w->v0[i] = tu_uniform(&s, -0.5, 0.5);
+    for (int k = 0; k <= NSTEP; k++)
+        for (int i = 0; i < n; i++) w->wq[k][i] = tu_uniform(&s, -1, 1), w->wv[k][i] = tu_uniform(&s, -0.1, 0.1);
+}
+
+START_TEST(window_gradient)
+{
+    window *w = calloc(1, sizeof *w);
+    win_make(w, 3, 21);
+    const int n = w->c.n, np = sid_model_nparam(w->p.m);
+    double q0bar[MAXJ], v0bar[MAXJ], *thetabar = calloc((size_t)np, sizeof(double));
+    win_adjoint(w, q0bar, v0bar, thetabar);
+    /* the window must contain both regimes */
+    int sticks = 0, slips = 0, state[MAXJ];
+    double u[MAXJ], q1[MAXJ], v1[MAXJ];
+    sid_error err = {0};
+    for (int k = 0; k < NSTEP; k++) {
+        for (int i = 0; i < n; i++) u[i] = torque(&w->c, i, k * 1e-3);
+        sid_step(w->p.m, w->p.theta, w->p.ws, SID_EULER, 1e-3, w->Q[k], w->V[k], u, q1, v1, &err);
+        sid_dry_last(w->p.ws, NULL, state, NULL);
+        for (int i = 0; i < n; i++) sticks += !state[i], slips += !!state[i];
+    }
+    ck_assert_int_gt(sticks, NSTEP / 4);
+    ck_assert_int_gt(slips, NSTEP / 4);
+    double worst = 0;
+    char where[256] = "none";
+    for (int i = 0; i < n; i++) {
+        const double eq = tu_rel_err(q0bar[i], win_fd(w, &w->q0[i]), 1e-9);
+        const double ev = tu_rel_err(v0bar[i], win_fd(w, &w->v0[i]), 1e-9);
+        if (eq > worst) worst = eq, snprintf(where, sizeof where, "q0[%d]", i);
+        if (ev > worst) worst = ev, snprintf(where, sizeof where, "v0[%d]", i);
+    }
+    int checked = 0;
+    for (int j = 0; j < np; j++) {
+        const double num = win_fd(w, &w->p.theta[j]), e = tu_rel_err(thetabar[j], num, 1e-9);
+        checked += fabs(num) > 1e-6;
+        if (e > worst)
+            worst = e, snprintf(where, sizeof where, "%s: adjoint %.10g, fd %.10g", sid_model_param(w->p.m, j)->name,
+                                thetabar[j], num);
+    }
+    fprintf(stderr, "dry friction window gradient (%d steps, %d sticking / %d slipping joint-steps): worst relative "
+                    "error %.2e at %s; %d parameters with a gradient\n",
+            NSTEP, sticks, slips, worst, where, checked);
+    /* coulomb, masses, COMs, inertias, armature, viscous, origins: all act through the rows */
+    ck_assert_int_ge(checked, 6 * n);
+    /* central differences at step 1e-6 are good to ~1e-7; kinks of the active set are
+     * piecewise-smooth points the steps do not straddle */
+    ck_assert_msg(worst <= 1e-6, "relative error %g at %s", worst, where);
+    free(thetabar);
+    ours_free(&w->p);
+    free(w);
+}
+END_TEST
+
+/* Forward mode of the window along random (q0dot, v0dot, thetadot) against the adjoint. */
+START_TEST(window_forward_mode)
+{
+    window *w = calloc(1, sizeof *w);
+    win_make(w, 3, 22);
+    const int n = w->c.n, np = sid_model_nparam(w->p.m);
+    double q0bar[MAXJ], v0bar[MAXJ], *thetabar = calloc((size_t)np, sizeof(double));
+    double *thd = calloc((size_t)np, sizeof(double)), qd[MAXJ], vd[MAXJ], scratch[9 * MAXJ], u[MAXJ];
+    win_adjoint(w, q0bar, v0bar, thetabar);
+    unsigned s = 5;
+    double rev = 0, fwd = 0;
+    for (int i = 0; i < n; i++) {
+        qd[i] = tu_uniform(&s, -1, 1), vd[i] = tu_uniform(&s, -1, 1);
+        rev += q0bar[i] * qd[i] + v0bar[i] * vd[i];
+        fwd += w->wq[0][i] * qd[i] + w->wv[0][i] * vd[i];
+    }
+    for (int j = 0; j < np; j++) {
+        thd[j] = tu_uniform(&s, -1, 1) * fmax(0.01, fabs(w->p.theta[j]));
+        rev += thetabar[j] * thd[j];
+    }
+    sid_error err = {0};
+    for (int k = 0; k < NSTEP; k++) {
+        for (int i = 0; i < n; i++) u[i] = torque(&w->c, i, k * 1e-3);
+        ck_assert_msg(sid_step_jvp(w->p.m, w->p.theta, w->p.ws, SID_EULER, 1e-3, w->Q[k], w->V[k], u, 1, thd, qd, vd,
+                                   scratch, &err) == SID_OK, "%s", err.msg);
+        for (int i = 0; i < n; i++) fwd += w->wq[k + 1][i] * qd[i] + w->wv[k + 1][i] * vd[i];
+    }
+    fprintf(stderr, "dry friction forward mode: w.(J xdot) %.15g, (J^T w).xdot %.15g, relative difference %.2e\n", fwd,
+            rev, fabs(fwd - rev) / fabs(rev));
+    ck_assert_msg(fabs(fwd - rev) <= 1e-10 * fabs(rev), "forward %.15g, reverse %.15g", fwd, rev);
+    free(thd);
+    free(thetabar);
+    ours_free(&w->p);
+    free(w);
+}
+END_TEST
+
+/* The adjoint from the tape record (what fits use) is the adjoint that re-solves, step by step
+ * along a window that sticks and slips: the record restores the step, it does not approximate. */
+START_TEST(taped_adjoint)
+{
+    window *w = calloc(1, sizeof *w);
+    win_make(w, 3, 23);
+    const int n = w->c.n, np = sid_model_nparam(w->p.m);
+    sid_error err = {0};
+    const sid_step_variant *sv = sid_step_variant_find(w->p.m, SID_EULER, &err);
+    ck_assert_ptr_nonnull(sv);
+    const sid_step_ctx c = sid_step_context(sv, w->p.m, w->p.theta, w->p.ws, 1e-3);
+    double *rec = malloc(sizeof(double) * (size_t)sv->record_size(w->p.m));
+    double *t1 = calloc((size_t)np, sizeof(double)), *t2 = calloc((size_t)np, sizeof(double));
+    double worst = 0, scale = 0;
+    win_loss(w);
+    for (int k = 0; k < NSTEP; k++) {
+        double u[MAXJ], q1[MAXJ], v1[MAXJ], qb1[MAXJ] = {0}, vb1[MAXJ] = {0}, qb2[MAXJ] = {0}, vb2[MAXJ] = {0};
+        for (int i = 0; i < n; i++) u[i] = torque(&w->c, i, k * 1e-3);
+        ck_assert_int_eq(sid_step_take(sv, &c, w->Q[k], w->V[k], u, q1, v1, rec, &err), SID_OK);
+        for (int i = 0; i < n; i++) ck_assert(q1[i] == w->Q[k + 1][i] && v1[i] == w->V[k + 1][i]);
+        memset(t1, 0, sizeof(double) * (size_t)np);
+        memset(t2, 0, sizeof(double) * (size_t)np);
+        ck_assert_int_eq(sv->vjp(&c, w->Q[k], w->V[k], u, w->wq[k + 1], w->wv[k + 1], qb1, vb1, t1, &err), SID_OK);
+        ck_assert_int_eq(sv->vjp_taped(&c, w->Q[k], w->V[k], u, rec, w->wq[k + 1], w->wv[k + 1], qb2, vb2, t2, &err),
+                         SID_OK);
+        for (int i = 0; i < n; i++) {
+            worst = fmax(worst, fmax(fabs(qb1[i] - qb2[i]), fabs(vb1[i] - vb2[i])));
+            scale = fmax(scale, fmax(fabs(qb1[i]), fabs(vb1[i])));
+        }
+        for (int j = 0; j < np; j++) worst = fmax(worst, fabs(t1[j] - t2[j])), scale = fmax(scale, fabs(t1[j]));
+    }
+    fprintf(stderr, "dry friction taped adjoint vs re-solving adjoint: max difference %.2e (largest entry %.2e)\n",
+            worst, scale);
+    /* the same arithmetic on the same numbers, but for A rebuilt from the recorded factor */
+    ck_assert_msg(worst <= 1e-12 * scale, "taped %g off, scale %g", worst, scale);
+    free(t1);
+    free(t2);
+    free(rec);
+    ours_free(&w->p);
+    free(w);
+}
+END_TEST
+
+/* ---- sticking, slipping, energy ---------------------------------------------------------- */
+
+/* One joint about the vertical (no gravity torque), no damping, constant torque u. */
+static void vertical_joint(chain *c, double u)
+{
+    memset(c, 0, sizeof *c);
+    c->n = 1;
+    c->axis[0][2] = 1;
+    c->mass[0] = 1;
+    c->com[0][0] = 0.1;
+    c->inertia[0][0] = c->inertia[0][1] = c->inertia[0][2] = 0.01;
+    c->floss[0] = 0.5;
+    c->bias[0] = u;
+}
+
+START_TEST(stick_really_sticks)
+{
+    chain c;
+    sid_error err = {0};
+    for (int slip = 0; slip < 2; slip++) {
+        const double u = slip ? 0.8 : 0.4;   /* below, above the friction level 0.5 */
+        vertical_joint(&c, u);
+        ours p;
+        ours_make(&p, &c, "dry");
+        double q[1] = {0}, v[1] = {0}, q1[1], v1[1], uu[1] = {u};
+        const double I = 0.01 + 1 * 0.1 * 0.1;   /* about the axis: izz + m r^2 */
+        for (int k = 0; k < 1000; k++) {
+            ck_assert_int_eq(sid_step(p.m, p.theta, p.ws, SID_EULER, 1e-3, q, v, uu, q1, v1, &err), SID_OK);
+            q[0] = q1[0], v[0] = v1[0];
+        }
+        if (!slip) {
+            /* the soft constraint's steady creep: a = A (R u - b v) / (A + R) = 0 at v = R u / b */
+            const double R = (1 - SID_DRY_DMIN) / SID_DRY_DMIN / I, b = 2 / (SID_DRY_DMAX * SID_DRY_TIMECONST);
+            const double creep = R * u / b;
+            fprintf(stderr, "dry friction: torque 0.8 of the level: v after 1 s %.6g rad/s (soft model's creep %.6g), "
+                            "q %.3g rad (frictionless: %.3g)\n", v[0], creep, q[0], u / I / 2);
+            ck_assert_msg(v[0] >= 0 && fabs(v[0] - creep) <= 1e-6 * creep, "v %g, creep %g", v[0], creep);
+            ck_assert_msg(q[0] <= creep * 1.0 + 1e-12, "q %g > creep x 1 s %g", q[0], creep);
+        } else {
+            /* sliding: the full friction torque opposes, a = (u - floss) / I */
+            const double a = (u - 0.5) / I;
+            ck_assert_msg(fabs(v[0] - a * 1.0) <= 1e-3 * a, "v %g, expected %g", v[0], a);
+        }
+        ours_free(&p);
+    }
+}
+END_TEST
+
+/* A double pendulum swinging freely from a tilt: its energy never rises above the frictionless
+ * run's worst excursion (the Euler step's own), and friction takes a clear share by the end. */
+START_TEST(passivity)
+{
+    chain c;
+    make_chain(&c, 2, 31);
+    for (int k = 0; k < 2; k++) c.amp[k] = c.bias[k] = c.damping[k] = 0, c.floss[k] = 0.05;
+    double band = 0, E0 = 0, Eend = 0, rise = 0;
+    sid_error err = {0};
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 0)
+            for (int k = 0; k < 2; k++) c.floss[k] = 0;
+        else
+            for (int k = 0; k < 2; k++) c.floss[k] = 0.05;
+        ours p;
+        ours_make(&p, &c, "dry");
+        double q[2] = {1.0, -0.5}, v[2] = {0, 0}, q1[2], v1[2], u[2] = {0, 0};
+        const double e0 = sid_energy(p.m, p.theta, p.ws, q, v);
+        for (int k = 0; k < 3000; k++) {
+            ck_assert_int_eq(sid_step(p.m, p.theta, p.ws, SID_EULER, 1e-3, q, v, u, q1, v1, &err), SID_OK);
+            memcpy(q, q1, sizeof q), memcpy(v, v1, sizeof v);
+            const double e = sid_energy(p.m, p.theta, p.ws, q, v) - e0;
+            if (pass == 0) band = fmax(band, fabs(e));
+            else rise = fmax(rise, e);
+        }
+        if (pass == 1) E0 = e0, Eend = sid_energy(p.m, p.theta, p.ws, q, v);
+        ours_free(&p);
+    }
+    fprintf(stderr, "dry friction passivity: energy %.4g J -> %.4g J in 3 s; highest rise %.2e J (Euler's own band "
+                    "without friction %.2e J)\n", E0, Eend, rise, band);
+    ck_assert_msg(rise <= band, "energy rose %g above the start, Euler's band %g", rise, band);
+    ck_assert_msg(E0 - Eend > 10 * band, "friction took only %g J", E0 - Eend);
+}
+END_TEST
+
+/* ---- a fit --------------------------------------------------------------------------------- */
+
+/* The fit pipeline (windows, tape, adjoint, L-BFGS) on the dry model: a 3-joint chain's
+ * coulomb, viscous, armature and masses 20 % off, noise-free logs of the truth made by this
+ * simulator (MuJoCo's, as mujoco_agreement shows; tests/tools/dryrec.py does the same from
+ * MuJoCo's own logs of the 7-joint arm), about 15 % of the joint-steps sticking: the loss falls
+ * to rounding (measured 7e-18 of its start) and every parameter comes back to 1e-5 (measured
+ * 1.7e-6, viscous friction, which the sticking stretches see least). */
+START_TEST(fit_recovers)
+{
+    chain c;
+    make_chain(&c, 3, 41);
+    ours p;
+    ours_make(&p, &c, "dry");
+    sid_error err = {0};
+    const int np = sid_model_nparam(p.m), nx = 2 * c.n;
+    int mask[256] = {0}, idx[SID_MAX_FREE], n = 0;
+    ck_assert_int_le(np, 256);
+    const char *globs[] = {"joints.*.friction.coulomb", "joints.*.friction.viscous", "joints.*.armature", "links.*.mass"};
+    for (int g = 0; g < 4; g++) sid_model_param_match(p.m, globs[g], mask);
+    double truth[256], lo[SID_MAX_FREE], hi[SID_MAX_FREE];
+    memcpy(truth, p.theta, sizeof(double) * (size_t)np);
+    for (int i = 0; i < np; i++) {
+        if (!mask[i]) continue;
+        truth[i] = p.theta[i] * (n % 2 ? 0.8 : 1.2);
+        idx[n] = i, lo[n] = 0.1 * p.theta[i], hi[n] = 10 * p.theta[i];
+        n++;
+    }
+    sid_traj *logs[1] = {tu_synth_log(p.m, truth, 2001, 1e-3, 0.7, 7)};
+    ck_assert_ptr_nonnull(logs[0]);
+    /* the data must hold both regimes */
+    int sticks = 0, state[MAXJ];
+    for (int k = 0; k + 1 < logs[0]->n; k++) {
+        double q1[MAXJ], v1[MAXJ];
+        ck_assert_int_eq(sid_step(p.m, truth, p.ws, SID_EULER, 1e-3, logs[0]->q + k * c.n, logs[0]->qd + k * c.n,
+                                  logs[0]->u + k * c.n, q1, v1, &err), SID_OK);
+        sid_dry_last(p.ws, NULL, state, NULL);
+        for (int i = 0; i < c.n; i++) sticks += !state[i];
+    }
+    ck_assert_int_gt(sticks, 600);
+    ck_assert_int_lt(sticks, 3 * 2000 - 600);
+    sid_loss_opts o;
+    sid_loss_opts_defaults(&o);
+    o.window = 0.5;
+    o.sim.substeps = 1;
+    o.estimate_start = 1;
+    sid_problem *pr;
+    ck_assert_msg(sid_problem_create(&pr, p.m, (const sid_traj *const *)logs, 1, &o, &err) == SID_OK, "%s", err.msg);
+    double *x0 = malloc(sizeof(double) * (size_t)(sid_problem_nwindows(pr) * nx));
+    sid_problem_start_states(pr, p.theta, x0);
+    sid_fit_opts fo;
+    sid_fit_opts_defaults(&fo);
+    fo.nfree = n, fo.idx = idx, fo.lo = lo, fo.hi = hi;
+    fo.ftol_rel = 1e-15;
+    sid_fit_result res;
+    ck_assert_msg(sid_fit(pr, p.theta, x0, &fo, &res, &err) == SID_OK, "%s", err.msg);
+    double worst = 0;
+    int at = 0;
+    for (int k = 0; k < n; k++) {
+        const double e = fabs(p.theta[idx[k]] - truth[idx[k]]) / fabs(truth[idx[k]]);
+        if (e > worst) worst = e, at = idx[k];
+    }
+    fprintf(stderr, "dry friction fit, 3 joints (%d of 6000 joint-steps sticking), %d parameters 20 %% off, "
+                    "noise-free: loss %.3e -> %.3e in %d iterations; worst relative error %.2e at %s\n",
+            sticks, n, res.loss0, res.loss, res.iterations, worst, sid_model_param(p.m, at)->name);
+    ck_assert_msg(res.loss <= 1e-14 * res.loss0, "loss fell only to %g of %g", res.loss / res.loss0, res.loss0);
+    ck_assert_msg(worst <= 1e-5, "%s: relative error %g", sid_model_param(p.m, at)->name, worst);
+    free(x0);
+    sid_problem_free(pr);
+    sid_traj_free(logs[0]);
+    ours_free(&p);
+}
+END_TEST
+
+/* ---- with compliant contact --------------------------------------------------------------- */
+
+/* A two-joint arm hanging from z = 0.5 whose tip sphere presses into the ground (compliant
+ * contact is a force: it enters a0 and every row's problem); with "hard" the step is refused. */
+static char *contact_arm(const char *contact_model)
+{
+    static char buf[4096];
+    snprintf(buf, sizeof buf,
+             "{\"name\": \"arm\", \"links\": [{\"name\": \"w\"}, {\"name\": \"a\", \"mass\": 1, \"com\": [0, 0, -0.15], "
+             "\"inertia\": {\"ixx\": 0.01, \"iyy\": 0.012, \"izz\": 0.004}}, {\"name\": \"b\", \"mass\": 0.5, "
+             "\"com\": [0.01, 0, -0.12], \"inertia\": {\"ixx\": 0.004, \"iyy\": 0.005, \"izz\": 0.002}}], "
+             "\"joints\": [{\"name\": \"j1\", \"type\": \"revolute\", \"parent\": \"w\", \"child\": \"a\", "
+             "\"origin\": {\"xyz\": [0, 0, 0.5]}, \"axis\": [0, 1, 0], \"armature\": 0.01, \"friction\": {\"viscous\": "
+             "0.02, \"coulomb\": 0.3, \"model\": \"dry\"}, \"motor\": {\"input\": \"torque\"}}, {\"name\": \"j2\", "
+             "\"type\": \"revolute\", \"parent\": \"a\", \"child\": \"b\", \"origin\": {\"xyz\": [0, 0, -0.3]}, "
+             "\"axis\": [1, 0, 0], \"armature\": 0.005, \"friction\": {\"viscous\": 0.01, \"coulomb\": 0.05, "
+             "\"model\": \"dry\"}, \"motor\": {\"input\": \"torque\"}}], \"contact\": {\"model\": \"%s\", "
+             "\"ground\": {\"height\": 0}, \"spheres\": [{\"name\": \"tip\", \"link\": \"b\", \"xyz\": [0, 0, -0.1952], "
+             "\"radius\": 0.005}]}}",
+             contact_model);
+    return buf;
+}
+
+START_TEST(compliant_contact_step_gradient)
+{
+    sid_robot_desc d;
+    sid_model *m;
+    double *theta;
+    sid_error err = {0};
+    const char *txt = contact_arm("compliant");
+    ck_assert_msg(robot_json_parse("arm.json", txt, strlen(txt), &d, NULL, &err) == 0, "%s", err.msg);
+    ck_assert_msg(sid_model_create(&m, &theta, &d, &err) == SID_OK, "%s", err.msg);
+    sid_workspace *ws = sid_workspace_create(m);
+    const int np = sid_model_nparam(m);
+    /* the tip 0.2 mm into the ground at q = 0 (its centre at z = 0.0048, radius 5 mm); j1 at
+     * rest under a torque below its level sticks, j2 slips (its drag on the ground acts along
+     * y, which j1's axis does not feel) */
+    double q[2] = {0.0, 0.0}, v[2] = {0.0, -0.8}, u[2] = {0.1, 0.02}, wq[2] = {0.7, -0.4}, wv[2] = {0.3, 0.9};
+    double q1[2], v1[2];
+    ck_assert_int_eq(sid_step(m, theta, ws, SID_EULER, 1e-3, q, v, u, q1, v1, &err), SID_OK);
+    int state[2];
+    sid_dry_last(ws, NULL, state, NULL);
+    ck_assert_msg(state[0] == 0 && state[1] != 0, "states %d %d: expected j1 sticking, j2 slipping", state[0],
+                  state[1]);
+    double qbar[2] = {0}, vbar[2] = {0}, *thetabar = calloc((size_t)np, sizeof(double));
+    ck_assert_int_eq(sid_step_vjp(m, theta, ws, SID_EULER, 1e-3, q, v, u, wq, wv, qbar, vbar, thetabar, &err), SID_OK);
+    double worst = 0;
+    char where[400] = "none";
+    for (int j = -4; j < np; j++) {
+        double *x = j < -2 ? &q[j + 4] : j < 0 ? &v[j + 2] : &theta[j];
+        const double a = j < -2 ? qbar[j + 4] : j < 0 ? vbar[j + 2] : thetabar[j];
+        const double x0 = *x, e = 1e-6 * fmax(1, fabs(x0));
+        double L[2];
+        for (int s = 0; s < 2; s++) {
+            *x = x0 + (s ? -e : e);
+            ck_assert_int_eq(sid_step(m, theta, ws, SID_EULER, 1e-3, q, v, u, q1, v1, &err), SID_OK);
+            L[s] = wq[0] * q1[0] + wq[1] * q1[1] + wv[0] * v1[0] + wv[1] * v1[1];
+        }
+        *x = x0;
+        const double num = (L[0] - L[1]) / (2 * e), r = tu_rel_err(a, num, 1e-9);
+        if (r > worst) worst = r, snprintf(where, sizeof where, "%s: adjoint %.10g, fd %.10g",
+                                          j < 0 ? "state" : sid_model_param(m, j)->name, a, num);
+    }
+    fprintf(stderr, "dry friction with compliant contact, one step: worst relative error %.2e at %s\n", worst, where);
+    ck_assert_msg(worst <= 1e-6, "relative error %g at %s", worst, where);
+    free(thetabar);
+    sid_workspace_free(ws);
+    sid_model_free(m);
+    sid_free(theta);
+    robot_desc_free(&d);
+    /* hard contact with dry friction is refused, saying why */
+    txt = contact_arm("hard");
+    ck_assert_msg(robot_json_parse("arm.json", txt, strlen(txt), &d, NULL, &err) == 0, "%s", err.msg);
+    ck_assert_msg(sid_model_create(&m, &theta, &d, &err) == SID_OK, "%s", err.msg);
+    ws = sid_workspace_create(m);
+    ck_assert_int_eq(sid_step(m, theta, ws, SID_EULER, 1e-3, q, v, u, q1, v1, &err), SID_ERR_INPUT);
+    ck_assert_msg(strstr(err.msg, "hard contact") && strstr(err.msg, "dry"), "%s", err.msg);
+    sid_workspace_free(ws);
+    sid_model_free(m);
+    sid_free(theta);
+    robot_desc_free(&d);
+}
+END_TEST
+
+/* ---- misuse ------------------------------------------------------------------------------ */
+
+START_TEST(misuse)
+{
+    chain c;
+    make_chain(&c, 1, 3);
+    ours p;
+    ours_make(&p, &c, "dry");
+    sid_error err = {0};
+    double q[1] = {0}, v[1] = {0}, u[1] = {0}, q1[1], v1[1];
+    ck_assert_int_eq(sid_step(p.m, p.theta, p.ws, SID_RK4, 1e-3, q, v, u, q1, v1, &err), SID_ERR_INPUT);
+    ck_assert_msg(strstr(err.msg, "euler"), "%s", err.msg);
+    ours_free(&p);
+    /* the smooth model stays the default and has no constraint rows */
+    ours_make(&p, &c, NULL);
+    ck_assert_ptr_null(p.ws->dry);
+    ck_assert_int_eq(sid_step(p.m, p.theta, p.ws, SID_RK4, 1e-3, q, v, u, q1, v1, &err), SID_OK);
+    ours_free(&p);
+    static char buf[8192];
+    sid_robot_desc d;
+    int n = fmt_json(&c, buf, sizeof buf, "sticky");
+    ck_assert_int_ne(robot_json_parse("chain.json", buf, (size_t)n, &d, NULL, &err), 0);
+    ck_assert_msg(strstr(err.msg, "joints[0].friction.model") && strstr(err.msg, "\"dry\""), "%s", err.msg);
+    /* Stribeck needs the smooth model */
+    const char *stribeck = "{\"name\": \"s\", \"links\": [{\"name\": \"a\"}, {\"name\": \"b\", \"mass\": 1, "
+                           "\"inertia\": {\"ixx\": 0.01, \"iyy\": 0.01, \"izz\": 0.01}}], \"joints\": [{\"name\": \"j\", "
+                           "\"type\": \"revolute\", \"parent\": \"a\", \"child\": \"b\", \"axis\": [0, 1, 0], "
+                           "\"friction\": {\"coulomb\": 0.1, \"model\": \"dry\", \"stribeck\": {\"torque\": 0.1, "
+                           "\"velocity\": 0.1}}}]}";
+    ck_assert_int_ne(robot_json_parse("s.json", stribeck, strlen(stribeck), &d, NULL, &err), 0);
+    ck_assert_msg(strstr(err.msg, "joints[0].friction.stribeck"), "%s", err.msg);
+}
+END_TEST
+
+Suite *dry_friction_suite(void)
+{
+    Suite *s = suite_create("dry_friction");
+    TCase *tc = tcase_create("dry_friction");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, mujoco_agreement);
+    tcase_add_test(tc, window_gradient);
+    tcase_add_test(tc, window_forward_mode);
+    tcase_add_test(tc, taped_adjoint);
+    tcase_add_test(tc, stick_really_sticks);
+    tcase_add_test(tc, passivity);
+    tcase_add_test(tc, fit_recovers);
+    tcase_add_test(tc, compliant_contact_step_gradient);
+    tcase_add_test(tc, misuse);
+    suite_add_tcase(s, tc);
+    return s;
+}
