@@ -2,7 +2,7 @@
  *   (M + B + hd D) a = F - c - D v + J^T fext
  * with M the mass matrix, B the armature, D the viscous damping (hd = h: MuJoCo's implicit
  * damping for Euler; hd = 0: the plain forward dynamics), F the motor, friction and joint limit
- * forces (the limit's depends on q, so its adjoint adds to qbar), c
+ * forces and servo torques (the limit's and the servo's depend on q, so their adjoints add to qbar), c
  * the bias forces, and fext the forces of a contact model on the bodies.
  * The adjoint uses the implicit function theorem on the residual
  * R(a; q, v, theta) = F - D v - ID(q, v, a) - B a - hd D a = 0 (ID with fext): with
@@ -43,6 +43,7 @@ sid_status sid_fd(const sid_model *m, const double *theta, sid_workspace *ws, co
     sid_crba(m, ws, ws->M);
     sid_joint_force(m, theta, v, u, ws->F);
     sid_joint_limit_force(m, theta, q, v, ws->F);
+    sid_servo_force(m, theta, q, v, u, ws->F);
     for (int i = 0; i < nv; i++) a[i] = ws->F[i] - ws->c[i];
     for (int b = 1; b < m->nbody; b++) {
         const sid_body *bd = &m->body[b];
@@ -75,6 +76,7 @@ void sid_fd_vjp_factored(const sid_model *m, const double *theta, sid_workspace 
     sid_factor_solve(m, L, w);
     sid_joint_force_vjp(m, theta, v, u, w, vbar, thetabar);
     sid_joint_limit_force_vjp(m, theta, q, v, w, qbar, vbar, thetabar);
+    sid_servo_force_vjp(m, theta, q, v, u, w, qbar, vbar, thetabar);
     for (int i = 0; i < nv; i++) ws->rhs[i] = -w[i];
     for (int b = 1; b < m->nbody; b++) {
         const sid_body *bd = &m->body[b];
@@ -110,6 +112,7 @@ void sid_fd_jvp_dir(const sid_model *m, const double *theta, sid_workspace *ws, 
     double *tau = ws->rhs;
     sid_joint_force_jvp(m, theta, v, u, vd, thd, ad);
     sid_joint_limit_force_jvp(m, theta, q, v, qd, vd, thd, ad);
+    sid_servo_force_jvp(m, theta, q, v, u, qd, vd, thd, ad);
     sid_rnea_jvp(m, theta, ws, q, qd, vd, thd, tau);
     for (int b = 1; b < m->nbody; b++) {
         const sid_body *bd = &m->body[b];

@@ -7,6 +7,7 @@
 #include "dynamics.h"
 #include "joint_force.h"
 #include "joint_limit.h"
+#include "servo.h"
 
 /* Solve (M + B + hd D) a = F - c - D v + J^T fext for a, fext from fx (NULL: none); leaves the
  * factor of A = M + B + hd D in ws->M and the kinematics at q. */

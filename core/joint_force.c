@@ -3,7 +3,8 @@
  *   motor, torque or current input: tau_m = gear kt u
  *   motor, voltage input:           tau_m = gear kt (u - ke gear v) / R
  *   friction: tau_f = (coulomb + s(v)) tanh(v / smoothing),  s(v) = st exp(-(v / sv)^2)
- *   F = tau_m + torque_bias - tau_f                                       (FORMATS.md) */
+ *   F = tau_m + torque_bias - tau_f                                       (FORMATS.md)
+ * A servo's torque depends on q too: servo.c adds it. */
 #include "joint_force.h"
 
 #include <math.h>
@@ -18,7 +19,7 @@ void sid_joint_force(const sid_model *m, const double *theta, const double *v, c
         const int i = bd->vadr;
         const double *pd = theta + bd->p_dof;
         double tau = 0;
-        if (bd->p_motor >= 0) {
+        if (bd->p_motor >= 0 && bd->p_servo < 0) {   /* a servo's torque is servo.c's */
             const double *pm = theta + bd->p_motor;
             tau = bd->motor == SID_MOTOR_VOLTAGE
                       ? pm[P_GEAR] * pm[P_KT] * (u[i] - pm[P_KE] * pm[P_GEAR] * v[i]) / pm[P_RESISTANCE]
@@ -44,7 +45,7 @@ void sid_joint_force_vjp(const sid_model *m, const double *theta, const double *
         const double w = Fbar[i];
         const double *pd = theta + bd->p_dof;
         double *td = thetabar + bd->p_dof;
-        if (bd->p_motor >= 0) {
+        if (bd->p_motor >= 0 && bd->p_servo < 0) {
             const double *pm = theta + bd->p_motor;
             double *tm = thetabar + bd->p_motor;
             const double G = pm[P_GEAR], kt = pm[P_KT];
@@ -89,7 +90,7 @@ void sid_joint_force_jvp(const sid_model *m, const double *theta, const double *
         const int i = bd->vadr;
         const double *pd = theta + bd->p_dof, *td = thetadot + bd->p_dof;
         double d = td[P_TORQUE_BIAS];
-        if (bd->p_motor >= 0) {
+        if (bd->p_motor >= 0 && bd->p_servo < 0) {
             const double *pm = theta + bd->p_motor, *tm = thetadot + bd->p_motor;
             const double G = pm[P_GEAR], kt = pm[P_KT];
             if (bd->motor == SID_MOTOR_VOLTAGE) {

@@ -31,6 +31,8 @@ static int *block_slot(sid_model *m, sid_body *bd, int sphere, sid_param_block b
     case SID_BLOCK_LIMIT_LOWER: return &bd->p_limit_lower;
     case SID_BLOCK_LIMIT_UPPER: return &bd->p_limit_upper;
     case SID_BLOCK_LIMIT: return &bd->p_limit;
+    case SID_BLOCK_SERVO: return &bd->p_servo;
+    case SID_BLOCK_SERVO_LIMIT: return &bd->p_servo_limit;
     }
     return NULL;
 }
@@ -227,6 +229,7 @@ sid_status sid_model_create(sid_model **out, double **theta_out, const sid_robot
         bd->qadr = bd->vadr = -1;
         bd->p_inertial = bd->p_origin = bd->p_dof = bd->p_stribeck = bd->p_motor = -1;
         bd->p_limit = bd->p_limit_lower = bd->p_limit_upper = -1;
+        bd->p_servo = bd->p_servo_limit = -1;
         if (bd->type != SID_JOINT_FIXED) {
             if (m->ndofj >= SID_MAX_JOINTS) {
                 s = sid_error_set(err, SID_ERR_INPUT, "joints: more than %d moving joints", SID_MAX_JOINTS);
@@ -349,6 +352,7 @@ int sid_model_ndof_joints(const sid_model *m) { return m->ndofj; }
 const char *sid_model_dof_joint_name(const sid_model *m, int k) { return m->dof_name[k]; }
 int sid_model_dof_joint_desc(const sid_model *m, int k) { return m->body[m->dof_body[k]].joint; }
 int sid_model_dof_joint_has_motor(const sid_model *m, int k) { return m->body[m->dof_body[k]].motor != SID_MOTOR_NONE; }
+sid_motor_input sid_model_dof_joint_motor(const sid_model *m, int k) { return m->body[m->dof_body[k]].motor; }
 int sid_model_dof_joint_is_prismatic(const sid_model *m, int k) { return m->body[m->dof_body[k]].type == SID_JOINT_PRISMATIC; }
 sid_joint_type sid_model_dof_joint_type(const sid_model *m, int k) { return m->body[m->dof_body[k]].type; }
 int sid_model_dof_joint_qadr(const sid_model *m, int k) { return m->body[m->dof_body[k]].qadr; }

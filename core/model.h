@@ -15,6 +15,7 @@ enum { P_STRIBECK_TORQUE = 0, P_STRIBECK_VELOCITY };                   /* p_stri
 enum { P_GEAR = 0, P_KT, P_KE, P_RESISTANCE };                         /* p_motor block */
 enum { P_SPHERE_XYZ = 0, P_SPHERE_RADIUS = 3 };                        /* sphere block */
 enum { P_LIMIT_STIFFNESS = 0, P_LIMIT_DAMPING };                       /* p_limit block */
+enum { P_KD = 0, P_KP };                                               /* p_servo block (kp: position) */
 enum { P_HEIGHT = 0, P_STIFFNESS, P_DAMPING, P_FRICTION, P_WIDTH, P_FSMOOTH };   /* ground block */
 
 typedef struct {
@@ -26,9 +27,11 @@ typedef struct {
     int p_origin;             /* xyz[3], rpy[3]; -1 for the root and free joints */
     int p_dof;                /* armature, viscous, coulomb, smoothing, offset; -1 if fixed or free */
     int p_stribeck;           /* torque, velocity; -1 if absent */
-    int p_motor;              /* gear, kt [, ke, resistance]; -1 if no motor */
+    int p_motor;              /* gear, kt [, ke, resistance] (a servo: gear); -1 if no motor */
     int p_limit;              /* limit stiffness, damping; -1 without a position limit */
     int p_limit_lower, p_limit_upper;   /* the limit's bounds; -1 where unbounded */
+    int p_servo;              /* kd [, kp]; -1 unless a servo */
+    int p_servo_limit;        /* a servo's torque limit; -1 where absent (no saturation) */
     sid_motor_input motor;
     int dry;                  /* 1: its coulomb is dry friction (dry_friction.h), not the smooth force */
     int moves_mass;           /* 1 if a link with mass is this body or below it */

@@ -67,13 +67,26 @@ static const sid_param_row table[] = {
      SID_BLOCK_STRIBECK, "rad/s", "m/s", NULL, SID_RANGE_POSITIVE, 1, {NONE}, 1, 0.1, JOINT(stribeck_velocity), 0},
     {SID_P_GEAR, SID_OWNER_JOINT, "motor.gear", 1, 0, NULL, SID_ON_MOTOR, SID_BLOCK_MOTOR, "1", NULL, NULL,
      SID_RANGE_ANY, 0, {1}, 0, 1, JOINT(gear), 0},
-    {SID_P_KT, SID_OWNER_JOINT, "motor.kt", 1, 0, NULL, SID_ON_MOTOR, SID_BLOCK_MOTOR, "N*m/A", "N/A", "1",
+    /* a servo has no kt: its gains already scale the torque (servo.h) */
+    {SID_P_KT, SID_OWNER_JOINT, "motor.kt", 1, 0, NULL, SID_ON_ELECTRIC, SID_BLOCK_MOTOR, "N*m/A", "N/A", "1",
      SID_RANGE_ANY, 0, {1}, 0, 0.1, JOINT(kt), 1},
     {SID_P_KE, SID_OWNER_JOINT, "motor.ke", 1, 0, NULL, SID_ON_VOLTAGE, SID_BLOCK_MOTOR, "V*s/rad", NULL, NULL,
      SID_RANGE_ANY, 0, {0}, 0, 0.01, JOINT(ke), 1},
     /* the voltage model divides by it */
     {SID_P_RESISTANCE, SID_OWNER_JOINT, "motor.resistance", 1, 0, NULL, SID_ON_VOLTAGE, SID_BLOCK_MOTOR, "ohm", NULL,
      NULL, SID_RANGE_POSITIVE, 1, {1}, 1, 1, JOINT(resistance), 0},
+    /* a servo (servo.h): kd on both kinds (a velocity servo's gain, required there by the
+     * loader; a position servo's damping, 0 when absent), kp on a position servo; the smooth
+     * torque limit only where given (absent: no saturation), not fitted by default since logs
+     * that never saturate say nothing about it. A position servo's kd is the viscous friction's
+     * torque again, -(viscous + gear^2 kd) qd: motion tells only their sum, so the default set
+     * frees viscous and holds kd (a velocity servo's kd, its only gain, is freed all the same) */
+    {SID_P_KD, SID_OWNER_JOINT, "motor.kd", 1, 0, NULL, SID_ON_SERVO, SID_BLOCK_SERVO, "N*m*s/rad", "N*s/m", NULL,
+     SID_RANGE_NONNEGATIVE, 0, {0}, 0, 0.1, JOINT(kd), 0},
+    {SID_P_KP, SID_OWNER_JOINT, "motor.kp", 1, 0, NULL, SID_ON_POSITION_SERVO, SID_BLOCK_SERVO, "N*m/rad", "N/m",
+     NULL, SID_RANGE_POSITIVE, 1, {NONE}, 1, 10, JOINT(kp), 1},
+    {SID_P_SERVO_LIMIT, SID_OWNER_JOINT, "motor.limit", 1, 0, NULL, SID_ON_SERVO_LIMIT, SID_BLOCK_SERVO_LIMIT, "N*m",
+     "N", NULL, SID_RANGE_POSITIVE, 0, {NONE}, 1, 1, JOINT(servo_limit), 0},
     /* the position limit (joint_limit.h): bounds as given (each may be absent: unbounded), gains
      * computed where absent (sid_model_absent_values); none fitted by default, since joints in
      * normal logs never reach their limits */
@@ -154,6 +167,12 @@ int sid_param_exists(const sid_param_row *row, const sid_robot_desc *d, int owne
     case SID_ON_LIMIT: return dof && (j->has_limit_lower || j->has_limit_upper);
     case SID_ON_LIMIT_LOWER: return dof && j->has_limit_lower;
     case SID_ON_LIMIT_UPPER: return dof && j->has_limit_upper;
+    case SID_ON_ELECTRIC:
+        return dof && (j->motor == SID_MOTOR_TORQUE || j->motor == SID_MOTOR_CURRENT || j->motor == SID_MOTOR_VOLTAGE);
+    case SID_ON_SERVO: return dof && (j->motor == SID_MOTOR_POSITION || j->motor == SID_MOTOR_VELOCITY);
+    case SID_ON_POSITION_SERVO: return dof && j->motor == SID_MOTOR_POSITION;
+    case SID_ON_SERVO_LIMIT:
+        return dof && (j->motor == SID_MOTOR_POSITION || j->motor == SID_MOTOR_VELOCITY) && j->has_servo_limit;
     }
     return 0;
 }
@@ -170,6 +189,10 @@ const char *sid_param_on_what(sid_param_on on)
     case SID_ON_LIMIT: return "only a joint limit with a lower or an upper bound has it";
     case SID_ON_LIMIT_LOWER: return "only a joint limit with a lower bound has it";
     case SID_ON_LIMIT_UPPER: return "only a joint limit with an upper bound has it";
+    case SID_ON_ELECTRIC: return "only a torque, current or voltage motor has it";
+    case SID_ON_SERVO: return "only a position or velocity servo has it";
+    case SID_ON_POSITION_SERVO: return "only a position servo has it";
+    case SID_ON_SERVO_LIMIT: return "only a servo with a torque limit has it";
     case SID_ON_ALWAYS: break;
     }
     return "the element has none";

@@ -9,7 +9,8 @@
  *    sid_param_info); the model holds only structure (topology, joint types, axes) and
  *    the indices at which each body's and joint's numbers live in theta.
  *  - Positions q (nq) and velocities v (nv) are separate vectors; their sizes may differ.
- *  - Commands u have one entry per velocity coordinate (0 where a joint has no motor).
+ *  - Commands u have one entry per velocity coordinate (0 where a joint has no motor; a servo's
+ *    reference, servo.h).
  *
  * Nothing here reads files, prints or exits. Functions that can fail return sid_status and
  * fill the sid_error passed last (which may be NULL).
@@ -60,7 +61,11 @@ long sid_alloc_count(void);           /* number of sid_alloc calls so far */
  * orientation; its velocity (vx, vy, vz, wx, wy, wz): linear velocity of the link origin in the
  * world frame, angular velocity in the link frame (MuJoCo's convention). */
 typedef enum { SID_JOINT_FIXED, SID_JOINT_REVOLUTE, SID_JOINT_PRISMATIC, SID_JOINT_FREE } sid_joint_type;
-typedef enum { SID_MOTOR_NONE, SID_MOTOR_TORQUE, SID_MOTOR_CURRENT, SID_MOTOR_VOLTAGE } sid_motor_input;
+/* Motor inputs: torque, current and voltage motors turn u into a torque; position and velocity
+ * servos (servo.h) take u as their reference. */
+typedef enum {
+    SID_MOTOR_NONE, SID_MOTOR_TORQUE, SID_MOTOR_CURRENT, SID_MOTOR_VOLTAGE, SID_MOTOR_POSITION, SID_MOTOR_VELOCITY
+} sid_motor_input;
 /* A joint's Coulomb friction (friction.model): smooth, tau = coulomb tanh(v / smoothing) as a
  * force; dry, MuJoCo's frictionloss, a per-step constraint that sticks (dry_friction.h). */
 typedef enum { SID_FRICTION_SMOOTH, SID_FRICTION_DRY } sid_friction_model;
@@ -86,6 +91,11 @@ typedef struct {
     double stribeck_torque, stribeck_velocity;   /* [N·m], [rad/s] */
     sid_motor_input motor;
     double gear, kt, ke, resistance;      /* [-], [N·m/A], [V·s/rad], [Ω] */
+    /* A servo's gains and its optional smooth torque limit (servo.h): [N·m/rad or N/m],
+     * [N·m·s/rad or N·s/m], [N·m or N] */
+    double kp, kd;
+    int has_servo_limit;
+    double servo_limit;
     double offset;            /* encoder offset: measured q = q + offset [rad or m] */
     double torque_bias;       /* constant generalised force added to the joint's [N·m or N] */
     /* Position limit (a revolute or prismatic joint's "limit"), a soft constraint (joint_limit.h):
@@ -166,23 +176,28 @@ typedef enum {
     SID_P_SPHERE_XYZ, SID_P_SPHERE_RADIUS,      /* owner = sphere index; xyz comp 0..2 */
     SID_P_GROUND_HEIGHT, SID_P_GROUND_STIFFNESS, SID_P_GROUND_DAMPING, SID_P_GROUND_FRICTION,
     SID_P_GROUND_WIDTH, SID_P_GROUND_SMOOTHING, /* owner = -1 */
-    SID_P_LIMIT_LOWER, SID_P_LIMIT_UPPER, SID_P_LIMIT_STIFFNESS, SID_P_LIMIT_DAMPING   /* owner = joint index */
+    SID_P_LIMIT_LOWER, SID_P_LIMIT_UPPER, SID_P_LIMIT_STIFFNESS, SID_P_LIMIT_DAMPING,  /* owner = joint index */
+    SID_P_KP, SID_P_KD, SID_P_SERVO_LIMIT       /* owner = joint index */
 } sid_param_kind;
 
 /* What a parameter belongs to: its name and JSON path start with the owner's. */
 typedef enum { SID_OWNER_ROBOT, SID_OWNER_LINK, SID_OWNER_JOINT, SID_OWNER_GROUND, SID_OWNER_SPHERE } sid_param_owner;
 /* Which owners have it: every one; links with a mass; joints with an origin (all but free ones);
  * moving one-dof joints; those with Stribeck friction; with a motor; with a voltage motor; with a
- * position limit (a lower or an upper bound); with a lower bound; with an upper bound. */
+ * position limit (a lower or an upper bound); with a lower bound; with an upper bound; with a
+ * torque, current or voltage motor; with a servo; with a position servo; with a servo whose
+ * torque limit is given. */
 typedef enum {
     SID_ON_ALWAYS, SID_ON_MASS, SID_ON_ORIGIN, SID_ON_DOF, SID_ON_STRIBECK, SID_ON_MOTOR, SID_ON_VOLTAGE,
-    SID_ON_LIMIT, SID_ON_LIMIT_LOWER, SID_ON_LIMIT_UPPER
+    SID_ON_LIMIT, SID_ON_LIMIT_LOWER, SID_ON_LIMIT_UPPER, SID_ON_ELECTRIC, SID_ON_SERVO, SID_ON_POSITION_SERVO,
+    SID_ON_SERVO_LIMIT
 } sid_param_on;
 typedef enum { SID_RANGE_ANY, SID_RANGE_NONNEGATIVE, SID_RANGE_POSITIVE } sid_param_range;
 /* The block of theta a row's numbers live in (model.h's P_* offsets index a block). */
 typedef enum {
     SID_BLOCK_GRAVITY, SID_BLOCK_INERTIAL, SID_BLOCK_ORIGIN, SID_BLOCK_DOF, SID_BLOCK_STRIBECK, SID_BLOCK_MOTOR,
-    SID_BLOCK_GROUND, SID_BLOCK_SPHERE, SID_BLOCK_LIMIT_LOWER, SID_BLOCK_LIMIT_UPPER, SID_BLOCK_LIMIT
+    SID_BLOCK_GROUND, SID_BLOCK_SPHERE, SID_BLOCK_LIMIT_LOWER, SID_BLOCK_LIMIT_UPPER, SID_BLOCK_LIMIT,
+    SID_BLOCK_SERVO, SID_BLOCK_SERVO_LIMIT
 } sid_param_block;
 
 /* One row of the parameter table: a kind, or a part of one (the inertia's moments and products). */
@@ -273,6 +288,8 @@ int sid_model_ndof_joints(const sid_model *m);
 const char *sid_model_dof_joint_name(const sid_model *m, int k);
 int sid_model_dof_joint_desc(const sid_model *m, int k);
 int sid_model_dof_joint_has_motor(const sid_model *m, int k);
+/* Moving joint k's motor input (SID_MOTOR_NONE: no motor). */
+sid_motor_input sid_model_dof_joint_motor(const sid_model *m, int k);
 int sid_model_dof_joint_is_prismatic(const sid_model *m, int k);
 sid_joint_type sid_model_dof_joint_type(const sid_model *m, int k);
 int sid_model_dof_joint_qadr(const sid_model *m, int k);

@@ -723,13 +723,27 @@ static int matches_any(const fitspec_glob *g, int n, const char *name)
     return 0;
 }
 
+/* Does parameter i scale a motor's torque as a whole: a kt, a position servo's kp, or the kd of
+ * a velocity servo (one without a kp)? */
+static int is_torque_unit(const sid_model *m, int i)
+{
+    const sid_param_info *p = sid_model_param(m, i);
+    if (p->kind == SID_P_KT || p->kind == SID_P_KP)
+        return 1;
+    if (p->kind != SID_P_KD)
+        return 0;
+    char kp[sizeof p->name];
+    snprintf(kp, sizeof kp, "%.*skp", (int)(strlen(p->name) - 2), p->name);
+    return sid_model_param_find(m, kp) < 0;
+}
+
 /* Is parameter i free: named by a free glob (or, with none given, marked fit_default in the
- * parameter table and moving something), and not fixed? */
+ * parameter table, or a velocity servo's kd, and moving something), and not fixed? */
 static int is_free(const fitspec *s, const sid_model *m, int i)
 {
     const sid_param_info *p = sid_model_param(m, i);
-    int on = s->free_given ? matches_any(s->free, s->nfree, p->name)
-                           : p->row->fit_default && sid_model_param_moves(m, i);
+    const int dflt = p->row->fit_default || (p->kind == SID_P_KD && is_torque_unit(m, i));
+    int on = s->free_given ? matches_any(s->free, s->nfree, p->name) : dflt && sid_model_param_moves(m, i);
     return on && !matches_any(s->fixed, s->nfixed, p->name);
 }
 
@@ -769,9 +783,10 @@ int fitspec_select(const fitspec *s, const sid_model *m, const double *theta0,
         const char *name = p->name;
         if (!is_free(s, m, i))
             continue;
-        if (!s->free_given && p->kind == SID_P_KT && sel->gauge < 0) {
+        if (!s->free_given && is_torque_unit(m, i) && sel->gauge < 0) {
             /* Scaling every mass, inertia, friction and motor constant together leaves the motion
-             * unchanged: the default set holds the first motor's kt as the unit of torque. */
+             * unchanged: the default set holds the first motor's kt (a position servo's kp, a
+             * velocity servo's kd) as the unit of torque. */
             sel->gauge = i;
             continue;
         }

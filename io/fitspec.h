@@ -30,7 +30,8 @@
  * file's list; the first --free-only replaces it. "fixed" / --fix hold parameters fixed.
  * Without "free" or --free, a fit frees the parameters the table marks fit_default (masses,
  * armature, viscous and Coulomb friction, motor constants) wherever they move something,
- * except the first motor's kt (fitspec_selection.gauge): from motion alone, the torque scale of
+ * except the first motor's kt, or servo's kp (a velocity servo's kd) (fitspec_selection.gauge): from
+ * motion alone, the torque scale of
  * the whole robot cannot be told from the masses.
  */
 #ifndef CLI_FITSPEC_H

@@ -7,6 +7,7 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -435,17 +436,97 @@ static int joint_by_raw_name(const mjcf_doc *d, const char *name)
     return -1;
 }
 
+/* Actuator a (class c) as a servo (servo.h): a <position> (kp; MuJoCo 3's kv as kd), a <velocity>
+ * (kv), or a <general> with fixed gain g, affine bias and no dynamics whose biasprm is a PD's,
+ * (0, -g, -kd): a position servo, or (0, 0, -g): a velocity one. 1: a servo, with *kind, *kp, *kd;
+ * 0: not one; -1: an error (d->err). */
+static int servo_of(mjcf_doc *d, xmlNode *a, int c, int *kind, double *kp, double *kd)
+{
+    if (mjcf_is(a, "position") || mjcf_is(a, "velocity")) {
+        /* kp and kv from the element or a class's element of its own kind only: a class's
+         * <velocity kv> is not a <position>'s */
+        static const char *const POS[] = { "position", NULL }, *const VEL[] = { "velocity", NULL };
+        const int pos = mjcf_is(a, "position");
+        double k = 1, kv = pos ? 0 : 1;
+        if ((pos && mjcf_get(d, a, c, POS, "kp", 1, 1, &k, NULL) < 0) ||
+            mjcf_get(d, a, c, pos ? POS : VEL, "kv", 1, 1, &kv, NULL) < 0)
+            return -1;
+        *kind = pos ? SID_MOTOR_POSITION : SID_MOTOR_VELOCITY, *kp = pos ? k : 0, *kd = kv;
+        return 1;
+    }
+    if (!mjcf_is(a, "general")) return 0;
+    char gt[32], bt[32], dt[32];
+    mjcf_get_str(d, a, c, ACTUATOR, "gaintype", gt, sizeof gt, "fixed");
+    mjcf_get_str(d, a, c, ACTUATOR, "biastype", bt, sizeof bt, "none");
+    mjcf_get_str(d, a, c, ACTUATOR, "dyntype", dt, sizeof dt, "none");
+    if (strcmp(gt, "fixed") || strcmp(bt, "affine") || strcmp(dt, "none")) return 0;
+    double g[10] = { 1 }, b[10] = { 0 };
+    if (mjcf_get(d, a, c, ACTUATOR, "gainprm", 1, 10, g, NULL) < 0 || mjcf_get(d, a, c, ACTUATOR, "biasprm", 1, 10, b, NULL) < 0)
+        return -1;
+    if (!(g[0] > 0) || b[0] != 0 || b[2] > 0) return 0;
+    if (b[1] == -g[0]) *kind = SID_MOTOR_POSITION, *kp = g[0], *kd = -b[2];
+    else if (b[1] == 0 && b[2] == -g[0]) *kind = SID_MOTOR_VELOCITY, *kp = 0, *kd = g[0];
+    else return 0;
+    return 1;
+}
+
+/* Is a's force (or ctrl, with what "ctrl") limited: its *limited attribute, "auto" meaning a range
+ * given under compiler autolimits. */
+static int range_limited(mjcf_doc *d, xmlNode *a, int c, const char *what)
+{
+    char attr[32], range[32], v[16];
+    snprintf(attr, sizeof attr, "%slimited", what);
+    snprintf(range, sizeof range, "%srange", what);
+    mjcf_get_str(d, a, c, ACTUATOR, attr, v, sizeof v, "auto");
+    if (strcmp(v, "true") == 0) return 1;
+    return strcmp(v, "auto") == 0 && d->autolimits && mjcf_source(d, a, c, ACTUATOR, range);
+}
+
+/* Warnings that repeat for every actuator of a robot: one at the first, counting and listing. */
+typedef struct {
+    int count;
+    xmlNode *first;
+    char list[1200];
+} tally;
+
+static void tally_add(tally *t, xmlNode *a, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void tally_add(tally *t, xmlNode *a, const char *fmt, ...)
+{
+    if (!t->count++) t->first = a;
+    size_t len = strlen(t->list);
+    if (len + 4 >= sizeof t->list) return;
+    if (len) snprintf(t->list + len, sizeof t->list - len, ", "), len += 2;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(t->list + len, sizeof t->list - len, fmt, ap);
+    va_end(ap);
+}
+
+/* The servo's torque limit from a limited forcerange (symmetric about 0; otherwise the smaller
+ * side, warned); the warning that tanh is not MuJoCo's clamp is tallied in clamped. */
+static int servo_limit(mjcf_doc *d, xmlNode *a, int c, const char *aname, const char *jname, mjcf_joint *J,
+                       tally *clamped)
+{
+    double r[2] = { 0, 0 };
+    if (mjcf_get(d, a, c, ACTUATOR, "forcerange", 2, 2, r, NULL) < 0) return -1;
+    if (!(r[0] < 0 && r[1] > 0)) {
+        mjcf_warn(d, a, "servo on joint %s: a forcerange that does not hold 0 is not modelled (no torque limit)", jname);
+        return 0;
+    }
+    J->has_limit = 1, J->limit = fmin(-r[0], r[1]);
+    if (-r[0] != r[1])
+        mjcf_warn(d, a, "servo on joint %s: asymmetric forcerange imported as the limit %g on both sides", jname, J->limit);
+    tally_add(clamped, a, "%s on joint %s at %g", aname[0] ? aname : "(unnamed)", jname, J->limit);
+    return 0;
+}
+
 static int read_actuators(mjcf_doc *d, xmlNode *n)
 {
     mjcf_nodes l;
     if (mjcf_kids(d, n, &l)) return -1;
     int rc = 0;
-    struct {
-        int count;
-        xmlNode *first;
-        char list[1200];
-    } servo[sizeof ACTUATOR / sizeof ACTUATOR[0]];
-    memset(servo, 0, sizeof servo);
+    tally other[sizeof ACTUATOR / sizeof ACTUATOR[0]], clamped = { 0 }, ctrl = { 0 };
+    memset(other, 0, sizeof other);
     for (int i = 0; i < l.count && !rc; i++) {
         xmlNode *a = l.n[i];
         const char *t = (const char *)a->name;
@@ -461,31 +542,59 @@ static int read_actuators(mjcf_doc *d, xmlNode *n)
             rc = mjcf_fail(d, a, "joint '%s': no such joint", jname);
             break;
         }
-        if (!mjcf_is(a, "motor")) {   /* one warning per kind, at its first, listing them */
+        int c, kind = 0, sv = 0;
+        double kp = 0, kd = 0;
+        if (!mjcf_is(a, "motor")) {
             int k = 0;
             while (ACTUATOR[k] && strcmp(ACTUATOR[k], t)) k++;
             if (!ACTUATOR[k]) continue;
-            if (!servo[k].count++) servo[k].first = a;
-            size_t len = strlen(servo[k].list);
-            snprintf(servo[k].list + len, sizeof servo[k].list - len, "%s%s on joint %s", len ? ", " : "",
-                     aname[0] ? aname : "(unnamed)", jname);
-            continue;
+            if (mjcf_elem_class(d, a, 0, &c) || (sv = servo_of(d, a, c, &kind, &kp, &kd)) < 0) {
+                rc = -1;
+                break;
+            }
+            if (!sv) {   /* one warning per kind, at its first, listing them */
+                tally_add(&other[k], a, "%s on joint %s", aname[0] ? aname : "(unnamed)", jname);
+                continue;
+            }
         }
         if (d->jnt[j].type == MJ_FREE) {
-            mjcf_warn(d, a, "a motor on free joint %s: not modelled", jname);
+            mjcf_warn(d, a, "a %s on free joint %s: not modelled", sv ? "servo" : "motor", jname);
             continue;
         }
-        if (d->jnt[j].motor) {
-            mjcf_warn(d, a, "a second motor on joint %s: ignored (sysid has one motor per joint)", jname);
-            continue;
-        }
-        int c;
         double gear[6] = { 1, 0, 0, 0, 0, 0 };
-        if (mjcf_elem_class(d, a, 0, &c) || mjcf_get(d, a, c, ACTUATOR, "gear", 1, 6, gear, &d->jnt[j].src_gear) < 0) {
+        xmlNode *src_gear;
+        if (mjcf_elem_class(d, a, 0, &c) || mjcf_get(d, a, c, ACTUATOR, "gear", 1, 6, gear, &src_gear) < 0) {
             rc = -1;   /* l.n is freed below */
             break;
         }
-        d->jnt[j].motor = 1, d->jnt[j].act = a, d->jnt[j].gear = gear[0];
+        mjcf_joint *J = &d->jnt[j];
+        const int flimited = sv && range_limited(d, a, c, "force");
+        if (J->motor) {
+            /* a <position> and a <velocity> on one joint: MuJoCo's way to a PD servo */
+            if (sv && J->servo && J->servo != kind && !J->act_kd && gear[0] == J->gear && !J->has_limit && !flimited &&
+                (kind == SID_MOTOR_VELOCITY ? J->kd == 0 : kd == 0)) {
+                if (kind == SID_MOTOR_VELOCITY) J->kd = kd, J->act_kd = a;
+                else J->servo = kind, J->kp = kp, J->act_kd = J->act, J->act = a, J->src_gear = src_gear;
+                mjcf_warn(d, a, "the position and velocity servos on joint %s are one PD servo: the velocity "
+                          "actuator's kv is its kd and its ctrl is taken as 0 (u.%s is the position reference)",
+                          jname, J->name);
+            } else {
+                mjcf_warn(d, a, "a second motor on joint %s: ignored (sysid has one motor per joint)", jname);
+            }
+            continue;
+        }
+        J->motor = 1, J->act = a, J->gear = gear[0], J->src_gear = src_gear;
+        if (sv) {
+            J->servo = kind, J->kp = kp, J->kd = kd;
+            if (mjcf_is(a, "position") && mjcf_source(d, a, c, ACTUATOR, "dampratio"))
+                mjcf_warn(d, a, "servo on joint %s: dampratio (MuJoCo 3) is not imported: kd %g", jname, kd);
+            if (flimited && servo_limit(d, a, c, aname, jname, J, &clamped)) {
+                rc = -1;
+                break;
+            }
+            if (range_limited(d, a, c, "ctrl")) tally_add(&ctrl, a, "%s on joint %s", aname[0] ? aname : "(unnamed)", jname);
+            continue;
+        }
         static const char *const clamps[] = { "ctrlrange", "forcerange", "ctrllimited", "forcelimited" };
         for (int k = 0; k < 4; k++)
             if (mjcf_source(d, a, c, ACTUATOR, clamps[k])) {
@@ -493,10 +602,18 @@ static int read_actuators(mjcf_doc *d, xmlNode *n)
                 break;
             }
     }
+    if (clamped.count && !rc)
+        mjcf_warn(d, clamped.first, "%d servo%s with a limited forcerange (%s): MuJoCo clamps the force there, "
+                  "sysid saturates it smoothly, L tanh(f / L), which is below the clamp near it (0.76 L at f = L)",
+                  clamped.count, clamped.count == 1 ? "" : "s", clamped.list);
+    if (ctrl.count && !rc)
+        mjcf_warn(d, ctrl.first, "%d servo%s with a limited ctrlrange (%s): the clamp of the reference is not modelled",
+                  ctrl.count, ctrl.count == 1 ? "" : "s", ctrl.list);
     for (int k = 0; ACTUATOR[k] && !rc; k++)
-        if (servo[k].count)
-            mjcf_warn(d, servo[k].first, "%d %s servo%s not modelled yet, joint%s imported without a motor: %s", servo[k].count,
-                      ACTUATOR[k], servo[k].count == 1 ? "" : "s", servo[k].count == 1 ? "" : "s", servo[k].list);
+        if (other[k].count)
+            mjcf_warn(d, other[k].first, "%d %s actuator%s not modelled, joint%s imported without a motor: %s",
+                      other[k].count, ACTUATOR[k], other[k].count == 1 ? "" : "s", other[k].count == 1 ? "" : "s",
+                      other[k].list);
     free(l.n);
     return rc;
 }

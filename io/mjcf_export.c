@@ -436,6 +436,59 @@ static void body_origin(exporter *x, int b, const sid_joint_desc *jf, const sid_
     for (int k = 0; k < 4; k++) p->v[k] = q[k], p->changed[k] = 1;
 }
 
+/* ---- servo gains and limits: onto the actuator elements ------------------------------------------- */
+
+/* The file's numbers of attr on node (n of them, from what the import read: file), and set its
+ * component k to v. An attribute a class gives is written onto the element whole. */
+static void set_num(exporter *x, xmlNode *node, const char *attr, int n, const double *file, int k, double v,
+                    const char *param)
+{
+    double cur[6];
+    memcpy(cur, file, sizeof(double) * (size_t)n);
+    if (xmlHasProp(node, (const xmlChar *)attr)) n = attr_count(x, node, attr, cur);
+    set(x, node, attr, n, cur, k, v, param);
+}
+
+/* A fitted servo's kp, kd and limit where they differ from the file's: a <position>'s kp (its kd
+ * on the merged <velocity>'s kv, or MuJoCo 3's kv when the file has one), a <velocity>'s kv, a
+ * PD <general>'s gainprm and biasprm (0, -kp, -kd) or (0, 0, -kd), forcerange -L L. */
+static void servo_gains(exporter *x, const mjcf_joint *J, const sid_joint_desc *jf, const sid_joint_desc *jo)
+{
+    char param[2 * SID_MAX_NAME + 32];
+    const int general = mjcf_is(J->act, "general"), pos = jf->motor == SID_MOTOR_POSITION;
+    const double bias_o[3] = { 0, pos ? -jo->kp : 0, -jo->kd };
+    if (pos && jf->kp != jo->kp) {
+        snprintf(param, sizeof param, "joints.%s.motor.kp", jf->name);
+        if (general) {
+            set_num(x, J->act, "gainprm", 1, &jo->kp, 0, jf->kp, param);
+            set_num(x, J->act, "biasprm", 3, bias_o, 1, -jf->kp, param);
+        } else {
+            set_num(x, J->act, "kp", 1, &jo->kp, 0, jf->kp, param);
+        }
+    }
+    if (jf->kd != jo->kd) {
+        snprintf(param, sizeof param, "joints.%s.motor.kd", jf->name);
+        if (general) {
+            if (!pos) set_num(x, J->act, "gainprm", 1, &jo->kd, 0, jf->kd, param);
+            set_num(x, J->act, "biasprm", 3, bias_o, 2, -jf->kd, param);
+        } else if (J->act_kd || !pos || xmlHasProp(J->act, (const xmlChar *)"kv")) {
+            set_num(x, J->act_kd ? J->act_kd : J->act, "kv", 1, &jo->kd, 0, jf->kd, param);
+        } else {
+            unrepresentable(x, param, jf->kd, "(a <position> of MuJoCo 2.2.2 has no kv: add a <velocity> on the joint)");
+        }
+    }
+    if (jf->has_servo_limit && (!jo->has_servo_limit || jf->servo_limit != jo->servo_limit)) {
+        snprintf(param, sizeof param, "joints.%s.motor.limit", jf->name);
+        if (!jo->has_servo_limit) {
+            unrepresentable(x, param, jf->servo_limit, "(the actuator in the file has no forcerange)");
+        } else {
+            const double r[2] = { -jo->servo_limit, jo->servo_limit };
+            set_num(x, J->act, "forcerange", 2, r, 0, -jf->servo_limit, param);
+            set_num(x, J->act, "forcerange", 2, r, 1, jf->servo_limit, param);
+        }
+    }
+}
+
 /* ---- the parameter table: what differs, and what MJCF cannot hold --------------------------------- */
 
 static void others(exporter *x)
@@ -446,7 +499,8 @@ static void others(exporter *x)
         const sid_param_row *row = &rows[r];
         sid_param_kind k = row->kind;
         int handled = k == SID_P_MASS || k == SID_P_COM || k == SID_P_INERTIA || k == SID_P_XYZ || k == SID_P_RPY ||
-                      k == SID_P_ARMATURE || k == SID_P_VISCOUS || k == SID_P_COULOMB || k == SID_P_GEAR;
+                      k == SID_P_ARMATURE || k == SID_P_VISCOUS || k == SID_P_COULOMB || k == SID_P_GEAR ||
+                      k == SID_P_KP || k == SID_P_KD || k == SID_P_SERVO_LIMIT;
         if (handled) continue;
         int nowner = row->owner == SID_OWNER_LINK ? x->f->nlink : row->owner == SID_OWNER_JOINT ? x->f->njoint
                    : row->owner == SID_OWNER_SPHERE ? x->f->nsphere : 1;
@@ -577,6 +631,19 @@ int mjcf_export(const char *path, const char *text, size_t len, const sid_robot_
                 }
             } else {
                 body_origin(&x, b, jf, jo);
+            }
+            const int servo = jf->motor == SID_MOTOR_POSITION || jf->motor == SID_MOTOR_VELOCITY;
+            if (servo && j >= 0 && d.jnt[j].servo == (int)jf->motor && jo->motor == jf->motor) {
+                servo_gains(&x, &d.jnt[j], jf, jo);
+            } else if (servo) {   /* a servo the file has not: its gains have nowhere to go */
+                static const sid_param_kind kinds[] = { SID_P_KP, SID_P_KD, SID_P_SERVO_LIMIT };
+                for (int k = 0; k < 3; k++) {
+                    const sid_param_row *row = sid_param_row_of(kinds[k], 0);
+                    if (!sid_param_exists(row, fitted, i)) continue;
+                    char param[2 * SID_MAX_NAME + 32];
+                    sid_param_name(row, jf->name, 0, param, sizeof param);
+                    unrepresentable(&x, param, *sid_param_value(row, fitted, i), "(no such servo on this joint in the file)");
+                }
             }
             /* a motor the file has not: its gear has no element to go to */
             if (jf->motor != SID_MOTOR_NONE && (j < 0 || !d.jnt[j].motor) && jf->gear != jo->gear) {

@@ -51,9 +51,17 @@ typedef struct {
     double range[2];             /* [rad or m] */
     /* where each was given: the element, a <default>'s <joint>, or NULL (MuJoCo's default) */
     xmlNode *src_damping, *src_armature, *src_frictionloss, *src_range;
-    int motor;                   /* 1: a <motor> on this joint */
-    xmlNode *act, *src_gear;     /* the <motor> element, and where its gear was given */
+    int motor;                   /* 1: a <motor> or a servo on this joint */
+    xmlNode *act, *src_gear;     /* the actuator element, and where its gear was given */
     double gear;
+    /* a servo (a <position>, <velocity>, or PD <general>): SID_MOTOR_POSITION or _VELOCITY, 0
+     * for a <motor>; its gains, the element that gave kd when a <velocity> was merged into a
+     * <position> (else act), and a torque limit from forcerange where forcelimited */
+    int servo;
+    double kp, kd;
+    xmlNode *act_kd;
+    int has_limit;
+    double limit;
 } mjcf_joint;
 
 typedef struct {

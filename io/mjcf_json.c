@@ -87,8 +87,12 @@ static void joint_fields(textbuf *b, const mjcf_joint *j)
         tb_printf(b, " }");
     }
     if (j->motor) {
-        tb_printf(b, ",\n      \"motor\": { \"input\": \"torque\", \"gear\": ");
+        tb_printf(b, ",\n      \"motor\": { \"input\": \"%s\", \"gear\": ",
+                  j->servo == SID_MOTOR_POSITION ? "position" : j->servo == SID_MOTOR_VELOCITY ? "velocity" : "torque");
         num(b, j->gear);
+        if (j->servo == SID_MOTOR_POSITION) tb_printf(b, ", \"kp\": "), num(b, j->kp);
+        if (j->servo == SID_MOTOR_VELOCITY || (j->servo && j->kd != 0)) tb_printf(b, ", \"kd\": "), num(b, j->kd);
+        if (j->servo && j->has_limit) tb_printf(b, ", \"limit\": "), num(b, j->limit);
         tb_printf(b, " }");
     }
     if (j->limited) {

@@ -379,9 +379,10 @@ static int read_motor(reader *r, const cJSON *v, const char *where, sid_joint_de
 {
     static const char *const structural[] = { "input", NULL };
     static const keyset keys = { SID_OWNER_JOINT, "motor.", structural };
-    static const char *const inputs[] = { "torque", "current", "voltage", NULL };
+    static const char *const inputs[] = { "torque", "current", "voltage", "position", "velocity", NULL };
     static const sid_motor_input kinds[] = { SID_MOTOR_TORQUE, SID_MOTOR_CURRENT,
-                                             SID_MOTOR_VOLTAGE };
+                                             SID_MOTOR_VOLTAGE, SID_MOTOR_POSITION,
+                                             SID_MOTOR_VELOCITY };
     const cJSON *mo;
     char p[PATH_LEN];
     int input = 0;
@@ -392,9 +393,19 @@ static int read_motor(reader *r, const cJSON *v, const char *where, sid_joint_de
         return 0;
     if (j->type == SID_JOINT_FIXED)
         return expected(r, p, "no motor on a fixed joint", mo);
-    if (get_enum(r, mo, "input", p, inputs, "\"torque\", \"current\" or \"voltage\"", &input))
+    if (get_enum(r, mo, "input", p, inputs,
+                 "\"torque\", \"current\", \"voltage\", \"position\" or \"velocity\"", &input))
         return -1;
     j->motor = kinds[input];
+    /* a servo's torque limit exists where given (servo.h); a velocity servo's only gain is kd,
+     * so it cannot be left to its default 0 (kp, a position servo's, is required by its row) */
+    if (j->motor == SID_MOTOR_POSITION || j->motor == SID_MOTOR_VELOCITY)
+        j->has_servo_limit = cJSON_GetObjectItemCaseSensitive(mo, "limit") != NULL;
+    if (j->motor == SID_MOTOR_VELOCITY && !cJSON_GetObjectItemCaseSensitive(mo, "kd")) {
+        char pk[PATH_LEN];
+        join(pk, p, "kd");
+        return expected(r, pk, "a non-negative number (a velocity servo's gain)", NULL);
+    }
     return 0;
 }
 

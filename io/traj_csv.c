@@ -110,6 +110,7 @@ typedef struct {
     unit_kind kind[2];         /* the kinds of unit it accepts */
     int nkind;                 /* 0: it has no unit (a quaternion component) */
     char what[SID_MAX_NAME + 64];   /* "the position of revolute joint elbow" */
+    const char *alt;           /* another header that may hold it (a servo's ref.JOINT), or NULL */
 } colinfo;
 
 typedef struct {
@@ -270,7 +271,12 @@ static int source_of(reader *r, const colinfo *ci, char *src, size_t n, const tr
     const traj_column *e = entry_for(r, ci->logical, TRAJ_COL_SOURCE);
     *by = e;
     if (!e) {
-        snprintf(src, n, "%s", ci->logical);
+        /* a servo's reference is u.JOINT or ref.JOINT, never both (which would be meant?) */
+        const int has_alt = ci->alt && find_header(r, ci->alt) >= 0;
+        if (has_alt && find_header(r, ci->logical) >= 0)
+            return fail(r, "line %d: columns %s and %s both give %s; keep one", r->hline,
+                        ci->logical, ci->alt, ci->what);
+        snprintf(src, n, "%s", has_alt ? ci->alt : ci->logical);
         return 0;
     }
     if (!is_pattern_entry(e)) {
@@ -418,7 +424,10 @@ static int bind_joint(reader *r, int k)
     const sid_joint_type type = sid_model_dof_joint_type(r->m, k);
     const int lin = type == SID_JOINT_PRISMATIC;
     const char *tn = joint_type_name(type);
-    char name[SID_MAX_NAME + 16], why[SID_MAX_NAME + 40], pname[SID_MAX_NAME + 32];
+    char name[SID_MAX_NAME + 16], why[2 * SID_MAX_NAME + 80], pname[SID_MAX_NAME + 32];
+    char refname[SID_MAX_NAME + 16];
+    const sid_motor_input mk = sid_model_dof_joint_motor(r->m, k);
+    const sid_motor_input servo = mk == SID_MOTOR_POSITION || mk == SID_MOTOR_VELOCITY ? mk : SID_MOTOR_NONE;
     colinfo ci;
     int q0, nq, v0, nv, nqd = 0;
     snprintf(pname, sizeof pname, "joints.%s.motor.resistance", j);
@@ -458,6 +467,19 @@ static int bind_joint(reader *r, int k)
             info_kinds(&ci, lin ? UNIT_FORCE : UNIT_TORQUE, 1, UNIT_CURRENT);
         snprintf(ci.what, sizeof ci.what, "the command of %s joint %s (a %s motor)", tn, j,
                  voltage ? "voltage" : "torque or current");
+        if (servo) {
+            /* a servo's command is its reference, with q's (or qd's) units */
+            snprintf(refname, sizeof refname, "ref.%s", c);
+            ci.alt = refname;
+            snprintf(why, sizeof why, "reference of joint %s, which has a %s servo; or %s", j,
+                     servo == SID_MOTOR_POSITION ? "position" : "velocity", refname);
+            if (servo == SID_MOTOR_POSITION)
+                info_kinds(&ci, lin ? UNIT_LENGTH : UNIT_ANGLE, 0, 0);
+            else
+                info_kinds(&ci, lin ? UNIT_VELOCITY : UNIT_ANGULAR_VELOCITY, 0, 0);
+            snprintf(ci.what, sizeof ci.what, "the reference of %s joint %s (a %s servo)", tn, j,
+                     servo == SID_MOTOR_POSITION ? "position" : "velocity");
+        }
         if (motor && bind(r, &ci, 1 + r->nq + r->nv + i, 1, why) < 0)
             return -1;
         snprintf(name, sizeof name, "tau.%s", c);

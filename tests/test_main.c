@@ -37,6 +37,7 @@ Suite *contact_force_suite(void);
 Suite *lm_suite(void);
 Suite *io_api_suite(void);
 Suite *dry_friction_suite(void);
+Suite *servo_suite(void);
 
 /* name: as the suite's own suite_create gives it (CK_RUN_SUITE compares against that) */
 static const struct {
@@ -67,6 +68,7 @@ static const struct {
     {"contact_force", contact_force_suite},
     {"io_api", io_api_suite},
     {"dry_friction", dry_friction_suite},
+    {"servo", servo_suite},
 };
 enum { NSUITE = (int)(sizeof suites / sizeof suites[0]) };
 

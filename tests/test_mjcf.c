@@ -395,8 +395,10 @@ START_TEST(test_import_warnings)
     static const struct {
         const char *file, *want;
     } w[] = {
-        { "../data/robots/mjcf/unitree_go1/go1.xml", "go1.xml:210: <position name=\"FR_hip\">: 12 position servos not modelled yet" },
+        { "../data/robots/mjcf/unitree_go1/go1.xml", "go1.xml:210: <position name=\"FR_hip\">: 12 servos with a limited forcerange (FR_hip on joint FR_hip_joint at 23.7, FR_thigh on joint FR_thigh_joint at 23.7, FR_calf on joint FR_calf_joint at 35.55" },
+        { "../data/robots/mjcf/unitree_go1/go1.xml", "go1.xml:210: <position name=\"FR_hip\">: 12 servos with a limited ctrlrange (FR_hip on joint FR_hip_joint" },
         { "../data/robots/mjcf/unitree_go1/go1.xml", "go1.xml:99: <joint name=\"FR_hip_joint\">: frictionloss imported as dry friction" },
+        { "../data/robots/mjcf/franka_emika_panda/panda.xml", "panda.xml:265: <general name=\"actuator1\">: 7 servos with a limited forcerange (actuator1 on joint joint1 at 87," },
         { "../data/robots/mjcf/unitree_go1/go1.xml", "4 sphere geoms but no ground plane in the worldbody" },
         { "../data/robots/mjcf/unitree_go1/go1.xml", "go1.xml:224: <keyframe>: keyframes are not imported" },
         { "../data/robots/mjcf/franka_emika_panda/panda.xml", "panda.xml:253: <tendon>: tendons are not modelled" },

@@ -263,7 +263,8 @@ int twin_compare(const sid_model *m, const double *theta, mjModel *mm, double se
         const sid_param_info *pi = &m->param[i];
         const char *n = pi->name;
         size_t ln = strlen(n);
-        if (pi->kind == SID_P_COULOMB || pi->kind == SID_P_STRIBECK_TORQUE ||
+        if (pi->kind == SID_P_COULOMB || pi->kind == SID_P_STRIBECK_TORQUE || pi->kind == SID_P_KP ||
+            pi->kind == SID_P_KD ||   /* a servo is an actuator: off, like MuJoCo's */
             (ln > 16 && (!strcmp(n + ln - 16, ".limit.stiffness") || !strcmp(n + ln - 14, ".limit.damping"))))
             th[i] = 0;
         if (pi->kind == SID_P_GROUND_HEIGHT) th[i] = -1e6;

@@ -31,7 +31,7 @@ typedef struct {
  * removed if need be). In the replay (seconds long, Euler at 1 ms, from a random state) both
  * sides get the same sinusoidal generalised force on every one-dof joint (our torque_bias,
  * MuJoCo's qfrc_applied); limits, contact, equality constraints, actuators, joint springs and
- * dry friction are off on both sides (MuJoCo's disable flags; our Coulomb friction and limit
+ * dry friction are off on both sides (MuJoCo's disable flags; our Coulomb friction, servo gains and limit
  * gains set to 0 and the ground moved out of reach in a copy of theta), so that what is
  * compared is the rigid-body tree, its damping and armature. nstate random states for M and
  * bias. Returns 0, or -1 with msg naming the first structural mismatch (a joint missing, a
