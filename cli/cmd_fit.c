@@ -1,7 +1,8 @@
 /* cmd_fit.c — `sysid fit ROBOT.json LOG.csv...`: identify parameters from logs.
  *
- * One parameter vector is fitted to every log at once (core's sid_fit: NLopt L-BFGS on
- * scaled parameters, window start states fitted too unless --start logged). Then the fitted
+ * One parameter vector is fitted to every log at once (core's sid_fit: NLopt L-BFGS, or
+ * Levenberg-Marquardt with --optimizer lm, on scaled parameters, window start states fitted
+ * too unless --start logged). Then the fitted
  * model is judged on predictions from the logged start states — the fitted logs and any
  * --validate logs, before and after, so that the two are comparable — and the exact
  * Jacobian says what the data determine (sid_problem_covariance).
@@ -40,7 +41,8 @@ static const cmd_info info = {
     "[--report FILE] [--json] [--validate LOG.csv]... [--max-rmse X] [--max-loss X] [-q] "
     "[--free GLOB]... [--bounds B]... [--window S] [--start fitted|logged] [--max-iter N] ...",
     "Fit the free parameters of ROBOT.json to one or more logs (one parameter vector for\n"
-    "all of them) by gradient descent through the simulator (NLopt L-BFGS), then report\n"
+    "all of them) by gradient descent through the simulator (NLopt L-BFGS, or with\n"
+    "--optimizer lm Levenberg-Marquardt on the exact Jacobian), then report\n"
     "what changed, how well the data determine it, and how well the fitted model\n"
     "predicts the logs. Progress and a summary table go to stderr.\n\n"
     "The output is the fitted robot: ROBOT.json with the fitted values in place, in\n"
@@ -54,7 +56,8 @@ static const cmd_info info = {
     "Window start states are fitted with the parameters unless --start logged.\n",
     "Report: inputs with their SHA-256; settings; \"stop\" (converged, max_iter,\n"
     "time_limit, interrupted, roundoff_limited, failure), iterations, evaluations,\n"
-    "rejected; \"gradient\" (\"adjoint\", or the smoothing settings); \"contact_model\"\n"
+    "rejected (with lm also \"jacobians\"); \"gradient\" (\"adjoint\", \"jacobian\" with lm,\n"
+    "or the smoothing settings); \"contact_model\"\n"
     "(robots with contact); \"loss\" {before, after, and with smoothing smoothed\n"
     "{before, after}}; \"prediction\" {fit, validation}: loss and\n"
     "per-joint RMSE of q and qd before and after; \"parameters\": name, unit, nominal,\n"
@@ -383,6 +386,12 @@ int cmd_fit(int argc, char **argv)
     if (cmd_spec_build(&spec, &a.spec, &err) || cmd_spec_model(&spec, robot, &m, &theta0, &doc, &err) ||
         hash_input(&r.robot, robot, &err) || (a.spec.path && hash_input(&r.config, a.spec.path, &err))) {
         rc = cli_fail(&err);
+        goto done;
+    }
+    if (spec.optimizer == SID_OPT_LM && spec.smoothing_pairs > 0) {
+        /* smoothing estimates a gradient from loss values; LM needs the residuals' Jacobian */
+        cli_error("optimizer lm: smoothing (\"smoothing\" in the spec or --smoothing) works with the lbfgs "
+                  "optimizer only");
         goto done;
     }
     for (int j = 0; j < nlog + nval; j++) {

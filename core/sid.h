@@ -501,13 +501,14 @@ typedef struct {
 sid_status sid_step_choose(const sid_model *m, const double *theta, const sid_traj *const *logs, int nlog,
                            const sid_loss_opts *o, double tol, sid_step_choice *c, sid_error *err);
 
-/* ---- fitting: NLopt L-BFGS on scaled parameters ------------------------------------------
+/* ---- fitting: NLopt L-BFGS or Levenberg-Marquardt on scaled parameters ---------------------
  * Each free parameter is optimised as x = (theta - nominal) / typical, or as
  * x = log(theta / nominal) for a strictly positive quantity whose lower bound is positive,
  * so that steps are comparable across kilograms, metres and newton-metres. A trial point that
  * is unphysical (say, an inertia that is no longer positive definite) or whose simulation
- * diverges is rejected: the line search sees a large loss and steps back, and no NaN or Inf
- * leaves the driver. The best point seen is the result. */
+ * diverges is rejected: the line search sees a large loss and steps back (LM: the step is
+ * refused and the damping grows), and no NaN or Inf leaves the driver. The best point seen is
+ * the result. */
 
 /* A loss this small means residuals of ~1e-13 of their scale: rounding error, nothing to fit. */
 #define SID_EXACT_LOSS 1e-26
@@ -521,7 +522,20 @@ typedef enum {
     SID_STOP_FAILURE      /* the optimizer failed; see the message */
 } sid_stop;
 
+/* The optimizer of a fit.
+ *  SID_OPT_LBFGS: NLopt's L-BFGS on the loss and its adjoint gradient (the default).
+ *  SID_OPT_LM:    trust-region Levenberg-Marquardt on the residuals' exact Jacobian (forward
+ *                 mode; central differences for models without it: free joints, contact), see
+ *                 lm.c: each iteration solves (J^T J + lambda D) h = -J^T r in the scaled
+ *                 variables, D = diag(J^T J), with every window's start state eliminated by its
+ *                 Schur complement (cost linear in the number of windows; the reduced system is
+ *                 nfree x nfree); steps are clipped to the bounds (variables held at a bound the
+ *                 gradient pushes against are left out of the step), only decreases of the loss
+ *                 are accepted and lambda follows the gain ratio (Nielsen). Not with smoothing. */
+typedef enum { SID_OPT_LBFGS, SID_OPT_LM } sid_optimizer;
+
 typedef struct {
+    sid_optimizer optimizer;     /* SID_OPT_LBFGS unless set */
     int nfree;
     const int *idx;              /* (nfree) indices into theta */
     const double *lo, *hi;       /* (nfree) absolute bounds (-HUGE_VAL / HUGE_VAL: none) */
@@ -548,7 +562,7 @@ typedef struct {
     unsigned long smoothing_seed;
 } sid_fit_opts;
 
-/* No free parameters (set nfree, idx, lo, hi), max_iter 1000, ftol_rel 1e-10, no time limit
+/* L-BFGS, no free parameters (set nfree, idx, lo, hi), max_iter 1000, ftol_rel 1e-10, no time limit
  * (a wall-clock limit makes the result depend on the machine), no progress callback or
  * interrupt, no smoothing, seed 1. The CLI's fit specs start from these. */
 void sid_fit_opts_defaults(sid_fit_opts *o);
@@ -563,7 +577,9 @@ typedef struct {
     double smoothed_loss0, smoothed_loss;   /* the smoothed loss there, which a smoothed fit minimises
                                              * (without smoothing: loss0, loss) */
     int iterations, evaluations, rejected;   /* with smoothing: objective evaluations (2 N losses
-                                              * each) and rejected perturbed points */
+                                              * each) and rejected perturbed points; with LM:
+                                              * trial losses plus Jacobians */
+    int jacobians;               /* LM: Jacobian passes (each ~ nfree + nq + nv simulations); else 0 */
     double seconds;
     sid_stop stop;
     char message[160];
