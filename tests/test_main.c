@@ -36,6 +36,7 @@ Suite *mjcf_suite(void);
 Suite *contact_force_suite(void);
 Suite *lm_suite(void);
 Suite *io_api_suite(void);
+Suite *fit_hooks_suite(void);
 Suite *dry_friction_suite(void);
 Suite *servo_suite(void);
 
@@ -67,6 +68,7 @@ static const struct {
     {"lm", lm_suite},
     {"contact_force", contact_force_suite},
     {"io_api", io_api_suite},
+    {"fit_hooks", fit_hooks_suite},
     {"dry_friction", dry_friction_suite},
     {"servo", servo_suite},
 };
