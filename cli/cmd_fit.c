@@ -1,17 +1,19 @@
 /* cmd_fit.c — `sysid fit ROBOT.json LOG.csv...`: identify parameters from logs.
  *
- * One parameter vector is fitted to every log at once (core's sid_fit: NLopt L-BFGS on
- * scaled parameters, window start states fitted too unless --start logged). Then the fitted
+ * One parameter vector is fitted to every log at once (core's sid_fit: NLopt L-BFGS, or
+ * Levenberg-Marquardt with --optimizer lm, on scaled parameters, window start states fitted
+ * too unless --start logged). Then the fitted
  * model is judged on predictions from the logged start states — the fitted logs and any
  * --validate logs, before and after, so that the two are comparable — and the exact
- * Jacobian says what the data determine (sid_problem_covariance).
+ * Jacobian says what the data determine (sid_problem_covariance). That sequence is io's
+ * fit_run (io/fit_run.h), the library's sid_io_fit_run too; this file loads, shows its
+ * progress, handles signals, prints the table and writes the files.
  *
  * Outputs are complete or absent: nothing is written until everything has been computed
  * and checked finite; each file is written atomically. Ctrl-C stops the optimizer at its
  * next evaluation and the best point so far is written (exit 130); a second Ctrl-C ends the
  * program at once.
  */
-#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,16 +23,15 @@
 
 #include "atomic.h"
 #include "cmd.h"
-#include "derived.h"
 #include "html_page.h"
 #include "diag.h"
+#include "fit_run.h"
 #include "jsonfile.h"
 #include "progress.h"
 #include "readfile.h"
 #include "report.h"
 #include "robot_json.h"
 #include "robot_load.h"
-#include "stepchoice.h"
 #include "sha256.h"
 #include "traj_csv.h"
 
@@ -40,7 +41,8 @@ static const cmd_info info = {
     "[--report FILE] [--json] [--validate LOG.csv]... [--max-rmse X] [--max-loss X] [-q] "
     "[--free GLOB]... [--bounds B]... [--window S] [--start fitted|logged] [--max-iter N] ...",
     "Fit the free parameters of ROBOT.json to one or more logs (one parameter vector for\n"
-    "all of them) by gradient descent through the simulator (NLopt L-BFGS), then report\n"
+    "all of them) by gradient descent through the simulator (NLopt L-BFGS, or with\n"
+    "--optimizer lm Levenberg-Marquardt on the exact Jacobian), then report\n"
     "what changed, how well the data determine it, and how well the fitted model\n"
     "predicts the logs. Progress and a summary table go to stderr.\n\n"
     "The output is the fitted robot: ROBOT.json with the fitted values in place, in\n"
@@ -54,7 +56,8 @@ static const cmd_info info = {
     "Window start states are fitted with the parameters unless --start logged.\n",
     "Report: inputs with their SHA-256; settings; \"stop\" (converged, max_iter,\n"
     "time_limit, interrupted, roundoff_limited, failure), iterations, evaluations,\n"
-    "rejected; \"gradient\" (\"adjoint\", or the smoothing settings); \"contact_model\"\n"
+    "rejected (with lm also \"jacobians\"); \"gradient\" (\"adjoint\", \"jacobian\" with lm,\n"
+    "or the smoothing settings); \"contact_model\"\n"
     "(robots with contact); \"loss\" {before, after, and with smoothing smoothed\n"
     "{before, after}}; \"prediction\" {fit, validation}: loss and\n"
     "per-joint RMSE of q and qd before and after; \"parameters\": name, unit, nominal,\n"
@@ -78,8 +81,8 @@ static const cmd_info info = {
 
 /* SIGINT, SIGTERM and SIGHUP stop the fit at its next evaluation; the best point so far is
  * written and the exit status is 128 + the signal's number (130, 143, 129). A second one ends
- * the program at once, as the user asks. sid_fit_opts.interrupt points at `interrupted`
- * (nonzero: the signal's number; an int is what glibc's sig_atomic_t is). */
+ * the program at once, as the user asks. The fit's hooks (sid_io_fit_hooks.interrupt) point
+ * at `interrupted` (nonzero: the signal's number; an int is what glibc's sig_atomic_t is). */
 static volatile int interrupted = 0;
 static const int stop_signal[3] = { SIGINT, SIGTERM, SIGHUP };
 static struct sigaction old_action[3];
@@ -115,39 +118,30 @@ static void catch_signals(void)
 
 /* ---- progress ---------------------------------------------------------------------------- */
 
-/* Each accepted iteration's loss and |gradient|, for the report's trace; shown unless -q. */
+/* The pipeline's phases (fit_run.h) as progress lines; shown unless -q. Signals are caught
+ * when the fit begins and until everything is written: a signal then stops nothing half-way,
+ * and one while loading ends the program at once. */
 typedef struct {
-    progress *pg;
-    int n, cap;
-    double *loss, *gnorm;
-} fit_trace;
+    progress pg;
+    progress_mode mode;
+} fit_progress;
 
-static void on_iteration(void *ctx, int iter, double loss, double gnorm, double seconds)
+static void on_progress(void *ctx, const sid_io_progress *p)
 {
-    fit_trace *ft = ctx;
-    if (ft->n == ft->cap) {
-        const int cap = ft->cap ? 2 * ft->cap : 256;
-        double *a = realloc(ft->loss, (size_t)cap * sizeof *a), *g = a ? realloc(ft->gnorm, (size_t)cap * sizeof *g) : NULL;
-        if (a)
-            ft->loss = a;
-        if (g)
-            ft->gnorm = g, ft->cap = cap;
+    fit_progress *fp = ctx;
+    progress *pg = &fp->pg;
+    if (p->event == SID_IO_PROGRESS_BEGIN) {
+        progress_begin(pg, fp->mode);
+        if (p->phase == SID_IO_PHASE_FIT)
+            catch_signals();
+    } else if (p->event == SID_IO_PROGRESS_END) {
+        progress_end(pg);
+    } else if (p->phase == SID_IO_PHASE_FIT) {
+        progress_update(pg, "iter %5d  loss %-13.6e  |grad| %-10.3e  %7.2f s  %6.1f it/s", p->step, p->loss,
+                        p->gnorm, p->seconds, p->seconds > 0 ? p->step / p->seconds : 0.0);
+    } else {
+        progress_update(pg, "covariance  window %d of %d  %7.2f s", p->step, p->total, p->seconds);
     }
-    if (ft->n < ft->cap) {
-        ft->loss[ft->n] = loss;
-        ft->gnorm[ft->n++] = gnorm;
-    }
-    if (cli_quiet)
-        return;
-    progress_update(ft->pg, "iter %5d  loss %-13.6e  |grad| %-10.3e  %7.2f s  %6.1f it/s", iter, loss, gnorm, seconds,
-                    seconds > 0 ? iter / seconds : 0.0);
-}
-
-static void on_window(void *ctx, int done, int total)
-{
-    progress *pg = ctx;
-    const double t = progress_now() - pg->t0;
-    progress_update(pg, "covariance  window %d of %d  %7.2f s", done, total, t);
 }
 
 /* ---- helpers ----------------------------------------------------------------------------- */
@@ -179,46 +173,6 @@ static int hash_input(report_input *in, const char *path, sid_error *err)
     if (readfile_sha256(path, in->sha256))
         return 0;
     return sha256_file(path, in->sha256, err);
-}
-
-static int has_velocities(sid_traj *const *tr, int n)
-{
-    for (int j = 0; j < n; j++)
-        if (tr[j]->qd)
-            return 1;
-    return 0;
-}
-
-/* Loss and RMSE of the predictions from logged start states at theta, into slot s. */
-static void predict(sid_problem *p, const double *theta, report_prediction *out, int s, const char *what)
-{
-    sid_error err = { 0 };
-    out->ok[s] = sid_problem_loss(p, theta, NULL, &out->loss[s], NULL, NULL, &err) == SID_OK &&
-                 sid_problem_rmse(p, theta, NULL, out->rmse_q[s], out->rmse_qd[s], &err) == SID_OK &&
-                 isfinite(out->loss[s]);
-    if (!out->ok[s])
-        cli_warn("%s, %s the fit: the prediction from the logged start states failed: %s", what,
-                 s ? "after" : "before", err.msg[0] ? err.msg : "not finite");
-}
-
-/* RMSE per position (nq) and velocity (nv) coordinate, before and after. */
-static int prediction_alloc(report_prediction *p, int nq, int nv)
-{
-    for (int s = 0; s < 2; s++) {
-        p->rmse_q[s] = calloc((size_t)(nq ? nq : 1), sizeof(double));
-        p->rmse_qd[s] = calloc((size_t)(nv ? nv : 1), sizeof(double));
-        if (!p->rmse_q[s] || !p->rmse_qd[s])
-            return -1;
-    }
-    return 0;
-}
-
-static void prediction_free(report_prediction *p)
-{
-    for (int s = 0; s < 2; s++) {
-        free(p->rmse_q[s]);
-        free(p->rmse_qd[s]);
-    }
 }
 
 static int is_stdout(const char *path) { return path && strcmp(path, "-") == 0; }
@@ -359,18 +313,13 @@ int cmd_fit(int argc, char **argv)
     sid_error err = { 0 };
     fitspec spec;
     fitspec_init(&spec);
-    fitspec_selection sel = { 0 };
     sid_model *m = NULL;
-    double *theta0 = NULL, *theta = NULL, *x0 = NULL, *grad = NULL;
+    double *theta0 = NULL;
     cJSON *doc = NULL, *rep = NULL, *fitted = NULL;
     sid_traj **tr = calloc((size_t)(nlog + nval), sizeof *tr);
-    report_input *in = calloc((size_t)(nlog + nval), sizeof *in);
+    report_input *in = calloc((size_t)(nlog + nval), sizeof *in), robot_in = { 0 }, config_in = { 0 };
     const char **paths = calloc((size_t)(nlog + nval), sizeof *paths);
-    sid_problem *pfit = NULL, *ppred = NULL, *pval = NULL;
-    sid_covariance_result *cov = NULL;
-    report r;
-    memset(&r, 0, sizeof r);
-    fit_trace ft = { NULL, 0, 0, NULL, NULL };
+    sid_io_fit *f = NULL;
     if (!tr || !in || !paths) {
         cli_error("out of memory");
         goto done;
@@ -381,8 +330,14 @@ int cmd_fit(int argc, char **argv)
     /* ---- load ---- */
     readfile_keep_hashes();   /* the report names each input by the digest of what was read */
     if (cmd_spec_build(&spec, &a.spec, &err) || cmd_spec_model(&spec, robot, &m, &theta0, &doc, &err) ||
-        hash_input(&r.robot, robot, &err) || (a.spec.path && hash_input(&r.config, a.spec.path, &err))) {
+        hash_input(&robot_in, robot, &err) || (a.spec.path && hash_input(&config_in, a.spec.path, &err))) {
         rc = cli_fail(&err);
+        goto done;
+    }
+    if (spec.optimizer == SID_OPT_LM && spec.smoothing_pairs > 0) {
+        /* smoothing estimates a gradient from loss values; LM needs the residuals' Jacobian */
+        cli_error("optimizer lm: smoothing (\"smoothing\" in the spec or --smoothing) works with the lbfgs "
+                  "optimizer only");
         goto done;
     }
     for (int j = 0; j < nlog + nval; j++) {
@@ -393,180 +348,47 @@ int cmd_fit(int argc, char **argv)
         }
         in[j].samples = tr[j]->n;
     }
-    fitspec_choose_start_velocity(&spec, m, tr, paths, nlog + nval);
-    if (fitspec_select(&spec, m, theta0, &sel, &err)) {
+
+    /* ---- the fit, what the data determine, predictions (fit_run.h) ---- */
+    fit_progress fp = { .mode = progress_mode_for(cli_quiet, a.verbose) };
+    const sid_io_fit_hooks hooks = { on_progress, &fp, &interrupted };
+    const fit_run_input fin = { robot, m, theta0, doc, &spec, nlog, nval, tr, paths, &hooks };
+    if (fit_run(&fin, &f, &err) != SID_OK) {
         rc = cli_fail(&err);
         goto done;
     }
-
-    /* ---- problems: the fit's, and predictions from logged start states ---- */
-    if (spec.start == FITSPEC_START_UNSET)
-        spec.start = FITSPEC_START_FITTED;
-    /* the simulation step, chosen at the nominal parameters on the fitted logs (stepchoice.h) */
-    if (stepchoice_apply(&spec, m, theta0, tr, paths, nlog, &r.step, &err)) {
-        sid_error_prefix(&err, "%s: choosing the simulation step", robot);
-        rc = cli_fail(&err);
-        goto done;
-    }
-    sid_loss_opts lo, lp;
-    fitspec_loss_opts(&spec, &lo);
-    lp = lo;
-    lp.estimate_start = 0;
-    if (sid_problem_create(&pfit, m, (const sid_traj *const *)tr, nlog, &lo, &err) ||
-        sid_problem_create(&ppred, m, (const sid_traj *const *)tr, nlog, &lp, &err) ||
-        (nval && sid_problem_create(&pval, m, (const sid_traj *const *)tr + nlog, nval, &lp, &err))) {
-        rc = cli_fail(&err);
-        goto done;
-    }
-    const int np = sid_model_nparam(m), nq = sid_model_nq(m), nv = sid_model_nv(m);
-    const int nx = nq + nv, nwin = sid_problem_nwindows(pfit);
-    theta = malloc((size_t)np * sizeof *theta);
-    if (lo.estimate_start)
-        x0 = malloc((size_t)nwin * (size_t)nx * sizeof *x0);
-    if (!theta || (lo.estimate_start && !x0) || prediction_alloc(&r.pred_fit, nq, nv) ||
-        prediction_alloc(&r.pred_val, nq, nv)) {
-        cli_error("out of memory");
-        goto done;
-    }
-    memcpy(theta, theta0, (size_t)np * sizeof *theta);
-    if (x0)
-        sid_problem_start_states(pfit, theta0, x0);
-    r.pred_fit.present = 1;
-    r.pred_fit.has_qd = has_velocities(tr, nlog);
-    r.pred_val.present = nval > 0;
-    r.pred_val.has_qd = has_velocities(tr + nlog, nval);
-
-    /* ---- fit ---- */
-    progress pg;
-    progress_begin(&pg, progress_mode_for(cli_quiet, a.verbose));
-    sid_fit_opts fo;
-    fitspec_fit_opts(&spec, &sel, &fo);
-    ft.pg = &pg;
-    fo.progress = on_iteration;
-    fo.ctx = &ft;
-    fo.interrupt = &interrupted;
-    sid_fit_result fr;
-    if (!cli_quiet)
-        fprintf(stderr, "fitting %d parameter%s of %s to %d log%s (%d window%s, start states %s)\n",
-                sel.n, sel.n == 1 ? "" : "s", robot, nlog, nlog == 1 ? "" : "s", nwin,
-                nwin == 1 ? "" : "s", !x0 ? "logged" : fo.smoothing_pairs ? "held at the logged ones" : "fitted");
-    if (!spec.free_given && !cli_quiet)
-        fprintf(stderr, "free by default: masses of moving links; armature, viscous and Coulomb friction and motor "
-                "constants of moving joints%s%s%s (--free, --free-only and --fix choose others)\n",
-                sel.gauge >= 0 ? "; " : "", sel.gauge >= 0 ? sid_model_param(m, sel.gauge)->name : "",
-                sel.gauge >= 0 ? " held as the unit of torque" : "");
-    if (fo.smoothing_pairs > 0 && fo.smoothing_pairs < sel.n)
-        /* L-BFGS only ever moves along combinations of the smoothed gradients */
-        cli_warn("--smoothing with %d pairs for %d free parameters: the fit moves only within the span of "
-                 "%d random directions", fo.smoothing_pairs, sel.n, fo.smoothing_pairs);
-    catch_signals();   /* until everything is written: a signal then stops nothing half-way */
-    sid_status st = sid_fit(pfit, theta, x0, &fo, &fr, &err);
-    progress_end(&pg);
-    if (st != SID_OK) {
-        sid_error_prefix(&err, "%s", robot);
-        rc = cli_fail(&err);
-        goto done;
-    }
-    if (fr.stop == SID_STOP_TIME)
-        /* results then depend on the machine's speed: never silently */
-        cli_warn("--time-limit %g s reached after %d iterations: the result is where the optimizer was "
-                 "then (report: \"stop\": \"time_limit\")", spec.time_limit, fr.iterations);
-    if (fr.stop == SID_STOP_FAILURE)
-        /* the nominal point had a finite loss, so there is always a usable result */
-        cli_warn("the optimizer stopped: %s; the best point found (loss %g, nominal %g) is reported",
-                 fr.message, fr.loss, fr.loss0);
-    if (fo.smoothing_pairs && fr.loss > fr.loss0)
-        cli_warn("with smoothing the loss rose from %g to %g (the smoothed loss fell from %g to %g)", fr.loss0,
-                 fr.loss, fr.smoothed_loss0, fr.smoothed_loss);
-
-    /* ---- what the data determine ---- */
-    const double t_cov = progress_now();
-    progress_begin(&pg, progress_mode_for(cli_quiet, a.verbose));   /* the covariance's own line */
-    sid_problem_set_progress(pfit, on_window, &pg);
-    if (sel.n > SID_MAX_FREE) {
-        cli_warn("%d free parameters: standard errors are computed for at most %d", sel.n, SID_MAX_FREE);
-    } else if (!(cov = malloc(sizeof *cov))) {
-        cli_error("out of memory");
-        goto done;
-    } else if (sid_problem_covariance(pfit, theta, x0, sel.n, sel.idx, &interrupted, cov, &err) != SID_OK) {
-        /* interrupted (during the fit or here): the best point is written without it, and the
-         * report says why it has no standard errors */
-        r.cov_skipped = err.status == SID_ERR_INTERRUPTED ? "interrupted" : "failed";
-        cli_warn("covariance: %s", err.msg);
-        free(cov);
-        cov = NULL;
-    }
-    progress_end(&pg);
-    sid_problem_set_progress(pfit, NULL, NULL);
-    r.seconds_cov = progress_now() - t_cov;
-
-    /* ---- predictions from the logged start states, before and after ---- */
-    predict(ppred, theta0, &r.pred_fit, 0, "fitted logs");
-    predict(ppred, theta, &r.pred_fit, 1, "fitted logs");
-    if (pval) {
-        predict(pval, theta0, &r.pred_val, 0, "validation logs");
-        predict(pval, theta, &r.pred_val, 1, "validation logs");
-    }
-
-    /* ---- report ---- */
-    r.m = m;
-    r.spec = &spec;
-    r.sel = &sel;
-    r.estimate_start = lo.estimate_start;
-    r.nwindows = nwin;
-    r.nlog = nlog;
-    r.log = in;
-    r.nval = nval;
-    r.val = in + nlog;
-    r.theta0 = theta0;
-    r.theta = theta;
-    r.fit = &fr;
-    r.cov = cov;
-    r.has_max_rmse = a.max_rmse >= 0;
-    r.max_rmse = a.max_rmse;
-    r.has_max_loss = a.max_loss >= 0;
-    r.max_loss = a.max_loss;
-    /* the gradient at the result says which bounds hold a value back */
-    grad = malloc((size_t)np * sizeof *grad);
-    double loss_end;
-    sid_error gerr = { 0 };
-    if (grad && sid_problem_loss(pfit, theta, x0, &loss_end, grad, NULL, &gerr) == SID_OK)
-        r.grad = grad;
-    derived_set derived;
-    derived_compute(m, doc, theta0, theta, &sel, cov, &derived);
-    r.derived = &derived;
-    r.nflag = a.spec.n;
-    r.flag = a.spec.flag;
-    r.flag_value = a.spec.value;
-    r.ntrace = ft.n;
-    r.trace_loss = ft.loss;
-    r.trace_gnorm = ft.gnorm;
-    r.seconds_total = progress_now() - t_start;
-    for (int i = 0; i < np; i++)
-        if (!isfinite(theta[i])) {
-            cli_error("%s: nothing written: the fitted %s is %g", robot, sid_model_param(m, i)->name, theta[i]);
-            rc = EXIT_NUMERIC;
-            goto done;
-        }
-    if (!(rep = report_json(&r, &err))) {
+    report *r = &f->rep;
+    r->robot = robot_in;
+    r->config = config_in;
+    r->log = in;
+    r->val = in + nlog;
+    r->has_max_rmse = a.max_rmse >= 0;
+    r->max_rmse = a.max_rmse;
+    r->has_max_loss = a.max_loss >= 0;
+    r->max_loss = a.max_loss;
+    r->nflag = a.spec.n;
+    r->flag = a.spec.flag;
+    r->flag_value = a.spec.value;
+    r->seconds_total = progress_now() - t_start;
+    if (!(rep = report_json(r, &err))) {
         sid_error_prefix(&err, "%s", robot);
         rc = cli_fail(&err);
         goto done;
     }
     if (!cli_quiet) {
-        report_table(stderr, &r);
-        report_warnings(&r);
+        report_table(stderr, r);
+        report_warnings(r);
     }
 
     /* ---- write ---- */
     const char *out = robot_output(&a);
-    if (out && !(fitted = robot_json_fitted(is_stdout(out) ? robot : out, doc, m, theta, &err))) {
+    if (out && !(fitted = robot_json_fitted(is_stdout(out) ? robot : out, doc, m, f->theta, &err))) {
         rc = cli_fail(&err);
         goto done;
     }
     atomic_file haf = { 0 };
     if (a.html) {
-        const html_input hin = { rep, m, theta0, theta, ppred, pval, (const sid_traj *const *)tr,
+        const html_input hin = { rep, m, theta0, f->theta, f->ppred, f->pval, (const sid_traj *const *)tr,
                                  (const sid_traj *const *)tr + nlog, paths, paths + nlog, nlog, nval };
         if (html_page_prepare(&haf, a.html, &hin, &err) != SID_OK) {
             rc = cli_fail(&err);
@@ -589,37 +411,26 @@ int cmd_fit(int argc, char **argv)
             fprintf(stderr, "interrupted (%s): the best parameters so far were written\n",
                     interrupted == SIGTERM ? "SIGTERM" : interrupted == SIGHUP ? "SIGHUP" : "SIGINT");
         rc = 128 + interrupted;
-    } else if (!report_gates_pass(&r)) {
-        if (a.max_rmse >= 0 && !(report_worst_rmse(&r) <= a.max_rmse))
+    } else if (!report_gates_pass(r)) {
+        if (a.max_rmse >= 0 && !(report_worst_rmse(r) <= a.max_rmse))
             cli_error("--max-rmse %g failed: the largest q RMSE after the fit is %g", a.max_rmse,
-                      report_worst_rmse(&r));
-        if (a.max_loss >= 0 && !(fr.loss <= a.max_loss))
-            cli_error("--max-loss %g failed: the fitted loss is %g", a.max_loss, fr.loss);
+                      report_worst_rmse(r));
+        if (a.max_loss >= 0 && !(f->fr.loss <= a.max_loss))
+            cli_error("--max-loss %g failed: the fitted loss is %g", a.max_loss, f->fr.loss);
         rc = EXIT_GATE;
     } else {
         rc = EXIT_OK;
     }
 done:
     release_signals();
-    free(ft.loss);
-    free(ft.gnorm);
     cJSON_Delete(fitted);
     cJSON_Delete(rep);
-    prediction_free(&r.pred_fit);
-    prediction_free(&r.pred_val);
-    free(cov);
-    free(grad);
-    free(x0);
-    free(theta);
-    sid_problem_free(pval);
-    sid_problem_free(ppred);
-    sid_problem_free(pfit);
+    sid_io_fit_free(f);
     for (int j = 0; tr && j < nlog + nval; j++)
         sid_traj_free(tr[j]);
     free(tr);
     free(in);
     free(paths);
-    fitspec_selection_free(&sel);
     cJSON_Delete(doc);
     sid_free(theta0);
     sid_model_free(m);

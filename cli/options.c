@@ -127,6 +127,11 @@ static const opt_row rows[] = {
     { 0, "--threads", "N", SPEC, 0, FITSPEC, WINDOWED,
       "windows evaluated in parallel (default 0: all\n"
       "cores); the result is the same, to the bit, for any N" },
+    { 0, "--optimizer", "lbfgs|lm", SPEC, 0, FITSPEC, FITTING,
+      "lbfgs (default): L-BFGS on the adjoint gradient; lm:\n"
+      "Levenberg-Marquardt on the residuals' exact\n"
+      "Jacobian, start states eliminated window by window\n"
+      "(fewer, dearer iterations; not with --smoothing)" },
     { 0, "--max-iter", "N", SPEC, 0, FITSPEC, FITTING,
       "optimizer iterations at most (default 1000)" },
     { 0, "--ftol-rel", "X", SPEC, 0, FITSPEC, FITTING,

@@ -7,18 +7,14 @@
  * is the pseudo-inverse on the rest; a parameter that takes part in a null direction has no
  * standard error (HUGE_VAL) and is reported as not identifiable, never as a number.
  *
- * J is never held: each window's rows arrive in blocks (jacobian.h) and are summed into J^T J
- * at once, so memory is O(P^2) per thread plus one block. Windows run in parallel, grouped in
- * the problem's chunks; each chunk sums from zero and the chunks are added in chunk order, so
- * the result is the same to the bit for any number of threads. */
-#include "jacobian.h"
+ * J is never held: normal.c sums each window's rows into J^T J as they arrive, so memory is
+ * O(P^2) per thread plus one block, the same to the bit for any number of threads; each
+ * window's start state is eliminated as soon as its rows are in. */
 #include "linalg.h"
+#include "normal.h"
 
 #include <math.h>
 #include <string.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 /* Covariance and null directions from the normal matrix A = J^T J (n x n, destroyed), the
  * residual sum of squares rr and the degrees of freedom. */
@@ -84,67 +80,12 @@ static void pinv_solve(int m, double *B, int n, const double *C, double *X, doub
     }
 }
 
-/* One thread's sums over the windows of its current chunk. */
-typedef struct {
-    sid_jac_work jw;
-    int n, ns;
-    double *A;            /* (n x n) the chunk's J^T J of the parameters, start states eliminated */
-    double *B, *C, *X;    /* (ns x ns), (ns x n), (ns x n): the current window's start-state blocks */
-    double *V;            /* (ns x ns + ns) pinv_solve's scratch */
-    double rr;            /* the chunk's |r|^2 */
-    void *buf;
-} sums;
-
-static int sums_init(sums *S, const sid_problem *p, int n, int ns, int cap)
+/* After window w's rows: eliminate its start state, A -= C^T B+ C (Schur complement). */
+static sid_status eliminate_start(void *ctx, sid_normal_sums *S, int w, sid_error *err)
 {
-    memset(S, 0, sizeof *S);
-    S->n = n, S->ns = ns;
-    const size_t nn = (size_t)n * (size_t)n, ss = (size_t)ns * (size_t)ns, sn = (size_t)ns * (size_t)n;
-    if (!(S->buf = sid_alloc(sizeof(double) * (nn + 2 * ss + 2 * sn + (size_t)ns)))) return -1;
-    S->A = S->buf, S->B = S->A + nn, S->C = S->B + ss, S->X = S->C + sn, S->V = S->X + sn;
-    return sid_jac_work_init(&S->jw, p, n, cap);
-}
-
-static void sums_free(sums *S)
-{
-    sid_jac_work_free(&S->jw);
-    sid_free(S->buf);
-}
-
-/* A block of a window's rows into the sums: the parameters' J^T J into A (in row order, as the
- * whole window's would be), the start state's blocks into B and C. */
-static void add_rows(void *ctx, int row0, int rows, const double *r, const double *J)
-{
-    sums *S = ctx;
-    const int n = S->n, ns = S->ns, ncol = n + ns;
-    double *A = S->A, *B = S->B, *C = S->C;
-    (void)row0;
-    for (int i = 0; i < rows; i++) {
-        const double *row = J + (size_t)i * (size_t)ncol;
-        S->rr += r[i] * r[i];
-        for (int a = 0; a < n; a++)
-            for (int b = 0; b < n; b++) A[a * n + b] += row[a] * row[b];
-    }
-    if (!ns) return;
-    for (int i = 0; i < rows; i++) {
-        const double *row = J + (size_t)i * (size_t)ncol, *rx = row + n;
-        for (int a = 0; a < ns; a++) {
-            for (int b = 0; b < ns; b++) B[a * ns + b] += rx[a] * rx[b];
-            for (int b = 0; b < n; b++) C[a * n + b] += rx[a] * row[b];
-        }
-    }
-}
-
-/* Window w into the chunk's sums S, on lane L. */
-static sid_status add_window(sid_problem *p, lane *L, sums *S, const double *theta, const double *x0, int w,
-                             const int *idx, sid_error *err)
-{
-    const int n = S->n, ns = S->ns, nx = sid_model_nq(p->m) + sid_model_nv(p->m);
-    memset(S->B, 0, sizeof(double) * (size_t)(ns * ns + ns * n));
-    sid_status s = sid_window_jacobian_rows(p, L, &S->jw, theta, x0 ? x0 + (size_t)w * (size_t)nx : NULL, w, idx,
-                                            add_rows, S, err);
-    if (s || !ns) return s;
-    /* eliminate this window's start state: A -= C^T B+ C (Schur complement) */
+    const int n = S->n, ns = S->ns;
+    (void)ctx, (void)w, (void)err;
+    if (!ns) return SID_OK;
     pinv_solve(ns, S->B, n, S->C, S->X, S->V);
     for (int a = 0; a < n; a++)
         for (int b = 0; b < n; b++)
@@ -152,74 +93,20 @@ static sid_status add_window(sid_problem *p, lane *L, sums *S, const double *the
     return SID_OK;
 }
 
-/* Rows per block: a few MB of J whatever the number of columns, and no more than a window. */
-#define BLOCK_DOUBLES ((size_t)1 << 18)
-
 sid_status sid_problem_covariance(sid_problem *p, const double *theta, const double *x0, int nfree, const int *idx,
                                   volatile const int *interrupt, sid_covariance_result *out, sid_error *err)
 {
     const sid_model *m = sid_problem_model(p);
     const int n = nfree, nx = sid_model_nq(m) + sid_model_nv(m), ns = sid_problem_estimates_start(p) ? nx : 0;
-    const int ncol = n + ns, nwin = sid_problem_nwindows(p), nlane = p->nlane;
+    const int nwin = sid_problem_nwindows(p);
     if (n < 1 || n > SID_MAX_FREE) return sid_error_set(err, SID_ERR_INPUT, "covariance: %d free parameters (1..%d)", n, SID_MAX_FREE);
-    int maxrows = 1;
     long nres = 0;
-    for (int w = 0; w < nwin; w++) {
-        const int rows = sid_problem_window_rows(p, w);
-        nres += rows;
-        if (rows > maxrows) maxrows = rows;
-    }
-    const int cap = (size_t)maxrows < BLOCK_DOUBLES / (size_t)ncol ? maxrows : (int)(BLOCK_DOUBLES / (size_t)ncol);
+    for (int w = 0; w < nwin; w++) nres += sid_problem_window_rows(p, w);
     double *A = sid_alloc(sizeof(double) * (size_t)n * (size_t)n), rr = 0;
-    sums *S = sid_alloc(sizeof(sums) * (size_t)nlane);
-    sid_status s = SID_OK;
-    int ok = A && S;
-    for (int t = 0; ok && t < nlane; t++) ok = !sums_init(&S[t], p, n, ns, cap);
-    if (!ok) {
-        s = sid_error_set(err, SID_ERR_NOMEM, "out of memory");
-        goto done;
-    }
-    /* the loss's chunks and per-chunk status, unused while the covariance runs */
-#ifdef _OPENMP
-#pragma omp parallel for ordered schedule(dynamic, 1) num_threads(nlane)
-#endif
-    for (int c = 0; c < p->nchunk; c++) {
-#ifdef _OPENMP
-        const int t = omp_get_thread_num();
-#else
-        const int t = 0;
-#endif
-        sums *St = &S[t];
-        memset(St->A, 0, sizeof(double) * (size_t)n * (size_t)n);
-        St->rr = 0;
-        p->chunk_status[c] = SID_OK;
-        for (int w = c * p->chunk_windows; w < (c + 1) * p->chunk_windows && w < nwin; w++) {
-            if (interrupt && *interrupt) {
-                p->chunk_status[c] = sid_error_set(&p->chunk_err[c], SID_ERR_INTERRUPTED,
-                                                   "covariance: interrupted after %d of %d windows", w, nwin);
-                break;
-            }
-            if ((p->chunk_status[c] = add_window(p, &p->lane[t], St, theta, x0, w, idx, &p->chunk_err[c]))) break;
-        }
-#ifdef _OPENMP
-#pragma omp ordered
-#endif
-        if (!p->chunk_status[c]) {
-            for (size_t i = 0; i < (size_t)n * (size_t)n; i++) A[i] += St->A[i];
-            rr += St->rr;
-            if (p->progress) p->progress(p->progress_ctx, (c + 1) * p->chunk_windows < nwin ? (c + 1) * p->chunk_windows : nwin, nwin);
-        }
-    }
-    for (int c = 0; c < p->nchunk; c++)
-        if (p->chunk_status[c]) {
-            if (err) *err = p->chunk_err[c];
-            s = p->chunk_status[c];
-            goto done;
-        }
-    s = from_normal(n, A, rr, (int)(nres - n - (long)nwin * ns), out, err);
-done:
-    for (int t = 0; S && t < nlane; t++) sums_free(&S[t]);
-    sid_free(S);
+    if (!A) return sid_error_set(err, SID_ERR_NOMEM, "out of memory");
+    sid_status s = sid_normal_run(p, theta, x0, n, idx, interrupt, 1, eliminate_start, NULL, A, NULL, &rr, err);
+    if (s == SID_ERR_INTERRUPTED) sid_error_prefix(err, "covariance");
+    if (!s) s = from_normal(n, A, rr, (int)(nres - n - (long)nwin * ns), out, err);
     sid_free(A);
     return s;
 }

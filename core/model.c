@@ -305,6 +305,7 @@ sid_status sid_model_create(sid_model **out, double **theta_out, const sid_robot
         add_params(m, theta, d, SID_OWNER_JOINT, j, d->joint[j].name, bd, 0);
     }
     if (d->ground.present) m->contact = d->ground.model;
+    m->timestep = d->timestep;
     add_params(m, theta, d, SID_OWNER_GROUND, -1, "", NULL, 0);
     for (int c = 0; c < d->nsphere; c++) add_params(m, theta, d, SID_OWNER_SPHERE, c, d->sphere[c].name, NULL, c);
     m->nsphere = d->nsphere;
@@ -367,6 +368,7 @@ int sid_model_v_is_angular(const sid_model *m, int i) { return m->v_angular[i]; 
 int sid_model_has_contact(const sid_model *m) { return m->p_ground >= 0; }
 sid_contact_model sid_model_contact_model(const sid_model *m) { return m->contact; }
 void sid_model_set_contact_model(sid_model *m, sid_contact_model c) { m->contact = c; }
+double sid_model_timestep(const sid_model *m) { return m->timestep; }
 
 int sid_model_param_find(const sid_model *m, const char *name)
 {

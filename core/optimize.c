@@ -1,34 +1,12 @@
-/* optimize.c — the NLopt L-BFGS driver (see sid.h, "fitting"), with or without randomized
- * smoothing of the loss. */
-#include "model.h"
+/* optimize.c — the fit's driver (fit_driver.h: scaled variables, bounds, rejected points) and
+ * its NLopt L-BFGS run (see sid.h, "fitting"), with or without randomized smoothing of the
+ * loss; sid_fit hands the same driver to Levenberg-Marquardt (lm.c) when asked. */
+#include "fit_driver.h"
 
 #include <math.h>
-#include <nlopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
-
-/* The variables NLopt sees are x = (nf scaled free parameters, then nstart scaled start
- * states); every array below lives in one allocation. */
-typedef struct {
-    sid_problem *p;
-    const sid_model *m;
-    const sid_fit_opts *o;
-    sid_fit_result *r;
-    int nf, nstart, nx, n;       /* free parameters, start-state variables (nwin * nx or 0), n = nf + nstart */
-    const double *x0_fixed;      /* start states when they are not variables (NULL: the logged ones) */
-    double *theta, *grad;        /* (nparam) working parameter vector and its gradient */
-    double *x0, *gx0;            /* (nstart) working start states and their gradient */
-    double *x0_init, *x0_scale;  /* (nstart) first guess, (nx) scale */
-    double *nominal, *scale;     /* (nf) nominal value; typical magnitude, or 0 for log space */
-    double *x, *lo, *hi, *best;  /* (n) the variables, their bounds, the best point seen */
-    double *dir, *xp;            /* smoothing: (pairs x nf) directions and (nf) a perturbed point; dir NULL: off */
-    double best_f, reject_loss, fscale, t0;   /* objective = f * fscale, so that it starts near 1 */
-    sid_error fail;              /* why an evaluation failed for a reason other than divergence */
-    int failed;
-    nlopt_opt opt;
-    double *buf;
-} driver;
 
 const char *sid_stop_str(sid_stop s)
 {
@@ -45,12 +23,12 @@ const char *sid_stop_str(sid_stop s)
 
 void sid_fit_opts_defaults(sid_fit_opts *o)
 {
-    *o = (sid_fit_opts){.nfree = 0, .idx = NULL, .lo = NULL, .hi = NULL, .max_iter = 1000, .ftol_rel = 1e-10,
+    *o = (sid_fit_opts){.optimizer = SID_OPT_LBFGS, .nfree = 0, .idx = NULL, .lo = NULL, .hi = NULL, .max_iter = 1000, .ftol_rel = 1e-10,
                         .time_limit = 0, .progress = NULL, .ctx = NULL, .interrupt = NULL, .smoothing_sigma = 0,
                         .smoothing_pairs = 0, .smoothing_seed = 1};
 }
 
-static double now(void)
+double sid_driver_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -58,7 +36,7 @@ static double now(void)
 }
 
 /* x into the working theta and (when they are variables) start states. */
-static void unpack(driver *d, const double *x)
+void sid_driver_unpack(sid_driver *d, const double *x)
 {
     for (int k = 0; k < d->nf; k++)
         d->theta[d->o->idx[k]] = d->scale[k] > 0 ? d->nominal[k] + d->scale[k] * x[k] : d->nominal[k] * exp(x[k]);
@@ -69,9 +47,9 @@ static void unpack(driver *d, const double *x)
  * unphysical (say, an inertia no longer positive definite) or whose simulation diverges gets
  * the rejection loss and a zero gradient: far above any loss seen, it makes the line search
  * step back. */
-static double plain(driver *d, const double *x, double *gx)
+double sid_driver_loss(sid_driver *d, const double *x, double *gx)
 {
-    unpack(d, x);
+    sid_driver_unpack(d, x);
     double loss = HUGE_VAL;
     sid_error e = {0};
     sid_status s = sid_model_check_theta(d->m, d->theta, &e);
@@ -96,16 +74,16 @@ static double plain(driver *d, const double *x, double *gx)
 }
 
 /* The loss at x + s e, clamped to the bounds (outside them the loss is not the user's). */
-static double perturbed(driver *d, const double *x, const double *e, double s)
+static double perturbed(sid_driver *d, const double *x, const double *e, double s)
 {
     for (int k = 0; k < d->nf; k++) d->xp[k] = fmin(fmax(x[k] + s * e[k], d->lo[k]), d->hi[k]);
-    return plain(d, d->xp, NULL);
+    return sid_driver_loss(d, d->xp, NULL);
 }
 
 /* The smoothed loss 1/(2N) sum_i [L(x + sigma e_i) + L(x - sigma e_i)] and, with gx, fscale
  * times its antithetic gradient estimate sum_i (L(x + sigma e_i) - L(x - sigma e_i)) e_i /
  * (2 N sigma). The pairs are summed in a fixed order: the result depends on the seed alone. */
-static double smoothed(driver *d, const double *x, double *gx)
+static double smoothed(sid_driver *d, const double *x, double *gx)
 {
     const int nf = d->nf, pairs = d->o->smoothing_pairs;
     const double sigma = d->o->smoothing_sigma;
@@ -121,14 +99,14 @@ static double smoothed(driver *d, const double *x, double *gx)
     return sum / (2 * pairs);
 }
 
-static double evaluate(driver *d, const double *x, double *gx)
+static double evaluate(sid_driver *d, const double *x, double *gx)
 {
-    return d->dir ? smoothed(d, x, gx) : plain(d, x, gx);
+    return d->dir ? smoothed(d, x, gx) : sid_driver_loss(d, x, gx);
 }
 
 static double objective(unsigned n, const double *x, double *gx, void *data)
 {
-    driver *d = data;
+    sid_driver *d = data;
     sid_fit_result *r = d->r;
     if (d->o->interrupt && *d->o->interrupt) {
         r->stop = SID_STOP_INTERRUPTED;
@@ -149,7 +127,7 @@ static double objective(unsigned n, const double *x, double *gx, void *data)
         memcpy(d->best, x, sizeof(double) * n);
         if (r->evaluations > 1) {
             r->iterations++;
-            if (d->o->progress) d->o->progress(d->o->ctx, r->iterations, f, sqrt(gnorm) / d->fscale, now() - d->t0);
+            if (d->o->progress) d->o->progress(d->o->ctx, r->iterations, f, sqrt(gnorm) / d->fscale, sid_driver_now() - d->t0);
             if (d->o->max_iter > 0 && r->iterations >= d->o->max_iter) nlopt_force_stop(d->opt);
         }
     }
@@ -158,7 +136,7 @@ static double objective(unsigned n, const double *x, double *gx, void *data)
 }
 
 /* Scaling and bounds of free parameter k (its nominal value v = theta[idx[k]]). */
-static sid_status scale_param(driver *d, int k, sid_error *err)
+static sid_status scale_param(sid_driver *d, int k, sid_error *err)
 {
     const int i = d->o->idx[k];
     const sid_param_row *row = d->m->param[i].row;
@@ -183,7 +161,7 @@ static sid_status scale_param(driver *d, int k, sid_error *err)
 }
 
 /* Carve the driver's arrays out of one allocation; -1 if it fails. */
-static int layout(driver *d, int np, int pairs)
+static int layout(sid_driver *d, int np, int pairs)
 {
     const size_t nf = (size_t)d->nf, ns = (size_t)d->nstart, n = (size_t)d->n;
     double *b = d->buf = sid_alloc(sizeof(double) * (2 * (size_t)np + 4 * ns + (size_t)d->nx + 3 * nf + 4 * n +
@@ -200,8 +178,8 @@ static int layout(driver *d, int np, int pairs)
 /* Size the driver for a fit from (theta, x0) with options o: the start states are variables
  * when the problem estimates them, start_vars is set and there is no smoothing; otherwise
  * they are held at x0. On failure nothing is left allocated. */
-static sid_status driver_init(driver *d, sid_problem *p, const double *theta, const double *x0, const sid_fit_opts *o,
-                              sid_fit_result *r, int start_vars, sid_error *err)
+sid_status sid_driver_init(sid_driver *d, sid_problem *p, const double *theta, const double *x0, const sid_fit_opts *o,
+                           sid_fit_result *r, int start_vars, sid_error *err)
 {
     memset(d, 0, sizeof *d);
     const int nf = o->nfree;
@@ -209,14 +187,19 @@ static sid_status driver_init(driver *d, sid_problem *p, const double *theta, co
     if (o->smoothing_pairs < 0 || (o->smoothing_pairs > 0 && !(o->smoothing_sigma > 0 && isfinite(o->smoothing_sigma))))
         return sid_error_set(err, SID_ERR_INPUT, "smoothing: expected sigma > 0 and pairs >= 0, got %g and %d",
                              o->smoothing_sigma, o->smoothing_pairs);
+    if (o->optimizer != SID_OPT_LBFGS && o->optimizer != SID_OPT_LM)
+        return sid_error_set(err, SID_ERR_INPUT, "optimizer: expected SID_OPT_LBFGS or SID_OPT_LM, got %d", (int)o->optimizer);
+    /* LM needs the residuals' Jacobian, which smoothing has no use for: it estimates a gradient */
+    if (o->optimizer == SID_OPT_LM && o->smoothing_pairs > 0)
+        return sid_error_set(err, SID_ERR_INPUT, "smoothing works with the lbfgs optimizer only, not with lm");
     const sid_model *m = sid_problem_model(p);
     const int estimates = sid_problem_estimates_start(p), pairs = o->smoothing_pairs;
     if (estimates && start_vars && !x0)
         return sid_error_set(err, SID_ERR_INPUT, "start states are estimated but none were given");
     const int np = m->nparam, nx = m->nq + m->nv;
     const int nstart = estimates && start_vars && !pairs ? sid_problem_nwindows(p) * nx : 0;
-    *d = (driver){.p = p, .m = m, .o = o, .r = r, .nf = nf, .nstart = nstart, .nx = nx, .n = nf + nstart, .t0 = now(),
-                  .x0_fixed = estimates && !nstart ? x0 : NULL, .best_f = HUGE_VAL, .fscale = 1};
+    *d = (sid_driver){.p = p, .m = m, .o = o, .r = r, .nf = nf, .nstart = nstart, .nx = nx, .n = nf + nstart,
+                      .t0 = sid_driver_now(), .x0_fixed = estimates && !nstart ? x0 : NULL, .best_f = HUGE_VAL, .fscale = 1};
     if (layout(d, np, pairs)) return sid_error_set(err, SID_ERR_NOMEM, "out of memory");
     memcpy(d->theta, theta, sizeof(double) * (size_t)np);
     if (nstart) {
@@ -235,8 +218,14 @@ static sid_status driver_init(driver *d, sid_problem *p, const double *theta, co
     return SID_OK;
 }
 
+void sid_driver_free(sid_driver *d)
+{
+    sid_free(d->buf);
+    d->buf = NULL;
+}
+
 /* The loss at the nominal point, and the rejection loss scaled from it. */
-static sid_status nominal_loss(driver *d, double *loss0, sid_error *err)
+static sid_status nominal_loss(sid_driver *d, double *loss0, sid_error *err)
 {
     sid_status s = sid_problem_loss(d->p, d->theta, d->nstart ? d->x0_init : d->x0_fixed, loss0, NULL, NULL, err);
     if (s) sid_error_prefix(err, "at the nominal parameters");
@@ -248,15 +237,15 @@ sid_status sid_fit_objective(sid_problem *p, const double *theta, const double *
                              double *gx, sid_error *err)
 {
     sid_fit_result r = {0};
-    driver d;
+    sid_driver d;
     double loss0;
-    sid_status s = driver_init(&d, p, theta, x0, o, &r, 0, err);
+    sid_status s = sid_driver_init(&d, p, theta, x0, o, &r, 0, err);
     if (s) return s;
     if (!(s = sid_model_check_theta(d.m, theta, err)) && !(s = nominal_loss(&d, &loss0, err))) {
         *f = evaluate(&d, d.x, gx);
         if (d.failed) s = sid_error_set(err, d.fail.status, "%s", d.fail.msg);
     }
-    sid_free(d.buf);
+    sid_driver_free(&d);
     return s;
 }
 
@@ -292,7 +281,7 @@ static void stop_reason(nlopt_opt opt, nlopt_result nr, const sid_fit_opts *o, s
 }
 
 /* L-BFGS from x = 0, the nominal point (d->best_f holds its objective value). */
-static sid_status run(driver *d, sid_error *err)
+static sid_status run(sid_driver *d, sid_error *err)
 {
     const sid_fit_opts *o = d->o;
     nlopt_opt opt = nlopt_create(NLOPT_LD_LBFGS, (unsigned)d->n);
@@ -309,18 +298,18 @@ static sid_status run(driver *d, sid_error *err)
     d->r->stop = SID_STOP_CONVERGED;
     stop_reason(opt, nlopt_optimize(opt, d->x, &fmin), o, d->r);
     nlopt_destroy(opt);
-    d->r->seconds = now() - d->t0;
+    d->r->seconds = sid_driver_now() - d->t0;
     return d->failed ? sid_error_set(err, d->fail.status, "%s", d->fail.msg) : SID_OK;
 }
 
 /* With smoothing, the point returned is the best of the smoothed loss; its plain loss is
  * what r->loss reports. Should that point not even simulate, the nominal one is returned. */
-static void smoothed_result(driver *d)
+static void smoothed_result(sid_driver *d)
 {
     sid_fit_result *r = d->r;
     const int rejected = r->rejected;
     r->smoothed_loss = d->best_f;
-    r->loss = plain(d, d->best, NULL);
+    r->loss = sid_driver_loss(d, d->best, NULL);
     if (r->rejected == rejected) return;
     r->rejected = rejected;
     memset(d->best, 0, sizeof(double) * (size_t)d->n);
@@ -333,8 +322,8 @@ static void smoothed_result(driver *d)
 sid_status sid_fit(sid_problem *p, double *theta, double *x0, const sid_fit_opts *o, sid_fit_result *r, sid_error *err)
 {
     memset(r, 0, sizeof *r);
-    driver d;
-    sid_status s = driver_init(&d, p, theta, x0, o, r, 1, err);
+    sid_driver d;
+    sid_status s = sid_driver_init(&d, p, theta, x0, o, r, 1, err);
     if (s) return s;
     if ((s = nominal_loss(&d, &r->loss0, err))) goto done;
     r->smoothed_loss0 = d.dir ? smoothed(&d, d.x, NULL) : r->loss0;
@@ -346,22 +335,22 @@ sid_status sid_fit(sid_problem *p, double *theta, double *x0, const sid_fit_opts
         r->smoothed_loss = r->smoothed_loss0;
         r->stop = SID_STOP_CONVERGED;
         snprintf(r->message, sizeof r->message, "converged: the nominal parameters reproduce the data to rounding error");
-        r->seconds = now() - d.t0;
+        r->seconds = sid_driver_now() - d.t0;
         goto done;
     }
     d.best_f = d.dir ? r->smoothed_loss0 : r->loss0;   /* the nominal point, until something beats it */
     d.fscale = 1 / (d.best_f > 0 ? d.best_f : r->loss0);
-    if ((s = run(&d, err))) goto done;
+    if ((s = o->optimizer == SID_OPT_LM ? sid_lm_run(&d, err) : run(&d, err))) goto done;
     if (d.dir) {
         smoothed_result(&d);
     } else {
         r->loss = d.best_f;
         r->smoothed_loss = r->loss;
     }
-    unpack(&d, d.best);
+    sid_driver_unpack(&d, d.best);
     memcpy(theta, d.theta, sizeof(double) * (size_t)d.m->nparam);
     if (d.nstart) memcpy(x0, d.x0, sizeof(double) * (size_t)d.nstart);
 done:
-    sid_free(d.buf);
+    sid_driver_free(&d);
     return s;
 }

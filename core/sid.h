@@ -161,6 +161,8 @@ typedef struct {
     sid_ground_desc ground;   /* present = 0: no contact */
     int nsphere;
     sid_sphere_desc *sphere;  /* in robot.json order */
+    double timestep;          /* [s] the step the model is defined at (MuJoCo's <option timestep>),
+                               * which the automatic step choice takes; 0: none */
 } sid_robot_desc;
 
 /* Defaults of the optional joint fields (FORMATS.md): all zero, smoothing 0.01, gear 1, kt 1, no
@@ -309,6 +311,8 @@ int sid_model_v_is_angular(const sid_model *m, int i);
 /* Contact: 1 if the model has a ground plane; its contact model. */
 int sid_model_has_contact(const sid_model *m);
 sid_contact_model sid_model_contact_model(const sid_model *m);
+/* The robot's own simulation step (sid_robot_desc.timestep), 0 when it has none. */
+double sid_model_timestep(const sid_model *m);
 /* Override the contact model chosen in the robot (a fit spec's "contact_model"). A problem
  * binds the model's step variant when it is created: switch before sid_problem_create. */
 void sid_model_set_contact_model(sid_model *m, sid_contact_model c);
@@ -471,13 +475,16 @@ sid_status sid_problem_rmse(sid_problem *p, const double *theta, const double *x
  * windows spread over the logs (the loss's windows, or 0.5 s ones when it has one per log),
  * the worst over their samples and the position coordinates, each divided by its residual
  * scale (sid_problem_scale_q). The options chosen are N substeps and max_dt h (so that no
- * step of a longer, jittered interval exceeds h). */
+ * step of a longer, jittered interval exceeds h). A robot with its own timestep (an MJCF's
+ * <option timestep>: its dry friction and constraints are defined per step) gets that step
+ * instead: max_dt = timestep, N the fewest steps per median interval within it. */
 
 #define SID_STEP_TOL 1.5e-3        /* error allowed, as a fraction of each coordinate's spread (README: biases ~0.5 %) */
 #define SID_STEP_MAX_SUBSTEPS 32   /* at most this many steps per sample interval */
 
 typedef struct {
     int automatic;        /* 1: chosen here; 0: as given (substeps or max_dt), only estimated */
+    int from_robot;       /* 1: chosen as the robot's own timestep (sid_model_timestep), only estimated */
     sid_sim_opts sim;     /* the options to simulate with */
     double interval;      /* median sample interval of the logs [s] */
     int substeps;         /* steps per median interval */
@@ -498,13 +505,14 @@ typedef struct {
 sid_status sid_step_choose(const sid_model *m, const double *theta, const sid_traj *const *logs, int nlog,
                            const sid_loss_opts *o, double tol, sid_step_choice *c, sid_error *err);
 
-/* ---- fitting: NLopt L-BFGS on scaled parameters ------------------------------------------
+/* ---- fitting: NLopt L-BFGS or Levenberg-Marquardt on scaled parameters ---------------------
  * Each free parameter is optimised as x = (theta - nominal) / typical, or as
  * x = log(theta / nominal) for a strictly positive quantity whose lower bound is positive,
  * so that steps are comparable across kilograms, metres and newton-metres. A trial point that
  * is unphysical (say, an inertia that is no longer positive definite) or whose simulation
- * diverges is rejected: the line search sees a large loss and steps back, and no NaN or Inf
- * leaves the driver. The best point seen is the result. */
+ * diverges is rejected: the line search sees a large loss and steps back (LM: the step is
+ * refused and the damping grows), and no NaN or Inf leaves the driver. The best point seen is
+ * the result. */
 
 /* A loss this small means residuals of ~1e-13 of their scale: rounding error, nothing to fit. */
 #define SID_EXACT_LOSS 1e-26
@@ -518,7 +526,20 @@ typedef enum {
     SID_STOP_FAILURE      /* the optimizer failed; see the message */
 } sid_stop;
 
+/* The optimizer of a fit.
+ *  SID_OPT_LBFGS: NLopt's L-BFGS on the loss and its adjoint gradient (the default).
+ *  SID_OPT_LM:    trust-region Levenberg-Marquardt on the residuals' exact Jacobian (forward
+ *                 mode; central differences for models without it: free joints, contact), see
+ *                 lm.c: each iteration solves (J^T J + lambda D) h = -J^T r in the scaled
+ *                 variables, D = diag(J^T J), with every window's start state eliminated by its
+ *                 Schur complement (cost linear in the number of windows; the reduced system is
+ *                 nfree x nfree); steps are clipped to the bounds (variables held at a bound the
+ *                 gradient pushes against are left out of the step), only decreases of the loss
+ *                 are accepted and lambda follows the gain ratio (Nielsen). Not with smoothing. */
+typedef enum { SID_OPT_LBFGS, SID_OPT_LM } sid_optimizer;
+
 typedef struct {
+    sid_optimizer optimizer;     /* SID_OPT_LBFGS unless set */
     int nfree;
     const int *idx;              /* (nfree) indices into theta */
     const double *lo, *hi;       /* (nfree) absolute bounds (-HUGE_VAL / HUGE_VAL: none) */
@@ -545,7 +566,7 @@ typedef struct {
     unsigned long smoothing_seed;
 } sid_fit_opts;
 
-/* No free parameters (set nfree, idx, lo, hi), max_iter 1000, ftol_rel 1e-10, no time limit
+/* L-BFGS, no free parameters (set nfree, idx, lo, hi), max_iter 1000, ftol_rel 1e-10, no time limit
  * (a wall-clock limit makes the result depend on the machine), no progress callback or
  * interrupt, no smoothing, seed 1. The CLI's fit specs start from these. */
 void sid_fit_opts_defaults(sid_fit_opts *o);
@@ -560,7 +581,9 @@ typedef struct {
     double smoothed_loss0, smoothed_loss;   /* the smoothed loss there, which a smoothed fit minimises
                                              * (without smoothing: loss0, loss) */
     int iterations, evaluations, rejected;   /* with smoothing: objective evaluations (2 N losses
-                                              * each) and rejected perturbed points */
+                                              * each) and rejected perturbed points; with LM:
+                                              * trial losses plus Jacobians */
+    int jacobians;               /* LM: Jacobian passes (each ~ nfree + nq + nv simulations); else 0 */
     double seconds;
     sid_stop stop;
     char message[160];

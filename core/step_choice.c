@@ -143,12 +143,20 @@ sid_status sid_step_choose(const sid_model *m, const double *theta, const sid_tr
     if (!tested || !qa || !qb) goto nomem;
     const double factor = o->sim.integrator == SID_RK4 ? 16.0 / 15.0 : 2.0;
     estimate e = {-1, -1, -1};   /* -1: not estimated */
+    if (c->automatic && m->timestep > 0) {
+        /* the robot's own step (an MJCF's timestep): its dry friction and constraints are
+         * defined per step, so a finer one would be another model; only estimated */
+        c->automatic = 0;
+        c->from_robot = 1;
+        c->sim.max_dt = m->timestep;
+        c->sim.substeps = 1;
+    }
     if (!c->automatic) {
-        const sid_sim_opts b = halved(&o->sim);
+        const sid_sim_opts b = halved(&c->sim);
         if (within_limits(&b, logs, nlog) &&
-            (s = doubling_error(p, theta, tested, c->windows, &o->sim, &b, factor, qa, qb, &e, err)))
+            (s = doubling_error(p, theta, tested, c->windows, &c->sim, &b, factor, qa, qb, &e, err)))
             goto done;
-        c->substeps = sid_substeps(&o->sim, c->interval);
+        c->substeps = sid_substeps(&c->sim, c->interval);
     } else {
         for (int n = 1;; n *= 2) {
             /* n steps per median interval, and none longer than interval / n where jitter

@@ -28,6 +28,7 @@ void fitspec_init(fitspec *s)
     s->max_iter = fo.max_iter;
     s->ftol_rel = fo.ftol_rel;
     s->time_limit = fo.time_limit;
+    s->optimizer = fo.optimizer;
     s->start = FITSPEC_START_UNSET;
     s->start_velocity_from_q = -1;
     s->smoothing_seed = fo.smoothing_seed;
@@ -284,6 +285,17 @@ static int read_start_velocity(const char *value, int *out)
     return 0;
 }
 
+static int read_optimizer(const char *value, sid_optimizer *out)
+{
+    if (strcmp(value, "lbfgs") == 0)
+        *out = SID_OPT_LBFGS;
+    else if (strcmp(value, "lm") == 0)
+        *out = SID_OPT_LM;
+    else
+        return -1;
+    return 0;
+}
+
 static int read_contact(const char *value, int *out)
 {
     if (strcmp(value, "compliant") == 0)
@@ -341,7 +353,7 @@ static int read_spec(ctx *c, fitspec *s, const cJSON *root)
                                         "scale", "start", "start_velocity", "smoothing",
                                         "contact_model", "units", "description", NULL };
     static const char *const wkeys[] = { "q", "qd", NULL };
-    static const char *const okeys[] = { "max_iter", "ftol_rel", "time_limit", NULL };
+    static const char *const okeys[] = { "method", "max_iter", "ftol_rel", "time_limit", NULL };
     const cJSON *v;
     if (!cJSON_IsObject(root))
         return expected(c, "top level", "an object", root);
@@ -380,11 +392,18 @@ static int read_spec(ctx *c, fitspec *s, const cJSON *root)
             number(c, w, "weights.qd", 0, 0, "a non-negative number", &s->w_qd))
             return -1;
     }
-    if ((v = cJSON_GetObjectItemCaseSensitive(root, "optimizer"))) {
+    /* "optimizer": "lm" is short for { "method": "lm" } */
+    if ((v = cJSON_GetObjectItemCaseSensitive(root, "optimizer")) && cJSON_IsString(v) &&
+        read_optimizer(v->valuestring, &s->optimizer))
+        return expected(c, "optimizer", "\"lbfgs\" or \"lm\"", v);
+    if (v && !cJSON_IsString(v)) {
         if (!cJSON_IsObject(v))
-            return expected(c, "optimizer", "an object", v);
+            return expected(c, "optimizer", "\"lbfgs\", \"lm\" or an object { \"method\": \"lm\", \"max_iter\": n, ... }", v);
         warn_keys(c, v, "optimizer", okeys);
         const cJSON *o;
+        if ((o = cJSON_GetObjectItemCaseSensitive(v, "method")) &&
+            (!cJSON_IsString(o) || read_optimizer(o->valuestring, &s->optimizer)))
+            return expected(c, "optimizer.method", "\"lbfgs\" or \"lm\"", o);
         if ((o = cJSON_GetObjectItemCaseSensitive(v, "max_iter")) &&
             integer(c, o, "optimizer.max_iter", 1, "a whole number >= 1", &s->max_iter))
             return -1;
@@ -661,6 +680,11 @@ int fitspec_apply_flag(fitspec *s, const char *flag, const char *value, sid_erro
         return flag_columns(s, flag, value, err);
     if (strcmp(flag, "--smoothing") == 0)
         return flag_smoothing(s, value, err);
+    if (strcmp(flag, "--optimizer") == 0) {
+        if (read_optimizer(value, &s->optimizer))
+            return bad_flag(err, flag, "lbfgs or lm", value);
+        return 0;
+    }
     if (strcmp(flag, "--contact") == 0) {
         if (read_contact(value, &s->contact_model))
             return bad_flag(err, flag, "compliant or hard", value);
@@ -849,6 +873,7 @@ void fitspec_fit_opts(const fitspec *s, const fitspec_selection *sel, sid_fit_op
     o->max_iter = s->max_iter;
     o->ftol_rel = s->ftol_rel;
     o->time_limit = s->time_limit;
+    o->optimizer = s->optimizer;
     o->smoothing_sigma = s->smoothing_sigma;
     o->smoothing_pairs = s->smoothing_pairs;
     o->smoothing_seed = s->smoothing_seed;

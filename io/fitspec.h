@@ -5,7 +5,7 @@
  *     "bounds": { "links.*.mass": { "scale": [0.2, 5] }, "joints.*.friction.*": [0, 10] },
  *     "window": 0.5, "substeps": 1, "max_dt": 0.001, "integrator": "euler",
  *     "weights": { "q": 1, "qd": 0.1 },
- *     "optimizer": { "max_iter": 1000, "ftol_rel": 1e-10 },
+ *     "optimizer": { "method": "lbfgs", "max_iter": 1000, "ftol_rel": 1e-10 },
  *     "columns": { "t": "time", "q.*": "pos_{joint}" },
  *     "units": { "t": "ms", "q.*": "deg" }, "scale": { "u.*": 0.5 }, "start": "fitted",
  *     "smoothing": { "sigma": 0.05, "pairs": 16, "seed": 1 }, "contact_model": "hard" }
@@ -19,7 +19,8 @@
  * shooting); unset, each command picks its own default. "smoothing" makes `sysid fit`
  * minimise the randomized-smoothing estimate of the loss (see sid_fit_opts; sigma and pairs
  * are required, seed defaults to 1). "contact_model" overrides the robot's contact.model
- * (fitspec_apply_model). Keys starting with '_' and "description" are for people; other
+ * (fitspec_apply_model). "optimizer" may also be just the method's name ("lm" or "lbfgs").
+ * Keys starting with '_' and "description" are for people; other
  * unknown keys are ignored with a warning.
  *
  * Globs are core's sid_glob_match: '*' also crosses dots, '?' is one character, '[' and ']'
@@ -70,6 +71,7 @@ typedef struct {
     int max_iter;
     double ftol_rel;
     double time_limit;             /* [s] of wall time; 0: none */
+    sid_optimizer optimizer;       /* "optimizer": "lbfgs" (default) or "lm" */
     int threads;                   /* --threads: windows in parallel; 0: all cores (a flag only) */
     traj_colmap columns;           /* log column renaming and scales */
     int start;                     /* FITSPEC_START_*: window start states */
@@ -98,7 +100,8 @@ int fitspec_load(fitspec *s, const char *path, sid_error *err);
 
 /* Apply one flag over the file: --free GLOB, --bounds GLOB=LO:HI | GLOB=scale:A:B | JSON,
  * --window S, --integrator euler|rk4, --substeps N, --max-dt S, --columns JSON|k=v,...,
- * --units JSON|k=unit,..., --scale JSON|k=x,..., --max-iter N, --ftol-rel X, --time-limit S, --start logged|fitted,
+ * --units JSON|k=unit,..., --scale JSON|k=x,..., --max-iter N, --ftol-rel X, --time-limit S, --optimizer lbfgs|lm,
+ * --start logged|fitted,
  * --smoothing SIGMA,PAIRS[,SEED] | off, --contact compliant|hard. 0, or -1 with err. */
 int fitspec_apply_flag(fitspec *s, const char *flag, const char *value, sid_error *err);
 

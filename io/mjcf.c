@@ -87,6 +87,8 @@ static int read_compiler(mjcf_doc *d, xmlNode *n)
 static int read_option(mjcf_doc *d, xmlNode *n)
 {
     if (mjcf_nums(d, n, "gravity", 3, 3, d->gravity) < 0) return -1;
+    if (mjcf_nums(d, n, "timestep", 1, 1, &d->timestep) < 0) return -1;
+    if (!(d->timestep > 0)) return mjcf_fail(d, n, "timestep=\"%g\": expected a positive number of seconds", d->timestep);
     char integ[32];
     mjcf_attr_str(n, "integrator", integ, sizeof integ);   /* MuJoCo's default is Euler */
     if (integ[0]) d->not_euler = strcmp(integ, "Euler") != 0;
@@ -629,6 +631,7 @@ int mjcf_read(mjcf_doc *d, const char *path, const char *text, size_t len, sid_e
     memcpy(d->eulerseq, "xyz", 4);
     d->inertiagroup[0] = 0, d->inertiagroup[1] = 5;
     d->gravity[2] = -9.81;
+    d->timestep = 0.002;
     if (mjcf_add_file(d, path, text, len, 0)) return -1;
     xmlNode *root = xmlDocGetRootElement(d->file[0].doc);
     if (!root || !mjcf_is(root, "mujoco"))

@@ -93,6 +93,7 @@ typedef struct {
     /* model */
     char model[SID_MAX_NAME];
     double gravity[3];
+    double timestep;          /* <option timestep> [s] (MuJoCo's default 0.002) */
     mjcf_class *cls;
     int ncls;
     mjcf_body *body;

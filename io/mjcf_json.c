@@ -120,6 +120,9 @@ int mjcf_json(const mjcf_doc *d, char **json)
     static const double zero[3] = { 0, 0, 0 };
     tb_printf(&b, "{\n  \"name\": \"%s\",\n  \"gravity\": ", d->model);
     vec(&b, d->gravity, 3);
+    /* the step MuJoCo's model is defined at: its dry friction and soft constraints depend on it */
+    tb_printf(&b, ",\n  \"timestep\": ");
+    num(&b, d->timestep);
     tb_printf(&b, ",\n  \"links\": [");
     int first = 1;
     char name[2 * SID_MAX_NAME];

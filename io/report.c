@@ -205,12 +205,16 @@ static void settings(jb *b, cJSON *o, const report *r)
     cJSON *st = add(b, x, "step", cJSON_CreateObject());
     num(b, st, "seconds", r->step.h);
     boolean(b, st, "automatic", r->step.automatic);
+    if (r->step.from_robot) boolean(b, st, "robot_timestep", 1);   /* the robot file's own step */
     num_or_null(b, st, "error", r->step.error >= 0 ? r->step.error : HUGE_VAL);
     num(b, st, "tolerance", r->step.tol);
     cJSON *w = add(b, x, "weights", cJSON_CreateObject());
     num(b, w, "q", s->w_q);
     num(b, w, "qd", s->w_qd);
     cJSON *opt = add(b, x, "optimizer", cJSON_CreateObject());
+    /* absent: lbfgs, so that reports of L-BFGS fits read as they always have */
+    if (s->optimizer == SID_OPT_LM)
+        str(b, opt, "method", "lm");
     integer(b, opt, "max_iter", s->max_iter);
     num(b, opt, "ftol_rel", s->ftol_rel);
     num(b, opt, "time_limit", s->time_limit);
@@ -227,7 +231,7 @@ static void method(jb *b, cJSON *o, const report *r)
         integer(b, g, "pairs", s->smoothing_pairs);
         integer(b, g, "seed", (int)s->smoothing_seed);
     } else {
-        str(b, o, "gradient", "adjoint");
+        str(b, o, "gradient", s->optimizer == SID_OPT_LM ? "jacobian" : "adjoint");
     }
     if (sid_model_has_contact(r->m))
         str(b, o, "contact_model", sid_model_contact_model(r->m) == SID_CONTACT_HARD ? "hard" : "compliant");
@@ -388,6 +392,8 @@ cJSON *report_json(const report *r, sid_error *err)
     integer(&b, o, "iterations", r->fit->iterations);
     integer(&b, o, "evaluations", r->fit->evaluations);
     integer(&b, o, "rejected", r->fit->rejected);
+    if (r->spec->optimizer == SID_OPT_LM)
+        integer(&b, o, "jacobians", r->fit->jacobians);
     cJSON *loss = add(&b, o, "loss", cJSON_CreateObject());
     b.where = "loss";
     num(&b, loss, "before", r->fit->loss0);

@@ -591,11 +591,12 @@ static int read_contact(reader *r, const cJSON *root, sid_robot_desc *d)
 
 static int read_robot(reader *r, const cJSON *root, sid_robot_desc *d)
 {
-    static const char *const structural[] = { "name", "links", "joints", "contact", NULL };
+    static const char *const structural[] = { "name", "links", "joints", "contact", "timestep", NULL };
     static const keyset keys = { SID_OWNER_ROBOT, "", structural };
     if (!cJSON_IsObject(root))
         return expected(r, "top level", "an object", root);
-    if (check_keys(r, root, "", &keys) || get_name(r, root, "name", "", d->name, 0))
+    if (check_keys(r, root, "", &keys) || get_name(r, root, "name", "", d->name, 0) ||
+        get_number(r, root, "timestep", "", SID_RANGE_POSITIVE, 0, &d->timestep))
         return -1;
     sid_param_defaults(SID_OWNER_ROBOT, d);
     if (read_params(r, root, "", SID_OWNER_ROBOT, d, -1))

@@ -14,8 +14,10 @@
  * the JSON path, and what was expected ("robot.json: links[2].mass: expected a positive
  * number, got -1"). On failure the output pointer is NULL and no file was written.
  *
- * Warnings (an unknown key, a gap in a log) go to the callback sid_io_set_warn installs;
- * without one they are dropped. Nothing here prints or exits. The library keeps global state
+ * Warnings (an unknown key, a gap in a log, a fit's time limit or skipped covariance) and
+ * notes (what a fit frees and fits, as `sysid fit` prints them) go to the callback
+ * sid_io_set_warn installs; without one they are dropped. A fit's progress and its
+ * interrupt flag are sid_io_fit_run_hooked's. Nothing here prints or exits. The library keeps global state
  * (that callback, the last URDF/MJCF import): call it from one thread at a time.
  * The core (the model, simulation and fit) is sid.h.
  */
@@ -91,10 +93,35 @@ void sid_io_logs_free(sid_io_logs *l);
 typedef struct sid_io_fit sid_io_fit;
 
 /* Fit r's free parameters (s: which, bounds, windows, optimizer) to the logs l, then the
- * standard errors and the predictions from the logged start states, as `sysid fit` (same
- * inputs, same numbers). r's model takes s's "contact_model"; s records the choices made for
+ * standard errors and the predictions from the logged start states: `sysid fit`'s own
+ * sequence of calls (same inputs, same numbers, same messages). r's model takes s's "contact_model"; s records the choices made for
  * it (start velocities, simulation step). r, s and l must outlive f. */
 sid_status sid_io_fit_run(sid_io_robot *r, sid_io_spec *s, const sid_io_logs *l, sid_io_fit **f, sid_error *err);
+
+/* What a fit is doing, for a progress display: a phase begins, steps (the fit: once per
+ * accepted iteration; the covariance: once per window), and ends. */
+typedef enum { SID_IO_PHASE_FIT, SID_IO_PHASE_COVARIANCE } sid_io_phase;
+typedef enum { SID_IO_PROGRESS_BEGIN, SID_IO_PROGRESS_STEP, SID_IO_PROGRESS_END } sid_io_progress_event;
+typedef struct {
+    sid_io_phase phase;
+    sid_io_progress_event event;
+    int step, total;        /* fit: the iteration, total 0; covariance: windows done, windows in all */
+    double loss, gnorm;     /* fit steps: the loss and |gradient| (scaled coordinates) there */
+    double seconds;         /* since the phase began */
+} sid_io_progress;
+/* p is valid during the call; the callback must not call back into the fit. */
+typedef void (*sid_io_progress_fn)(void *ctx, const sid_io_progress *p);
+typedef struct {
+    sid_io_progress_fn progress;   /* NULL: none */
+    void *ctx;                     /* handed back to progress */
+    /* NULL, or a flag (a signal handler's) that stops the fit at its next evaluation and the
+     * covariance at its next window when it becomes nonzero: the fit then returns SID_OK with
+     * the best point so far (sid_fit_result.stop SID_STOP_INTERRUPTED) and no standard errors. */
+    volatile const int *interrupt;
+} sid_io_fit_hooks;
+/* sid_io_fit_run with progress and an interrupt flag (hooks may be NULL: sid_io_fit_run). */
+sid_status sid_io_fit_run_hooked(sid_io_robot *r, sid_io_spec *s, const sid_io_logs *l, const sid_io_fit_hooks *hooks,
+                                 sid_io_fit **f, sid_error *err);
 void sid_io_fit_free(sid_io_fit *f);
 /* The fitted parameters (sid_io_robot_nparam of them; the fixed ones at their nominal values). */
 const double *sid_io_fit_theta(const sid_io_fit *f);

@@ -51,7 +51,9 @@ void stepchoice_describe(const sid_step_choice *c, const sid_model *m, char *buf
                      c->coord >= 0 ? sid_model_q_name(m, c->coord) : "-", c->error, c->scale, win, c->windows);
     if (k < 0 || (size_t)k >= n) return;
     buf += k, n -= (size_t)k;
-    if (!c->automatic)
+    if (c->from_robot)
+        snprintf(buf, n, "; the robot's own timestep; --max-dt or --substeps overrides");
+    else if (!c->automatic)
         snprintf(buf, n, "; as given (--substeps, --max-dt or the spec)");
     else if (c->capped)
         snprintf(buf, n, "; above the tolerance %.2g at the most substeps tried: give --max-dt", c->tol);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# sysid import / export and URDF/MJCF read by every command (cli/robot_load.c): every corpus
+# sysid import / export and URDF/MJCF read by every command (io/robot_load.c): every corpus
 # robot imports and loads; a command takes the XML file as it takes robot.json; export of an
 # unchanged robot gives the file back byte for byte, of a fitted one changes only the fitted
 # numbers; and every misuse exits 2, names the file and writes nothing.

@@ -1,5 +1,5 @@
 /* test_json_edit.c — values found and replaced by JSON path with every other byte kept
- * (cli/json_edit.c), and fitted robots written into the user's file (cli/robot_json.c). */
+ * (io/json_edit.c), and fitted robots written into the user's file (io/robot_json.c). */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>

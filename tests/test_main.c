@@ -34,7 +34,9 @@ Suite *twin_suite(void);
 Suite *limits_suite(void);
 Suite *mjcf_suite(void);
 Suite *contact_force_suite(void);
+Suite *lm_suite(void);
 Suite *io_api_suite(void);
+Suite *fit_hooks_suite(void);
 Suite *dry_friction_suite(void);
 Suite *limit_constraint_suite(void);
 Suite *servo_suite(void);
@@ -64,8 +66,10 @@ static const struct {
     {"twin", twin_suite},
     {"limits", limits_suite},
     {"mjcf", mjcf_suite},
+    {"lm", lm_suite},
     {"contact_force", contact_force_suite},
     {"io_api", io_api_suite},
+    {"fit_hooks", fit_hooks_suite},
     {"dry_friction", dry_friction_suite},
     {"limit_constraint", limit_constraint_suite},
     {"servo", servo_suite},

@@ -1,4 +1,4 @@
-/* test_urdf.c — URDF import and export (cli/urdf.c).
+/* test_urdf.c — URDF import and export (io/urdf.c).
  *
  * The corpus (../data/robots/urdf) is imported and checked against MuJoCo 2.2.2's own URDF
  * compiler (tests/twin.h): MuJoCo reads a stripped copy (no <visual>/<collision>: their meshes

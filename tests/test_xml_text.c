@@ -1,4 +1,4 @@
-/* test_xml_text.c — finding and changing attribute bytes of an XML text (cli/xml_text.h).
+/* test_xml_text.c — finding and changing attribute bytes of an XML text (io/xml_text.h).
  *
  * The text below has what real robot files have: a comment holding a fake tag, several elements
  * of one name on one line, single quotes, a tag split over lines, a DOCTYPE with an internal

@@ -552,7 +552,7 @@ static void bench_joints(double T)
 
 /* ---- row 6: end-to-end fit ------------------------------------------------------------------- */
 
-/* The optimizer settings of both fits: sysid fit's defaults (cli/fitspec.c), bounds [0.1, 10] x
+/* The optimizer settings of both fits: sysid fit's defaults (io/fitspec.c), bounds [0.1, 10] x
  * nominal, and MuJoCo's forward-difference step, relative to the parameter. */
 #define FIT_MAX_ITER 200
 #define FIT_FTOL_REL 1e-10

@@ -1,0 +1,56 @@
+/* fit_driver.h — what the fit's two optimizers share (internal to core/): the variables they
+ * move, x = (nf scaled free parameters, then nstart scaled start states), their bounds, the
+ * loss at a trial point with unphysical or diverging points rejected (optimize.c), and the
+ * Levenberg-Marquardt run (lm.c). L-BFGS's own loop stays in optimize.c. */
+#ifndef SID_FIT_DRIVER_H
+#define SID_FIT_DRIVER_H
+
+#include "model.h"
+
+#include <nlopt.h>
+
+/* Every array below lives in one allocation. */
+typedef struct {
+    sid_problem *p;
+    const sid_model *m;
+    const sid_fit_opts *o;
+    sid_fit_result *r;
+    int nf, nstart, nx, n;       /* free parameters, start-state variables (nwin * nx or 0), n = nf + nstart */
+    const double *x0_fixed;      /* start states when they are not variables (NULL: the logged ones) */
+    double *theta, *grad;        /* (nparam) working parameter vector and its gradient */
+    double *x0, *gx0;            /* (nstart) working start states and their gradient */
+    double *x0_init, *x0_scale;  /* (nstart) first guess, (nx) scale */
+    double *nominal, *scale;     /* (nf) nominal value; typical magnitude, or 0 for log space */
+    double *x, *lo, *hi, *best;  /* (n) the variables, their bounds, the best point seen */
+    double *dir, *xp;            /* smoothing: (pairs x nf) directions and (nf) a perturbed point; dir NULL: off */
+    double best_f, reject_loss, fscale, t0;   /* objective = f * fscale, so that it starts near 1 */
+    sid_error fail;              /* why an evaluation failed for a reason other than divergence */
+    int failed;
+    nlopt_opt opt;
+    double *buf;
+} sid_driver;
+
+/* Size d for a fit from (theta, x0) with options o (see optimize.c); nothing is left allocated
+ * on failure; sid_driver_free releases it. */
+sid_status sid_driver_init(sid_driver *d, sid_problem *p, const double *theta, const double *x0, const sid_fit_opts *o,
+                           sid_fit_result *r, int start_vars, sid_error *err);
+void sid_driver_free(sid_driver *d);
+/* x into the driver's working theta and (when they are variables) start states. */
+void sid_driver_unpack(sid_driver *d, const double *x);
+/* The plain loss at x (rejection loss for a point that is unphysical or diverges, counted in
+ * r->rejected); with gx, fscale times its adjoint gradient in x. */
+double sid_driver_loss(sid_driver *d, const double *x, double *gx);
+/* Seconds on the monotonic clock. */
+double sid_driver_now(void);
+
+/* Levenberg-Marquardt from x = 0 (d->best_f the loss there): d->best and d->best_f receive the
+ * result, d->r the counts and the stop reason (lm.c). */
+sid_status sid_lm_run(sid_driver *d, sid_error *err);
+/* The LM step h (nf + nstart) at x = 0 of a driver made for (p, theta, x0, o): the solution of
+ * (A + lambda D) h = -g, A = J^T J / nres and g = J^T r / nres in the scaled variables, D the
+ * diagonal of A floored at 1e-12 of its largest entry, the start states eliminated window by
+ * window; for tests. */
+sid_status sid_lm_step(sid_problem *p, const double *theta, const double *x0, const sid_fit_opts *o, double lambda,
+                       double *h, sid_error *err);
+
+#endif

@@ -1,0 +1,128 @@
+/* normal.c — J^T J and J^T r of the windowed residuals, window by window (see normal.h). */
+#include "normal.h"
+
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+static int sums_init(sid_normal_sums *S, const sid_problem *p, int n, int ns, int cap)
+{
+    memset(S, 0, sizeof *S);
+    S->n = n, S->ns = ns;
+    const size_t nn = (size_t)n * (size_t)n, ss = (size_t)ns * (size_t)ns, sn = (size_t)ns * (size_t)n;
+    if (!(S->buf = sid_alloc(sizeof(double) * (nn + (size_t)n + 2 * ss + 2 * sn + 2 * (size_t)ns)))) return -1;
+    S->A = S->buf, S->g = S->A + nn, S->B = S->g + n, S->C = S->B + ss, S->gs = S->C + sn;
+    S->X = S->gs + ns, S->V = S->X + sn;
+    return sid_jac_work_init(&S->jw, p, n, cap);
+}
+
+static void sums_free(sid_normal_sums *S)
+{
+    sid_jac_work_free(&S->jw);
+    sid_free(S->buf);
+}
+
+/* A block of a window's rows into the sums: the parameters' Jp^T Jp and Jp^T r (in row order,
+ * as the whole window's would be), the start state's blocks into B, C and gs. */
+static void add_rows(void *ctx, int row0, int rows, const double *r, const double *J)
+{
+    sid_normal_sums *S = ctx;
+    const int n = S->n, ns = S->ns, ncol = n + ns;
+    double *A = S->A, *B = S->B, *C = S->C;
+    (void)row0;
+    for (int i = 0; i < rows; i++) {
+        const double *row = J + (size_t)i * (size_t)ncol;
+        S->rr += r[i] * r[i];
+        for (int a = 0; a < n; a++) {
+            S->g[a] += row[a] * r[i];
+            for (int b = 0; b < n; b++) A[a * n + b] += row[a] * row[b];
+        }
+    }
+    if (!ns) return;
+    for (int i = 0; i < rows; i++) {
+        const double *row = J + (size_t)i * (size_t)ncol, *rx = row + n;
+        for (int a = 0; a < ns; a++) {
+            S->gs[a] += rx[a] * r[i];
+            for (int b = 0; b < ns; b++) B[a * ns + b] += rx[a] * rx[b];
+            for (int b = 0; b < n; b++) C[a * n + b] += rx[a] * row[b];
+        }
+    }
+}
+
+/* Rows per block: a few MB of J whatever the number of columns, and no more than a window. */
+#define BLOCK_DOUBLES ((size_t)1 << 18)
+
+sid_status sid_normal_run(sid_problem *p, const double *theta, const double *x0, int nfree, const int *idx,
+                          volatile const int *interrupt, int progress, sid_normal_window_fn fn, void *ctx, double *A,
+                          double *g, double *rr, sid_error *err)
+{
+    const sid_model *m = sid_problem_model(p);
+    const int n = nfree, nx = sid_model_nq(m) + sid_model_nv(m), ns = sid_problem_estimates_start(p) ? nx : 0;
+    const int ncol = n + ns, nwin = sid_problem_nwindows(p), nlane = p->nlane;
+    int maxrows = 1;
+    for (int w = 0; w < nwin; w++) {
+        const int rows = sid_problem_window_rows(p, w);
+        if (rows > maxrows) maxrows = rows;
+    }
+    const int cap = (size_t)maxrows < BLOCK_DOUBLES / (size_t)ncol ? maxrows : (int)(BLOCK_DOUBLES / (size_t)ncol);
+    sid_normal_sums *S = sid_alloc(sizeof(sid_normal_sums) * (size_t)nlane);
+    sid_status s = SID_OK;
+    int ok = S != NULL;
+    for (int t = 0; ok && t < nlane; t++) ok = !sums_init(&S[t], p, n, ns, cap);
+    if (!ok) {
+        s = sid_error_set(err, SID_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    memset(A, 0, sizeof(double) * (size_t)n * (size_t)n);
+    if (g) memset(g, 0, sizeof(double) * (size_t)n);
+    *rr = 0;
+    /* the loss's chunks and per-chunk status, unused while this pass runs */
+#ifdef _OPENMP
+#pragma omp parallel for ordered schedule(dynamic, 1) num_threads(nlane)
+#endif
+    for (int c = 0; c < p->nchunk; c++) {
+#ifdef _OPENMP
+        const int t = omp_get_thread_num();
+#else
+        const int t = 0;
+#endif
+        sid_normal_sums *St = &S[t];
+        memset(St->A, 0, sizeof(double) * (size_t)(n * n + n));
+        St->rr = 0;
+        p->chunk_status[c] = SID_OK;
+        for (int w = c * p->chunk_windows; w < (c + 1) * p->chunk_windows && w < nwin; w++) {
+            if (interrupt && *interrupt) {
+                p->chunk_status[c] = sid_error_set(&p->chunk_err[c], SID_ERR_INTERRUPTED,
+                                                   "interrupted after %d of %d windows", w, nwin);
+                break;
+            }
+            memset(St->B, 0, sizeof(double) * (size_t)(ns * ns + ns * n + ns));
+            sid_status sw = sid_window_jacobian_rows(p, &p->lane[t], &St->jw, theta,
+                                                     x0 ? x0 + (size_t)w * (size_t)nx : NULL, w, idx, add_rows, St,
+                                                     &p->chunk_err[c]);
+            if (!sw && fn) sw = fn(ctx, St, w, &p->chunk_err[c]);
+            if ((p->chunk_status[c] = sw)) break;
+        }
+#ifdef _OPENMP
+#pragma omp ordered
+#endif
+        if (!p->chunk_status[c]) {
+            for (size_t i = 0; i < (size_t)n * (size_t)n; i++) A[i] += St->A[i];
+            for (int i = 0; g && i < n; i++) g[i] += St->g[i];
+            *rr += St->rr;
+            if (progress && p->progress)
+                p->progress(p->progress_ctx, (c + 1) * p->chunk_windows < nwin ? (c + 1) * p->chunk_windows : nwin, nwin);
+        }
+    }
+    for (int c = 0; c < p->nchunk; c++)
+        if (p->chunk_status[c]) {
+            if (err) *err = p->chunk_err[c];
+            s = p->chunk_status[c];
+            goto done;
+        }
+done:
+    for (int t = 0; S && t < nlane; t++) sums_free(&S[t]);
+    sid_free(S);
+    return s;
+}

@@ -1,0 +1,39 @@
+/* normal.h — the Gauss-Newton normal equations of the windowed residuals, summed as each
+ * window's Jacobian rows stream from jacobian.h, so J is never held (covariance.c, lm.c).
+ *
+ * Columns are the nfree parameters (p), then, when the problem estimates start states, the
+ * window's nq + nv start state (s). A start state touches only its own window's rows, so the
+ * sums have the block-arrow shape of bundle adjustment: one parameter block summed over all
+ * windows, and per window the blocks Js^T Js, Js^T Jp, Js^T r, which a caller's callback
+ * consumes window by window (eliminates by a Schur complement, or keeps). Windows run in
+ * parallel in the problem's chunks; each chunk sums from zero and the chunks add up in chunk
+ * order, so the sums are the same to the bit for any number of threads. */
+#ifndef SID_NORMAL_H
+#define SID_NORMAL_H
+
+#include "jacobian.h"
+
+/* One thread's sums: the current chunk's parameter block, the current window's start blocks. */
+typedef struct {
+    sid_jac_work jw;
+    int n, ns;
+    double *A;            /* (n x n) the chunk's Jp^T Jp (a callback may fold a window's blocks in) */
+    double *g;            /* (n) the chunk's Jp^T r */
+    double rr;            /* the chunk's |r|^2 */
+    double *B, *C, *gs;   /* (ns x ns) Js^T Js, (ns x n) Js^T Jp, (ns) Js^T r of the current window */
+    double *X, *V;        /* (ns x n), (ns x ns + ns): scratch for the callback */
+    void *buf;
+} sid_normal_sums;
+
+/* Called after window w's rows are in S (from one thread at a time per S, windows in parallel). */
+typedef sid_status (*sid_normal_window_fn)(void *ctx, sid_normal_sums *S, int w, sid_error *err);
+
+/* A = sum Jp^T Jp (nfree x nfree), g = sum Jp^T r (nfree; may be NULL), *rr = |r|^2 over all
+ * windows of p at theta, window w starting from x0 + w (nq + nv) (x0 NULL: logged), fn (may be
+ * NULL) called after each window; with progress, p's progress function after each chunk.
+ * interrupt (may be NULL) is read before each window: nonzero stops with SID_ERR_INTERRUPTED. */
+sid_status sid_normal_run(sid_problem *p, const double *theta, const double *x0, int nfree, const int *idx,
+                          volatile const int *interrupt, int progress, sid_normal_window_fn fn, void *ctx, double *A,
+                          double *g, double *rr, sid_error *err);
+
+#endif
