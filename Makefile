@@ -59,11 +59,22 @@ $(B)/test_runner: $(TEST_OBJ) $(B)/libsysidcli.a $(B)/libsysidio.a $(B)/libsysid
 unit: $(B)/test_runner
 	cd tests && ../$(B)/test_runner
 
+# The parts of `make test`: the Check suites, each tests/cli*.sh and the goldens. They run as
+# jobs of their own (`make -j2 test` runs two at once: every script has its own temporary
+# directory), each part's output printed whole when it ends so that parts never interleave.
+TEST_PARTS = unit $(patsubst tests/%.sh,%,$(wildcard tests/cli*.sh)) golden
+test_cmd = $(if $(filter unit,$1),cd tests && ../$(B)/test_runner,$(if $(filter golden,$1),\
+    SYSID=$(abspath $(BIN)) bash tests/golden/run.sh check,\
+    SYSID=$(abspath $(BIN)) PNGSTAT=$(abspath $(B)/pngstat) SYSID_BUILD=$(abspath $(B)) SYSID_LDFLAGS="$(LDFLAGS)" bash tests/$1.sh))
+
 test: $(BIN) $(B)/test_runner $(B)/pngstat $(if $(SYSID_NO_INSTALL),,lib)
-	cd tests && ../$(B)/test_runner
-	@set -e; for t in tests/cli*.sh; do SYSID=$(abspath $(BIN)) PNGSTAT=$(abspath $(B)/pngstat) \
-	    SYSID_BUILD=$(abspath $(B)) SYSID_LDFLAGS="$(LDFLAGS)" bash $$t; done
-	@SYSID=$(abspath $(BIN)) bash tests/golden/run.sh check
+	@$(MAKE) --no-print-directory $(TEST_PARTS:%=test-part-%)
+
+test-part-%: FORCE
+	@mkdir -p $(B)/test-out; log=$(B)/test-out/$*.log; \
+	if ($(call test_cmd,$*)) >$$log 2>&1; then cat $$log; else cat $$log; echo "== make test: $* FAILED"; exit 1; fi
+
+FORCE:
 
 # Record the golden outputs (tests/golden/cases.txt) anew; review the diff like code.
 golden: $(BIN)
