@@ -52,3 +52,14 @@ logto box toss.csv --duration 2 --seed 14 --q0 base.z=0.2 \
 logto ball drop.csv --duration 2.5 --q0 base.z=0.5
 logto ball bounce.csv --duration 2.5 --seed 21 --q0 base.z=0.4 \
     --v0 base.vx=1,base.wx=5,base.wy=-15,base.wz=5 --noise-q 1e-3 --noise-qd 1e-2
+
+# servo_arm: arm7 on PD servos with dry friction and a limit on j4 (data/servo_arm/README.md);
+# truth.xml plays the robot, nominal.xml is where a fit starts. The servos' references (u.*,
+# rad) swing about the hanging pose; j4's pushes it about 25 mrad into its upper bound.
+"$PYTHON" tests/tools/mkservoarm.py data/arm7/model.xml data/servo_arm
+pose=j1=0.3,j2=-2.9,j3=2.3,j4=-1.6,j5=2.1,j6=2.4,j7=-0.7
+swing=j1=0.3,j2=0.2,j3=0.4,j4=0.25,j5=0.4,j6=0.4,j7=0.5
+"$MJLOG" data/servo_arm/truth.xml --duration 8 --rate 500 --seed 5 --q0 $pose --bias $pose --amp $swing \
+    > data/servo_arm/log.csv.tmp && mv data/servo_arm/log.csv.tmp data/servo_arm/log.csv
+"$MJLOG" data/servo_arm/truth.xml --duration 8 --rate 500 --seed 6 --q0 $pose --bias $pose --amp $swing \
+    --noise-q 1e-3 --noise-qd 1e-2 > data/servo_arm/log_noisy.csv.tmp && mv data/servo_arm/log_noisy.csv.tmp data/servo_arm/log_noisy.csv
