@@ -92,5 +92,18 @@ jq '.joints[0].motor.kt = 2' "$TMP/servo.json" >"$TMP/kt.json"
 run simulate "$TMP/kt.json" "$TMP/ref.csv" -o "$TMP/kt.csv"
 check "a servo's kt is ignored with a warning" "$([ "$rc" -eq 0 ] || echo " exit $rc;")$(grep -q "joints\[0\].motor.kt: ignored: only a torque, current or voltage motor has it" "$TMP/err" || echo " no warning;")$(cmp -s "$TMP/sim.csv" "$TMP/kt.csv" || echo " the trajectory changed;")"
 
+# ---- data/servo_arm: MuJoCo's logs replay on its truth (servos, dry friction, j4's limit) to rounding,
+# in one window of 8 s from the first sample, and not on the nominal model ----
+why=""
+for log in log log_noisy; do
+    run eval data/servo_arm/truth.xml data/servo_arm/$log.csv --window 0 --json
+    [ "$rc" -eq 0 ] || why+=" $log: exit $rc;"
+done
+run eval data/servo_arm/truth.xml data/servo_arm/log.csv --window 0 --json
+jqt "$TMP/out" '.loss < 1e-24' || why+=" clean log on the truth: loss $(jq .loss "$TMP/out");"
+run eval data/servo_arm/nominal.xml data/servo_arm/log.csv --window 0 --json
+jqt "$TMP/out" '.loss > 1e-4' || why+=" nominal: loss $(jq .loss "$TMP/out");"
+check "data/servo_arm: MuJoCo's log replays on truth.xml to rounding" "$why"
+
 echo "cli_servo: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
