@@ -1,0 +1,142 @@
+/* fit_driver.c — what both optimizers move and evaluate (fit_driver.h): the scaled variables
+ * and their bounds, the working parameters and start states, and the loss at a trial point
+ * with unphysical or diverging points rejected. optimize.c (L-BFGS) and lm.c run on it. */
+#include "fit_driver.h"
+
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+double sid_driver_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* x into the working theta and (when they are variables) start states. */
+void sid_driver_unpack(sid_driver *d, const double *x)
+{
+    for (int k = 0; k < d->nf; k++)
+        d->theta[d->o->idx[k]] = d->scale[k] > 0 ? d->nominal[k] + d->scale[k] * x[k] : d->nominal[k] * exp(x[k]);
+    for (int j = 0; j < d->nstart; j++) d->x0[j] = d->x0_init[j] + d->x0_scale[j % d->nx] * x[d->nf + j];
+}
+
+/* The loss at x and, with gx, fscale times its adjoint gradient in x. A point that is
+ * unphysical (say, an inertia no longer positive definite) or whose simulation diverges gets
+ * the rejection loss and a zero gradient: far above any loss seen, it makes the line search
+ * step back. */
+double sid_driver_loss(sid_driver *d, const double *x, double *gx)
+{
+    sid_driver_unpack(d, x);
+    double loss = HUGE_VAL;
+    sid_error e = {0};
+    sid_status s = sid_model_check_theta(d->m, d->theta, &e);
+    if (!s)
+        s = sid_problem_loss(d->p, d->theta, d->nstart ? d->x0 : d->x0_fixed, &loss, gx ? d->grad : NULL,
+                             gx && d->nstart ? d->gx0 : NULL, &e);
+    if (s == SID_ERR_NOMEM) {
+        d->failed = 1;
+        d->fail = e;
+    }
+    if (s || !isfinite(loss)) {
+        d->r->rejected++;
+        for (int k = 0; gx && k < d->n; k++) gx[k] = 0;
+        return d->reject_loss;
+    }
+    for (int k = 0; gx && k < d->nf; k++) {
+        const int i = d->o->idx[k];
+        gx[k] = d->fscale * d->grad[i] * (d->scale[k] > 0 ? d->scale[k] : d->theta[i]);
+    }
+    for (int j = 0; gx && j < d->nstart; j++) gx[d->nf + j] = d->fscale * d->gx0[j] * d->x0_scale[j % d->nx];
+    return loss;
+}
+
+/* Scaling and bounds of free parameter k (its nominal value v = theta[idx[k]]). */
+static sid_status scale_param(sid_driver *d, int k, sid_error *err)
+{
+    const int i = d->o->idx[k];
+    const sid_param_row *row = d->m->param[i].row;
+    double l = d->o->lo[k], h = d->o->hi[k];
+    const double v = d->theta[i];
+    if (!(v >= l && v <= h))
+        return sid_error_set(err, SID_ERR_INPUT, "%s: nominal value %g is outside its bounds [%g, %g]", d->m->param[i].name,
+                             v, l, h);
+    /* a strictly positive quantity moves in log space even when its bound says 0 */
+    if (row->log_scale && l <= 0) l = v * 1e-6;
+    d->nominal[k] = v;
+    if (v > 0 && l > 0) {   /* log space */
+        d->scale[k] = 0;
+        d->lo[k] = log(l / v);
+        d->hi[k] = isfinite(h) ? log(h / v) : HUGE_VAL;
+    } else {
+        d->scale[k] = fmax(fabs(v), row->typical);
+        d->lo[k] = isfinite(l) ? (l - v) / d->scale[k] : -HUGE_VAL;
+        d->hi[k] = isfinite(h) ? (h - v) / d->scale[k] : HUGE_VAL;
+    }
+    return SID_OK;
+}
+
+/* Carve the driver's arrays out of one allocation; -1 if it fails. */
+static int layout(sid_driver *d, int np, int pairs)
+{
+    const size_t nf = (size_t)d->nf, ns = (size_t)d->nstart, n = (size_t)d->n;
+    double *b = d->buf = sid_alloc(sizeof(double) * (2 * (size_t)np + 4 * ns + (size_t)d->nx + 3 * nf + 4 * n +
+                                                     (size_t)pairs * nf));
+    if (!b) return -1;
+    d->theta = b, d->grad = b + np, b += 2 * (size_t)np;
+    d->x0 = b, d->gx0 = b + ns, d->x0_init = b + 2 * ns, d->x0_scale = b + 3 * ns, b += 4 * ns + (size_t)d->nx;
+    d->nominal = b, d->scale = b + nf, d->xp = b + 2 * nf, b += 3 * nf;
+    d->x = b, d->lo = b + n, d->hi = b + 2 * n, d->best = b + 3 * n, b += 4 * n;
+    d->dir = pairs ? b : NULL;
+    return 0;
+}
+
+/* Size the driver for a fit from (theta, x0) with options o: the start states are variables
+ * when the problem estimates them, start_vars is set and there is no smoothing; otherwise
+ * they are held at x0. On failure nothing is left allocated. */
+sid_status sid_driver_init(sid_driver *d, sid_problem *p, const double *theta, const double *x0, const sid_fit_opts *o,
+                           sid_fit_result *r, int start_vars, sid_error *err)
+{
+    memset(d, 0, sizeof *d);
+    const int nf = o->nfree;
+    if (nf < 1) return sid_error_set(err, SID_ERR_INPUT, "no free parameters");
+    if (o->smoothing_pairs < 0 || (o->smoothing_pairs > 0 && !(o->smoothing_sigma > 0 && isfinite(o->smoothing_sigma))))
+        return sid_error_set(err, SID_ERR_INPUT, "smoothing: expected sigma > 0 and pairs >= 0, got %g and %d",
+                             o->smoothing_sigma, o->smoothing_pairs);
+    if (o->optimizer != SID_OPT_LBFGS && o->optimizer != SID_OPT_LM)
+        return sid_error_set(err, SID_ERR_INPUT, "optimizer: expected SID_OPT_LBFGS or SID_OPT_LM, got %d", (int)o->optimizer);
+    /* LM needs the residuals' Jacobian, which smoothing has no use for: it estimates a gradient */
+    if (o->optimizer == SID_OPT_LM && o->smoothing_pairs > 0)
+        return sid_error_set(err, SID_ERR_INPUT, "smoothing works with the lbfgs optimizer only, not with lm");
+    const sid_model *m = sid_problem_model(p);
+    const int estimates = sid_problem_estimates_start(p), pairs = o->smoothing_pairs;
+    if (estimates && start_vars && !x0)
+        return sid_error_set(err, SID_ERR_INPUT, "start states are estimated but none were given");
+    const int np = m->nparam, nx = m->nq + m->nv;
+    const int nstart = estimates && start_vars && !pairs ? sid_problem_nwindows(p) * nx : 0;
+    *d = (sid_driver){.p = p, .m = m, .o = o, .r = r, .nf = nf, .nstart = nstart, .nx = nx, .n = nf + nstart,
+                      .t0 = sid_driver_now(), .x0_fixed = estimates && !nstart ? x0 : NULL, .best_f = HUGE_VAL, .fscale = 1};
+    if (layout(d, np, pairs)) return sid_error_set(err, SID_ERR_NOMEM, "out of memory");
+    memcpy(d->theta, theta, sizeof(double) * (size_t)np);
+    if (nstart) {
+        memcpy(d->x0_init, x0, sizeof(double) * (size_t)nstart);
+        const double *sq = sid_problem_scale_q(p), *sqd = sid_problem_scale_qd(p);
+        for (int i = 0; i < nx; i++) d->x0_scale[i] = i < m->nq ? sq[i] : sqd[i - m->nq];
+        for (int j = 0; j < nstart; j++) d->lo[nf + j] = -HUGE_VAL, d->hi[nf + j] = HUGE_VAL;
+    }
+    sid_status s = SID_OK;
+    for (int k = 0; k < nf && !s; k++) s = scale_param(d, k, err);
+    if (s) {
+        sid_free(d->buf);
+        return s;
+    }
+    if (pairs) sid_smoothing_directions(o->smoothing_seed, pairs, nf, d->dir);
+    return SID_OK;
+}
+
+void sid_driver_free(sid_driver *d)
+{
+    sid_free(d->buf);
+    d->buf = NULL;
+}
