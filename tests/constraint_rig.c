@@ -218,7 +218,7 @@ void rig_win_forward_mode(rig_window *w, const char *label)
     free(thetabar);
 }
 
-void rig_win_taped(rig_window *w, int replay, double *worst, double *scale)
+void rig_win_taped(rig_window *w, int replay, const char *label, const char *largest)
 {
     const int n = w->c.n, np = sid_model_nparam(w->p.m);
     sid_error err = {0};
@@ -227,7 +227,7 @@ void rig_win_taped(rig_window *w, int replay, double *worst, double *scale)
     const sid_step_ctx c = sid_step_context(sv, w->p.m, w->p.theta, w->p.ws, 1e-3);
     double *rec = malloc(sizeof(double) * (size_t)sv->record_size(w->p.m));
     double *t1 = calloc((size_t)np, sizeof(double)), *t2 = calloc((size_t)np, sizeof(double));
-    *worst = *scale = 0;
+    double worst = 0, scale = 0;
     rig_win_loss(w);
     for (int k = 0; k < RIG_NSTEP; k++) {
         double u[RIG_MAXJ], q1[RIG_MAXJ], v1[RIG_MAXJ], qb1[RIG_MAXJ] = {0}, vb1[RIG_MAXJ] = {0}, qb2[RIG_MAXJ] = {0},
@@ -242,11 +242,14 @@ void rig_win_taped(rig_window *w, int replay, double *worst, double *scale)
         ck_assert_int_eq(sv->vjp_taped(&c, w->Q[k], w->V[k], u, rec, w->wq[k + 1], w->wv[k + 1], qb2, vb2, t2, &err),
                          SID_OK);
         for (int i = 0; i < n; i++) {
-            *worst = fmax(*worst, fmax(fabs(qb1[i] - qb2[i]), fabs(vb1[i] - vb2[i])));
-            *scale = fmax(*scale, fmax(fabs(qb1[i]), fabs(vb1[i])));
+            worst = fmax(worst, fmax(fabs(qb1[i] - qb2[i]), fabs(vb1[i] - vb2[i])));
+            scale = fmax(scale, fmax(fabs(qb1[i]), fabs(vb1[i])));
         }
-        for (int j = 0; j < np; j++) *worst = fmax(*worst, fabs(t1[j] - t2[j])), *scale = fmax(*scale, fabs(t1[j]));
+        for (int j = 0; j < np; j++) worst = fmax(worst, fabs(t1[j] - t2[j])), scale = fmax(scale, fabs(t1[j]));
     }
+    fprintf(stderr, "%s taped adjoint vs re-solving adjoint: max difference %.2e (%s %.2e)\n", label, worst, largest,
+            scale);
+    ck_assert_msg(worst <= 1e-12 * scale, "taped %g off, scale %g", worst, scale);
     free(t1);
     free(t2);
     free(rec);

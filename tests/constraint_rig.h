@@ -87,10 +87,12 @@ double rig_win_gradient_err(rig_window *w, const double *q0bar, const double *v0
  * tolerance: the two modes are the same derivative summed in different orders). */
 void rig_win_forward_mode(rig_window *w, const char *label);
 
-/* Step by step along the window, the adjoint from the tape record against the re-solving one:
- * the max difference and the largest entry. `replay`: also assert that the taped step lands on
- * the window's own states bit for bit. */
-void rig_win_taped(rig_window *w, int replay, double *worst, double *scale);
+/* Step by step along the window, the adjoint from the tape record against the re-solving one,
+ * printed as "<label> taped adjoint vs re-solving adjoint: max difference .. (<largest> ..)" and
+ * asserted to 1e-12 of the largest entry: the same arithmetic on the same numbers, but for A
+ * rebuilt from the recorded factor. `replay`: also assert that the taped step lands on the
+ * window's own states bit for bit (the dry friction suite's check). */
+void rig_win_taped(rig_window *w, int replay, const char *label, const char *largest);
 
 void rig_win_free(rig_window *w);   /* its model and itself */
 

@@ -104,18 +104,19 @@ END_TEST
 
 /* ---- gradients of a window --------------------------------------------------------------- */
 
-static void win_make(rig_window *w, int n, unsigned seed)
+/* A zeroed window on the heap (it is large); rig_win_free frees it. */
+static rig_window *win_make(int n, unsigned seed)
 {
-    memset(w, 0, sizeof *w);
+    rig_window *w = calloc(1, sizeof *w);
     make_chain(&w->c, n, seed);
     rig_model_make(&w->p, &w->c, "dry", NULL);
     rig_win_start(w, seed, 0.3);
+    return w;
 }
 
 START_TEST(window_gradient)
 {
-    rig_window *w = calloc(1, sizeof *w);
-    win_make(w, 3, 21);
+    rig_window *w = win_make(3, 21);
     const int n = w->c.n, np = sid_model_nparam(w->p.m);
     double q0bar[RIG_MAXJ], v0bar[RIG_MAXJ], *thetabar = calloc((size_t)np, sizeof(double));
     rig_win_adjoint(w, q0bar, v0bar, thetabar);
@@ -150,8 +151,7 @@ END_TEST
 /* Forward mode of the window along random (q0dot, v0dot, thetadot) against the adjoint. */
 START_TEST(window_forward_mode)
 {
-    rig_window *w = calloc(1, sizeof *w);
-    win_make(w, 3, 22);
+    rig_window *w = win_make(3, 22);
     rig_win_forward_mode(w, "dry friction");
     rig_win_free(w);
 }
@@ -161,14 +161,8 @@ END_TEST
  * along a window that sticks and slips: the record restores the step, it does not approximate. */
 START_TEST(taped_adjoint)
 {
-    rig_window *w = calloc(1, sizeof *w);
-    win_make(w, 3, 23);
-    double worst, scale;
-    rig_win_taped(w, 1, &worst, &scale);
-    fprintf(stderr, "dry friction taped adjoint vs re-solving adjoint: max difference %.2e (largest entry %.2e)\n",
-            worst, scale);
-    /* the same arithmetic on the same numbers, but for A rebuilt from the recorded factor */
-    ck_assert_msg(worst <= 1e-12 * scale, "taped %g off, scale %g", worst, scale);
+    rig_window *w = win_make(3, 23);
+    rig_win_taped(w, 1, "dry friction", "largest entry");
     rig_win_free(w);
 }
 END_TEST

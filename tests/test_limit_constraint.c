@@ -171,14 +171,16 @@ END_TEST
 
 /* ---- gradients of a window --------------------------------------------------------------- */
 
-static void win_make(rig_window *w, int n, unsigned seed)
+/* A zeroed window on the heap (it is large); rig_win_free frees it. */
+static rig_window *win_make(int n, unsigned seed)
 {
-    memset(w, 0, sizeof *w);
+    rig_window *w = calloc(1, sizeof *w);
     make_chain(&w->c, n, seed, 1);
     for (int i = 0; i < n; i++)   /* narrow bounds, fast torques: in and out of them within 0.3 s */
         w->c.w[i] *= 3, w->c.lo[i] *= 0.3, w->c.hi[i] *= 0.3;
     rig_model_make(&w->p, &w->c, dry_if(&w->c), "constraint");
     rig_win_start(w, seed, 0.05);
+    return w;
 }
 
 /* The window's limit rows: steps present and entries (a window must enter and leave). */
@@ -199,8 +201,7 @@ static void win_tally(rig_window *w, limit_tally *t)
 
 START_TEST(window_gradient)
 {
-    rig_window *w = calloc(1, sizeof *w);
-    win_make(w, 3, 41);
+    rig_window *w = win_make(3, 41);
     const int n = w->c.n, np = sid_model_nparam(w->p.m);
     double q0bar[RIG_MAXJ], v0bar[RIG_MAXJ], *thetabar = calloc((size_t)np, sizeof(double));
     limit_tally t;
@@ -228,8 +229,7 @@ END_TEST
 
 START_TEST(window_forward_mode)
 {
-    rig_window *w = calloc(1, sizeof *w);
-    win_make(w, 3, 42);
+    rig_window *w = win_make(3, 42);
     limit_tally t;
     win_tally(w, &t);
     ck_assert_int_ge(t.enters, 2);
@@ -241,13 +241,8 @@ END_TEST
 
 START_TEST(taped_adjoint)
 {
-    rig_window *w = calloc(1, sizeof *w);
-    win_make(w, 3, 43);
-    double worst, scale;
-    rig_win_taped(w, 0, &worst, &scale);
-    fprintf(stderr, "constraint limit taped adjoint vs re-solving adjoint: max difference %.2e (largest %.2e)\n",
-            worst, scale);
-    ck_assert_msg(worst <= 1e-12 * scale, "taped %g off, scale %g", worst, scale);
+    rig_window *w = win_make(3, 43);
+    rig_win_taped(w, 0, "constraint limit", "largest");
     rig_win_free(w);
 }
 END_TEST
