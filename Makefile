@@ -21,7 +21,7 @@ BIN      ?= sysid
 CORE_SRC  = $(wildcard core/*.c)
 IO_SRC    = $(wildcard io/*.c)
 CLI_SRC   = $(filter-out cli/main.c,$(wildcard cli/*.c))
-TEST_SRC  = $(wildcard tests/test_*.c) tests/twin.c
+TEST_SRC  = $(wildcard tests/test_*.c) tests/twin.c tests/constraint_rig.c
 BENCH_SRC = $(wildcard tests/bench/*.c)
 CORE_OBJ  = $(CORE_SRC:%.c=$(B)/%.o)
 IO_OBJ    = $(IO_SRC:%.c=$(B)/%.o)

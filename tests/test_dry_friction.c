@@ -22,121 +22,19 @@
 #include "robot_json.h"
 #include "sid_internal.h"
 #include "dry_friction.h"
+#include "constraint_rig.h"
 #include "test_util.h"
 
 Suite *dry_friction_suite(void);
 
-#define MAXJ 8
-
-/* A serial chain: joint k at xyz[k] in link k-1's frame about axis[k], link k's mass, COM and
- * diagonal inertia, the joint's armature, damping and frictionloss; torque k = amp sin(w t + ph). */
-typedef struct {
-    int n;
-    double xyz[MAXJ][3], axis[MAXJ][3];
-    double mass[MAXJ], com[MAXJ][3], inertia[MAXJ][3];
-    double armature[MAXJ], damping[MAXJ], floss[MAXJ];
-    double amp[MAXJ], w[MAXJ], ph[MAXJ], bias[MAXJ];
-} chain;
-
-static int fmt_json(const chain *c, char *buf, size_t len, const char *model)
-{
-    int o = snprintf(buf, len, "{\"name\": \"chain\", \"gravity\": [0, 0, -9.81], \"links\": [{\"name\": \"l0\"}");
-    for (int k = 0; k < c->n; k++)
-        o += snprintf(buf + o, len - (size_t)o,
-                      ", {\"name\": \"l%d\", \"mass\": %.17g, \"com\": [%.17g, %.17g, %.17g], \"inertia\": "
-                      "{\"ixx\": %.17g, \"iyy\": %.17g, \"izz\": %.17g}}",
-                      k + 1, c->mass[k], c->com[k][0], c->com[k][1], c->com[k][2], c->inertia[k][0], c->inertia[k][1],
-                      c->inertia[k][2]);
-    o += snprintf(buf + o, len - (size_t)o, "], \"joints\": [");
-    for (int k = 0; k < c->n; k++)
-        o += snprintf(buf + o, len - (size_t)o,
-                      "%s{\"name\": \"j%d\", \"type\": \"revolute\", \"parent\": \"l%d\", \"child\": \"l%d\", "
-                      "\"origin\": {\"xyz\": [%.17g, %.17g, %.17g]}, \"axis\": [%.17g, %.17g, %.17g], "
-                      "\"armature\": %.17g, \"friction\": {\"viscous\": %.17g, \"coulomb\": %.17g%s%s%s}, "
-                      "\"motor\": {\"input\": \"torque\"}}",
-                      k ? ", " : "", k, k, k + 1, c->xyz[k][0], c->xyz[k][1], c->xyz[k][2], c->axis[k][0],
-                      c->axis[k][1], c->axis[k][2], c->armature[k], c->damping[k], c->floss[k],
-                      model ? ", \"model\": \"" : "", model ? model : "", model ? "\"" : "");
-    o += snprintf(buf + o, len - (size_t)o, "]}");
-    return o;
-}
-
-static int fmt_mjcf(const chain *c, char *buf, size_t len)
-{
-    int o = snprintf(buf, len,
-                     "<mujoco><compiler angle=\"radian\" inertiafromgeom=\"false\"/>"
-                     "<option timestep=\"0.001\" gravity=\"0 0 -9.81\" integrator=\"Euler\" tolerance=\"1e-12\" "
-                     "iterations=\"1000\"><flag contact=\"disable\" warmstart=\"disable\"/></option><worldbody>");
-    for (int k = 0; k < c->n; k++)
-        o += snprintf(buf + o, len - (size_t)o,
-                      "<body name=\"l%d\" pos=\"%.17g %.17g %.17g\"><inertial pos=\"%.17g %.17g %.17g\" mass=\"%.17g\" "
-                      "diaginertia=\"%.17g %.17g %.17g\"/><joint name=\"j%d\" type=\"hinge\" axis=\"%.17g %.17g %.17g\" "
-                      "armature=\"%.17g\" damping=\"%.17g\" frictionloss=\"%.17g\"/>",
-                      k + 1, c->xyz[k][0], c->xyz[k][1], c->xyz[k][2], c->com[k][0], c->com[k][1], c->com[k][2],
-                      c->mass[k], c->inertia[k][0], c->inertia[k][1], c->inertia[k][2], k, c->axis[k][0],
-                      c->axis[k][1], c->axis[k][2], c->armature[k], c->damping[k], c->floss[k]);
-    for (int k = 0; k < c->n; k++) o += snprintf(buf + o, len - (size_t)o, "</body>");
-    o += snprintf(buf + o, len - (size_t)o, "</worldbody></mujoco>");
-    return o;
-}
-
-typedef struct {
-    sid_robot_desc desc;
-    sid_model *m;
-    double *theta;
-    sid_workspace *ws;
-} ours;
-
-static void ours_make(ours *p, const chain *c, const char *model)
-{
-    static char buf[16384];
-    sid_error err = {0};
-    const int n = fmt_json(c, buf, sizeof buf, model);
-    ck_assert_int_lt(n, (int)sizeof buf);
-    ck_assert_msg(robot_json_parse("chain.json", buf, (size_t)n, &p->desc, NULL, &err) == 0, "%s", err.msg);
-    ck_assert_msg(sid_model_create(&p->m, &p->theta, &p->desc, &err) == SID_OK, "%s", err.msg);
-    p->ws = sid_workspace_create(p->m);
-    ck_assert_ptr_nonnull(p->ws);
-}
-
-static void ours_free(ours *p)
-{
-    sid_workspace_free(p->ws);
-    sid_model_free(p->m);
-    sid_free(p->theta);
-    robot_desc_free(&p->desc);
-}
-
-static mjModel *mj_from_text(const char *xml)
-{
-    mjVFS vfs;
-    char err[1000] = "";
-    mj_defaultVFS(&vfs);
-    ck_assert_int_eq(mj_makeEmptyFileVFS(&vfs, "chain.xml", (int)strlen(xml)), 0);
-    memcpy(vfs.filedata[mj_findFileVFS(&vfs, "chain.xml")], xml, strlen(xml));
-    mjModel *mm = mj_loadXML("chain.xml", &vfs, err, sizeof err);
-    mj_deleteVFS(&vfs);
-    ck_assert_msg(mm != NULL, "%s", err);
-    return mm;
-}
-
-static double torque(const chain *c, int k, double t) { return c->bias[k] + c->amp[k] * sin(c->w[k] * t + c->ph[k]); }
-
 /* A pendulum (n = 1) or chain whose joints swing about y and x, loads near the friction levels. */
-static void make_chain(chain *c, int n, unsigned seed)
+static void make_chain(rig_chain *c, int n, unsigned seed)
 {
     memset(c, 0, sizeof *c);
     c->n = n;
     unsigned s = seed;
     for (int k = 0; k < n; k++) {
-        c->xyz[k][2] = k ? -0.3 : 0;
-        c->axis[k][k % 2 ? 0 : 1] = 1;
-        c->mass[k] = tu_uniform(&s, 0.5, 1.5);
-        c->com[k][0] = tu_uniform(&s, -0.02, 0.02);
-        c->com[k][2] = tu_uniform(&s, -0.2, -0.1);
-        for (int i = 0; i < 3; i++) c->inertia[k][i] = tu_uniform(&s, 0.004, 0.008);
-        c->armature[k] = tu_uniform(&s, 0.001, 0.01);
-        c->damping[k] = tu_uniform(&s, 0.01, 0.05);
+        rig_chain_link(c, k, &s);
         c->floss[k] = tu_uniform(&s, 0.2, 0.5);
         c->amp[k] = tu_uniform(&s, 1.0, 2.0) * c->floss[k] * (n - k);
         c->w[k] = tu_uniform(&s, 4, 9);
@@ -146,25 +44,25 @@ static void make_chain(chain *c, int n, unsigned seed)
 
 /* Both simulators from rest at q = 0.1 per joint, 2 s at 1 ms; the worst |dq|, and how often
  * our rows changed between sticking and slipping. */
-static double agreement(const chain *c, int *switches, int *sticks)
+static double agreement(const rig_chain *c, int *switches, int *sticks)
 {
     static char xml[16384];
-    ck_assert_int_lt(fmt_mjcf(c, xml, sizeof xml), (int)sizeof xml);
-    mjModel *mm = mj_from_text(xml);
+    ck_assert_int_lt(rig_mjcf(c, xml, sizeof xml, 0), (int)sizeof xml);
+    mjModel *mm = rig_mujoco(xml);
     mjData *md = mj_makeData(mm);
-    ours p;
-    ours_make(&p, c, "dry");
+    rig_model p;
+    rig_model_make(&p, c, "dry", NULL);
     const int n = c->n;
     ck_assert_int_eq(mm->nv, n);
     ck_assert_int_eq(sid_model_nv(p.m), n);
-    double q[MAXJ], v[MAXJ], u[MAXJ], q1[MAXJ], v1[MAXJ], worst = 0;
-    int state[MAXJ], prev[MAXJ];
+    double q[RIG_MAXJ], v[RIG_MAXJ], u[RIG_MAXJ], q1[RIG_MAXJ], v1[RIG_MAXJ], worst = 0;
+    int state[RIG_MAXJ], prev[RIG_MAXJ];
     sid_error err = {0};
     for (int k = 0; k < n; k++) q[k] = md->qpos[k] = 0.1, v[k] = md->qvel[k] = 0, prev[k] = 2;
     *switches = *sticks = 0;
     for (int step = 0; step < 2000; step++) {
         const double t = step * 1e-3;
-        for (int k = 0; k < n; k++) u[k] = md->qfrc_applied[k] = torque(c, k, t);
+        for (int k = 0; k < n; k++) u[k] = md->qfrc_applied[k] = rig_torque(c, k, t);
         mj_step(mm, md);
         ck_assert_msg(sid_step(p.m, p.theta, p.ws, SID_EULER, 1e-3, q, v, u, q1, v1, &err) == SID_OK, "%s", err.msg);
         double res;
@@ -178,7 +76,7 @@ static double agreement(const chain *c, int *switches, int *sticks)
             prev[k] = state[k];
         }
     }
-    ours_free(&p);
+    rig_model_free(&p);
     mj_deleteData(md);
     mj_deleteModel(mm);
     return worst;
@@ -188,7 +86,7 @@ START_TEST(mujoco_agreement)
 {
     const int sizes[2] = {1, 4};
     for (int i = 0; i < 2; i++) {
-        chain c;
+        rig_chain c;
         int switches, sticks;
         make_chain(&c, sizes[i], 11 + (unsigned)i);
         const double worst = agreement(&c, &switches, &sticks);
@@ -206,158 +104,56 @@ END_TEST
 
 /* ---- gradients of a window --------------------------------------------------------------- */
 
-enum { NSTEP = 300 };
-
-typedef struct {
-    ours p;
-    chain c;
-    double q0[MAXJ], v0[MAXJ];
-    double wq[NSTEP + 1][MAXJ], wv[NSTEP + 1][MAXJ];
-    double Q[NSTEP + 1][MAXJ], V[NSTEP + 1][MAXJ];
-} window;
-
-static double win_loss(window *w)
+/* A zeroed window on the heap (it is large); rig_win_free frees it. */
+static rig_window *win_make(int n, unsigned seed)
 {
-    const int n = w->c.n;
-    double L = 0, u[MAXJ];
-    sid_error err = {0};
-    memcpy(w->Q[0], w->q0, sizeof w->q0);
-    memcpy(w->V[0], w->v0, sizeof w->v0);
-    for (int k = 0; k < NSTEP; k++) {
-        for (int i = 0; i < n; i++) u[i] = torque(&w->c, i, k * 1e-3);
-        ck_assert_msg(sid_step(w->p.m, w->p.theta, w->p.ws, SID_EULER, 1e-3, w->Q[k], w->V[k], u, w->Q[k + 1],
-                               w->V[k + 1], &err) == SID_OK, "%s", err.msg);
-    }
-    for (int k = 0; k <= NSTEP; k++)
-        for (int i = 0; i < n; i++) L += w->wq[k][i] * w->Q[k][i] + w->wv[k][i] * w->V[k][i];
-    return L;
-}
-
-/* The adjoint of the window: dL/dq0, dL/dv0, dL/dtheta. */
-static void win_adjoint(window *w, double *q0bar, double *v0bar, double *thetabar)
-{
-    const int n = w->c.n;
-    double qb[MAXJ], vb[MAXJ], u[MAXJ];
-    sid_error err = {0};
-    win_loss(w);
-    for (int i = 0; i < n; i++) qb[i] = w->wq[NSTEP][i], vb[i] = w->wv[NSTEP][i];
-    for (int k = NSTEP - 1; k >= 0; k--) {
-        double nq[MAXJ], nvb[MAXJ];
-        for (int i = 0; i < n; i++) nq[i] = w->wq[k][i], nvb[i] = w->wv[k][i], u[i] = torque(&w->c, i, k * 1e-3);
-        ck_assert_int_eq(sid_step_vjp(w->p.m, w->p.theta, w->p.ws, SID_EULER, 1e-3, w->Q[k], w->V[k], u, qb, vb, nq,
-                                      nvb, thetabar, &err), SID_OK);
-        memcpy(qb, nq, sizeof qb);
-        memcpy(vb, nvb, sizeof vb);
-    }
-    memcpy(q0bar, qb, sizeof qb);
-    memcpy(v0bar, vb, sizeof vb);
-}
-
-static double win_fd(window *w, double *x)
-{
-    const double x0 = *x, e = 1e-6 * fmax(1, fabs(x0));
-    *x = x0 + e;
-    const double Lp = win_loss(w);
-    *x = x0 - e;
-    const double Lm = win_loss(w);
-    *x = x0;
-    return (Lp - Lm) / (2 * e);
-}
-
-static void win_make(window *w, int n, unsigned seed)
-{
-    memset(w, 0, sizeof *w);
+    rig_window *w = calloc(1, sizeof *w);
     make_chain(&w->c, n, seed);
-    ours_make(&w->p, &w->c, "dry");
-    unsigned s = seed + 50;
-    for (int i = 0; i < n; i++) w->q0[i] = tu_uniform(&s, -0.3, 0.3), w->v0[i] = tu_uniform(&s, -0.5, 0.5);
-    for (int k = 0; k <= NSTEP; k++)
-        for (int i = 0; i < n; i++) w->wq[k][i] = tu_uniform(&s, -1, 1), w->wv[k][i] = tu_uniform(&s, -0.1, 0.1);
+    rig_model_make(&w->p, &w->c, "dry", NULL);
+    rig_win_start(w, seed, 0.3);
+    return w;
 }
 
 START_TEST(window_gradient)
 {
-    window *w = calloc(1, sizeof *w);
-    win_make(w, 3, 21);
+    rig_window *w = win_make(3, 21);
     const int n = w->c.n, np = sid_model_nparam(w->p.m);
-    double q0bar[MAXJ], v0bar[MAXJ], *thetabar = calloc((size_t)np, sizeof(double));
-    win_adjoint(w, q0bar, v0bar, thetabar);
+    double q0bar[RIG_MAXJ], v0bar[RIG_MAXJ], *thetabar = calloc((size_t)np, sizeof(double));
+    rig_win_adjoint(w, q0bar, v0bar, thetabar);
     /* the window must contain both regimes */
-    int sticks = 0, slips = 0, state[MAXJ];
-    double u[MAXJ], q1[MAXJ], v1[MAXJ];
+    int sticks = 0, slips = 0, state[RIG_MAXJ];
+    double u[RIG_MAXJ], q1[RIG_MAXJ], v1[RIG_MAXJ];
     sid_error err = {0};
-    for (int k = 0; k < NSTEP; k++) {
-        for (int i = 0; i < n; i++) u[i] = torque(&w->c, i, k * 1e-3);
+    for (int k = 0; k < RIG_NSTEP; k++) {
+        for (int i = 0; i < n; i++) u[i] = rig_torque(&w->c, i, k * 1e-3);
         sid_step(w->p.m, w->p.theta, w->p.ws, SID_EULER, 1e-3, w->Q[k], w->V[k], u, q1, v1, &err);
         sid_dry_last(w->p.ws, NULL, state, NULL);
         for (int i = 0; i < n; i++) sticks += !state[i], slips += !!state[i];
     }
-    ck_assert_int_gt(sticks, NSTEP / 4);
-    ck_assert_int_gt(slips, NSTEP / 4);
-    double worst = 0;
-    char where[256] = "none";
-    for (int i = 0; i < n; i++) {
-        const double eq = tu_rel_err(q0bar[i], win_fd(w, &w->q0[i]), 1e-9);
-        const double ev = tu_rel_err(v0bar[i], win_fd(w, &w->v0[i]), 1e-9);
-        if (eq > worst) worst = eq, snprintf(where, sizeof where, "q0[%d]", i);
-        if (ev > worst) worst = ev, snprintf(where, sizeof where, "v0[%d]", i);
-    }
-    int checked = 0;
-    for (int j = 0; j < np; j++) {
-        const double num = win_fd(w, &w->p.theta[j]), e = tu_rel_err(thetabar[j], num, 1e-9);
-        checked += fabs(num) > 1e-6;
-        if (e > worst)
-            worst = e, snprintf(where, sizeof where, "%s: adjoint %.10g, fd %.10g", sid_model_param(w->p.m, j)->name,
-                                thetabar[j], num);
-    }
+    ck_assert_int_gt(sticks, RIG_NSTEP / 4);
+    ck_assert_int_gt(slips, RIG_NSTEP / 4);
+    char where[256];
+    int checked, bounds;
+    const double worst = rig_win_gradient_err(w, q0bar, v0bar, thetabar, where, sizeof where, &checked, &bounds);
     fprintf(stderr, "dry friction window gradient (%d steps, %d sticking / %d slipping joint-steps): worst relative "
                     "error %.2e at %s; %d parameters with a gradient\n",
-            NSTEP, sticks, slips, worst, where, checked);
+            RIG_NSTEP, sticks, slips, worst, where, checked);
     /* coulomb, masses, COMs, inertias, armature, viscous, origins: all act through the rows */
     ck_assert_int_ge(checked, 6 * n);
     /* central differences at step 1e-6 are good to ~1e-7; kinks of the active set are
      * piecewise-smooth points the steps do not straddle */
     ck_assert_msg(worst <= 1e-6, "relative error %g at %s", worst, where);
     free(thetabar);
-    ours_free(&w->p);
-    free(w);
+    rig_win_free(w);
 }
 END_TEST
 
 /* Forward mode of the window along random (q0dot, v0dot, thetadot) against the adjoint. */
 START_TEST(window_forward_mode)
 {
-    window *w = calloc(1, sizeof *w);
-    win_make(w, 3, 22);
-    const int n = w->c.n, np = sid_model_nparam(w->p.m);
-    double q0bar[MAXJ], v0bar[MAXJ], *thetabar = calloc((size_t)np, sizeof(double));
-    double *thd = calloc((size_t)np, sizeof(double)), qd[MAXJ], vd[MAXJ], scratch[9 * MAXJ], u[MAXJ];
-    win_adjoint(w, q0bar, v0bar, thetabar);
-    unsigned s = 5;
-    double rev = 0, fwd = 0;
-    for (int i = 0; i < n; i++) {
-        qd[i] = tu_uniform(&s, -1, 1), vd[i] = tu_uniform(&s, -1, 1);
-        rev += q0bar[i] * qd[i] + v0bar[i] * vd[i];
-        fwd += w->wq[0][i] * qd[i] + w->wv[0][i] * vd[i];
-    }
-    for (int j = 0; j < np; j++) {
-        thd[j] = tu_uniform(&s, -1, 1) * fmax(0.01, fabs(w->p.theta[j]));
-        rev += thetabar[j] * thd[j];
-    }
-    sid_error err = {0};
-    for (int k = 0; k < NSTEP; k++) {
-        for (int i = 0; i < n; i++) u[i] = torque(&w->c, i, k * 1e-3);
-        ck_assert_msg(sid_step_jvp(w->p.m, w->p.theta, w->p.ws, SID_EULER, 1e-3, w->Q[k], w->V[k], u, 1, thd, qd, vd,
-                                   scratch, &err) == SID_OK, "%s", err.msg);
-        for (int i = 0; i < n; i++) fwd += w->wq[k + 1][i] * qd[i] + w->wv[k + 1][i] * vd[i];
-    }
-    fprintf(stderr, "dry friction forward mode: w.(J xdot) %.15g, (J^T w).xdot %.15g, relative difference %.2e\n", fwd,
-            rev, fabs(fwd - rev) / fabs(rev));
-    ck_assert_msg(fabs(fwd - rev) <= 1e-10 * fabs(rev), "forward %.15g, reverse %.15g", fwd, rev);
-    free(thd);
-    free(thetabar);
-    ours_free(&w->p);
-    free(w);
+    rig_window *w = win_make(3, 22);
+    rig_win_forward_mode(w, "dry friction");
+    rig_win_free(w);
 }
 END_TEST
 
@@ -365,49 +161,16 @@ END_TEST
  * along a window that sticks and slips: the record restores the step, it does not approximate. */
 START_TEST(taped_adjoint)
 {
-    window *w = calloc(1, sizeof *w);
-    win_make(w, 3, 23);
-    const int n = w->c.n, np = sid_model_nparam(w->p.m);
-    sid_error err = {0};
-    const sid_step_variant *sv = sid_step_variant_find(w->p.m, SID_EULER, &err);
-    ck_assert_ptr_nonnull(sv);
-    const sid_step_ctx c = sid_step_context(sv, w->p.m, w->p.theta, w->p.ws, 1e-3);
-    double *rec = malloc(sizeof(double) * (size_t)sv->record_size(w->p.m));
-    double *t1 = calloc((size_t)np, sizeof(double)), *t2 = calloc((size_t)np, sizeof(double));
-    double worst = 0, scale = 0;
-    win_loss(w);
-    for (int k = 0; k < NSTEP; k++) {
-        double u[MAXJ], q1[MAXJ], v1[MAXJ], qb1[MAXJ] = {0}, vb1[MAXJ] = {0}, qb2[MAXJ] = {0}, vb2[MAXJ] = {0};
-        for (int i = 0; i < n; i++) u[i] = torque(&w->c, i, k * 1e-3);
-        ck_assert_int_eq(sid_step_take(sv, &c, w->Q[k], w->V[k], u, q1, v1, rec, &err), SID_OK);
-        for (int i = 0; i < n; i++) ck_assert(q1[i] == w->Q[k + 1][i] && v1[i] == w->V[k + 1][i]);
-        memset(t1, 0, sizeof(double) * (size_t)np);
-        memset(t2, 0, sizeof(double) * (size_t)np);
-        ck_assert_int_eq(sv->vjp(&c, w->Q[k], w->V[k], u, w->wq[k + 1], w->wv[k + 1], qb1, vb1, t1, &err), SID_OK);
-        ck_assert_int_eq(sv->vjp_taped(&c, w->Q[k], w->V[k], u, rec, w->wq[k + 1], w->wv[k + 1], qb2, vb2, t2, &err),
-                         SID_OK);
-        for (int i = 0; i < n; i++) {
-            worst = fmax(worst, fmax(fabs(qb1[i] - qb2[i]), fabs(vb1[i] - vb2[i])));
-            scale = fmax(scale, fmax(fabs(qb1[i]), fabs(vb1[i])));
-        }
-        for (int j = 0; j < np; j++) worst = fmax(worst, fabs(t1[j] - t2[j])), scale = fmax(scale, fabs(t1[j]));
-    }
-    fprintf(stderr, "dry friction taped adjoint vs re-solving adjoint: max difference %.2e (largest entry %.2e)\n",
-            worst, scale);
-    /* the same arithmetic on the same numbers, but for A rebuilt from the recorded factor */
-    ck_assert_msg(worst <= 1e-12 * scale, "taped %g off, scale %g", worst, scale);
-    free(t1);
-    free(t2);
-    free(rec);
-    ours_free(&w->p);
-    free(w);
+    rig_window *w = win_make(3, 23);
+    rig_win_taped(w, 1, "dry friction", "largest entry");
+    rig_win_free(w);
 }
 END_TEST
 
 /* ---- sticking, slipping, energy ---------------------------------------------------------- */
 
 /* One joint about the vertical (no gravity torque), no damping, constant torque u. */
-static void vertical_joint(chain *c, double u)
+static void vertical_joint(rig_chain *c, double u)
 {
     memset(c, 0, sizeof *c);
     c->n = 1;
@@ -421,13 +184,13 @@ static void vertical_joint(chain *c, double u)
 
 START_TEST(stick_really_sticks)
 {
-    chain c;
+    rig_chain c;
     sid_error err = {0};
     for (int slip = 0; slip < 2; slip++) {
         const double u = slip ? 0.8 : 0.4;   /* below, above the friction level 0.5 */
         vertical_joint(&c, u);
-        ours p;
-        ours_make(&p, &c, "dry");
+        rig_model p;
+        rig_model_make(&p, &c, "dry", NULL);
         double q[1] = {0}, v[1] = {0}, q1[1], v1[1], uu[1] = {u};
         const double I = 0.01 + 1 * 0.1 * 0.1;   /* about the axis: izz + m r^2 */
         for (int k = 0; k < 1000; k++) {
@@ -447,7 +210,7 @@ START_TEST(stick_really_sticks)
             const double a = (u - 0.5) / I;
             ck_assert_msg(fabs(v[0] - a * 1.0) <= 1e-3 * a, "v %g, expected %g", v[0], a);
         }
-        ours_free(&p);
+        rig_model_free(&p);
     }
 }
 END_TEST
@@ -456,7 +219,7 @@ END_TEST
  * run's worst excursion (the Euler step's own), and friction takes a clear share by the end. */
 START_TEST(passivity)
 {
-    chain c;
+    rig_chain c;
     make_chain(&c, 2, 31);
     for (int k = 0; k < 2; k++) c.amp[k] = c.bias[k] = c.damping[k] = 0, c.floss[k] = 0.05;
     double band = 0, E0 = 0, Eend = 0, rise = 0;
@@ -466,8 +229,8 @@ START_TEST(passivity)
             for (int k = 0; k < 2; k++) c.floss[k] = 0;
         else
             for (int k = 0; k < 2; k++) c.floss[k] = 0.05;
-        ours p;
-        ours_make(&p, &c, "dry");
+        rig_model p;
+        rig_model_make(&p, &c, "dry", NULL);
         double q[2] = {1.0, -0.5}, v[2] = {0, 0}, q1[2], v1[2], u[2] = {0, 0};
         const double e0 = sid_energy(p.m, p.theta, p.ws, q, v);
         for (int k = 0; k < 3000; k++) {
@@ -478,7 +241,7 @@ START_TEST(passivity)
             else rise = fmax(rise, e);
         }
         if (pass == 1) E0 = e0, Eend = sid_energy(p.m, p.theta, p.ws, q, v);
-        ours_free(&p);
+        rig_model_free(&p);
     }
     fprintf(stderr, "dry friction passivity: energy %.4g J -> %.4g J in 3 s; highest rise %.2e J (Euler's own band "
                     "without friction %.2e J)\n", E0, Eend, rise, band);
@@ -497,10 +260,10 @@ END_TEST
  * 1.7e-6, viscous friction, which the sticking stretches see least). */
 START_TEST(fit_recovers)
 {
-    chain c;
+    rig_chain c;
     make_chain(&c, 3, 41);
-    ours p;
-    ours_make(&p, &c, "dry");
+    rig_model p;
+    rig_model_make(&p, &c, "dry", NULL);
     sid_error err = {0};
     const int np = sid_model_nparam(p.m), nx = 2 * c.n;
     int mask[256] = {0}, idx[SID_MAX_FREE], n = 0;
@@ -518,9 +281,9 @@ START_TEST(fit_recovers)
     sid_traj *logs[1] = {tu_synth_log(p.m, truth, 2001, 1e-3, 0.7, 7)};
     ck_assert_ptr_nonnull(logs[0]);
     /* the data must hold both regimes */
-    int sticks = 0, state[MAXJ];
+    int sticks = 0, state[RIG_MAXJ];
     for (int k = 0; k + 1 < logs[0]->n; k++) {
-        double q1[MAXJ], v1[MAXJ];
+        double q1[RIG_MAXJ], v1[RIG_MAXJ];
         ck_assert_int_eq(sid_step(p.m, truth, p.ws, SID_EULER, 1e-3, logs[0]->q + k * c.n, logs[0]->qd + k * c.n,
                                   logs[0]->u + k * c.n, q1, v1, &err), SID_OK);
         sid_dry_last(p.ws, NULL, state, NULL);
@@ -557,7 +320,7 @@ START_TEST(fit_recovers)
     free(x0);
     sid_problem_free(pr);
     sid_traj_free(logs[0]);
-    ours_free(&p);
+    rig_model_free(&p);
 }
 END_TEST
 
@@ -649,23 +412,23 @@ END_TEST
 
 START_TEST(misuse)
 {
-    chain c;
+    rig_chain c;
     make_chain(&c, 1, 3);
-    ours p;
-    ours_make(&p, &c, "dry");
+    rig_model p;
+    rig_model_make(&p, &c, "dry", NULL);
     sid_error err = {0};
     double q[1] = {0}, v[1] = {0}, u[1] = {0}, q1[1], v1[1];
     ck_assert_int_eq(sid_step(p.m, p.theta, p.ws, SID_RK4, 1e-3, q, v, u, q1, v1, &err), SID_ERR_INPUT);
     ck_assert_msg(strstr(err.msg, "euler"), "%s", err.msg);
-    ours_free(&p);
+    rig_model_free(&p);
     /* the smooth model stays the default and has no constraint rows */
-    ours_make(&p, &c, NULL);
+    rig_model_make(&p, &c, NULL, NULL);
     ck_assert_ptr_null(p.ws->dry);
     ck_assert_int_eq(sid_step(p.m, p.theta, p.ws, SID_RK4, 1e-3, q, v, u, q1, v1, &err), SID_OK);
-    ours_free(&p);
+    rig_model_free(&p);
     static char buf[8192];
     sid_robot_desc d;
-    int n = fmt_json(&c, buf, sizeof buf, "sticky");
+    int n = rig_json(&c, buf, sizeof buf, "sticky", NULL);
     ck_assert_int_ne(robot_json_parse("chain.json", buf, (size_t)n, &d, NULL, &err), 0);
     ck_assert_msg(strstr(err.msg, "joints[0].friction.model") && strstr(err.msg, "\"dry\""), "%s", err.msg);
     /* Stribeck needs the smooth model */

@@ -16,6 +16,7 @@
 
 #include <mujoco/mujoco.h>
 
+#include "constraint_rig.h"
 #include "dry_friction.h"
 #include "robot_json.h"
 #include "robot_load.h"
@@ -24,120 +25,18 @@
 
 Suite *limit_constraint_suite(void);
 
-#define MAXJ 8
-
-/* A serial chain as in test_dry_friction.c, each joint with bounds [lo, hi] and frictionloss
- * floss (0: none); torque k = bias + amp sin(w t + ph). */
-typedef struct {
-    int n;
-    double xyz[MAXJ][3], axis[MAXJ][3];
-    double mass[MAXJ], com[MAXJ][3], inertia[MAXJ][3];
-    double armature[MAXJ], damping[MAXJ], floss[MAXJ], lo[MAXJ], hi[MAXJ];
-    double amp[MAXJ], w[MAXJ], ph[MAXJ], bias[MAXJ];
-} chain;
-
-static int fmt_json(const chain *c, char *buf, size_t len, const char *model)
-{
-    int o = snprintf(buf, len, "{\"name\": \"chain\", \"gravity\": [0, 0, -9.81], \"links\": [{\"name\": \"l0\"}");
-    for (int k = 0; k < c->n; k++)
-        o += snprintf(buf + o, len - (size_t)o,
-                      ", {\"name\": \"l%d\", \"mass\": %.17g, \"com\": [%.17g, %.17g, %.17g], \"inertia\": "
-                      "{\"ixx\": %.17g, \"iyy\": %.17g, \"izz\": %.17g}}",
-                      k + 1, c->mass[k], c->com[k][0], c->com[k][1], c->com[k][2], c->inertia[k][0], c->inertia[k][1],
-                      c->inertia[k][2]);
-    o += snprintf(buf + o, len - (size_t)o, "], \"joints\": [");
-    for (int k = 0; k < c->n; k++)
-        o += snprintf(buf + o, len - (size_t)o,
-                      "%s{\"name\": \"j%d\", \"type\": \"revolute\", \"parent\": \"l%d\", \"child\": \"l%d\", "
-                      "\"origin\": {\"xyz\": [%.17g, %.17g, %.17g]}, \"axis\": [%.17g, %.17g, %.17g], "
-                      "\"armature\": %.17g, \"friction\": {\"viscous\": %.17g, \"coulomb\": %.17g%s}, "
-                      "\"limit\": {\"lower\": %.17g, \"upper\": %.17g, \"model\": \"%s\"}, "
-                      "\"motor\": {\"input\": \"torque\"}}",
-                      k ? ", " : "", k, k, k + 1, c->xyz[k][0], c->xyz[k][1], c->xyz[k][2], c->axis[k][0],
-                      c->axis[k][1], c->axis[k][2], c->armature[k], c->damping[k], c->floss[k],
-                      c->floss[k] > 0 ? ", \"model\": \"dry\"" : "", c->lo[k], c->hi[k], model);
-    o += snprintf(buf + o, len - (size_t)o, "]}");
-    return o;
-}
-
-static int fmt_mjcf(const chain *c, char *buf, size_t len)
-{
-    int o = snprintf(buf, len,
-                     "<mujoco><compiler angle=\"radian\" inertiafromgeom=\"false\"/>"
-                     "<option timestep=\"0.001\" gravity=\"0 0 -9.81\" integrator=\"Euler\" tolerance=\"1e-12\" "
-                     "iterations=\"1000\"><flag contact=\"disable\" warmstart=\"disable\"/></option><worldbody>");
-    for (int k = 0; k < c->n; k++)
-        o += snprintf(buf + o, len - (size_t)o,
-                      "<body name=\"l%d\" pos=\"%.17g %.17g %.17g\"><inertial pos=\"%.17g %.17g %.17g\" mass=\"%.17g\" "
-                      "diaginertia=\"%.17g %.17g %.17g\"/><joint name=\"j%d\" type=\"hinge\" axis=\"%.17g %.17g %.17g\" "
-                      "armature=\"%.17g\" damping=\"%.17g\" frictionloss=\"%.17g\" limited=\"true\" "
-                      "range=\"%.17g %.17g\"/>",
-                      k + 1, c->xyz[k][0], c->xyz[k][1], c->xyz[k][2], c->com[k][0], c->com[k][1], c->com[k][2],
-                      c->mass[k], c->inertia[k][0], c->inertia[k][1], c->inertia[k][2], k, c->axis[k][0],
-                      c->axis[k][1], c->axis[k][2], c->armature[k], c->damping[k], c->floss[k], c->lo[k], c->hi[k]);
-    for (int k = 0; k < c->n; k++) o += snprintf(buf + o, len - (size_t)o, "</body>");
-    o += snprintf(buf + o, len - (size_t)o, "</worldbody></mujoco>");
-    return o;
-}
-
-typedef struct {
-    sid_robot_desc desc;
-    sid_model *m;
-    double *theta;
-    sid_workspace *ws;
-} ours;
-
-static void ours_make(ours *p, const chain *c, const char *model)
-{
-    static char buf[16384];
-    sid_error err = {0};
-    const int n = fmt_json(c, buf, sizeof buf, model);
-    ck_assert_int_lt(n, (int)sizeof buf);
-    ck_assert_msg(robot_json_parse("chain.json", buf, (size_t)n, &p->desc, NULL, &err) == 0, "%s", err.msg);
-    ck_assert_msg(sid_model_create(&p->m, &p->theta, &p->desc, &err) == SID_OK, "%s", err.msg);
-    p->ws = sid_workspace_create(p->m);
-    ck_assert_ptr_nonnull(p->ws);
-}
-
-static void ours_free(ours *p)
-{
-    sid_workspace_free(p->ws);
-    sid_model_free(p->m);
-    sid_free(p->theta);
-    robot_desc_free(&p->desc);
-}
-
-static mjModel *mj_from_text(const char *xml)
-{
-    mjVFS vfs;
-    char err[1000] = "";
-    mj_defaultVFS(&vfs);
-    ck_assert_int_eq(mj_makeEmptyFileVFS(&vfs, "chain.xml", (int)strlen(xml)), 0);
-    memcpy(vfs.filedata[mj_findFileVFS(&vfs, "chain.xml")], xml, strlen(xml));
-    mjModel *mm = mj_loadXML("chain.xml", &vfs, err, sizeof err);
-    mj_deleteVFS(&vfs);
-    ck_assert_msg(mm != NULL, "%s", err);
-    return mm;
-}
-
-static double torque(const chain *c, int k, double t) { return c->bias[k] + c->amp[k] * sin(c->w[k] * t + c->ph[k]); }
+/* make_chain gives every joint friction or none: the friction model our side writes. */
+static const char *dry_if(const rig_chain *c) { return c->floss[0] > 0 ? "dry" : NULL; }
 
 /* A chain whose joints swing about y and x within bounds [-0.25, 0.3] (+- some), driven hard
  * enough to hit both: floss 0 for a frictionless pendulum. */
-static void make_chain(chain *c, int n, unsigned seed, int friction)
+static void make_chain(rig_chain *c, int n, unsigned seed, int friction)
 {
     memset(c, 0, sizeof *c);
     c->n = n;
     unsigned s = seed;
     for (int k = 0; k < n; k++) {
-        c->xyz[k][2] = k ? -0.3 : 0;
-        c->axis[k][k % 2 ? 0 : 1] = 1;
-        c->mass[k] = tu_uniform(&s, 0.5, 1.5);
-        c->com[k][0] = tu_uniform(&s, -0.02, 0.02);
-        c->com[k][2] = tu_uniform(&s, -0.2, -0.1);
-        for (int i = 0; i < 3; i++) c->inertia[k][i] = tu_uniform(&s, 0.004, 0.008);
-        c->armature[k] = tu_uniform(&s, 0.001, 0.01);
-        c->damping[k] = tu_uniform(&s, 0.01, 0.05);
+        rig_chain_link(c, k, &s);
         c->floss[k] = friction ? tu_uniform(&s, 0.1, 0.3) : 0;
         c->lo[k] = -tu_uniform(&s, 0.2, 0.3);
         c->hi[k] = tu_uniform(&s, 0.2, 0.3);
@@ -154,8 +53,8 @@ typedef struct {
 
 static void tally(const sid_workspace *ws, int nfric, limit_tally *t, int *prev)
 {
-    double f[2 * MAXJ + MAXJ];
-    int state[2 * MAXJ + MAXJ];
+    double f[2 * RIG_MAXJ + RIG_MAXJ];
+    int state[2 * RIG_MAXJ + RIG_MAXJ];
     const int nf = sid_dry_last(ws, f, state, NULL);
     for (int j = nfric; j < nf; j++) {
         const int on = state[j] != SID_ROW_ABSENT;
@@ -168,25 +67,25 @@ static void tally(const sid_workspace *ws, int nfric, limit_tally *t, int *prev)
 }
 
 /* Both simulators from rest at q = 0, 2 s at 1 ms; the worst |dq|. */
-static double agreement(const chain *c, limit_tally *t)
+static double agreement(const rig_chain *c, limit_tally *t)
 {
     static char xml[16384];
-    ck_assert_int_lt(fmt_mjcf(c, xml, sizeof xml), (int)sizeof xml);
-    mjModel *mm = mj_from_text(xml);
+    ck_assert_int_lt(rig_mjcf(c, xml, sizeof xml, 1), (int)sizeof xml);
+    mjModel *mm = rig_mujoco(xml);
     mjData *md = mj_makeData(mm);
-    ours p;
-    ours_make(&p, c, "constraint");
+    rig_model p;
+    rig_model_make(&p, c, dry_if(c), "constraint");
     const int n = c->n;
-    int nfric = 0, prev[3 * MAXJ] = {0};
+    int nfric = 0, prev[3 * RIG_MAXJ] = {0};
     for (int k = 0; k < n; k++) nfric += c->floss[k] > 0;
     ck_assert_int_eq(mm->nv, n);
-    double q[MAXJ], v[MAXJ], u[MAXJ], q1[MAXJ], v1[MAXJ], worst = 0;
+    double q[RIG_MAXJ], v[RIG_MAXJ], u[RIG_MAXJ], q1[RIG_MAXJ], v1[RIG_MAXJ], worst = 0;
     sid_error err = {0};
     memset(t, 0, sizeof *t);
     for (int k = 0; k < n; k++) q[k] = md->qpos[k] = 0, v[k] = md->qvel[k] = 0;
     for (int step = 0; step < 2000; step++) {
         const double tt = step * 1e-3;
-        for (int k = 0; k < n; k++) u[k] = md->qfrc_applied[k] = torque(c, k, tt);
+        for (int k = 0; k < n; k++) u[k] = md->qfrc_applied[k] = rig_torque(c, k, tt);
         mj_step(mm, md);
         ck_assert_msg(sid_step(p.m, p.theta, p.ws, SID_EULER, 1e-3, q, v, u, q1, v1, &err) == SID_OK, "%s", err.msg);
         double res;
@@ -198,7 +97,7 @@ static double agreement(const chain *c, limit_tally *t)
             worst = fmax(worst, fabs(q[k] - md->qpos[k]));
         }
     }
-    ours_free(&p);
+    rig_model_free(&p);
     mj_deleteData(md);
     mj_deleteModel(mm);
     return worst;
@@ -207,7 +106,7 @@ static double agreement(const chain *c, limit_tally *t)
 START_TEST(mujoco_agreement)
 {
     for (int i = 0; i < 2; i++) {
-        chain c;
+        rig_chain c;
         limit_tally t;
         make_chain(&c, i ? 3 : 1, 31 + (unsigned)i, i);
         const double worst = agreement(&c, &t);
@@ -272,87 +171,29 @@ END_TEST
 
 /* ---- gradients of a window --------------------------------------------------------------- */
 
-enum { NSTEP = 300 };
-
-typedef struct {
-    ours p;
-    chain c;
-    double q0[MAXJ], v0[MAXJ];
-    double wq[NSTEP + 1][MAXJ], wv[NSTEP + 1][MAXJ];
-    double Q[NSTEP + 1][MAXJ], V[NSTEP + 1][MAXJ];
-} window;
-
-static double win_loss(window *w)
+/* A zeroed window on the heap (it is large); rig_win_free frees it. */
+static rig_window *win_make(int n, unsigned seed)
 {
-    const int n = w->c.n;
-    double L = 0, u[MAXJ];
-    sid_error err = {0};
-    memcpy(w->Q[0], w->q0, sizeof w->q0);
-    memcpy(w->V[0], w->v0, sizeof w->v0);
-    for (int k = 0; k < NSTEP; k++) {
-        for (int i = 0; i < n; i++) u[i] = torque(&w->c, i, k * 1e-3);
-        ck_assert_msg(sid_step(w->p.m, w->p.theta, w->p.ws, SID_EULER, 1e-3, w->Q[k], w->V[k], u, w->Q[k + 1],
-                               w->V[k + 1], &err) == SID_OK, "%s", err.msg);
-    }
-    for (int k = 0; k <= NSTEP; k++)
-        for (int i = 0; i < n; i++) L += w->wq[k][i] * w->Q[k][i] + w->wv[k][i] * w->V[k][i];
-    return L;
-}
-
-static void win_adjoint(window *w, double *q0bar, double *v0bar, double *thetabar)
-{
-    const int n = w->c.n;
-    double qb[MAXJ], vb[MAXJ], u[MAXJ];
-    sid_error err = {0};
-    win_loss(w);
-    for (int i = 0; i < n; i++) qb[i] = w->wq[NSTEP][i], vb[i] = w->wv[NSTEP][i];
-    for (int k = NSTEP - 1; k >= 0; k--) {
-        double nq[MAXJ], nvb[MAXJ];
-        for (int i = 0; i < n; i++) nq[i] = w->wq[k][i], nvb[i] = w->wv[k][i], u[i] = torque(&w->c, i, k * 1e-3);
-        ck_assert_int_eq(sid_step_vjp(w->p.m, w->p.theta, w->p.ws, SID_EULER, 1e-3, w->Q[k], w->V[k], u, qb, vb, nq,
-                                      nvb, thetabar, &err), SID_OK);
-        memcpy(qb, nq, sizeof qb);
-        memcpy(vb, nvb, sizeof vb);
-    }
-    memcpy(q0bar, qb, sizeof qb);
-    memcpy(v0bar, vb, sizeof vb);
-}
-
-static double win_fd(window *w, double *x)
-{
-    const double x0 = *x, e = 1e-6 * fmax(1, fabs(x0));
-    *x = x0 + e;
-    const double Lp = win_loss(w);
-    *x = x0 - e;
-    const double Lm = win_loss(w);
-    *x = x0;
-    return (Lp - Lm) / (2 * e);
-}
-
-static void win_make(window *w, int n, unsigned seed)
-{
-    memset(w, 0, sizeof *w);
+    rig_window *w = calloc(1, sizeof *w);
     make_chain(&w->c, n, seed, 1);
     for (int i = 0; i < n; i++)   /* narrow bounds, fast torques: in and out of them within 0.3 s */
         w->c.w[i] *= 3, w->c.lo[i] *= 0.3, w->c.hi[i] *= 0.3;
-    ours_make(&w->p, &w->c, "constraint");
-    unsigned s = seed + 50;
-    for (int i = 0; i < n; i++) w->q0[i] = tu_uniform(&s, -0.05, 0.05), w->v0[i] = tu_uniform(&s, -0.5, 0.5);
-    for (int k = 0; k <= NSTEP; k++)
-        for (int i = 0; i < n; i++) w->wq[k][i] = tu_uniform(&s, -1, 1), w->wv[k][i] = tu_uniform(&s, -0.1, 0.1);
+    rig_model_make(&w->p, &w->c, dry_if(&w->c), "constraint");
+    rig_win_start(w, seed, 0.05);
+    return w;
 }
 
 /* The window's limit rows: steps present and entries (a window must enter and leave). */
-static void win_tally(window *w, limit_tally *t)
+static void win_tally(rig_window *w, limit_tally *t)
 {
     const int n = w->c.n;
-    int prev[3 * MAXJ] = {0};
-    double u[MAXJ], q1[MAXJ], v1[MAXJ];
+    int prev[3 * RIG_MAXJ] = {0};
+    double u[RIG_MAXJ], q1[RIG_MAXJ], v1[RIG_MAXJ];
     sid_error err = {0};
     memset(t, 0, sizeof *t);
-    win_loss(w);
-    for (int k = 0; k < NSTEP; k++) {
-        for (int i = 0; i < n; i++) u[i] = torque(&w->c, i, k * 1e-3);
+    rig_win_loss(w);
+    for (int k = 0; k < RIG_NSTEP; k++) {
+        for (int i = 0; i < n; i++) u[i] = rig_torque(&w->c, i, k * 1e-3);
         sid_step(w->p.m, w->p.theta, w->p.ws, SID_EULER, 1e-3, w->Q[k], w->V[k], u, q1, v1, &err);
         tally(w->p.ws, n, t, prev);
     }
@@ -360,124 +201,49 @@ static void win_tally(window *w, limit_tally *t)
 
 START_TEST(window_gradient)
 {
-    window *w = calloc(1, sizeof *w);
-    win_make(w, 3, 41);
+    rig_window *w = win_make(3, 41);
     const int n = w->c.n, np = sid_model_nparam(w->p.m);
-    double q0bar[MAXJ], v0bar[MAXJ], *thetabar = calloc((size_t)np, sizeof(double));
+    double q0bar[RIG_MAXJ], v0bar[RIG_MAXJ], *thetabar = calloc((size_t)np, sizeof(double));
     limit_tally t;
     win_tally(w, &t);
-    win_adjoint(w, q0bar, v0bar, thetabar);
+    rig_win_adjoint(w, q0bar, v0bar, thetabar);
     ck_assert_int_ge(t.lower + t.upper, 40);
     ck_assert_int_ge(t.enters, 2);
     ck_assert_int_ge(t.leaves, 2);
     ck_assert_int_ge(t.pushing, 20);
-    double worst = 0;
-    char where[256] = "none";
-    for (int i = 0; i < n; i++) {
-        const double eq = tu_rel_err(q0bar[i], win_fd(w, &w->q0[i]), 1e-9);
-        const double ev = tu_rel_err(v0bar[i], win_fd(w, &w->v0[i]), 1e-9);
-        if (eq > worst) worst = eq, snprintf(where, sizeof where, "q0[%d]", i);
-        if (ev > worst) worst = ev, snprintf(where, sizeof where, "v0[%d]", i);
-    }
-    int checked = 0, bounds = 0;
-    for (int j = 0; j < np; j++) {
-        const double num = win_fd(w, &w->p.theta[j]), e = tu_rel_err(thetabar[j], num, 1e-9);
-        const char *name = sid_model_param(w->p.m, j)->name;
-        checked += fabs(num) > 1e-6;
-        bounds += fabs(num) > 1e-6 && strstr(name, "limit.") != NULL;
-        if (e > worst)
-            worst = e, snprintf(where, sizeof where, "%s: adjoint %.10g, fd %.10g", name, thetabar[j], num);
-    }
+    char where[256];
+    int checked, bounds;
+    const double worst = rig_win_gradient_err(w, q0bar, v0bar, thetabar, where, sizeof where, &checked, &bounds);
     fprintf(stderr, "constraint limit window gradient (%d steps; rows present %d lower / %d upper, %d entries, %d "
                     "exits): worst relative error %.2e at %s; %d parameters with a gradient, %d of them bounds\n",
-            NSTEP, t.lower, t.upper, t.enters, t.leaves, worst, where, checked, bounds);
+            RIG_NSTEP, t.lower, t.upper, t.enters, t.leaves, worst, where, checked, bounds);
     ck_assert_int_ge(checked, 6 * n);
     ck_assert_int_ge(bounds, 2);
     /* central differences at step 1e-6 are good to ~1e-7; the row set and the active set change
      * only at points the steps do not straddle */
     ck_assert_msg(worst <= 1e-6, "relative error %g at %s", worst, where);
     free(thetabar);
-    ours_free(&w->p);
-    free(w);
+    rig_win_free(w);
 }
 END_TEST
 
 START_TEST(window_forward_mode)
 {
-    window *w = calloc(1, sizeof *w);
-    win_make(w, 3, 42);
-    const int n = w->c.n, np = sid_model_nparam(w->p.m);
-    double q0bar[MAXJ], v0bar[MAXJ], *thetabar = calloc((size_t)np, sizeof(double));
-    double *thd = calloc((size_t)np, sizeof(double)), qd[MAXJ], vd[MAXJ], scratch[9 * MAXJ], u[MAXJ];
+    rig_window *w = win_make(3, 42);
     limit_tally t;
     win_tally(w, &t);
     ck_assert_int_ge(t.enters, 2);
     ck_assert_int_ge(t.leaves, 2);
-    win_adjoint(w, q0bar, v0bar, thetabar);
-    unsigned s = 5;
-    double rev = 0, fwd = 0;
-    for (int i = 0; i < n; i++) {
-        qd[i] = tu_uniform(&s, -1, 1), vd[i] = tu_uniform(&s, -1, 1);
-        rev += q0bar[i] * qd[i] + v0bar[i] * vd[i];
-        fwd += w->wq[0][i] * qd[i] + w->wv[0][i] * vd[i];
-    }
-    for (int j = 0; j < np; j++) {
-        thd[j] = tu_uniform(&s, -1, 1) * fmax(0.01, fabs(w->p.theta[j]));
-        rev += thetabar[j] * thd[j];
-    }
-    sid_error err = {0};
-    for (int k = 0; k < NSTEP; k++) {
-        for (int i = 0; i < n; i++) u[i] = torque(&w->c, i, k * 1e-3);
-        ck_assert_msg(sid_step_jvp(w->p.m, w->p.theta, w->p.ws, SID_EULER, 1e-3, w->Q[k], w->V[k], u, 1, thd, qd, vd,
-                                   scratch, &err) == SID_OK, "%s", err.msg);
-        for (int i = 0; i < n; i++) fwd += w->wq[k + 1][i] * qd[i] + w->wv[k + 1][i] * vd[i];
-    }
-    fprintf(stderr, "constraint limit forward mode: w.(J xdot) %.15g, (J^T w).xdot %.15g, relative difference %.2e\n",
-            fwd, rev, fabs(fwd - rev) / fabs(rev));
-    ck_assert_msg(fabs(fwd - rev) <= 1e-10 * fabs(rev), "forward %.15g, reverse %.15g", fwd, rev);
-    free(thd);
-    free(thetabar);
-    ours_free(&w->p);
-    free(w);
+    rig_win_forward_mode(w, "constraint limit");
+    rig_win_free(w);
 }
 END_TEST
 
 START_TEST(taped_adjoint)
 {
-    window *w = calloc(1, sizeof *w);
-    win_make(w, 3, 43);
-    const int n = w->c.n, np = sid_model_nparam(w->p.m);
-    sid_error err = {0};
-    const sid_step_variant *sv = sid_step_variant_find(w->p.m, SID_EULER, &err);
-    ck_assert_ptr_nonnull(sv);
-    const sid_step_ctx c = sid_step_context(sv, w->p.m, w->p.theta, w->p.ws, 1e-3);
-    double *rec = malloc(sizeof(double) * (size_t)sv->record_size(w->p.m));
-    double *t1 = calloc((size_t)np, sizeof(double)), *t2 = calloc((size_t)np, sizeof(double));
-    double worst = 0, scale = 0;
-    win_loss(w);
-    for (int k = 0; k < NSTEP; k++) {
-        double u[MAXJ], q1[MAXJ], v1[MAXJ], qb1[MAXJ] = {0}, vb1[MAXJ] = {0}, qb2[MAXJ] = {0}, vb2[MAXJ] = {0};
-        for (int i = 0; i < n; i++) u[i] = torque(&w->c, i, k * 1e-3);
-        ck_assert_int_eq(sid_step_take(sv, &c, w->Q[k], w->V[k], u, q1, v1, rec, &err), SID_OK);
-        memset(t1, 0, sizeof(double) * (size_t)np);
-        memset(t2, 0, sizeof(double) * (size_t)np);
-        ck_assert_int_eq(sv->vjp(&c, w->Q[k], w->V[k], u, w->wq[k + 1], w->wv[k + 1], qb1, vb1, t1, &err), SID_OK);
-        ck_assert_int_eq(sv->vjp_taped(&c, w->Q[k], w->V[k], u, rec, w->wq[k + 1], w->wv[k + 1], qb2, vb2, t2, &err),
-                         SID_OK);
-        for (int i = 0; i < n; i++) {
-            worst = fmax(worst, fmax(fabs(qb1[i] - qb2[i]), fabs(vb1[i] - vb2[i])));
-            scale = fmax(scale, fmax(fabs(qb1[i]), fabs(vb1[i])));
-        }
-        for (int j = 0; j < np; j++) worst = fmax(worst, fabs(t1[j] - t2[j])), scale = fmax(scale, fabs(t1[j]));
-    }
-    fprintf(stderr, "constraint limit taped adjoint vs re-solving adjoint: max difference %.2e (largest %.2e)\n",
-            worst, scale);
-    ck_assert_msg(worst <= 1e-12 * scale, "taped %g off, scale %g", worst, scale);
-    free(t1);
-    free(t2);
-    free(rec);
-    ours_free(&w->p);
-    free(w);
+    rig_window *w = win_make(3, 43);
+    rig_win_taped(w, 0, "constraint limit", "largest");
+    rig_win_free(w);
 }
 END_TEST
 
@@ -568,10 +334,10 @@ END_TEST
 
 START_TEST(misuse)
 {
-    chain c;
+    rig_chain c;
     make_chain(&c, 1, 3, 0);
-    ours p;
-    ours_make(&p, &c, "constraint");
+    rig_model p;
+    rig_model_make(&p, &c, dry_if(&c), "constraint");
     sid_error err = {0};
     double q[1] = {0}, v[1] = {0}, u[1] = {0}, q1[1], v1[1];
     ck_assert_int_eq(sid_step(p.m, p.theta, p.ws, SID_RK4, 1e-3, q, v, u, q1, v1, &err), SID_ERR_INPUT);
@@ -581,15 +347,15 @@ START_TEST(misuse)
         ck_assert_msg(!strstr(sid_model_param(p.m, j)->name, "limit.stiffness") &&
                           !strstr(sid_model_param(p.m, j)->name, "limit.damping"),
                       "%s", sid_model_param(p.m, j)->name);
-    ours_free(&p);
+    rig_model_free(&p);
     /* the spring model stays the default (RK4 fine, no rows) */
-    ours_make(&p, &c, "spring");
+    rig_model_make(&p, &c, dry_if(&c), "spring");
     ck_assert_ptr_null(p.ws->dry);
     ck_assert_int_eq(sid_step(p.m, p.theta, p.ws, SID_RK4, 1e-3, q, v, u, q1, v1, &err), SID_OK);
-    ours_free(&p);
+    rig_model_free(&p);
     static char buf[8192];
     sid_robot_desc d;
-    int n = fmt_json(&c, buf, sizeof buf, "bouncy");
+    int n = rig_json(&c, buf, sizeof buf, dry_if(&c), "bouncy");
     ck_assert_int_ne(robot_json_parse("chain.json", buf, (size_t)n, &d, NULL, &err), 0);
     ck_assert_msg(strstr(err.msg, "joints[0].limit.model") && strstr(err.msg, "\"constraint\""), "%s", err.msg);
     const char *stiff = "{\"name\": \"s\", \"links\": [{\"name\": \"a\"}, {\"name\": \"b\", \"mass\": 1, "
