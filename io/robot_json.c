@@ -407,7 +407,8 @@ static int read_motor(reader *r, const cJSON *v, const char *where, sid_joint_de
     if (j->has_delay && j->has_servo_limit) {
         char pk[PATH_LEN];
         join(pk, p, "delay");
-        return expected(r, pk, "no delay on a servo with a torque limit (not supported: its torque is not linear in the command)", NULL);
+        return expected(r, pk, "no delay on a servo with a torque limit (not supported: its torque is not linear in the command)",
+                        cJSON_GetObjectItemCaseSensitive(mo, "delay"));
     }
     if (j->motor == SID_MOTOR_VELOCITY && !cJSON_GetObjectItemCaseSensitive(mo, "kd")) {
         char pk[PATH_LEN];

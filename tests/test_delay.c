@@ -232,6 +232,42 @@ START_TEST(delay_recovery)
 }
 END_TEST
 
+/* At d = 0 (the bound) the derivative is the one-sided one toward larger delays: adjoint and
+ * forward mode against (L(e) - L(0)) / e, e = 1e-9 s, relative 1e-4 (the forward difference's
+ * O(e) error over a 1e-3 s sample, with the loss's curvature there, is ~1e-6 of the slope). */
+START_TEST(delay_gradient_at_zero)
+{
+    double *tht, *th;
+    sid_model *m = dp_model(1, 3.4 * DT, 12.7 * DT, &tht);
+    sid_traj *tr = tu_synth_log(m, tht, 500, DT, 1.0, 11);
+    sid_model_free(m), sid_free(tht);
+    m = dp_model(1, 0, 0, &th);
+    sid_loss_opts lo;
+    sid_loss_opts_defaults(&lo);
+    lo.sim.substeps = 2, lo.threads = 1;
+    const sid_traj *logs[1] = {tr};
+    sid_problem *p;
+    sid_error err = {0};
+    ck_assert(sid_problem_create(&p, m, logs, 1, &lo, &err) == SID_OK);
+    const int np = sid_model_nparam(m);
+    double L, *g = calloc((size_t)np, sizeof(double));
+    ck_assert(sid_problem_loss(p, th, NULL, &L, g, NULL, &err) == SID_OK);
+    const int idx[2] = {param(m, "joints.shoulder.motor.delay"), param(m, "joints.elbow.motor.delay")};
+    for (int c = 0; c < 2; c++) {
+        const double e = 1e-9;
+        double Lp;
+        th[idx[c]] = e;
+        ck_assert(sid_problem_loss(p, th, NULL, &Lp, NULL, NULL, &err) == SID_OK);
+        th[idx[c]] = 0;
+        const double fd = (Lp - L) / e, er = fabs(g[idx[c]] - fd) / fabs(fd);
+        fprintf(stderr, "delay at 0, joint %d: adjoint %.10g, one-sided fd %.10g (rel %.1e)\n", c, g[idx[c]], fd, er);
+        ck_assert_msg(fabs(fd) * DT > 0.01 * L, "no gradient to check (%g at loss %g)", fd, L);
+        ck_assert_msg(er < 1e-4, "relative error %g", er);
+    }
+    free(g), sid_problem_free(p), sid_traj_free(tr), sid_model_free(m), sid_free(th);
+}
+END_TEST
+
 Suite *delay_suite(void)
 {
     Suite *s = suite_create("delay");
@@ -240,6 +276,7 @@ Suite *delay_suite(void)
     tcase_add_test(tc, zero_delay_is_hold);
     tcase_add_test(tc, delay_is_shifted_command);
     tcase_add_test(tc, delay_gradient_matches_fd);
+    tcase_add_test(tc, delay_gradient_at_zero);
     tcase_add_test(tc, delay_recovery);
     suite_add_tcase(s, tc);
     return s;
