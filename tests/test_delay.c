@@ -136,9 +136,9 @@ START_TEST(delay_is_shifted_command)
 END_TEST
 
 /* dL/dd by the adjoint and by forward mode (sum over windows of r . J / nres) against central
- * differences of the loss, step 1e-7 s (a tenth of a millisecond sample's thousandth: no
- * sample boundary inside), relative 1e-6: the loss is smooth there to 1e-14 of rounding over
- * a 1e-7 step, so the difference's error is ~1e-7 truncation-free rounding plus O(step^2). */
+ * differences of the loss, step 1e-7 s (1e-4 of a 1 ms sample: no sample boundary between
+ * the two points at these fractional delays), relative 1e-6: the loss is smooth between
+ * boundaries, so the difference's error is O(step^2) plus rounding, ~1e-9 here. */
 static double check_grad(sid_integrator integ, int substeps, double D0, double D1, double start_d)
 {
     double *tht, *th;
@@ -186,6 +186,20 @@ static double check_grad(sid_integrator integ, int substeps, double D0, double D
         worst = fmax(worst, fmax(ea, ef));
     }
     ck_assert_msg(worst < 1e-6, "relative error %g", worst);
+    /* across a sample boundary (joint 0 at exactly 5 samples) the loss is continuous: its jump
+     * over +-e, e = 1e-10 s, stays within e times the two sides' slopes (adjoint), plus rounding */
+    const double e = 1e-10, x0 = th[idx[0]];
+    double Lp, Lm, gp, gm;
+    th[idx[0]] = 5 * DT + e;
+    ck_assert(sid_problem_loss(p, th, NULL, &Lp, g, NULL, &err) == SID_OK);
+    gp = g[idx[0]];
+    th[idx[0]] = 5 * DT - e;
+    ck_assert(sid_problem_loss(p, th, NULL, &Lm, g, NULL, &err) == SID_OK);
+    gm = g[idx[0]];
+    th[idx[0]] = x0;
+    fprintf(stderr, "delay across a sample boundary: L(5 samples +- 1e-10 s) jumps %.2e (slopes %.4g, %.4g)\n",
+            Lp - Lm, gp, gm);
+    ck_assert_msg(fabs(Lp - Lm) <= e * (fabs(gp) + fabs(gm)) * 1.01 + 1e-15 * L, "jump %g", Lp - Lm);
     free(g), sid_problem_free(p), sid_traj_free(tr), sid_model_free(m), sid_free(th);
     return worst;
 }
