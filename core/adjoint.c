@@ -3,6 +3,7 @@
  * back, adding each sample's residual seed dL/dx_k to the state adjoint as it passes
  * (ADJOINT.md, "Across a window"). Windows restart from their own start states, so no adjoint
  * flows from one window to the previous. */
+#include "delay.h"
 #include "problem.h"
 
 #include <string.h>
@@ -31,8 +32,9 @@ sid_status sid_adjoint_window(const sid_problem *p, lane *L, const double *theta
                                   &dummy, NULL, NULL, xbar, thetabar);
             const double dt = tr->t[k + 1] - tr->t[k];
             const int nsub = sid_substeps(&p->o.sim, dt);
-            const double h = dt / nsub, *u = tr->u + (size_t)k * (size_t)nv;
+            const double h = dt / nsub, *u = sid_delay_u(m, theta, tr, k, L->ws);
             const sid_step_ctx c = sid_step_context(p->step, m, theta, L->ws, h);
+            sid_delay_vjp_begin(m, thetabar, L->ws);
             for (int j = nsub - 1; j >= 0; j--) {
                 const double *xs = L->tape + (size_t)(L->tape_sample[k - ka] + j) * (size_t)p->stride;
                 memset(xbar1, 0, sizeof(double) * (size_t)nx);
@@ -40,6 +42,7 @@ sid_status sid_adjoint_window(const sid_problem *p, lane *L, const double *theta
                     return s;
                 memcpy(xbar, xbar1, sizeof(double) * (size_t)nx);
             }
+            sid_delay_vjp_end(m, theta, tr, k, thetabar, L->ws);
         }
     }
     if (w->ra == w->k0) sid_loss_residual(p, theta, tr, w->k0, L->cp, &dummy, NULL, NULL, xbar, thetabar);

@@ -6,6 +6,8 @@
  * reaches them (jacobian.h), so a window of any length needs one block's memory. */
 #include "jacobian.h"
 
+#include "delay.h"
+
 #include <string.h>
 
 int sid_problem_window_rows(const sid_problem *p, int w)
@@ -148,10 +150,11 @@ static sid_status window_rows_fd(const sid_problem *p, lane *L, sid_jac_work *jw
         if (k == win->k1) break;
         const double dt = tr->t[k + 1] - tr->t[k];
         const int nsub = sid_substeps(&p->o.sim, dt);
-        const double h = dt / nsub, *u = tr->u + (size_t)k * (size_t)nv;
+        const double h = dt / nsub;
         for (int j = 0; j < copies; j++) {
             double *x = jw->xs + (size_t)j * (size_t)nx;
             fd_theta(jw, theta, idx, j, th);
+            const double *u = sid_delay_u(m, th, tr, k, L->ws);
             const sid_step_ctx c = sid_step_context(p->step, m, th, L->ws, h);
             for (int i = 0; i < nsub; i++) {
                 if ((s = sid_step_take(p->step, &c, x, x + nq, u, L->x1, L->x1 + nq, NULL, err))) return s;
@@ -200,8 +203,9 @@ static sid_status window_rows_tangent(const sid_problem *p, lane *L, sid_jac_wor
     for (int k = win->k0; k < win->k1; k++) {
         const double dt = tr->t[k + 1] - tr->t[k];
         const int nsub = sid_substeps(&p->o.sim, dt);
-        const double h = dt / nsub, *u = tr->u + (size_t)k * (size_t)nv;
+        const double h = dt / nsub, *u = sid_delay_u(m, theta, tr, k, L->ws);
         const sid_step_ctx c = sid_step_context(p->step, m, theta, L->ws, h);
+        sid_delay_jvp_seed(m, theta, tr, k, ndir, nfree, idx, thd);
         for (int j = 0; j < nsub; j++) {
             if ((s = sid_step_tangent(p->step, &c, x, x + nq, u, ndir, thd, qdot, vdot, jw->scratch, err)) ||
                 (s = sid_step_take(p->step, &c, x, x + nq, u, L->x1, L->x1 + nq, NULL, err)))

@@ -32,6 +32,7 @@ typedef struct {
     int p_limit_lower, p_limit_upper;   /* the limit's bounds; -1 where unbounded */
     int p_servo;              /* kd [, kp]; -1 unless a servo */
     int p_servo_limit;        /* a servo's torque limit; -1 where absent (no saturation) */
+    int p_delay;              /* the motor's command delay (delay.h); -1 where absent (no delay) */
     sid_motor_input motor;
     int dry;                  /* 1: its coulomb is dry friction (dry_friction.h), not the smooth force */
     int climit;               /* 1: its limit is the constraint model (a QP row per bound, dry_friction.h) */

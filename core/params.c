@@ -87,6 +87,10 @@ static const sid_param_row table[] = {
      NULL, SID_RANGE_POSITIVE, 1, {NONE}, 1, 10, JOINT(kp), 1},
     {SID_P_SERVO_LIMIT, SID_OWNER_JOINT, "motor.limit", 1, 0, NULL, SID_ON_SERVO_LIMIT, SID_BLOCK_SERVO_LIMIT, "N*m",
      "N", NULL, SID_RANGE_POSITIVE, 0, {NONE}, 1, 1, JOINT(servo_limit), 0},
+    /* the command delay (delay.h): a row only where robot.json gives it (so models without one
+     * are today's, parameter for parameter), not fitted by default */
+    {SID_P_DELAY, SID_OWNER_JOINT, "motor.delay", 1, 0, NULL, SID_ON_DELAY, SID_BLOCK_DELAY, "s", NULL, NULL,
+     SID_RANGE_NONNEGATIVE, 0, {0}, 0, 0.01, JOINT(delay), 0},
     /* the position limit (joint_limit.h): bounds as given (each may be absent: unbounded), gains
      * computed where absent (sid_model_absent_values); none fitted by default, since joints in
      * normal logs never reach their limits */
@@ -175,6 +179,7 @@ int sid_param_exists(const sid_param_row *row, const sid_robot_desc *d, int owne
     case SID_ON_POSITION_SERVO: return dof && j->motor == SID_MOTOR_POSITION;
     case SID_ON_SERVO_LIMIT:
         return dof && (j->motor == SID_MOTOR_POSITION || j->motor == SID_MOTOR_VELOCITY) && j->has_servo_limit;
+    case SID_ON_DELAY: return dof && j->motor != SID_MOTOR_NONE && j->has_delay;
     }
     return 0;
 }
@@ -198,6 +203,7 @@ const char *sid_param_on_what(sid_param_on on)
     case SID_ON_SERVO: return "only a position or velocity servo has it";
     case SID_ON_POSITION_SERVO: return "only a position servo has it";
     case SID_ON_SERVO_LIMIT: return "only a servo with a torque limit has it";
+    case SID_ON_DELAY: return "only a joint with a motor and a given motor.delay has it";
     case SID_ON_ALWAYS: break;
     }
     return "the element has none";

@@ -8,6 +8,7 @@
  * pass re-simulates one segment at a time onto the tape: memory O(N/C + C), one extra
  * forward pass. Either way the cost does not depend on the number of parameters
  * (ADJOINT.md, "Across a window"). */
+#include "delay.h"
 #include "problem.h"
 
 #include <string.h>
@@ -35,7 +36,7 @@ sid_status sid_rollout_span(const sid_problem *p, lane *L, const double *theta, 
     for (int k = ka; k < kb; k++) {
         const double dt = tr->t[k + 1] - tr->t[k];
         const int nsub = sid_substeps(&p->o.sim, dt);
-        const double h = dt / nsub, *u = tr->u + (size_t)k * (size_t)nv;
+        const double h = dt / nsub, *u = sid_delay_u(m, theta, tr, k, L->ws);
         const sid_step_ctx c = sid_step_context(p->step, m, theta, L->ws, h);
         if (tape) L->tape_sample[k - ka] = e;
         for (int j = 0; j < nsub; j++, e++) {

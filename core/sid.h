@@ -99,6 +99,9 @@ typedef struct {
     double kp, kd;
     int has_servo_limit;
     double servo_limit;
+    /* Command delay [s] (delay.h): the motor sees the command of t - delay; a row only where given */
+    int has_delay;
+    double delay;
     double offset;            /* encoder offset: measured q = q + offset [rad or m] */
     double torque_bias;       /* constant generalised force added to the joint's [N·m or N] */
     /* Position limit (a revolute or prismatic joint's "limit"), a soft constraint (joint_limit.h):
@@ -183,7 +186,8 @@ typedef enum {
     SID_P_GROUND_HEIGHT, SID_P_GROUND_STIFFNESS, SID_P_GROUND_DAMPING, SID_P_GROUND_FRICTION,
     SID_P_GROUND_WIDTH, SID_P_GROUND_SMOOTHING, /* owner = -1 */
     SID_P_LIMIT_LOWER, SID_P_LIMIT_UPPER, SID_P_LIMIT_STIFFNESS, SID_P_LIMIT_DAMPING,  /* owner = joint index */
-    SID_P_KP, SID_P_KD, SID_P_SERVO_LIMIT       /* owner = joint index */
+    SID_P_KP, SID_P_KD, SID_P_SERVO_LIMIT,      /* owner = joint index */
+    SID_P_DELAY                                 /* owner = joint index */
 } sid_param_kind;
 
 /* What a parameter belongs to: its name and JSON path start with the owner's. */
@@ -196,14 +200,14 @@ typedef enum { SID_OWNER_ROBOT, SID_OWNER_LINK, SID_OWNER_JOINT, SID_OWNER_GROUN
 typedef enum {
     SID_ON_ALWAYS, SID_ON_MASS, SID_ON_ORIGIN, SID_ON_DOF, SID_ON_STRIBECK, SID_ON_MOTOR, SID_ON_VOLTAGE,
     SID_ON_LIMIT, SID_ON_LIMIT_LOWER, SID_ON_LIMIT_UPPER, SID_ON_ELECTRIC, SID_ON_SERVO, SID_ON_POSITION_SERVO,
-    SID_ON_SERVO_LIMIT, SID_ON_LIMIT_SPRING
+    SID_ON_SERVO_LIMIT, SID_ON_LIMIT_SPRING, SID_ON_DELAY
 } sid_param_on;
 typedef enum { SID_RANGE_ANY, SID_RANGE_NONNEGATIVE, SID_RANGE_POSITIVE } sid_param_range;
 /* The block of theta a row's numbers live in (model.h's P_* offsets index a block). */
 typedef enum {
     SID_BLOCK_GRAVITY, SID_BLOCK_INERTIAL, SID_BLOCK_ORIGIN, SID_BLOCK_DOF, SID_BLOCK_STRIBECK, SID_BLOCK_MOTOR,
     SID_BLOCK_GROUND, SID_BLOCK_SPHERE, SID_BLOCK_LIMIT_LOWER, SID_BLOCK_LIMIT_UPPER, SID_BLOCK_LIMIT,
-    SID_BLOCK_SERVO, SID_BLOCK_SERVO_LIMIT
+    SID_BLOCK_SERVO, SID_BLOCK_SERVO_LIMIT, SID_BLOCK_DELAY
 } sid_param_block;
 
 /* One row of the parameter table: a kind, or a part of one (the inertia's moments and products). */

@@ -2,6 +2,7 @@
  * Each log interval is simulated with its own length, split into equal substeps; the command
  * of the interval's first sample is held over it. */
 #include "simulate.h"
+#include "delay.h"
 
 #include <math.h>
 #include <string.h>
@@ -84,7 +85,7 @@ sid_status sid_simulate(const sid_model *m, const double *theta, const sid_traj 
         const double dt = tr->t[k + 1] - tr->t[k];
         const int nsub = sid_substeps(o, dt);
         const double h = dt / nsub;
-        const double *u = tr->u + (size_t)k * (size_t)nv;
+        const double *u = sid_delay_u(m, theta, tr, k, ws);
         for (int j = 0; j < nsub; j++) {
             if ((s = sid_step(m, theta, ws, o->integrator, h, q, v, u, q1, v1, err))) {
                 sid_error_prefix(err, "t = %g s (sample %d)", tr->t[k], k);

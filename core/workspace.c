@@ -47,6 +47,8 @@ static sid_workspace *carve(const sid_model *m, sid_carve *c)
     w.rhs = sid_carve_take(c, nv, sizeof *w.rhs);
     w.tmp = sid_carve_take(c, nv, sizeof *w.tmp);
     w.w = sid_carve_take(c, nv, sizeof *w.w);
+    w.ud = sid_carve_take(c, nv, sizeof *w.ud);
+    w.dsave = sid_carve_take(c, nv, sizeof *w.dsave);
     w.rk = sid_carve_take(c, (3 * nq + 7 * nv), sizeof *w.rk);
     w.rkbar = sid_carve_take(c, (9 * nv + nq), sizeof *w.rkbar);
     w.Lst = sid_carve_take(c, 4 * nv * nv, sizeof *w.Lst);

@@ -401,6 +401,15 @@ static int read_motor(reader *r, const cJSON *v, const char *where, sid_joint_de
      * so it cannot be left to its default 0 (kp, a position servo's, is required by its row) */
     if (j->motor == SID_MOTOR_POSITION || j->motor == SID_MOTOR_VELOCITY)
         j->has_servo_limit = cJSON_GetObjectItemCaseSensitive(mo, "limit") != NULL;
+    /* a delay exists where given (delay.h); a saturating servo's torque is not linear in the
+     * command, which the delay's exact derivative needs */
+    j->has_delay = cJSON_GetObjectItemCaseSensitive(mo, "delay") != NULL;
+    if (j->has_delay && j->has_servo_limit) {
+        char pk[PATH_LEN];
+        join(pk, p, "delay");
+        return expected(r, pk, "no delay on a servo with a torque limit (not supported: its torque is not linear in the command)",
+                        cJSON_GetObjectItemCaseSensitive(mo, "delay"));
+    }
     if (j->motor == SID_MOTOR_VELOCITY && !cJSON_GetObjectItemCaseSensitive(mo, "kd")) {
         char pk[PATH_LEN];
         join(pk, p, "kd");

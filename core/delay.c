@@ -1,0 +1,96 @@
+/* delay.c — the delayed command and its derivative (delay.h). */
+#include "delay.h"
+
+#include <string.h>
+
+int sid_delay_any(const sid_model *m)
+{
+    for (int b = 1; b < m->nbody; b++)
+        if (m->body[b].p_delay >= 0) return 1;
+    return 0;
+}
+
+/* The command of joint column i at t_k - d, and its slope in d. */
+static double delayed(const sid_traj *tr, int k, int i, double d, double *slope)
+{
+    const int nv = tr->nv;
+    const double s = tr->t[k] - d;
+    *slope = 0;
+    if (s <= tr->t[0] && d > 0) return tr->u[i];
+    if (k == 0) return tr->u[i];   /* the first command, before the log and at its start */
+    int a = k - 1;   /* d < 0 (a central difference at 0) extrapolates the last interval */
+    while (a > 0 && tr->t[a] >= s) a--;   /* t_a < s <= t_{a+1} */
+    const double ua = tr->u[(size_t)a * (size_t)nv + (size_t)i], ub = tr->u[(size_t)(a + 1) * (size_t)nv + (size_t)i];
+    const double dt = tr->t[a + 1] - tr->t[a], f = (s - tr->t[a]) / dt;
+    *slope = -(ub - ua) / dt;
+    /* d = 0 is today's hold exactly (f = 1 up to rounding) */
+    return d == 0 || f == 1 ? ub : ua + f * (ub - ua);
+}
+
+/* dF_i/du_i of the joint's motor (delay.h) */
+static double gain(const sid_body *bd, const double *theta)
+{
+    const double *pm = theta + bd->p_motor, G = pm[P_GEAR];
+    if (bd->p_servo >= 0) {
+        const double *ps = theta + bd->p_servo;
+        return G * (bd->motor == SID_MOTOR_POSITION ? ps[P_KP] : ps[P_KD]);
+    }
+    return bd->motor == SID_MOTOR_VOLTAGE ? G * pm[P_KT] / pm[P_RESISTANCE] : G * pm[P_KT];
+}
+
+const double *sid_delay_u(const sid_model *m, const double *theta, const sid_traj *tr, int k, sid_workspace *ws)
+{
+    const int nv = m->nv;
+    const double *u = tr->u + (size_t)k * (size_t)nv;
+    if (!sid_delay_any(m)) return u;
+    memcpy(ws->ud, u, sizeof(double) * (size_t)nv);
+    for (int b = 1; b < m->nbody; b++) {
+        const sid_body *bd = &m->body[b];
+        double slope;
+        if (bd->p_delay >= 0) ws->ud[bd->vadr] = delayed(tr, k, bd->vadr, theta[bd->p_delay], &slope);
+    }
+    return ws->ud;
+}
+
+void sid_delay_vjp_begin(const sid_model *m, double *thetabar, sid_workspace *ws)
+{
+    for (int b = 1; b < m->nbody; b++) {
+        const sid_body *bd = &m->body[b];
+        if (bd->p_delay < 0) continue;
+        ws->dsave[bd->vadr] = thetabar[bd->p_dof + P_TORQUE_BIAS];
+        thetabar[bd->p_dof + P_TORQUE_BIAS] = 0;
+    }
+}
+
+void sid_delay_vjp_end(const sid_model *m, const double *theta, const sid_traj *tr, int k, double *thetabar,
+                       sid_workspace *ws)
+{
+    for (int b = 1; b < m->nbody; b++) {
+        const sid_body *bd = &m->body[b];
+        if (bd->p_delay < 0) continue;
+        double slope;
+        (void)delayed(tr, k, bd->vadr, theta[bd->p_delay], &slope);
+        double *tb = thetabar + bd->p_dof + P_TORQUE_BIAS;
+        const double share = *tb;
+        thetabar[bd->p_delay] += share * gain(bd, theta) * slope;
+        *tb = ws->dsave[bd->vadr] + share;
+    }
+}
+
+void sid_delay_jvp_seed(const sid_model *m, const double *theta, const sid_traj *tr, int k, int ndir, int nfree,
+                        const int *idx, double *thetadot)
+{
+    const size_t np = (size_t)m->nparam;
+    for (int b = 1; b < m->nbody; b++) {
+        const sid_body *bd = &m->body[b];
+        if (bd->p_delay < 0) continue;
+        const int ib = bd->p_dof + P_TORQUE_BIAS;
+        double slope = 0;
+        if (tr) (void)delayed(tr, k, bd->vadr, theta[bd->p_delay], &slope);
+        const double gs = tr ? gain(bd, theta) * slope : 0;
+        for (int d = 0; d < ndir; d++) {
+            double *td = thetadot + (size_t)d * np;
+            td[ib] = (d < nfree && idx[d] == ib ? 1 : 0) + td[bd->p_delay] * gs;
+        }
+    }
+}
