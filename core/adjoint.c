@@ -4,6 +4,7 @@
  * (ADJOINT.md, "Across a window"). Windows restart from their own start states, so no adjoint
  * flows from one window to the previous. */
 #include "problem.h"
+#include "push.h"
 
 #include <string.h>
 
@@ -33,13 +34,18 @@ sid_status sid_adjoint_window(const sid_problem *p, lane *L, const double *theta
             const int nsub = sid_substeps(&p->o.sim, dt);
             const double h = dt / nsub, *u = tr->u + (size_t)k * (size_t)nv;
             const sid_step_ctx c = sid_step_context(p->step, m, theta, L->ws, h);
+            L->ws->push = sid_push_at(tr, m->nbody, k);
             for (int j = nsub - 1; j >= 0; j--) {
                 const double *xs = L->tape + (size_t)(L->tape_sample[k - ka] + j) * (size_t)p->stride;
                 memset(xbar1, 0, sizeof(double) * (size_t)nx);
-                if ((s = p->step->vjp_taped(&c, xs, xs + nq, u, xs + nx, xbar, xbar + nq, xbar1, xbar1 + nq, thetabar, err)))
+                s = p->step->vjp_taped(&c, xs, xs + nq, u, xs + nx, xbar, xbar + nq, xbar1, xbar1 + nq, thetabar, err);
+                if (s) {
+                    L->ws->push = NULL;
                     return s;
+                }
                 memcpy(xbar, xbar1, sizeof(double) * (size_t)nx);
             }
+            L->ws->push = NULL;
         }
     }
     if (w->ra == w->k0) sid_loss_residual(p, theta, tr, w->k0, L->cp, &dummy, NULL, NULL, xbar, thetabar);

@@ -370,6 +370,8 @@ typedef struct {
     double *q;            /* (n x nq) measured positions (encoder offset included) */
     double *qd;           /* (n x nv) measured velocities, or NULL when the log has none */
     double *u;            /* (n x nv) motor commands, 0 where a joint has no motor */
+    double *push;         /* (n x 12 nbody) logged external wrenches on the links (core/push.h), or
+                           * NULL: none; sid_traj_free frees it (sid_alloc) */
 } sid_traj;
 
 sid_traj *sid_traj_create(int n, int nq, int nv, int has_qd);

@@ -2,6 +2,7 @@
  * Each log interval is simulated with its own length, split into equal substeps; the command
  * of the interval's first sample is held over it. */
 #include "simulate.h"
+#include "push.h"
 
 #include <math.h>
 #include <string.h>
@@ -85,6 +86,7 @@ sid_status sid_simulate(const sid_model *m, const double *theta, const sid_traj 
         const int nsub = sid_substeps(o, dt);
         const double h = dt / nsub;
         const double *u = tr->u + (size_t)k * (size_t)nv;
+        ws->push = sid_push_at(tr, m->nbody, k);
         for (int j = 0; j < nsub; j++) {
             if ((s = sid_step(m, theta, ws, o->integrator, h, q, v, u, q1, v1, err))) {
                 sid_error_prefix(err, "t = %g s (sample %d)", tr->t[k], k);
