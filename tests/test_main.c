@@ -40,6 +40,7 @@ Suite *fit_hooks_suite(void);
 Suite *dry_friction_suite(void);
 Suite *limit_constraint_suite(void);
 Suite *servo_suite(void);
+Suite *pushes_suite(void);
 
 /* name: as the suite's own suite_create gives it (CK_RUN_SUITE compares against that) */
 static const struct {
@@ -73,6 +74,7 @@ static const struct {
     {"dry_friction", dry_friction_suite},
     {"limit_constraint", limit_constraint_suite},
     {"servo", servo_suite},
+    {"pushes", pushes_suite},
 };
 enum { NSUITE = (int)(sizeof suites / sizeof suites[0]) };
 
