@@ -1,14 +1,11 @@
 /* push.h — external wrenches on links logged as inputs (FORMATS.md "Logs", f.<link>.*): held
  * over a sample interval like commands, they enter the dynamics as external forces beside a
  * contact model's (fd.c), so RNEA's force pass and its adjoint carry them (push.c).
- * A log's pushes are SID_PUSH_STRIDE numbers per body: a world-frame torque and force, then a
- * link-frame torque and force, each applied at the link's origin. */
+ * A log's layout: sid.h, SID_PUSH_STRIDE. */
 #ifndef SID_PUSH_H
 #define SID_PUSH_H
 
 #include "kinematics.h"
-
-enum { SID_PUSH_WORLD = 0, SID_PUSH_LINK = 6, SID_PUSH_STRIDE = 12 };
 
 /* The pushes of log tr over interval k (nbody x SID_PUSH_STRIDE), or NULL when it has none. */
 const double *sid_push_at(const sid_traj *tr, int nbody, int k);
