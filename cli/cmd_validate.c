@@ -79,6 +79,30 @@ static const char *str(const cJSON *o, const char *key)
     return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, key));
 }
 
+/* The pushes a log gives (f.* columns), as "box: world force, link torque" per link: a part
+ * counts when any sample of it is nonzero. */
+static cJSON *pushes_json(const sid_model *m, const sid_traj *tr)
+{
+    static const char *const part[4] = {"world torque", "world force", "link torque", "link force"};
+    const int nb = sid_model_nbody(m);
+    cJSON *a = cJSON_CreateArray();
+    for (int b = 1; b < nb; b++) {
+        char text[SID_MAX_NAME + 80];
+        size_t n = (size_t)snprintf(text, sizeof text, "%s:", sid_model_link_name(m, b));
+        int any = 0;
+        for (int p = 0; p < 4; p++) {
+            int given = 0;
+            for (int k = 0; k < tr->n && !given; k++)
+                for (int c = 0; c < 3; c++)
+                    given |= tr->push[((size_t)k * (size_t)nb + (size_t)b) * SID_PUSH_STRIDE + (size_t)(3 * p + c)] != 0;
+            if (given && n < sizeof text)
+                n += (size_t)snprintf(text + n, sizeof text - n, "%s %s", any++ ? "," : "", part[p]);
+        }
+        if (any) cJSON_AddItemToArray(a, cJSON_CreateString(text));
+    }
+    return a;
+}
+
 static void print_text(const cJSON *out)
 {
     const cJSON *ro = cJSON_GetObjectItemCaseSensitive(out, "robot"), *lo;
@@ -101,6 +125,9 @@ static void print_text(const cJSON *out)
                num(lo, "dt_max") / med,
                cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(lo, "velocities")) ? "logged"
                                                                                 : "not logged");
+        const cJSON *pu;
+        cJSON_ArrayForEach(pu, cJSON_GetObjectItemCaseSensitive(lo, "pushes"))
+            printf("%s: pushes on %s\n", str(lo, "file"), pu->valuestring);
     }
 }
 
@@ -209,6 +236,7 @@ int cmd_validate(int argc, char **argv)
         add_num(lo, "dt_median", s.dmed);
         add_num(lo, "dt_max", s.dmax);
         cJSON_AddBoolToObject(lo, "velocities", tr->qd != NULL);
+        if (tr->push) cJSON_AddItemToObject(lo, "pushes", pushes_json(m, tr));
         cJSON_AddItemToArray(logs, lo);
     }
     /* the step every other command will simulate these logs with */

@@ -5,6 +5,7 @@
  * flows from one window to the previous. */
 #include "delay.h"
 #include "problem.h"
+#include "push.h"
 
 #include <string.h>
 
@@ -35,14 +36,19 @@ sid_status sid_adjoint_window(const sid_problem *p, lane *L, const double *theta
             const double h = dt / nsub, *u = sid_delay_u(m, theta, tr, k, L->ws);
             const sid_step_ctx c = sid_step_context(p->step, m, theta, L->ws, h);
             sid_delay_vjp_begin(m, thetabar, L->ws);
+            L->ws->push = sid_push_at(tr, m->nbody, k);
             for (int j = nsub - 1; j >= 0; j--) {
                 const double *xs = L->tape + (size_t)(L->tape_sample[k - ka] + j) * (size_t)p->stride;
                 memset(xbar1, 0, sizeof(double) * (size_t)nx);
-                if ((s = p->step->vjp_taped(&c, xs, xs + nq, u, xs + nx, xbar, xbar + nq, xbar1, xbar1 + nq, thetabar, err)))
+                s = p->step->vjp_taped(&c, xs, xs + nq, u, xs + nx, xbar, xbar + nq, xbar1, xbar1 + nq, thetabar, err);
+                if (s) {
+                    L->ws->push = NULL;
                     return s;
+                }
                 memcpy(xbar, xbar1, sizeof(double) * (size_t)nx);
             }
             sid_delay_vjp_end(m, theta, tr, k, thetabar, L->ws);
+            L->ws->push = NULL;
         }
     }
     if (w->ra == w->k0) sid_loss_residual(p, theta, tr, w->k0, L->cp, &dummy, NULL, NULL, xbar, thetabar);

@@ -3,12 +3,14 @@
  * with M the mass matrix, B the armature, D the viscous damping (hd = h: MuJoCo's implicit
  * damping for Euler; hd = 0: the plain forward dynamics), F the motor, friction and joint limit
  * forces and servo torques (the limit's and the servo's depend on q, so their adjoints add to qbar), c
- * the bias forces, and fext the forces of a contact model on the bodies.
+ * the bias forces, and fext the forces of a contact model and the logged pushes (push.h) on the bodies.
  * The adjoint uses the implicit function theorem on the residual
  * R(a; q, v, theta) = F - D v - ID(q, v, a) - B a - hd D a = 0 (ID with fext): with
  * w = A^-1 abar, every input z gets zbar += (dR/dz)^T w, so no derivative of M or of its factor
  * is needed (ADJOINT.md). */
 #include "fd.h"
+
+#include "push.h"
 
 #include <string.h>
 
@@ -18,7 +20,10 @@ static void rnea_fext(const sid_model *m, const double *theta, sid_workspace *ws
 {
     sid_rnea_motion(m, theta, ws, v, a);
     if (fx) fx->forces(m, theta, ws, fx->ctx, ws->fext);
-    sid_rnea_forces(m, ws, fx ? ws->fext : NULL, tau);
+    else if (ws->push)
+        for (int b = 0; b < m->nbody; b++) ws->fext[b] = sid_sv_zero();
+    if (ws->push) sid_push_forces(m, ws, ws->fext);
+    sid_rnea_forces(m, ws, fx || ws->push ? ws->fext : NULL, tau);
 }
 
 /* Reverse of rnea_fext: the forces' adjoint goes back through the contact model's geometry and
@@ -26,11 +31,10 @@ static void rnea_fext(const sid_model *m, const double *theta, sid_workspace *ws
 static void rnea_fext_vjp(const sid_model *m, const double *theta, sid_workspace *ws, const sid_fext_source *fx,
                           const double *q, const double *taubar, double *qbar, double *vbar, double *thetabar)
 {
-    sid_rnea_vjp_forces(m, ws, taubar, fx ? ws->fextbar : NULL);
-    if (fx) {
-        fx->forces_vjp(m, theta, ws, fx->ctx, ws->fextbar, thetabar);
-        sid_world_pose_vjp(m, ws);
-    }
+    sid_rnea_vjp_forces(m, ws, taubar, fx || ws->push ? ws->fextbar : NULL);
+    if (fx) fx->forces_vjp(m, theta, ws, fx->ctx, ws->fextbar, thetabar);
+    if (ws->push) sid_push_forces_vjp(m, ws, ws->fextbar);
+    if (fx || ws->push) sid_world_pose_vjp(m, ws);
     sid_rnea_vjp_motion(m, ws, q, qbar, vbar, thetabar);
 }
 

@@ -5,6 +5,7 @@
  * of simulations perturbed in each column instead. Rows leave in blocks as the simulation
  * reaches them (jacobian.h), so a window of any length needs one block's memory. */
 #include "jacobian.h"
+#include "push.h"
 
 #include "delay.h"
 
@@ -151,17 +152,22 @@ static sid_status window_rows_fd(const sid_problem *p, lane *L, sid_jac_work *jw
         const double dt = tr->t[k + 1] - tr->t[k];
         const int nsub = sid_substeps(&p->o.sim, dt);
         const double h = dt / nsub;
+        L->ws->push = sid_push_at(tr, m->nbody, k);
         for (int j = 0; j < copies; j++) {
             double *x = jw->xs + (size_t)j * (size_t)nx;
             fd_theta(jw, theta, idx, j, th);
             const double *u = sid_delay_u(m, th, tr, k, L->ws);
             const sid_step_ctx c = sid_step_context(p->step, m, th, L->ws, h);
             for (int i = 0; i < nsub; i++) {
-                if ((s = sid_step_take(p->step, &c, x, x + nq, u, L->x1, L->x1 + nq, NULL, err))) return s;
+                if ((s = sid_step_take(p->step, &c, x, x + nq, u, L->x1, L->x1 + nq, NULL, err))) {
+                    L->ws->push = NULL;
+                    return s;
+                }
                 memcpy(x, L->x1, sizeof(double) * (size_t)nx);
             }
             fd_restore(jw, theta, idx, j, th);
         }
+        L->ws->push = NULL;
     }
     return SID_OK;
 }
@@ -226,8 +232,10 @@ sid_status sid_window_jacobian_rows(const sid_problem *p, lane *L, sid_jac_work 
                                     sid_error *err)
 {
     block b = {jw, fn, ctx, 0, 0};
-    const sid_status s = p->m->nfree || p->m->nsphere ? window_rows_fd(p, L, jw, theta, x0w, w, idx, &b, err)
-                                                      : window_rows_tangent(p, L, jw, theta, x0w, w, idx, &b, err);
+    /* forward mode has no pushes yet (sid_step_tangent): a pushed log's windows difference centrally */
+    const int fd = p->m->nfree || p->m->nsphere || p->logs[p->win[w].log]->push;
+    const sid_status s = fd ? window_rows_fd(p, L, jw, theta, x0w, w, idx, &b, err)
+                            : window_rows_tangent(p, L, jw, theta, x0w, w, idx, &b, err);
     if (s) return s;
     block_flush(&b);
     return SID_OK;

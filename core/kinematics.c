@@ -111,7 +111,7 @@ void sid_kinematics(const sid_model *m, const double *theta, sid_workspace *ws, 
         ws->X[b].r = r;
         ws->Q[b] = Q;
     }
-    if (m->nsphere == 0) return;
+    if (m->nsphere == 0 && !ws->push) return;
     /* world poses: R_b = R_p E_b^T, p_b = p_p + R_p r_b */
     ws->Rw[0] = sid_m3_identity();
     ws->pw[0] = sid_v3_make(0, 0, 0);

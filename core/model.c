@@ -208,13 +208,14 @@ sid_status sid_model_create(sid_model **out, double **theta_out, const sid_robot
     m->param = sid_alloc(sizeof(sid_param_info) * (size_t)maxparam);
     m->dof_body = sid_alloc(sizeof(int) * (size_t)n);
     m->dof_name = sid_alloc(sizeof(*m->dof_name) * (size_t)n);
+    m->link_name = sid_alloc(sizeof(*m->link_name) * (size_t)n);
     m->dof_parent = sid_alloc(sizeof(int) * (size_t)(6 * n));
     m->q_name = sid_alloc(sizeof(*m->q_name) * (size_t)(7 * n));
     m->v_name = sid_alloc(sizeof(*m->v_name) * (size_t)(6 * n));
     m->q_angular = sid_alloc(sizeof(int) * (size_t)(7 * n));
     m->v_angular = sid_alloc(sizeof(int) * (size_t)(6 * n));
     m->sphere = sid_alloc(sizeof(sid_sphere) * (size_t)(d->nsphere > 0 ? d->nsphere : 1));
-    if (!m->body || !m->param || !m->dof_body || !m->dof_name || !m->dof_parent || !m->q_name || !m->v_name ||
+    if (!m->body || !m->param || !m->dof_body || !m->dof_name || !m->link_name || !m->dof_parent || !m->q_name || !m->v_name ||
         !m->q_angular || !m->v_angular || !m->sphere) {
         s = sid_error_set(err, SID_ERR_NOMEM, "out of memory");
         goto fail;
@@ -224,6 +225,7 @@ sid_status sid_model_create(sid_model **out, double **theta_out, const sid_robot
     for (int b = 0; b < n; b++) {
         sid_body *bd = &m->body[b];
         bd->link = order[b];
+        snprintf(m->link_name[b], SID_MAX_NAME, "%s", d->link[order[b]].name);
         bd->joint = cof[order[b]];
         bd->parent = bd->joint >= 0 ? body_of_link[d->joint[bd->joint].parent] : -1;
         bd->type = bd->joint >= 0 ? d->joint[bd->joint].type : SID_JOINT_FIXED;
@@ -340,6 +342,7 @@ void sid_model_free(sid_model *m)
     sid_free(m->param);
     sid_free(m->dof_body);
     sid_free(m->dof_name);
+    sid_free(m->link_name);
     sid_free(m->dof_parent);
     sid_free(m->q_name);
     sid_free(m->v_name);
@@ -355,6 +358,16 @@ int sid_model_nparam(const sid_model *m) { return m->nparam; }
 const sid_param_info *sid_model_param(const sid_model *m, int i) { return &m->param[i]; }
 int sid_model_ndof_joints(const sid_model *m) { return m->ndofj; }
 const char *sid_model_dof_joint_name(const sid_model *m, int k) { return m->dof_name[k]; }
+
+int sid_model_nbody(const sid_model *m) { return m->nbody; }
+const char *sid_model_link_name(const sid_model *m, int body) { return m->link_name[body]; }
+
+int sid_model_link_body(const sid_model *m, const char *name)
+{
+    for (int b = 0; b < m->nbody; b++)
+        if (strcmp(m->link_name[b], name) == 0) return b;
+    return -1;
+}
 int sid_model_dof_joint_desc(const sid_model *m, int k) { return m->body[m->dof_body[k]].joint; }
 int sid_model_dof_joint_has_motor(const sid_model *m, int k) { return m->body[m->dof_body[k]].motor != SID_MOTOR_NONE; }
 sid_motor_input sid_model_dof_joint_motor(const sid_model *m, int k) { return m->body[m->dof_body[k]].motor; }

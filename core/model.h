@@ -62,6 +62,7 @@ struct sid_model {
     int *dof_body;            /* (ndofj) body of each moving joint */
     int *dof_parent;          /* (nv) velocity index of the nearest moving ancestor, -1 at the root */
     char (*dof_name)[SID_MAX_NAME];
+    char (*link_name)[SID_MAX_NAME];    /* (nbody) each body's link, for log columns f.<link>.* */
     char (*q_name)[SID_MAX_NAME + 8];   /* (nq), (nv) coordinate names, see sid_model_q_name */
     char (*v_name)[SID_MAX_NAME + 8];
     int *q_angular, *v_angular;          /* (nq), (nv) */

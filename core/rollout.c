@@ -10,6 +10,7 @@
  * (ADJOINT.md, "Across a window"). */
 #include "delay.h"
 #include "problem.h"
+#include "push.h"
 
 #include <string.h>
 
@@ -38,17 +39,20 @@ sid_status sid_rollout_span(const sid_problem *p, lane *L, const double *theta, 
         const int nsub = sid_substeps(&p->o.sim, dt);
         const double h = dt / nsub, *u = sid_delay_u(m, theta, tr, k, L->ws);
         const sid_step_ctx c = sid_step_context(p->step, m, theta, L->ws, h);
+        L->ws->push = sid_push_at(tr, m->nbody, k);
         if (tape) L->tape_sample[k - ka] = e;
         for (int j = 0; j < nsub; j++, e++) {
             double *entry = tape ? tape + (size_t)e * (size_t)p->stride : NULL;
             if (tape) memcpy(entry, x, sizeof(double) * (size_t)nx);
             sid_status s = sid_step_take(p->step, &c, x, x + nq, u, L->x1, L->x1 + nq, tape ? entry + nx : NULL, err);
             if (s) {
+                L->ws->push = NULL;
                 sid_error_prefix(err, "log %d, t = %g s", l + 1, tr->t[k]);
                 return s;
             }
             memcpy(x, L->x1, sizeof(double) * (size_t)nx);
         }
+        L->ws->push = NULL;
         if (sum && k + 1 <= w->rb) sid_loss_residual(p, theta, tr, k + 1, x, sum, sse_q, sse_qd, NULL, NULL);
     }
     if (tape) {

@@ -298,6 +298,10 @@ int sid_model_ndof_joints(const sid_model *m);
 const char *sid_model_dof_joint_name(const sid_model *m, int k);
 int sid_model_dof_joint_desc(const sid_model *m, int k);
 int sid_model_dof_joint_has_motor(const sid_model *m, int k);
+/* The body of the link named name (its pushes' place in sid_traj.push), -1 if none; 0 is the root. */
+int sid_model_link_body(const sid_model *m, const char *name);
+int sid_model_nbody(const sid_model *m);   /* links, the root included: sid_traj.push has 12 numbers each */
+const char *sid_model_link_name(const sid_model *m, int body);
 /* Moving joint k's motor input (SID_MOTOR_NONE: no motor). */
 sid_motor_input sid_model_dof_joint_motor(const sid_model *m, int k);
 int sid_model_dof_joint_is_prismatic(const sid_model *m, int k);
@@ -374,7 +378,13 @@ typedef struct {
     double *q;            /* (n x nq) measured positions (encoder offset included) */
     double *qd;           /* (n x nv) measured velocities, or NULL when the log has none */
     double *u;            /* (n x nv) motor commands, 0 where a joint has no motor */
+    double *push;         /* (n x SID_PUSH_STRIDE nbody) logged external wrenches on the links, or
+                           * NULL: none; sid_traj_free frees it (sid_alloc) */
 } sid_traj;
+/* A log's pushes (FORMATS.md "Logs", f.<link>.*; core/push.h), held over each sample interval like
+ * the commands: per body (sid_model_link_body), a world-frame torque and force (tx ty tz fx fy fz
+ * [N·m, N]) from SID_PUSH_WORLD, then a link-frame one from SID_PUSH_LINK, at the link's origin. */
+enum { SID_PUSH_WORLD = 0, SID_PUSH_LINK = 6, SID_PUSH_STRIDE = 12 };
 
 sid_traj *sid_traj_create(int n, int nq, int nv, int has_qd);
 void sid_traj_free(sid_traj *tr);

@@ -3,6 +3,7 @@
  * of the interval's first sample is held over it. */
 #include "simulate.h"
 #include "delay.h"
+#include "push.h"
 
 #include <math.h>
 #include <string.h>
@@ -86,6 +87,7 @@ sid_status sid_simulate(const sid_model *m, const double *theta, const sid_traj 
         const int nsub = sid_substeps(o, dt);
         const double h = dt / nsub;
         const double *u = sid_delay_u(m, theta, tr, k, ws);
+        ws->push = sid_push_at(tr, m->nbody, k);
         for (int j = 0; j < nsub; j++) {
             if ((s = sid_step(m, theta, ws, o->integrator, h, q, v, u, q1, v1, err))) {
                 sid_error_prefix(err, "t = %g s (sample %d)", tr->t[k], k);

@@ -95,6 +95,8 @@ sid_status sid_step_tangent(const sid_step_variant *sv, const sid_step_ctx *c, c
 {
     if (!sv->jvp || c->m->nfree)
         return sid_error_set(err, SID_ERR_INPUT, "forward-mode derivatives of free joints and contact are not implemented");
+    if (c->ws->push)
+        return sid_error_set(err, SID_ERR_INPUT, "forward-mode derivatives of logged pushes (f.* columns) are not implemented");
     return sv->jvp(c, q, v, u, ndir, thetadot, qdot, vdot, scratch, err);
 }
 

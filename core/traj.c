@@ -31,6 +31,7 @@ void sid_traj_free(sid_traj *tr)
     sid_free(tr->q);
     sid_free(tr->qd);
     sid_free(tr->u);
+    sid_free(tr->push);
     sid_free(tr);
 }
 

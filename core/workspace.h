@@ -43,6 +43,8 @@ struct sid_workspace {
     sid_v3 *pw, *pwbar;
     sid_sv *fext;         /* (nbody) external (contact) force on each body, body coordinates */
     sid_sv *fextbar;      /* (nbody) its adjoint */
+    const double *push;   /* (nbody x SID_PUSH_STRIDE) the logged pushes held this interval, or NULL
+                           * (push.h); whoever steps a log sets it */
     /* composite inertias for the mass matrix: mass, first moment, inertia about the origin */
     double *cm;           /* (nbody) */
     sid_v3 *ch;           /* (nbody) */

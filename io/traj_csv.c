@@ -149,6 +149,8 @@ typedef struct {
     int t0_exact;
     double t0_value;
     char tcell[48], tprev[48];
+    /* pushes (f.<link>.fx ..): sample slots push_base + i, each to push_dst[i] of a body's 12 */
+    int npush, push_base, *push_dst;
     /* empty command cells, held from the row before */
     long nheld;
     int held_line, held_col;
@@ -379,6 +381,9 @@ static int count_logical(const reader *r, const char *key)
     const int pattern = colpattern_is_pattern(key);
     char name[SID_MAX_NAME + 16];
     int n = !pattern && strcmp(key, "t") == 0;
+    for (int c = 0; c < r->ncol; c++)
+        if (strncmp(r->header[c], "f.", 2) == 0)
+            n += pattern ? sid_glob_match(key, r->header[c]) : strcmp(key, r->header[c]) == 0;
     for (int p = 0; p < 4; p++)
         for (int k = 0; k < r->nd; k++) {
             int q0, nq, v0, nv;
@@ -536,6 +541,85 @@ static int check_map(reader *r)
     return 0;
 }
 
+/* A push column f.<link>.<c> (world frame) or f.<link>@link.<c> (link frame), c one of fx fy fz
+ * [N] and tx ty tz [N·m] at the link's origin (core/push.h): its place among a body's 12. */
+static int push_place(reader *r, int c, int *dst)
+{
+    const char *h = r->header[c] + 2, *dot = strrchr(h, '.');
+    static const char *const comp[6] = {"tx", "ty", "tz", "fx", "fy", "fz"};
+    char link[SID_MAX_NAME + 8];
+    if (!dot || dot == h || (size_t)(dot - h) >= sizeof link)
+        return fail(r, "line %d: column %s: expected f.LINK.fx .. f.LINK.tz (or f.LINK@link.fx for "
+                    "the link frame)", r->hline, r->header[c]);
+    memcpy(link, h, (size_t)(dot - h));
+    link[dot - h] = '\0';
+    int frame = SID_PUSH_WORLD, k = -1;
+    char *at = strchr(link, '@');
+    if (at) {
+        if (strcmp(at, "@link") != 0)
+            return fail(r, "line %d: column %s: frame '%s'; expected @link (the link frame) or none (the "
+                        "world frame)", r->hline, r->header[c], at + 1);
+        *at = '\0';
+        frame = SID_PUSH_LINK;
+    }
+    for (int i = 0; i < 6; i++)
+        if (strcmp(dot + 1, comp[i]) == 0)
+            k = i;
+    if (k < 0)
+        return fail(r, "line %d: column %s: component '%s'; expected fx, fy, fz [N] or tx, ty, tz [N*m]",
+                    r->hline, r->header[c], dot + 1);
+    const int b = sid_model_link_body(r->m, link);
+    if (b < 0) {
+        char names[300];
+        size_t n = 0;
+        for (int i = 1; i < sid_model_nbody(r->m) && n + 1 < sizeof names; i++)
+            n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", i > 1 ? ", " : "", sid_model_link_name(r->m, i));
+        return fail(r, "line %d: column %s: the robot has no link '%s' (its moving links: %s)", r->hline,
+                    r->header[c], link, names);
+    }
+    if (b == 0)
+        return fail(r, "line %d: column %s: link '%s' is the root, welded to the world; a push on it moves "
+                    "nothing", r->hline, r->header[c], link);
+    *dst = b * SID_PUSH_STRIDE + frame + k;
+    return 0;
+}
+
+/* Bind every f.* column as a push (held over its interval, like a command). */
+static int bind_pushes(reader *r)
+{
+    r->push_base = r->width;
+    for (int c = 0; c < r->ncol; c++)
+        if (!r->col[c].logical[0] && strncmp(r->header[c], "f.", 2) == 0)
+            r->npush++;
+    if (!r->npush)
+        return 0;
+    r->push_dst = malloc((size_t)r->npush * sizeof *r->push_dst);
+    if (!r->push_dst)
+        return fail(r, "out of memory");
+    int i = 0;
+    for (int c = 0; c < r->ncol; c++) {
+        if (r->col[c].logical[0] || strncmp(r->header[c], "f.", 2) != 0)
+            continue;
+        if (push_place(r, c, &r->push_dst[i]))
+            return -1;
+        for (int j = 0; j < i; j++)
+            if (r->push_dst[j] == r->push_dst[i])
+                return fail(r, "line %d: column %s: another column gives the same push", r->hline, r->header[c]);
+        const int torque = r->push_dst[i] % 6 < 3;
+        colinfo ci;
+        info_init(&ci, r->header[c], "", "", -1);
+        info_kinds(&ci, torque ? UNIT_TORQUE : UNIT_FORCE, 0, 0);
+        snprintf(ci.what, sizeof ci.what, "a push %s", torque ? "torque" : "force");
+        r->col[c].slot = r->push_base + i;
+        snprintf(r->col[c].logical, sizeof r->col[c].logical, "%s", r->header[c]);
+        if (set_conversion(r, c, &ci))
+            return -1;
+        i++;
+    }
+    r->width += r->npush;
+    return 0;
+}
+
 static int on_header(reader *r)
 {
     r->col = calloc((size_t)r->ncol, sizeof *r->col);
@@ -569,6 +653,8 @@ static int on_header(reader *r)
         nqd += got;
     }
     if (nqd > 0 && nqd < r->nv && check_all_qd(r))
+        return -1;
+    if (bind_pushes(r))
         return -1;
     if (r->failed)
         return -1;
@@ -985,6 +1071,13 @@ static sid_traj *build(reader *r)
         return NULL;
     }
     const int nm = coords_motor(r->m, mc);
+    const size_t per = (size_t)sid_model_nbody(r->m) * SID_PUSH_STRIDE;
+    if (r->npush && !(tr->push = sid_alloc((size_t)r->nrow * per * sizeof(double)))) {
+        free(mc);
+        sid_traj_free(tr);
+        sid_error_set(r->err, SID_ERR_NOMEM, "%s: out of memory", r->path);
+        return NULL;
+    }
     for (int i = 0; i < r->nrow; i++) {
         const double *row = r->val + (size_t)i * (size_t)r->width;
         tr->t[i] = row[0];
@@ -993,6 +1086,8 @@ static sid_traj *build(reader *r)
             memcpy(tr->qd + (size_t)i * (size_t)nv, row + 1 + nq, (size_t)nv * sizeof *row);
         for (int c = 0; c < nm; c++)
             tr->u[(size_t)i * (size_t)nv + (size_t)mc[c]] = row[1 + nq + nv + mc[c]];
+        for (int c = 0; c < r->npush; c++)
+            tr->push[(size_t)i * per + (size_t)r->push_dst[c]] = row[r->push_base + c];
     }
     free(mc);
     return tr;
@@ -1040,6 +1135,7 @@ int traj_csv_load(const char *path, const sid_model *m, const traj_colmap *map, 
     free(r.col);
     free(r.val);
     free(r.rowline);
+    free(r.push_dst);
     return *tr ? 0 : -1;
 }
 

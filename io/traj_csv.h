@@ -3,7 +3,9 @@
  * A log has one header row and one row per sample. Its columns have logical names: `t`,
  * `q.<coordinate>` for every position coordinate (required), `qd.<coordinate>` for every
  * velocity coordinate (all or none), `u.<coordinate>` for the velocity coordinates of every
- * joint with a motor (required), `tau.<coordinate>` (accepted, unused). A one-dof joint's
+ * joint with a motor (required), `tau.<coordinate>` (accepted, unused), pushes
+ * `f.<link>.fx` .. `.tz` (world frame) and `f.<link>@link.*` (link frame) into tr->push
+ * (sid.h, SID_PUSH_STRIDE; read under their own names, never mapped). A one-dof joint's
  * coordinate is named after the joint; a free joint "base" has positions base.x .. base.qz
  * and velocities base.vx .. base.wz (sid_model_q_name, sid_model_v_name). A column map
  * says which header holds a logical column when the names differ, one entry per column or

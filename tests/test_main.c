@@ -41,6 +41,7 @@ Suite *dry_friction_suite(void);
 Suite *limit_constraint_suite(void);
 Suite *servo_suite(void);
 Suite *delay_suite(void);
+Suite *pushes_suite(void);
 
 /* name: as the suite's own suite_create gives it (CK_RUN_SUITE compares against that) */
 static const struct {
@@ -75,6 +76,7 @@ static const struct {
     {"limit_constraint", limit_constraint_suite},
     {"servo", servo_suite},
     {"delay", delay_suite},
+    {"pushes", pushes_suite},
 };
 enum { NSUITE = (int)(sizeof suites / sizeof suites[0]) };
 
