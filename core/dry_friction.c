@@ -21,13 +21,14 @@ struct sid_dry *sid_dry_carve(const sid_model *m, sid_carve *c)
     d.dof = sid_carve_take(c, nf, sizeof *d.dof);
     d.qadr = sid_carve_take(c, nf, sizeof *d.qadr);
     d.pcoul = sid_carve_take(c, nf, sizeof *d.pcoul);
+    d.pneg = sid_carve_take(c, nf, sizeof *d.pneg);
     d.sgn = sid_carve_take(c, nf, sizeof *d.sgn);
     d.state = sid_carve_take(c, nf, sizeof *d.state);
     d.piv = sid_carve_take(c, nf, sizeof *d.piv);
     d.free_of = sid_carve_take(c, nf, sizeof *d.free_of);
     d.A = sid_carve_take(c, nf * nf, sizeof *d.A);
     d.K = sid_carve_take(c, nf * nf, sizeof *d.K);
-    d.g = sid_carve_take(c, 9 * nf, sizeof *d.g);
+    d.g = sid_carve_take(c, 10 * nf, sizeof *d.g);
     d.Lp = sid_carve_take(c, nv * nv, sizeof *d.Lp);
     d.Lh = sid_carve_take(c, nv * nv, sizeof *d.Lh);
     d.a0 = sid_carve_take(c, 5 * nv, sizeof *d.a0);
@@ -40,20 +41,23 @@ struct sid_dry *sid_dry_carve(const sid_model *m, sid_carve *c)
     d.vb = sid_carve_take(c, nv, sizeof *d.vb);
     if (!D) return NULL;   /* only counting */
     d.f = d.g + nf, d.l = d.f + nf, d.R = d.l + nf, d.y = d.R + nf, d.t = d.y + nf;
-    d.dist = d.t + nf, d.imp = d.dist + nf, d.impp = d.imp + nf;
+    d.dist = d.t + nf, d.imp = d.dist + nf, d.impp = d.imp + nf, d.ln = d.impp + nf;
     d.a = d.a0 + nv, d.ac = d.a + nv, d.e = d.ac + nv, d.abar = d.e + nv;
     d.qb = d.q0 + nq;
     int k = 0;
     for (int b = 1; b < m->nbody; b++)
         if (m->body[b].dry) {
             d.dof[k] = m->body[b].vadr, d.qadr[k] = m->body[b].qadr, d.sgn[k] = 1;
-            d.pcoul[k++] = m->body[b].p_dof + P_COULOMB;
+            d.pcoul[k] = m->body[b].p_dof + P_COULOMB;
+            d.pneg[k++] = m->body[b].p_coulneg >= 0 ? m->body[b].p_coulneg : m->body[b].p_dof + P_COULOMB;
         }
     for (int b = 1; b < m->nbody; b++) {
         const sid_body *bd = &m->body[b];
         if (!bd->climit) continue;
-        if (bd->p_limit_lower >= 0) d.dof[k] = bd->vadr, d.qadr[k] = bd->qadr, d.sgn[k] = 1, d.pcoul[k++] = bd->p_limit_lower;
-        if (bd->p_limit_upper >= 0) d.dof[k] = bd->vadr, d.qadr[k] = bd->qadr, d.sgn[k] = -1, d.pcoul[k++] = bd->p_limit_upper;
+        if (bd->p_limit_lower >= 0)
+            d.dof[k] = bd->vadr, d.qadr[k] = bd->qadr, d.sgn[k] = 1, d.pneg[k] = d.pcoul[k] = bd->p_limit_lower, k++;
+        if (bd->p_limit_upper >= 0)
+            d.dof[k] = bd->vadr, d.qadr[k] = bd->qadr, d.sgn[k] = -1, d.pneg[k] = d.pcoul[k] = bd->p_limit_upper, k++;
     }
     *D = d;
     return D;
@@ -101,12 +105,14 @@ sid_status sid_dry_prepare(const sid_model *m, const double *theta, sid_workspac
     return SID_OK;
 }
 
-/* A row's bounds: friction [-coulomb, coulomb], a limit [0, inf). */
+/* A row's bounds: friction [-coulomb, coulomb_negative] (f opposes motion: moving positive
+ * it sits at -coulomb, moving negative at +coulomb_negative; coulomb_negative = coulomb where
+ * absent), a limit [0, inf). */
 static double lo_of(const struct sid_dry *D, int j) { return j < D->nfric ? -D->l[j] : 0; }
-static double hi_of(const struct sid_dry *D, int j) { return j < D->nfric ? D->l[j] : INFINITY; }
+static double hi_of(const struct sid_dry *D, int j) { return j < D->nfric ? D->ln[j] : INFINITY; }
 static double bound_of(const struct sid_dry *D, int j, int state) { return state > 0 ? hi_of(D, j) : lo_of(D, j); }
-/* a row clamped with both bounds equal (friction with coulomb 0) is never pulled off */
-static int pinned(const struct sid_dry *D, int j) { return j < D->nfric && D->l[j] <= 0; }
+/* a row clamped with both bounds equal (friction with both levels 0) is never pulled off */
+static int pinned(const struct sid_dry *D, int j) { return j < D->nfric && D->l[j] <= 0 && D->ln[j] <= 0; }
 
 /* (A + R) f + g, row j. */
 static double grad_row(const struct sid_dry *D, int j)
@@ -186,10 +192,11 @@ static void build_rows(const sid_model *m, const double *theta, struct sid_dry *
         if (j < D->nfric) {
             D->dist[j] = 0, D->imp[j] = SID_DRY_DMIN, D->impp[j] = 0;
             D->l[j] = theta[D->pcoul[j]];
+            D->ln[j] = theta[D->pneg[j]];
         } else {
             D->dist[j] = D->sgn[j] * (q[D->qadr[j]] - theta[D->pcoul[j]]);
             impedance(D->dist[j], &D->imp[j], &D->impp[j]);
-            D->l[j] = 0;
+            D->l[j] = D->ln[j] = 0;
         }
         if (v)
             D->g[j] = D->sgn[j] * (D->a0[D->dof[j]] + D->b * v[D->dof[j]]) +
@@ -303,7 +310,8 @@ void sid_dry_vjp_solution(const sid_model *m, sid_workspace *ws, const double *f
         if (!D->state[j]) continue;
         double s = fbar[j];
         for (int r = 0; r < n; r++) s -= D->A[j * nf + D->free_of[r]] * D->y[r];
-        thetabar[D->pcoul[j]] += D->state[j] * s;
+        if (D->state[j] > 0) thetabar[D->pneg[j]] += s;   /* f = coulomb_negative */
+        else thetabar[D->pcoul[j]] -= s;                   /* f = -coulomb */
     }
 }
 
@@ -314,7 +322,7 @@ void sid_dry_jvp_solution(const sid_model *m, sid_workspace *ws, const double *t
     const int nf = D->nf, np = D->np, n = D->nfree;
     (void)m;
     for (int j = 0; j < nf; j++)
-        fdot[j] = j < D->nfric && D->state[j] ? D->state[j] * thetadot[D->pcoul[j]] : 0;
+        fdot[j] = j < D->nfric && D->state[j] ? (D->state[j] > 0 ? thetadot[D->pneg[j]] : -thetadot[D->pcoul[j]]) : 0;
     for (int r = 0; r < n; r++) {
         const int j = D->free_of[r], i = D->dof[j];
         const double imp = D->imp[j];

@@ -10,7 +10,8 @@
  *   R_j = (1 - d) invweight0_j / d,  d = SID_DRY_DMIN,
  *   invweight0_j = ((M + B)^-1)_jj at q = 0 (free joints at the identity), from theta,
  * the friction torques f solve the box QP
- *   min 1/2 f^T (A + R) f + f^T (E^T a0 - aref)   subject to |f_j| <= coulomb_j,
+ *   min 1/2 f^T (A + R) f + f^T (E^T a0 - aref)   subject to -coulomb_j <= f_j <= coulomb_negative_j
+ * (coulomb_negative_j = coulomb_j unless given: friction.coulomb_negative),
  * and the step is MuJoCo's Euler: (M + B + h D) a = F - c - D v + E f, v1 = v + h a,
  * q1 = q + h v1. This is MuJoCo 2.2.2's frictionloss row with the default solreffriction
  * (0.02 1) and solimpfriction (0.9 0.95 ...), including its timeconst >= 2 h safety.
@@ -43,6 +44,7 @@ struct sid_dry {
     int *dof;               /* (nf) velocity index of row j */
     int *qadr;              /* (nf) its position index */
     int *pcoul;             /* (nf) theta index of its coulomb (friction) or of its bound (limit) */
+    int *pneg;              /* (nf) a friction row's coulomb_negative (its coulomb where absent); as pcoul */
     int *sgn;               /* (nf) J's entry at dof: +1, or -1 for an upper bound */
     int *state;             /* (nf) the last solve: -1 / +1 at the lower / upper bound, 0 free,
                              * SID_ROW_ABSENT a limit row whose bound is not crossed */
@@ -50,6 +52,7 @@ struct sid_dry {
     int nfree;
     double b, k;            /* aref = -b J v (- k imp dist) of the last solve */
     double *dist, *imp, *impp;       /* (nf) a limit row's distance, impedance, d imp / d dist */
+    double *ln;             /* (nf) a friction row's upper bound (coulomb_negative), l its lower's size */
     double *A, *K;          /* (nf x nf) E^T (M + B)^-1 E; LU of (A + R) on the free rows */
     double *g, *f, *l, *R, *y, *t;   /* (nf) */
     double *Lp, *Lh;        /* (nv x nv) factors of M + B and of M + B + h D */
