@@ -62,7 +62,7 @@ void sid_joint_force_vjp(const sid_model *m, const double *theta, const double *
                       : pm[P_GEAR] * pm[P_KT] * u[i];
         }
         const double wf = w;   /* the friction's output adjoint */
-        if (bd->p_fload >= 0) {   /* F -= mu_L |tau| th: tau's adjoint */
+        if (bd->p_fload >= 0 && !bd->dry) {   /* F -= mu_L |tau| th: tau's adjoint (dry: the QP's bounds) */
             thetabar[bd->p_fload] -= wf * fabs(tau) * th;
             w -= wf * theta[bd->p_fload] * (tau > 0 ? 1 : tau < 0 ? -1 : 0) * th;
         }
@@ -150,7 +150,6 @@ void sid_joint_force_jvp(const sid_model *m, const double *theta, const double *
             amp += mu * fabs(tau);
             ampd += thetadot[bd->p_fload] * fabs(tau) + mu * (tau > 0 ? 1 : tau < 0 ? -1 : 0) * taud;
         }
-        ampt = bd->p_coulneg >= 0 ? amp + th * (pd[P_COULOMB] - theta[bd->p_coulneg]) / 2 : amp;
         if (bd->p_stribeck >= 0) {
             const double *ps = theta + bd->p_stribeck, *ts = thetadot + bd->p_stribeck;
             const double sv = ps[P_STRIBECK_VELOCITY], x = v[i] / sv, e = exp(-x * x);
@@ -158,9 +157,50 @@ void sid_joint_force_jvp(const sid_model *m, const double *theta, const double *
             damp_dv = ps[P_STRIBECK_TORQUE] * e * (-2 * x / sv);
             ampd += ts[P_STRIBECK_TORQUE] * e + ts[P_STRIBECK_VELOCITY] * ps[P_STRIBECK_TORQUE] * e * (2 * x * x / sv);
         }
+        ampt = bd->p_coulneg >= 0 ? amp + th * (pd[P_COULOMB] - theta[bd->p_coulneg]) / 2 : amp;
         /* d(tanh(v / sigma)) = sech2 (vdot / sigma - v sigmadot / sigma^2) */
         const double thd = sech2 * (vdot[i] / sigma - v[i] * td[P_SMOOTHING] / (sigma * sigma));
         d -= ampd * th + damp_dv * vdot[i] * th + ampt * thd;
         Fdot[i] = d;
     }
+}
+
+double sid_motor_torque(const sid_body *bd, const double *theta, double v, double u)
+{
+    if (bd->p_motor < 0 || bd->p_servo >= 0) return 0;
+    const double *pm = theta + bd->p_motor;
+    return bd->motor == SID_MOTOR_VOLTAGE ? pm[P_GEAR] * pm[P_KT] * (u - pm[P_KE] * pm[P_GEAR] * v) / pm[P_RESISTANCE]
+                                          : pm[P_GEAR] * pm[P_KT] * u;
+}
+
+void sid_motor_torque_vjp(const sid_body *bd, const double *theta, double v, double u, double w, double *vbar,
+                          double *thetabar)
+{
+    if (bd->p_motor < 0 || bd->p_servo >= 0) return;
+    const double *pm = theta + bd->p_motor;
+    double *tm = thetabar + bd->p_motor;
+    const double G = pm[P_GEAR], kt = pm[P_KT];
+    if (bd->motor == SID_MOTOR_VOLTAGE) {
+        const double ke = pm[P_KE], R = pm[P_RESISTANCE], e = u - ke * G * v;
+        tm[P_GEAR] += w * (kt * e - G * kt * ke * v) / R;
+        tm[P_KT] += w * G * e / R;
+        tm[P_KE] -= w * G * G * kt * v / R;
+        tm[P_RESISTANCE] -= w * G * kt * e / (R * R);
+        if (vbar) *vbar -= w * G * G * kt * ke / R;
+    } else {
+        tm[P_GEAR] += w * kt * u;
+        tm[P_KT] += w * G * u;
+    }
+}
+
+double sid_motor_torque_jvp(const sid_body *bd, const double *theta, double v, double u, double vdot,
+                            const double *thetadot)
+{
+    if (bd->p_motor < 0 || bd->p_servo >= 0) return 0;
+    const double *pm = theta + bd->p_motor, *tm = thetadot + bd->p_motor;
+    const double G = pm[P_GEAR], kt = pm[P_KT];
+    if (bd->motor != SID_MOTOR_VOLTAGE) return tm[P_GEAR] * kt * u + tm[P_KT] * G * u;
+    const double ke = pm[P_KE], R = pm[P_RESISTANCE], e = u - ke * G * v;
+    return tm[P_GEAR] * (kt * e - G * kt * ke * v) / R + tm[P_KT] * G * e / R - tm[P_KE] * G * G * kt * v / R -
+           tm[P_RESISTANCE] * G * kt * e / (R * R) - vdot * G * G * kt * ke / R;
 }

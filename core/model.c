@@ -298,12 +298,12 @@ sid_status sid_model_create(sid_model **out, double **theta_out, const sid_robot
             bd->climit = d->joint[j].limit_model == SID_LIMIT_CONSTRAINT &&
                          (d->joint[j].has_limit_lower || d->joint[j].has_limit_upper);
             if (bd->climit) m->nclim += d->joint[j].has_limit_lower + d->joint[j].has_limit_upper;
-            if (d->joint[j].has_friction_load && (bd->dry || d->joint[j].motor == SID_MOTOR_NONE ||
+            if (d->joint[j].has_friction_load && (d->joint[j].motor == SID_MOTOR_NONE ||
                                                   d->joint[j].motor == SID_MOTOR_POSITION ||
                                                   d->joint[j].motor == SID_MOTOR_VELOCITY)) {
                 s = sid_error_set(err, SID_ERR_INPUT,
-                                  "joints[%d].friction.load: load-dependent friction needs the smooth friction model "
-                                  "and a torque, current or voltage motor (not yet the dry model or a servo)", j);
+                                  "joints[%d].friction.load: load-dependent friction needs a torque, current or voltage "
+                                  "motor (a servo's torque is not modelled as its load yet)", j);
                 goto fail;
             }
             if (bd->dry && d->joint[j].has_stribeck) {
