@@ -6,6 +6,7 @@
 #include "dry_friction.h"
 
 #include "dynamics.h"
+#include "joint_force.h"
 #include "linalg.h"
 
 #include <math.h>
@@ -21,13 +22,16 @@ struct sid_dry *sid_dry_carve(const sid_model *m, sid_carve *c)
     d.dof = sid_carve_take(c, nf, sizeof *d.dof);
     d.qadr = sid_carve_take(c, nf, sizeof *d.qadr);
     d.pcoul = sid_carve_take(c, nf, sizeof *d.pcoul);
+    d.pneg = sid_carve_take(c, nf, sizeof *d.pneg);
+    d.pload = sid_carve_take(c, nf, sizeof *d.pload);
+    d.body = sid_carve_take(c, nf, sizeof *d.body);
     d.sgn = sid_carve_take(c, nf, sizeof *d.sgn);
     d.state = sid_carve_take(c, nf, sizeof *d.state);
     d.piv = sid_carve_take(c, nf, sizeof *d.piv);
     d.free_of = sid_carve_take(c, nf, sizeof *d.free_of);
     d.A = sid_carve_take(c, nf * nf, sizeof *d.A);
     d.K = sid_carve_take(c, nf * nf, sizeof *d.K);
-    d.g = sid_carve_take(c, 9 * nf, sizeof *d.g);
+    d.g = sid_carve_take(c, 13 * nf, sizeof *d.g);
     d.Lp = sid_carve_take(c, nv * nv, sizeof *d.Lp);
     d.Lh = sid_carve_take(c, nv * nv, sizeof *d.Lh);
     d.a0 = sid_carve_take(c, 5 * nv, sizeof *d.a0);
@@ -40,20 +44,27 @@ struct sid_dry *sid_dry_carve(const sid_model *m, sid_carve *c)
     d.vb = sid_carve_take(c, nv, sizeof *d.vb);
     if (!D) return NULL;   /* only counting */
     d.f = d.g + nf, d.l = d.f + nf, d.R = d.l + nf, d.y = d.R + nf, d.t = d.y + nf;
-    d.dist = d.t + nf, d.imp = d.dist + nf, d.impp = d.imp + nf;
+    d.dist = d.t + nf, d.imp = d.dist + nf, d.impp = d.imp + nf, d.ln = d.impp + nf;
+    d.taum = d.ln + nf, d.vm = d.taum + nf, d.um = d.vm + nf;
     d.a = d.a0 + nv, d.ac = d.a + nv, d.e = d.ac + nv, d.abar = d.e + nv;
     d.qb = d.q0 + nq;
     int k = 0;
     for (int b = 1; b < m->nbody; b++)
         if (m->body[b].dry) {
             d.dof[k] = m->body[b].vadr, d.qadr[k] = m->body[b].qadr, d.sgn[k] = 1;
-            d.pcoul[k++] = m->body[b].p_dof + P_COULOMB;
+            d.pcoul[k] = m->body[b].p_dof + P_COULOMB;
+            d.pload[k] = m->body[b].p_fload, d.body[k] = b;
+            d.pneg[k++] = m->body[b].p_coulneg >= 0 ? m->body[b].p_coulneg : m->body[b].p_dof + P_COULOMB;
         }
     for (int b = 1; b < m->nbody; b++) {
         const sid_body *bd = &m->body[b];
         if (!bd->climit) continue;
-        if (bd->p_limit_lower >= 0) d.dof[k] = bd->vadr, d.qadr[k] = bd->qadr, d.sgn[k] = 1, d.pcoul[k++] = bd->p_limit_lower;
-        if (bd->p_limit_upper >= 0) d.dof[k] = bd->vadr, d.qadr[k] = bd->qadr, d.sgn[k] = -1, d.pcoul[k++] = bd->p_limit_upper;
+        if (bd->p_limit_lower >= 0)
+            d.dof[k] = bd->vadr, d.qadr[k] = bd->qadr, d.sgn[k] = 1, d.pneg[k] = d.pcoul[k] = bd->p_limit_lower,
+            d.pload[k] = -1, d.body[k++] = b;
+        if (bd->p_limit_upper >= 0)
+            d.dof[k] = bd->vadr, d.qadr[k] = bd->qadr, d.sgn[k] = -1, d.pneg[k] = d.pcoul[k] = bd->p_limit_upper,
+            d.pload[k] = -1, d.body[k++] = b;
     }
     *D = d;
     return D;
@@ -101,12 +112,14 @@ sid_status sid_dry_prepare(const sid_model *m, const double *theta, sid_workspac
     return SID_OK;
 }
 
-/* A row's bounds: friction [-coulomb, coulomb], a limit [0, inf). */
+/* A row's bounds: friction [-coulomb, coulomb_negative] (f opposes motion: moving positive
+ * it sits at -coulomb, moving negative at +coulomb_negative; coulomb_negative = coulomb where
+ * absent), a limit [0, inf). */
 static double lo_of(const struct sid_dry *D, int j) { return j < D->nfric ? -D->l[j] : 0; }
-static double hi_of(const struct sid_dry *D, int j) { return j < D->nfric ? D->l[j] : INFINITY; }
+static double hi_of(const struct sid_dry *D, int j) { return j < D->nfric ? D->ln[j] : INFINITY; }
 static double bound_of(const struct sid_dry *D, int j, int state) { return state > 0 ? hi_of(D, j) : lo_of(D, j); }
-/* a row clamped with both bounds equal (friction with coulomb 0) is never pulled off */
-static int pinned(const struct sid_dry *D, int j) { return j < D->nfric && D->l[j] <= 0; }
+/* a row clamped with both bounds equal (friction with both levels 0) is never pulled off */
+static int pinned(const struct sid_dry *D, int j) { return j < D->nfric && D->l[j] <= 0 && D->ln[j] <= 0; }
 
 /* (A + R) f + g, row j. */
 static double grad_row(const struct sid_dry *D, int j)
@@ -169,11 +182,12 @@ static void impedance(double dist, double *imp, double *impp)
     *impp = yp * sgn * span / SID_LIM_WIDTH;
 }
 
-/* A from the factor D->Lp, the bounds l, the limit rows' dist and imp at q, R, b and k; with v,
- * also g = J a0 - aref. */
+/* A from the factor D->Lp, the bounds l (a load row's at the motor torque of vm, u), the limit
+ * rows' dist and imp at q, R, b and k; with v, also g = J a0 - aref. */
 static void build_rows(const sid_model *m, const double *theta, struct sid_dry *D, const double *q, const double *v,
-                       double h)
+                       const double *vm, const double *u, double h)
 {
+    D->theta = theta;
     const int nf = D->nf, nv = D->nv;
     const double tc = fmax(SID_DRY_TIMECONST, 2 * h);
     D->b = 2 / (SID_DRY_DMAX * tc);
@@ -186,10 +200,18 @@ static void build_rows(const sid_model *m, const double *theta, struct sid_dry *
         if (j < D->nfric) {
             D->dist[j] = 0, D->imp[j] = SID_DRY_DMIN, D->impp[j] = 0;
             D->l[j] = theta[D->pcoul[j]];
+            D->ln[j] = theta[D->pneg[j]];
+            if (D->pload[j] >= 0) {   /* both levels + mu |tau_m| */
+                const int i = D->dof[j];
+                D->vm[j] = vm[i], D->um[j] = u[i];
+                D->taum[j] = sid_motor_torque(&m->body[D->body[j]], theta, vm[i], u[i]);
+                D->l[j] += theta[D->pload[j]] * fabs(D->taum[j]);
+                D->ln[j] += theta[D->pload[j]] * fabs(D->taum[j]);
+            }
         } else {
             D->dist[j] = D->sgn[j] * (q[D->qadr[j]] - theta[D->pcoul[j]]);
             impedance(D->dist[j], &D->imp[j], &D->impp[j]);
-            D->l[j] = 0;
+            D->l[j] = D->ln[j] = 0;
         }
         if (v)
             D->g[j] = D->sgn[j] * (D->a0[D->dof[j]] + D->b * v[D->dof[j]]) +
@@ -198,19 +220,20 @@ static void build_rows(const sid_model *m, const double *theta, struct sid_dry *
     }
 }
 
-void sid_dry_restore(const sid_model *m, const double *theta, sid_workspace *ws, const double *q, double h)
+void sid_dry_restore(const sid_model *m, const double *theta, sid_workspace *ws, const double *q, const double *v,
+                     const double *u, double h)
 {
     struct sid_dry *D = ws->dry;
-    build_rows(m, theta, D, q, NULL, h);
+    build_rows(m, theta, D, q, NULL, v, u, h);
     factor_free(D);
 }
 
 void sid_dry_solve(const sid_model *m, const double *theta, sid_workspace *ws, const double *q, const double *v,
-                   double h)
+                   const double *u, double h)
 {
     struct sid_dry *D = ws->dry;
     const int nf = D->nf;
-    build_rows(m, theta, D, q, v, h);
+    build_rows(m, theta, D, q, v, v, u, h);
     for (int j = 0; j < nf; j++) {
         D->f[j] = 0;
         /* a limit row exists while its bound is crossed (MuJoCo: dist < margin = 0) */
@@ -220,7 +243,7 @@ void sid_dry_solve(const sid_model *m, const double *theta, sid_workspace *ws, c
     double scale = 0;
     for (int j = 0; j < nf; j++)
         if (D->state[j] != SID_ROW_ABSENT)
-            scale = fmax(scale, fmax(D->l[j], fabs(D->g[j]) / (D->A[j * nf + j] + D->R[j])));
+            scale = fmax(scale, fmax(fmax(D->l[j], D->ln[j]), fabs(D->g[j]) / (D->A[j * nf + j] + D->R[j])));
     for (int it = 0; it < 200; it++) {
         double change = 0;
         for (int j = 0; j < nf; j++) {
@@ -274,7 +297,6 @@ void sid_dry_vjp_solution(const sid_model *m, sid_workspace *ws, const double *f
 {
     struct sid_dry *D = ws->dry;
     const int nf = D->nf, nv = D->nv, np = D->np, n = D->nfree;
-    (void)m;
     /* y_S = (A + R)_SS^-T fbar_S (the matrix is symmetric; its LU is in K) */
     for (int r = 0; r < n; r++) D->y[r] = fbar[D->free_of[r]];
     if (n) sid_lu_solve(n, D->K, D->piv, 1, D->y);
@@ -303,7 +325,14 @@ void sid_dry_vjp_solution(const sid_model *m, sid_workspace *ws, const double *f
         if (!D->state[j]) continue;
         double s = fbar[j];
         for (int r = 0; r < n; r++) s -= D->A[j * nf + D->free_of[r]] * D->y[r];
-        thetabar[D->pcoul[j]] += D->state[j] * s;
+        if (D->state[j] > 0) thetabar[D->pneg[j]] += s;   /* f = coulomb_negative */
+        else thetabar[D->pcoul[j]] -= s;                   /* f = -coulomb */
+        if (D->pload[j] >= 0) {   /* ... + state mu |tau_m| */
+            const double mu = D->theta[D->pload[j]], tau = D->taum[j], sg = tau > 0 ? 1 : tau < 0 ? -1 : 0;
+            thetabar[D->pload[j]] += D->state[j] * s * fabs(tau);
+            sid_motor_torque_vjp(&m->body[D->body[j]], D->theta, D->vm[j], D->um[j], D->state[j] * s * mu * sg,
+                                 &vbar[D->dof[j]], thetabar);
+        }
     }
 }
 
@@ -312,9 +341,15 @@ void sid_dry_jvp_solution(const sid_model *m, sid_workspace *ws, const double *t
 {
     struct sid_dry *D = ws->dry;
     const int nf = D->nf, np = D->np, n = D->nfree;
-    (void)m;
-    for (int j = 0; j < nf; j++)
-        fdot[j] = j < D->nfric && D->state[j] ? D->state[j] * thetadot[D->pcoul[j]] : 0;
+    for (int j = 0; j < nf; j++) {
+        fdot[j] = j < D->nfric && D->state[j] ? (D->state[j] > 0 ? thetadot[D->pneg[j]] : -thetadot[D->pcoul[j]]) : 0;
+        if (j < D->nfric && D->state[j] && D->pload[j] >= 0) {
+            const double mu = D->theta[D->pload[j]], tau = D->taum[j], sg = tau > 0 ? 1 : tau < 0 ? -1 : 0;
+            const double taud = sid_motor_torque_jvp(&m->body[D->body[j]], D->theta, D->vm[j], D->um[j],
+                                                     vdot[D->dof[j]], thetadot);
+            fdot[j] += D->state[j] * (thetadot[D->pload[j]] * fabs(tau) + mu * sg * taud);
+        }
+    }
     for (int r = 0; r < n; r++) {
         const int j = D->free_of[r], i = D->dof[j];
         const double imp = D->imp[j];

@@ -10,7 +10,9 @@
  *   R_j = (1 - d) invweight0_j / d,  d = SID_DRY_DMIN,
  *   invweight0_j = ((M + B)^-1)_jj at q = 0 (free joints at the identity), from theta,
  * the friction torques f solve the box QP
- *   min 1/2 f^T (A + R) f + f^T (E^T a0 - aref)   subject to |f_j| <= coulomb_j,
+ *   min 1/2 f^T (A + R) f + f^T (E^T a0 - aref)   subject to -coulomb_j <= f_j <= coulomb_negative_j
+ * (coulomb_negative_j = coulomb_j unless given: friction.coulomb_negative; with friction.load mu,
+ * both levels grow by mu |tau_m|, tau_m the joint's motor torque at (v, u)),
  * and the step is MuJoCo's Euler: (M + B + h D) a = F - c - D v + E f, v1 = v + h a,
  * q1 = q + h v1. This is MuJoCo 2.2.2's frictionloss row with the default solreffriction
  * (0.02 1) and solimpfriction (0.9 0.95 ...), including its timeconst >= 2 h safety.
@@ -43,6 +45,10 @@ struct sid_dry {
     int *dof;               /* (nf) velocity index of row j */
     int *qadr;              /* (nf) its position index */
     int *pcoul;             /* (nf) theta index of its coulomb (friction) or of its bound (limit) */
+    int *pneg;              /* (nf) a friction row's coulomb_negative (its coulomb where absent); as pcoul */
+    int *pload;             /* (nf) a friction row's friction.load, -1 where absent (and on limit rows) */
+    int *body;              /* (nf) the row's body */
+    const double *theta;    /* the last build's parameters (the load term's adjoint reads them) */
     int *sgn;               /* (nf) J's entry at dof: +1, or -1 for an upper bound */
     int *state;             /* (nf) the last solve: -1 / +1 at the lower / upper bound, 0 free,
                              * SID_ROW_ABSENT a limit row whose bound is not crossed */
@@ -50,6 +56,8 @@ struct sid_dry {
     int nfree;
     double b, k;            /* aref = -b J v (- k imp dist) of the last solve */
     double *dist, *imp, *impp;       /* (nf) a limit row's distance, impedance, d imp / d dist */
+    double *ln;             /* (nf) a friction row's upper bound (coulomb_negative), l its lower's size */
+    double *taum, *vm, *um; /* (nf) a load row's motor torque and the dof's v and u it came from */
     double *A, *K;          /* (nf x nf) E^T (M + B)^-1 E; LU of (A + R) on the free rows */
     double *g, *f, *l, *R, *y, *t;   /* (nf) */
     double *Lp, *Lh;        /* (nv x nv) factors of M + B and of M + B + h D */
@@ -70,10 +78,11 @@ struct sid_dry *sid_dry_carve(const sid_model *m, sid_carve *c);
 sid_status sid_dry_prepare(const sid_model *m, const double *theta, sid_workspace *ws, sid_error *err);
 /* With D->Lp the factor of M + B and D->a0: A, g, and the exact solution f, its active set. */
 void sid_dry_solve(const sid_model *m, const double *theta, sid_workspace *ws, const double *q, const double *v,
-                   double h);
+                   const double *u, double h);
 /* The last solve's rows again from D->Lp, D->f and D->state (a tape record's): A, R, b and the
  * free rows' factor, for the adjoint and tangent, without solving. */
-void sid_dry_restore(const sid_model *m, const double *theta, sid_workspace *ws, const double *q, double h);
+void sid_dry_restore(const sid_model *m, const double *theta, sid_workspace *ws, const double *q, const double *v,
+                     const double *u, double h);
 /* Adjoint of the solution: given fbar (nf), accumulates qbar, vbar and thetabar through aref, R
  * and the bounds, and leaves in D->abar (nv) the adjoint that a0 and A pass on: the caller feeds it
  * to sid_fd_vjp_factored at acceleration D->ac with the factor D->Lp and hd = 0. */

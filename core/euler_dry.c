@@ -31,7 +31,7 @@ static sid_status dry_accel(const sid_step_ctx *c, const double *q, const double
     if ((s = sid_dry_prepare(m, c->theta, ws, err))) return s;
     if ((s = sid_fd(m, c->theta, ws, c->fx, q, v, u, 0, D->a0, err))) return s;
     memcpy(D->Lp, ws->M, nn);
-    sid_dry_solve(m, c->theta, ws, q, v, c->h);
+    sid_dry_solve(m, c->theta, ws, q, v, u, c->h);
     if (want_ac) {
         memset(D->e, 0, sizeof(double) * (size_t)nv);
         for (int j = 0; j < D->nf; j++) D->e[D->dof[j]] += D->sgn[j] * D->f[j];
@@ -104,7 +104,7 @@ sid_status sid_dry_vjp_taped(const sid_step_ctx *c, const double *q, const doubl
     memcpy(D->Lp, rec + 2 * nv + nv * nv, sizeof(double) * nv * nv);
     memcpy(D->f, rec + 2 * nv + 2 * nv * nv, sizeof(double) * nf);
     for (size_t j = 0; j < nf; j++) D->state[j] = (int)rec[2 * nv + 2 * nv * nv + nf + j];
-    sid_dry_restore(c->m, c->theta, c->ws, q, c->h);
+    sid_dry_restore(c->m, c->theta, c->ws, q, v, u, c->h);
     dry_reverse(c, q, v, u, q1bar, v1bar, qbar, vbar, thetabar);
     return SID_OK;
 }

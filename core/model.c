@@ -25,6 +25,8 @@ static int *block_slot(sid_model *m, sid_body *bd, int sphere, sid_param_block b
     case SID_BLOCK_ORIGIN: return &bd->p_origin;
     case SID_BLOCK_DOF: return &bd->p_dof;
     case SID_BLOCK_STRIBECK: return &bd->p_stribeck;
+    case SID_BLOCK_COULOMB_NEGATIVE: return &bd->p_coulneg;
+    case SID_BLOCK_FRICTION_LOAD: return &bd->p_fload;
     case SID_BLOCK_MOTOR: return &bd->p_motor;
     case SID_BLOCK_GROUND: return &m->p_ground;
     case SID_BLOCK_SPHERE: return &m->sphere[sphere].p;
@@ -231,6 +233,7 @@ sid_status sid_model_create(sid_model **out, double **theta_out, const sid_robot
         bd->type = bd->joint >= 0 ? d->joint[bd->joint].type : SID_JOINT_FIXED;
         bd->qadr = bd->vadr = -1;
         bd->p_inertial = bd->p_origin = bd->p_dof = bd->p_stribeck = bd->p_motor = -1;
+        bd->p_coulneg = bd->p_fload = -1;
         bd->p_limit = bd->p_limit_lower = bd->p_limit_upper = -1;
         bd->p_servo = bd->p_servo_limit = bd->p_delay = -1;
         if (bd->type != SID_JOINT_FIXED) {
@@ -298,6 +301,14 @@ sid_status sid_model_create(sid_model **out, double **theta_out, const sid_robot
             bd->climit = d->joint[j].limit_model == SID_LIMIT_CONSTRAINT &&
                          (d->joint[j].has_limit_lower || d->joint[j].has_limit_upper);
             if (bd->climit) m->nclim += d->joint[j].has_limit_lower + d->joint[j].has_limit_upper;
+            if (d->joint[j].has_friction_load && (d->joint[j].motor == SID_MOTOR_NONE ||
+                                                  d->joint[j].motor == SID_MOTOR_POSITION ||
+                                                  d->joint[j].motor == SID_MOTOR_VELOCITY)) {
+                s = sid_error_set(err, SID_ERR_INPUT,
+                                  "joints[%d].friction.load: load-dependent friction needs a torque, current or voltage "
+                                  "motor (a servo's torque is not modelled as its load yet)", j);
+                goto fail;
+            }
             if (bd->dry && d->joint[j].has_stribeck) {
                 s = sid_error_set(err, SID_ERR_INPUT,
                                   "joints[%d].friction.stribeck: the dry friction model has no Stribeck term "

@@ -27,6 +27,8 @@ typedef struct {
     int p_origin;             /* xyz[3], rpy[3]; -1 for the root and free joints */
     int p_dof;                /* armature, viscous, coulomb, smoothing, offset; -1 if fixed or free */
     int p_stribeck;           /* torque, velocity; -1 if absent */
+    int p_coulneg;            /* friction.coulomb_negative; -1 if absent (symmetric: p_dof's coulomb) */
+    int p_fload;              /* friction.load; -1 if absent (0) */
     int p_motor;              /* gear, kt [, ke, resistance] (a servo: gear); -1 if no motor */
     int p_limit;              /* limit stiffness, damping; -1 without a position limit */
     int p_limit_lower, p_limit_upper;   /* the limit's bounds; -1 where unbounded */

@@ -65,6 +65,13 @@ static const sid_param_row table[] = {
      SID_BLOCK_STRIBECK, "N*m", "N", NULL, SID_RANGE_ANY, 1, {NONE}, 0, 0.01, JOINT(stribeck_torque), 0},
     {SID_P_STRIBECK_VELOCITY, SID_OWNER_JOINT, "friction.stribeck.velocity", 1, 0, NULL, SID_ON_STRIBECK,
      SID_BLOCK_STRIBECK, "rad/s", "m/s", NULL, SID_RANGE_POSITIVE, 1, {NONE}, 1, 0.1, JOINT(stribeck_velocity), 0},
+    /* direction- and load-dependent Coulomb friction (joint_force.c, dry_friction.c): rows only
+     * where given, so every robot without them keeps its parameter vector */
+    {SID_P_COULOMB_NEGATIVE, SID_OWNER_JOINT, "friction.coulomb_negative", 1, 0, NULL, SID_ON_COULOMB_NEGATIVE,
+     SID_BLOCK_COULOMB_NEGATIVE, "N*m", "N", NULL, SID_RANGE_NONNEGATIVE, 0, {NONE}, 0, 0.01,
+     JOINT(coulomb_negative), 0},
+    {SID_P_FRICTION_LOAD, SID_OWNER_JOINT, "friction.load", 1, 0, NULL, SID_ON_FRICTION_LOAD,
+     SID_BLOCK_FRICTION_LOAD, "1", NULL, NULL, SID_RANGE_NONNEGATIVE, 0, {NONE}, 0, 0.01, JOINT(friction_load), 0},
     {SID_P_GEAR, SID_OWNER_JOINT, "motor.gear", 1, 0, NULL, SID_ON_MOTOR, SID_BLOCK_MOTOR, "1", NULL, NULL,
      SID_RANGE_ANY, 0, {1}, 0, 1, JOINT(gear), 0},
     /* a servo has no kt: its gains already scale the torque (servo.h) */
@@ -166,6 +173,8 @@ int sid_param_exists(const sid_param_row *row, const sid_robot_desc *d, int owne
     case SID_ON_ORIGIN: return j->type != SID_JOINT_FREE;   /* a free joint's pose is state */
     case SID_ON_DOF: return dof;
     case SID_ON_STRIBECK: return dof && j->has_stribeck;
+    case SID_ON_COULOMB_NEGATIVE: return dof && j->has_coulomb_negative;
+    case SID_ON_FRICTION_LOAD: return dof && j->has_friction_load;
     case SID_ON_MOTOR: return dof && j->motor != SID_MOTOR_NONE;
     case SID_ON_VOLTAGE: return dof && j->motor == SID_MOTOR_VOLTAGE;
     case SID_ON_LIMIT: return dof && (j->has_limit_lower || j->has_limit_upper);
@@ -191,6 +200,8 @@ const char *sid_param_on_what(sid_param_on on)
     case SID_ON_ORIGIN: return "a free joint has none";
     case SID_ON_DOF: return "only a revolute or prismatic joint has it";
     case SID_ON_STRIBECK: return "only Stribeck friction has it";
+    case SID_ON_COULOMB_NEGATIVE: return "only a revolute or prismatic joint has it";
+    case SID_ON_FRICTION_LOAD: return "only a revolute or prismatic joint has it";
     case SID_ON_MOTOR: return "only a joint with a motor has it";
     case SID_ON_VOLTAGE: return "only a voltage motor has it";
     case SID_ON_LIMIT: return "only a joint limit with a lower or an upper bound has it";

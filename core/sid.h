@@ -92,6 +92,11 @@ typedef struct {
     sid_friction_model friction_model;   /* what coulomb means (smoothing unused when dry) */
     int has_stribeck;
     double stribeck_torque, stribeck_velocity;   /* [N·m], [rad/s] */
+    /* Direction- and load-dependent Coulomb friction (each present only where robot.json gives
+     * it): the level while moving negative (absent: coulomb, symmetric), and mu_L, the level's
+     * growth with the motor's torque, level = coulomb (or coulomb_negative) + mu_L |tau_m|. */
+    int has_coulomb_negative, has_friction_load;
+    double coulomb_negative, friction_load;      /* [N·m], [-] */
     sid_motor_input motor;
     double gear, kt, ke, resistance;      /* [-], [N·m/A], [V·s/rad], [Ω] */
     /* A servo's gains and its optional smooth torque limit (servo.h): [N·m/rad or N/m],
@@ -187,7 +192,7 @@ typedef enum {
     SID_P_GROUND_WIDTH, SID_P_GROUND_SMOOTHING, /* owner = -1 */
     SID_P_LIMIT_LOWER, SID_P_LIMIT_UPPER, SID_P_LIMIT_STIFFNESS, SID_P_LIMIT_DAMPING,  /* owner = joint index */
     SID_P_KP, SID_P_KD, SID_P_SERVO_LIMIT,      /* owner = joint index */
-    SID_P_DELAY                                 /* owner = joint index */
+    SID_P_COULOMB_NEGATIVE, SID_P_FRICTION_LOAD, SID_P_DELAY   /* owner = joint index */
 } sid_param_kind;
 
 /* What a parameter belongs to: its name and JSON path start with the owner's. */
@@ -200,14 +205,14 @@ typedef enum { SID_OWNER_ROBOT, SID_OWNER_LINK, SID_OWNER_JOINT, SID_OWNER_GROUN
 typedef enum {
     SID_ON_ALWAYS, SID_ON_MASS, SID_ON_ORIGIN, SID_ON_DOF, SID_ON_STRIBECK, SID_ON_MOTOR, SID_ON_VOLTAGE,
     SID_ON_LIMIT, SID_ON_LIMIT_LOWER, SID_ON_LIMIT_UPPER, SID_ON_ELECTRIC, SID_ON_SERVO, SID_ON_POSITION_SERVO,
-    SID_ON_SERVO_LIMIT, SID_ON_LIMIT_SPRING, SID_ON_DELAY
+    SID_ON_SERVO_LIMIT, SID_ON_LIMIT_SPRING, SID_ON_COULOMB_NEGATIVE, SID_ON_FRICTION_LOAD, SID_ON_DELAY
 } sid_param_on;
 typedef enum { SID_RANGE_ANY, SID_RANGE_NONNEGATIVE, SID_RANGE_POSITIVE } sid_param_range;
 /* The block of theta a row's numbers live in (model.h's P_* offsets index a block). */
 typedef enum {
     SID_BLOCK_GRAVITY, SID_BLOCK_INERTIAL, SID_BLOCK_ORIGIN, SID_BLOCK_DOF, SID_BLOCK_STRIBECK, SID_BLOCK_MOTOR,
     SID_BLOCK_GROUND, SID_BLOCK_SPHERE, SID_BLOCK_LIMIT_LOWER, SID_BLOCK_LIMIT_UPPER, SID_BLOCK_LIMIT,
-    SID_BLOCK_SERVO, SID_BLOCK_SERVO_LIMIT, SID_BLOCK_DELAY
+    SID_BLOCK_SERVO, SID_BLOCK_SERVO_LIMIT, SID_BLOCK_COULOMB_NEGATIVE, SID_BLOCK_FRICTION_LOAD, SID_BLOCK_DELAY
 } sid_param_block;
 
 /* One row of the parameter table: a kind, or a part of one (the inertia's moments and products). */

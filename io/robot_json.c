@@ -358,6 +358,9 @@ static int read_friction(reader *r, const cJSON *v, const char *where, sid_joint
     if (get_object(r, f, "stribeck", p, &s, 0, &skeys))
         return -1;
     j->has_stribeck = s != NULL;
+    /* their rows exist where given (params.c); the numbers are read_params' */
+    j->has_coulomb_negative = cJSON_GetObjectItemCaseSensitive(f, "coulomb_negative") != NULL;
+    j->has_friction_load = cJSON_GetObjectItemCaseSensitive(f, "load") != NULL;
     if (cJSON_GetObjectItemCaseSensitive(f, "model")) {
         int model = 0;
         if (get_enum(r, f, "model", p, models, "\"smooth\" or \"dry\"", &model))

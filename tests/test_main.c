@@ -42,6 +42,7 @@ Suite *limit_constraint_suite(void);
 Suite *servo_suite(void);
 Suite *delay_suite(void);
 Suite *pushes_suite(void);
+Suite *friction_levels_suite(void);
 
 /* name: as the suite's own suite_create gives it (CK_RUN_SUITE compares against that) */
 static const struct {
@@ -73,6 +74,7 @@ static const struct {
     {"io_api", io_api_suite},
     {"fit_hooks", fit_hooks_suite},
     {"dry_friction", dry_friction_suite},
+    {"friction_levels", friction_levels_suite},
     {"limit_constraint", limit_constraint_suite},
     {"servo", servo_suite},
     {"delay", delay_suite},
