@@ -85,9 +85,10 @@ golden: $(BIN)
 # skips tests/cli_html.sh's browser checks (SYSID_NO_BROWSER=1): they test the page, which
 # `make test` renders, not sysid's memory; and tests/cli_install.sh (SYSID_NO_INSTALL=1): it
 # tests the install and the link, and the library's calls run under the sanitizers in the
-# io_api suite.
+# io_api suite. Check's per-test timeouts are tripled (CK_TIMEOUT_MULTIPLIER): the sanitizers
+# slow everything and the test parts share the cores.
 debug:
-	SYSID_NO_BROWSER=1 SYSID_NO_INSTALL=1 CK_EXCLUDE_TAGS=slow $(MAKE) B=build-debug BIN=build-debug/sysid OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	SYSID_NO_BROWSER=1 SYSID_NO_INSTALL=1 CK_EXCLUDE_TAGS=slow CK_TIMEOUT_MULTIPLIER=3 $(MAKE) B=build-debug BIN=build-debug/sysid OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	    LDFLAGS="-fsanitize=address,undefined" test
 
 bench: $(B)/bench_runner

@@ -836,6 +836,7 @@ Suite *urdf_suite(void)
     tcase_add_test(te, export_structure);
     tcase_add_test(te, export_renamed);
     tcase_add_test(te, export_balanced);
+    tcase_set_timeout(te, 60);   /* a corpus robot's import, export and re-import under the sanitizers */
     suite_add_tcase(s, te);
     return s;
 }
