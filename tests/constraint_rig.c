@@ -260,3 +260,34 @@ void rig_win_free(rig_window *w)
     rig_model_free(&w->p);
     free(w);
 }
+
+double rig_fit_worst(const sid_model *m, double *theta, const double *truth, const sid_traj *log, int n, const int *idx,
+                     const double *lo, const double *hi, sid_fit_result *res, int *at)
+{
+    sid_error err = {0};
+    sid_loss_opts o;
+    sid_loss_opts_defaults(&o);
+    o.window = 0.5;
+    o.sim.substeps = 1;
+    o.estimate_start = 1;
+    sid_problem *pr;
+    ck_assert_msg(sid_problem_create(&pr, m, &log, 1, &o, &err) == SID_OK, "%s", err.msg);
+    const int nx = sid_model_nq(m) + sid_model_nv(m);
+    double *x0 = malloc(sizeof(double) * (size_t)(sid_problem_nwindows(pr) * nx));
+    ck_assert_ptr_nonnull(x0);
+    sid_problem_start_states(pr, theta, x0);
+    sid_fit_opts fo;
+    sid_fit_opts_defaults(&fo);
+    fo.nfree = n, fo.idx = idx, fo.lo = lo, fo.hi = hi;
+    fo.ftol_rel = 1e-15;
+    ck_assert_msg(sid_fit(pr, theta, x0, &fo, res, &err) == SID_OK, "%s", err.msg);
+    double worst = 0;
+    *at = idx[0];
+    for (int k = 0; k < n; k++) {
+        const double e = fabs(theta[idx[k]] - truth[idx[k]]) / fabs(truth[idx[k]]);
+        if (e > worst) worst = e, *at = idx[k];
+    }
+    free(x0);
+    sid_problem_free(pr);
+    return worst;
+}

@@ -96,4 +96,13 @@ void rig_win_taped(rig_window *w, int replay, const char *label, const char *lar
 
 void rig_win_free(rig_window *w);   /* its model and itself */
 
+/* ---- recovery ---- */
+
+/* Fit theta[idx[0..n-1]] (bounds lo, hi) of m, from the values theta holds, to one log: 0.5 s
+ * windows with fitted start states, one Euler step a sample, ftol_rel 1e-15; theta gets the
+ * fit, res the optimizer's result. Returns the worst relative error against truth over the
+ * free parameters, and in *at the parameter where it is. */
+double rig_fit_worst(const sid_model *m, double *theta, const double *truth, const sid_traj *log, int n, const int *idx,
+                     const double *lo, const double *hi, sid_fit_result *res, int *at);
+
 #endif

@@ -265,7 +265,7 @@ START_TEST(fit_recovers)
     rig_model p;
     rig_model_make(&p, &c, "dry", NULL);
     sid_error err = {0};
-    const int np = sid_model_nparam(p.m), nx = 2 * c.n;
+    const int np = sid_model_nparam(p.m);
     int mask[256] = {0}, idx[SID_MAX_FREE], n = 0;
     ck_assert_int_le(np, 256);
     const char *globs[] = {"joints.*.friction.coulomb", "joints.*.friction.viscous", "joints.*.armature", "links.*.mass"};
@@ -291,34 +291,14 @@ START_TEST(fit_recovers)
     }
     ck_assert_int_gt(sticks, 600);
     ck_assert_int_lt(sticks, 3 * 2000 - 600);
-    sid_loss_opts o;
-    sid_loss_opts_defaults(&o);
-    o.window = 0.5;
-    o.sim.substeps = 1;
-    o.estimate_start = 1;
-    sid_problem *pr;
-    ck_assert_msg(sid_problem_create(&pr, p.m, (const sid_traj *const *)logs, 1, &o, &err) == SID_OK, "%s", err.msg);
-    double *x0 = malloc(sizeof(double) * (size_t)(sid_problem_nwindows(pr) * nx));
-    sid_problem_start_states(pr, p.theta, x0);
-    sid_fit_opts fo;
-    sid_fit_opts_defaults(&fo);
-    fo.nfree = n, fo.idx = idx, fo.lo = lo, fo.hi = hi;
-    fo.ftol_rel = 1e-15;
     sid_fit_result res;
-    ck_assert_msg(sid_fit(pr, p.theta, x0, &fo, &res, &err) == SID_OK, "%s", err.msg);
-    double worst = 0;
-    int at = 0;
-    for (int k = 0; k < n; k++) {
-        const double e = fabs(p.theta[idx[k]] - truth[idx[k]]) / fabs(truth[idx[k]]);
-        if (e > worst) worst = e, at = idx[k];
-    }
+    int at;
+    const double worst = rig_fit_worst(p.m, p.theta, truth, logs[0], n, idx, lo, hi, &res, &at);
     fprintf(stderr, "dry friction fit, 3 joints (%d of 6000 joint-steps sticking), %d parameters 20 %% off, "
                     "noise-free: loss %.3e -> %.3e in %d iterations; worst relative error %.2e at %s\n",
             sticks, n, res.loss0, res.loss, res.iterations, worst, sid_model_param(p.m, at)->name);
     ck_assert_msg(res.loss <= 1e-14 * res.loss0, "loss fell only to %g of %g", res.loss / res.loss0, res.loss0);
     ck_assert_msg(worst <= 1e-5, "%s: relative error %g", sid_model_param(p.m, at)->name, worst);
-    free(x0);
-    sid_problem_free(pr);
     sid_traj_free(logs[0]);
     rig_model_free(&p);
 }

@@ -13,22 +13,6 @@
 
 Suite *free_suite(void);
 
-/* A random robot whose first joint (off the root link) is made free. */
-static sid_model *floating_robot(unsigned seed, int njoint, int features, double **theta)
-{
-    sid_robot_desc *d = tu_random_robot(seed, njoint, features);
-    for (int j = 0; j < d->njoint; j++)
-        if (d->joint[j].parent == 0) {
-            d->joint[j].type = SID_JOINT_FREE;
-            break;
-        }
-    sid_model *m;
-    sid_error err = {0};
-    ck_assert_msg(sid_model_create(&m, theta, d, &err) == SID_OK, "%s", err.msg);
-    tu_desc_free(d);
-    return m;
-}
-
 /* A random state: a random (non-unit) quaternion exercises the normalisation too. */
 static void random_state(const sid_model *m, unsigned *s, double *q, double *v)
 {
@@ -127,7 +111,7 @@ static void run(int kernel, unsigned seed, double h, double tol, int contact)
 {
     check c = {0};
     sid_model *m = contact ? contact_robot(&c.theta)
-                           : floating_robot(seed, 4, TU_BRANCHED | TU_PRISMATIC | TU_FRICTION | TU_MOTORS, &c.theta);
+                           : tu_random_model(seed, 4, TU_BRANCHED | TU_PRISMATIC | TU_FRICTION | TU_MOTORS, 1, &c.theta);
     c.m = m;
     c.ws = sid_workspace_create(m);
     c.kernel = kernel;
@@ -202,7 +186,7 @@ END_TEST
 START_TEST(free_flight_conserves_energy)
 {
     double *theta;
-    sid_model *m = floating_robot(21, 4, TU_BRANCHED, &theta);
+    sid_model *m = tu_random_model(21, 4, TU_BRANCHED, 1, &theta);
     sid_workspace *ws = sid_workspace_create(m);
     unsigned s = 5;
     double q[128], v[128], q1[128], v1[128], u[128] = {0};
@@ -233,7 +217,7 @@ END_TEST
 static void window_gradient(sid_integrator integ, int estimate_start)
 {
     double *theta;
-    sid_model *m = floating_robot(31, 3, TU_FRICTION | TU_MOTORS | TU_OFFSETS, &theta);
+    sid_model *m = tu_random_model(31, 3, TU_FRICTION | TU_MOTORS | TU_OFFSETS, 1, &theta);
     const int np = m->nparam, nx = m->nq + m->nv;
     double *truth = malloc(sizeof(double) * (size_t)np);
     memcpy(truth, theta, sizeof(double) * (size_t)np);

@@ -338,8 +338,7 @@ static void recovery(int dry)
     rig_model p;
     rig_model_make(&p, &c, dry ? "dry" : NULL, NULL);
     remake(&p, 0.7, 0.2, dry ? 0 : 0.05);
-    sid_error err = {0};
-    const int np = sid_model_nparam(p.m), nx = 2 * c.n;
+    const int np = sid_model_nparam(p.m);
     int mask[256] = {0}, idx[SID_MAX_FREE], n = 0;
     ck_assert_int_le(np, 256);
     const char *globs[] = {"joints.*.friction.coulomb", "joints.*.friction.coulomb_negative", "joints.*.friction.load"};
@@ -355,34 +354,14 @@ static void recovery(int dry)
     ck_assert_int_eq(n, 9);
     sid_traj *logs[1] = {tu_synth_log(p.m, truth, 2001, 1e-3, 0.7, 7)};
     ck_assert_ptr_nonnull(logs[0]);
-    sid_loss_opts o;
-    sid_loss_opts_defaults(&o);
-    o.window = 0.5;
-    o.sim.substeps = 1;
-    o.estimate_start = 1;
-    sid_problem *pr;
-    ck_assert_msg(sid_problem_create(&pr, p.m, (const sid_traj *const *)logs, 1, &o, &err) == SID_OK, "%s", err.msg);
-    double *x0 = malloc(sizeof(double) * (size_t)(sid_problem_nwindows(pr) * nx));
-    sid_problem_start_states(pr, p.theta, x0);
-    sid_fit_opts fo;
-    sid_fit_opts_defaults(&fo);
-    fo.nfree = n, fo.idx = idx, fo.lo = lo, fo.hi = hi;
-    fo.ftol_rel = 1e-15;
     sid_fit_result res;
-    ck_assert_msg(sid_fit(pr, p.theta, x0, &fo, &res, &err) == SID_OK, "%s", err.msg);
-    double worst = 0;
-    int at = 0;
-    for (int k = 0; k < n; k++) {
-        const double e = fabs(p.theta[idx[k]] - truth[idx[k]]) / fabs(truth[idx[k]]);
-        if (e > worst) worst = e, at = idx[k];
-    }
+    int at;
+    const double worst = rig_fit_worst(p.m, p.theta, truth, logs[0], n, idx, lo, hi, &res, &at);
     fprintf(stderr, "%s friction fit, 3 joints, %d parameters (coulomb, coulomb_negative, load) 20 %% off, noise-free: "
                     "loss %.3e -> %.3e in %d iterations; worst relative error %.2e at %s\n",
             dry ? "dry" : "smooth", n, res.loss0, res.loss, res.iterations, worst,
             sid_model_param(p.m, at)->name);
     ck_assert_msg(worst <= 1e-6, "%s: relative error %g", sid_model_param(p.m, at)->name, worst);
-    free(x0);
-    sid_problem_free(pr);
     sid_traj_free(logs[0]);
     rig_model_free(&p);
 }

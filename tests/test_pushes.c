@@ -21,22 +21,6 @@ Suite *pushes_suite(void);
 
 enum { WORLD = 0, LINK = 1 };
 
-/* A random robot of njoint joints, the first (off the root) made free when floating. */
-static sid_model *robot(unsigned seed, int njoint, int floating, int features, double **theta)
-{
-    sid_robot_desc *d = tu_random_robot(seed, njoint, features);
-    for (int j = 0; j < d->njoint && floating; j++)
-        if (d->joint[j].parent == 0) {
-            d->joint[j].type = SID_JOINT_FREE;
-            break;
-        }
-    sid_model *m;
-    sid_error err = {0};
-    ck_assert_msg(sid_model_create(&m, theta, d, &err) == SID_OK, "%s", err.msg);
-    tu_desc_free(d);
-    return m;
-}
-
 /* Smooth random pushes on every moving body in one frame: sines of amplitude amp [N, N·m]. */
 static void add_pushes(const sid_model *m, sid_traj *tr, int frame, double amp, unsigned seed)
 {
@@ -74,7 +58,7 @@ static void resimulate(const sid_model *m, const double *theta, sid_traj *tr, si
 static void window_gradient(int floating, int frame, sid_integrator integ)
 {
     double *theta;
-    sid_model *m = robot(floating ? 41 : 42, floating ? 1 : 2, floating, floating ? 0 : TU_FRICTION | TU_MOTORS, &theta);
+    sid_model *m = tu_random_model(floating ? 41 : 42, floating ? 1 : 2, floating ? 0 : TU_FRICTION | TU_MOTORS, floating, &theta);
     const int np = m->nparam;
     double *truth = malloc(sizeof(double) * (size_t)np), *g = malloc(sizeof(double) * (size_t)np);
     memcpy(truth, theta, sizeof(double) * (size_t)np);
@@ -141,7 +125,7 @@ END_TEST
 START_TEST(free_body_parabola)
 {
     double *theta;
-    sid_model *m = robot(43, 1, 1, 0, &theta);
+    sid_model *m = tu_random_model(43, 1, 0, 1, &theta);
     const int b = 1, nq = m->nq;
     for (int c = 0; c < 3; c++) theta[m->body[b].p_inertial + 1 + c] = 0;   /* com at the origin */
     const double mass = theta[m->body[b].p_inertial], F[3] = {1.5, -2, 0.7}, T[3] = {0.3, 0.1, -0.2};
@@ -188,7 +172,7 @@ END_TEST
 START_TEST(recover_free_body)
 {
     double *theta;
-    sid_model *m = robot(44, 1, 1, 0, &theta);
+    sid_model *m = tu_random_model(44, 1, 0, 1, &theta);
     const int np = m->nparam, nx = m->nq + m->nv, pi = m->body[1].p_inertial;
     double *truth = malloc(sizeof(double) * (size_t)np);
     memcpy(truth, theta, sizeof(double) * (size_t)np);

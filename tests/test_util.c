@@ -1,6 +1,7 @@
 /* test_util.c — random robots for the test suites. */
 #include "test_util.h"
 
+#include <check.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +42,21 @@ static void random_link(unsigned *s, sid_link_desc *l, int i)
         }
     const double v[6] = {I[0][0], I[1][1], I[2][2], I[0][1], I[0][2], I[1][2]};
     memcpy(l->inertia, v, sizeof v);
+}
+
+sid_model *tu_random_model(unsigned seed, int njoint, int features, int floating, double **theta)
+{
+    sid_robot_desc *d = tu_random_robot(seed, njoint, features);
+    for (int j = 0; j < d->njoint && floating; j++)
+        if (d->joint[j].parent == 0) {
+            d->joint[j].type = SID_JOINT_FREE;
+            break;
+        }
+    sid_model *m;
+    sid_error err = {0};
+    ck_assert_msg(sid_model_create(&m, theta, d, &err) == SID_OK, "%s", err.msg);
+    tu_desc_free(d);
+    return m;
 }
 
 sid_robot_desc *tu_random_robot(unsigned seed, int njoint, int features)

@@ -19,6 +19,9 @@ enum {
  * origins, rpy, masses, COMs and full inertia tensors. Free with tu_desc_free. */
 sid_robot_desc *tu_random_robot(unsigned seed, int njoint, int features);
 void tu_desc_free(sid_robot_desc *d);
+/* tu_random_robot's model, with its first joint off the root link made free when floating
+ * (a floating base); theta gets the nominal parameters. */
+sid_model *tu_random_model(unsigned seed, int njoint, int features, int floating, double **theta);
 /* A box (0.2 x 0.15 x 0.1 m, 1 kg) on a free joint "base" with a contact sphere (radius 5 mm)
  * at each bottom corner, ground at z = 0.01 with the given model and friction (other ground
  * fields: defaults); with leg, also a swinging leg on a motorised hinge "hip" whose foot is a
