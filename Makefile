@@ -61,7 +61,8 @@ unit: $(B)/test_runner
 
 # The parts of `make test`: the Check suites, each tests/cli*.sh and the goldens. They run as
 # jobs of their own (`make -j2 test` runs two at once: every script has its own temporary
-# directory), each part's output printed whole when it ends so that parts never interleave.
+# directory), each part's output printed whole when it ends so that parts never interleave, with its
+# wall time (which part bounds CI's time).
 TEST_PARTS = unit $(patsubst tests/%.sh,%,$(wildcard tests/cli*.sh)) golden
 test_cmd = $(if $(filter unit,$1),cd tests && ../$(B)/test_runner,$(if $(filter golden,$1),\
     SYSID=$(abspath $(BIN)) bash tests/golden/run.sh check,\
@@ -71,8 +72,9 @@ test: $(BIN) $(B)/test_runner $(B)/pngstat $(if $(SYSID_NO_INSTALL),,lib)
 	@$(MAKE) --no-print-directory $(TEST_PARTS:%=test-part-%)
 
 test-part-%: FORCE
-	@mkdir -p $(B)/test-out; log=$(B)/test-out/$*.log; \
-	if ($(call test_cmd,$*)) >$$log 2>&1; then cat $$log; else cat $$log; echo "== make test: $* FAILED"; exit 1; fi
+	@mkdir -p $(B)/test-out; log=$(B)/test-out/$*.log; t0=$$(date +%s); \
+	if ($(call test_cmd,$*)) >$$log 2>&1; then cat $$log; echo "== $*: $$(($$(date +%s) - t0)) s"; \
+	else cat $$log; echo "== make test: $* FAILED"; exit 1; fi
 
 FORCE:
 
