@@ -211,6 +211,7 @@ static void settings(jb *b, cJSON *o, const report *r)
     cJSON *w = add(b, x, "weights", cJSON_CreateObject());
     num(b, w, "q", s->w_q);
     num(b, w, "qd", s->w_qd);
+    if (s->w_tau > 0) num(b, w, "tau", s->w_tau);   /* torque sensors scored; absent: reports as before */
     cJSON *opt = add(b, x, "optimizer", cJSON_CreateObject());
     /* absent: lbfgs, so that reports of L-BFGS fits read as they always have */
     if (s->optimizer == SID_OPT_LM)
