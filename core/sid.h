@@ -497,6 +497,12 @@ sid_status sid_problem_window_jacobian(sid_problem *p, const double *theta, cons
  * unweighted (rmse_qd may be NULL; it is 0 where no log has velocities). */
 sid_status sid_problem_rmse(sid_problem *p, const double *theta, const double *x0, double *rmse_q, double *rmse_qd,
                             sid_error *err);
+/* Whether the problem scores torque sensor readings (weight_tau > 0 and a log with tau columns). */
+int sid_problem_tau_scored(const sid_problem *p);
+/* Root-mean-square error per velocity coordinate of the torque sensor readings (gain tau_link +
+ * bias - logged tau, torque_sensor.h) over the residual samples, simulated from the logged
+ * starts, unscaled and unweighted; 0 where no log has the column or nothing is scored. */
+sid_status sid_problem_rmse_tau(sid_problem *p, const double *theta, double *rmse_tau, sid_error *err);
 
 /* ---- choosing the simulation step (step_choice.c) -------------------------------------
  * When neither substeps nor max_dt is given, the step is h = interval / N, interval the logs'

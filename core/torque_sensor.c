@@ -177,3 +177,50 @@ sid_status sid_tau_residual_rows(const sid_problem *p, lane *L, const double *th
     *rows = n;
     return SID_OK;
 }
+
+int sid_problem_tau_scored(const sid_problem *p) { return p->tau_on; }
+
+sid_status sid_problem_rmse_tau(sid_problem *p, const double *theta, double *rmse_tau, sid_error *err)
+{
+    const sid_model *m = p->m;
+    const int nq = m->nq, nv = m->nv;
+    for (int i = 0; i < nv; i++) rmse_tau[i] = 0;
+    if (!p->tau_on) return SID_OK;
+    long *n = sid_alloc(sizeof(long) * (size_t)(nv + 1));
+    double *a = sid_alloc(sizeof(double) * (size_t)(3 * nv + nq + 1)), *tau = a + nv, *qs = tau + nv;
+    if (!n || !a) {
+        sid_free(n), sid_free(a);
+        return sid_error_set(err, SID_ERR_NOMEM, "out of memory");
+    }
+    sid_status s = SID_OK;
+    for (int w = 0; w < p->nwin && !s; w++) {
+        const window *win = &p->win[w];
+        const sid_traj *tr = p->logs[win->log];
+        if (!tr->tau) continue;
+        const size_t len = (size_t)(win->rb - win->k0 + 1);
+        double *q = sid_alloc(sizeof(double) * len * (size_t)nq), *v = sid_alloc(sizeof(double) * len * (size_t)nv);
+        if (!q || !v) s = sid_error_set(err, SID_ERR_NOMEM, "out of memory");
+        if (!s) s = sid_problem_window_predict(p, theta, NULL, w, q, v, err);
+        for (int k = win->ra; k <= win->rb && !s; k++) {
+            /* window_predict's q is as measured: the offsets come off again */
+            const size_t j = (size_t)(k - win->k0);
+            for (int i = 0; i < nq; i++) qs[i] = q[j * (size_t)nq + (size_t)i];
+            for (int b = 1; b < m->nbody; b++)
+                if (m->body[b].p_dof >= 0) qs[m->body[b].qadr] -= theta[m->body[b].p_dof + P_OFFSET];
+            s = sid_tau_link(m, theta, p->lane[0].ws, qs, v + j * (size_t)nv, tr->u + (size_t)k * (size_t)nv, a, tau, err);
+            for (int i = 0; i < nv && !s; i++) {
+                if (!tr->tau_has[i]) continue;
+                double g, bb;
+                int pg;
+                gain_bias(m, theta, i, &g, &bb, &pg);
+                const double d = g * tau[i] + bb - tr->tau[(size_t)k * (size_t)nv + (size_t)i];
+                rmse_tau[i] += d * d;
+                n[i]++;
+            }
+        }
+        sid_free(q), sid_free(v);
+    }
+    for (int i = 0; i < nv; i++) rmse_tau[i] = n[i] ? sqrt(rmse_tau[i] / (double)n[i]) : 0;
+    sid_free(n), sid_free(a);
+    return s;
+}
