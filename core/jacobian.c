@@ -230,7 +230,7 @@ static sid_status window_rows_tangent(const sid_problem *p, lane *L, sid_jac_wor
             block_make_room(b, nx + sid_tau_sample_rows(p, tr));
             b->n += sid_loss_residual_rows(p, theta, tr, k + 1, x, ndir, nfree, idx, qdot, vdot, jw->r + b->n,
                                            jw->J + (size_t)b->n * nd);
-            /* torque sensor rows (torque_sensor.h); thd is interval k's, the sensors do not see delays */
+            /* torque sensor rows (torque_sensor.h); they reseed thd for sample k + 1's delayed command */
             if ((s = sid_tau_residual_rows(p, L, theta, tr, k + 1, x, ndir, nfree, idx, thd, qdot, vdot, jw->r + b->n,
                                            jw->J + (size_t)b->n * nd, &nt, err)))
                 return s;

@@ -43,7 +43,6 @@ sid_status sid_tau_setup(sid_problem *p, sid_error *err)
     const char *no = m->nsphere > 0 || m->p_ground >= 0 ? "contact"
                      : m->nfree > 0                      ? "free joints"
                      : m->ndry > 0                       ? "dry friction"
-                     : sid_delay_any(m)                  ? "command delays (motor.delay)"
                      : push                              ? "logged pushes (f.* columns)"
                                                          : NULL;
     for (int b = 1; b < m->nbody && !no; b++)
@@ -102,7 +101,9 @@ sid_status sid_tau_residual(const sid_problem *p, lane *L, const double *theta, 
     if (!p->tau_on || !tr->tau) return SID_OK;
     const sid_model *m = p->m;
     const int nq = m->nq, nv = m->nv;
-    const double *q = x, *v = x + nq, *u = tr->u + (size_t)k * (size_t)nv, *y = tr->tau + (size_t)k * (size_t)nv;
+    /* the sample's command as its interval's steps see it (delay.h); ws->ud is free here: every
+     * caller sets it again before the next step or step adjoint */
+    const double *q = x, *v = x + nq, *u = sid_delay_u(m, theta, tr, k, L->ws), *y = tr->tau + (size_t)k * (size_t)nv;
     double *M = L->tau_buf, *a = M + (size_t)nv * (size_t)nv, *tau = a + nv, *taubar = tau + nv, *abar = taubar + nv;
     sid_status s = sid_fd(m, theta, L->ws, NULL, q, v, u, 0, a, err);
     if (s) return s;
@@ -130,11 +131,15 @@ sid_status sid_tau_residual(const sid_problem *p, lane *L, const double *theta, 
         abar[i] = 0;
         for (int j = 0; j < nv; j++) abar[i] += M[(size_t)i * (size_t)nv + (size_t)j] * taubar[j];
     }
-    return sid_fd_vjp(m, theta, L->ws, NULL, q, v, u, 0, abar, xbar, xbar + nq, thetabar, err);
+    /* a delayed command's adjoint rides on torque_bias's (delay.h), for sample k's command */
+    sid_delay_vjp_begin(m, thetabar, L->ws);
+    s = sid_fd_vjp(m, theta, L->ws, NULL, q, v, u, 0, abar, xbar, xbar + nq, thetabar, err);
+    sid_delay_vjp_end(m, theta, tr, k, thetabar, L->ws);
+    return s;
 }
 
 sid_status sid_tau_residual_rows(const sid_problem *p, lane *L, const double *theta, const sid_traj *tr, int k,
-                                 const double *x, int ndir, int nfree, const int *idx, const double *thd,
+                                 const double *x, int ndir, int nfree, const int *idx, double *thd,
                                  const double *qdot, const double *vdot, double *r, double *J, int *rows,
                                  sid_error *err)
 {
@@ -142,8 +147,11 @@ sid_status sid_tau_residual_rows(const sid_problem *p, lane *L, const double *th
     if (!p->tau_on || !tr->tau) return SID_OK;
     const sid_model *m = p->m;
     const int nq = m->nq, nv = m->nv, np = m->nparam;
-    const double *q = x, *v = x + nq, *u = tr->u + (size_t)k * (size_t)nv, *y = tr->tau + (size_t)k * (size_t)nv;
+    const double *q = x, *v = x + nq, *u = sid_delay_u(m, theta, tr, k, L->ws), *y = tr->tau + (size_t)k * (size_t)nv;
     double *M = L->tau_buf, *a = M + (size_t)nv * (size_t)nv, *tau = a + nv, *adot = tau + 3 * nv, *taudot = adot + nv;
+    /* a delayed command's tangent rides on torque_bias's (delay.h): seeded for sample k's command
+     * (the caller seeds the next interval's steps again) */
+    sid_delay_jvp_seed(m, theta, tr, k, ndir, nfree, idx, thd);
     /* fd, then RNEA at (q, v, a): the state both tangents below need */
     sid_status s = sid_fd_jvp_prepare(m, theta, L->ws, q, v, u, 0, a, err);
     if (s) return s;
@@ -207,7 +215,8 @@ sid_status sid_problem_rmse_tau(sid_problem *p, const double *theta, double *rms
             for (int i = 0; i < nq; i++) qs[i] = q[j * (size_t)nq + (size_t)i];
             for (int b = 1; b < m->nbody; b++)
                 if (m->body[b].p_dof >= 0) qs[m->body[b].qadr] -= theta[m->body[b].p_dof + P_OFFSET];
-            s = sid_tau_link(m, theta, p->lane[0].ws, qs, v + j * (size_t)nv, tr->u + (size_t)k * (size_t)nv, a, tau, err);
+            s = sid_tau_link(m, theta, p->lane[0].ws, qs, v + j * (size_t)nv, sid_delay_u(m, theta, tr, k, p->lane[0].ws),
+                             a, tau, err);
             for (int i = 0; i < nv && !s; i++) {
                 if (!tr->tau_has[i]) continue;
                 double g, bb;

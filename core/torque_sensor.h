@@ -13,10 +13,11 @@
  * over all logs (not its spread: a joint holding against gravity has a large mean and a small
  * spread), floored at 1e-3.
  *
- * Scored only with weight_tau > 0 (default 0: logs with tau columns fit as before). Not with
- * contact, free joints, dry friction, constraint limits, command delays or logged pushes (each
- * changes the acceleration or the transmitted torque in ways this file does not differentiate):
- * sid_tau_setup refuses them. */
+ * A delayed motor (delay.h) sees the sample's delayed command; its derivative rides on
+ * torque_bias's as in the steps. Scored only with weight_tau > 0 (default 0: logs with tau
+ * columns fit as before). Not with contact, free joints, dry friction, constraint limits or
+ * logged pushes (each changes the acceleration or the transmitted torque in ways this file does
+ * not differentiate): sid_tau_setup refuses them. */
 #ifndef SID_TORQUE_SENSOR_H
 #define SID_TORQUE_SENSOR_H
 
@@ -41,10 +42,11 @@ sid_status sid_tau_residual(const sid_problem *p, lane *L, const double *theta, 
                             const double *x, double *sum, double *sse_tau, double *xbar, double *thetabar,
                             sid_error *err);
 /* The same residuals as rows r (in coordinate order) with tangent rows J (ndir columns): the
- * first nfree directions are theta[idx[d]], thd (ndir x nparam) their parameter tangents, qdot
- * and vdot the state's. *rows receives their number. */
+ * first nfree directions are theta[idx[d]], thd (ndir x nparam) their parameter tangents (its
+ * torque_bias entries reseeded for sample k's delayed command, delay.h), qdot and vdot the
+ * state's. *rows receives their number. */
 sid_status sid_tau_residual_rows(const sid_problem *p, lane *L, const double *theta, const sid_traj *tr, int k,
-                                 const double *x, int ndir, int nfree, const int *idx, const double *thd,
+                                 const double *x, int ndir, int nfree, const int *idx, double *thd,
                                  const double *qdot, const double *vdot, double *r, double *J, int *rows,
                                  sid_error *err);
 

@@ -167,12 +167,14 @@ END_TEST
  * difference's truncation error is O(step^2) ~ 1e-12 relative and its rounding ~ 1e-16 / 1e-6
  * = 1e-10 of the loss's scale; the tolerance, 1e-6 relative with atol 1e-8 |grad|max (a
  * parameter that barely moves the loss is compared absolutely), leaves room for both. */
-static double check_gradient(sid_integrator integ, int substeps)
+static double check_gradient(sid_integrator integ, int substeps, int delayed)
 {
     sid_robot_desc *d = tu_random_robot(3, 3, TU_PRISMATIC | TU_FRICTION | TU_MOTORS | TU_OFFSETS);
     for (int j = 0; j < d->njoint; j++) {
         d->joint[j].has_torque_sensor = 1;
         d->joint[j].sensor_gain = 1.0 + 0.1 * j, d->joint[j].sensor_bias = 0.02 * (j - 1);
+        /* fractional delays of 2.3 + 4.1 j samples on the motors (no sample boundary within the steps) */
+        if (delayed && d->joint[j].motor != SID_MOTOR_NONE) d->joint[j].has_delay = 1, d->joint[j].delay = (2.3 + 4.1 * j) * DT;
     }
     sid_model *m;
     double *tht, *th;
@@ -210,7 +212,7 @@ static double check_gradient(sid_integrator integ, int substeps)
             for (int c = 0; c < np; c++) fwd[c] += r[i] * J[(size_t)i * (size_t)np + (size_t)c] / nres;
         free(r), free(J);
     }
-    double gmax = 0, dmax = 0;
+    double gmax = 0, dmax = 0, own_worst = 0;
     for (int i = 0; i < np; i++) gmax = fmax(gmax, fabs(g[i]));
     double worst = 0;
     int worst_i = 0, kinds = 0;
@@ -229,12 +231,21 @@ static double check_gradient(sid_integrator integ, int substeps)
         if (er > worst) worst = er, worst_i = i;
         dmax = fmax(dmax, fmax(fabs(g[i] - fd), fabs(fwd[i] - fd)) / gmax);
         if (!seen[pi->kind]) seen[pi->kind] = 1, kinds++;
+        /* the new rows and the delays by their own size (no atol): each moves the loss enough */
+        if (pi->kind == SID_P_SENSOR_GAIN || pi->kind == SID_P_SENSOR_BIAS || pi->kind == SID_P_DELAY) {
+            const double own = fmax(tu_rel_err(g[i], fd, 0), tu_rel_err(fwd[i], fd, 0));
+            if (own > 1e-6)
+                fprintf(stderr, "torque sensor gradient: %s: adjoint %.10g forward %.10g fd %.10g\n", pi->name, g[i], fwd[i], fd);
+            ck_assert_msg(own < 1e-6, "%s: relative error %g", pi->name, own);
+            own_worst = fmax(own_worst, own);
+        }
     }
-    fprintf(stderr, "torque sensor gradient (%s, %d substeps, %d parameters of %d kinds, loss %.3e): worst relative "
-                    "error %.2e (%s: adjoint %.10g forward %.10g), max |error| / max |grad| %.2e\n",
-            integ == SID_EULER ? "euler" : "rk4", substeps, np, kinds, L, worst, sid_model_param(m, worst_i)->name,
-            g[worst_i], fwd[worst_i], dmax);
+    fprintf(stderr, "torque sensor gradient (%s, %d substeps%s, %d parameters of %d kinds, loss %.3e): worst relative "
+                    "error %.2e (%s: adjoint %.10g forward %.10g), max |error| / max |grad| %.2e; gain, bias%s: %.2e\n",
+            integ == SID_EULER ? "euler" : "rk4", substeps, delayed ? ", delays" : "", np, kinds, L, worst,
+            sid_model_param(m, worst_i)->name, g[worst_i], fwd[worst_i], dmax, delayed ? ", delay" : "", own_worst);
     ck_assert(seen[SID_P_SENSOR_GAIN] && seen[SID_P_SENSOR_BIAS]);
+    ck_assert(!delayed || seen[SID_P_DELAY]);
     free(g), free(fwd), free(idx), free(th);
     sid_problem_free(p), sid_traj_free(tr), sid_model_free(m), sid_free(tht), tu_desc_free(d);
     return worst;
@@ -242,7 +253,8 @@ static double check_gradient(sid_integrator integ, int substeps)
 
 START_TEST(gradient_matches_fd)
 {
-    double worst = fmax(check_gradient(SID_EULER, 1), check_gradient(SID_RK4, 2));
+    double worst = fmax(check_gradient(SID_EULER, 1, 0), check_gradient(SID_RK4, 2, 0));
+    worst = fmax(worst, check_gradient(SID_EULER, 2, 1));
     fprintf(stderr, "torque sensor gradient: worst relative error %.2e\n", worst);
     ck_assert_msg(worst < 1e-6, "relative error %g", worst);
 }
