@@ -107,6 +107,8 @@ static void on_signal(int sig)
 
 static void catch_signals(void)
 {
+    if (caught)
+        return;   /* once: "window": "auto" runs a fit per fold and candidate before the fit */
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
@@ -355,6 +357,8 @@ int cmd_fit(int argc, char **argv)
     const fit_run_input fin = { robot, m, theta0, doc, &spec, nlog, nval, tr, paths, &hooks };
     if (fit_run(&fin, &f, &err) != SID_OK) {
         rc = cli_fail(&err);
+        if (err.status == SID_ERR_INTERRUPTED && interrupted)
+            rc = 128 + interrupted;   /* stopped while choosing the window: nothing to write */
         goto done;
     }
     report *r = &f->rep;
