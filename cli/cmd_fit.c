@@ -39,7 +39,7 @@ static const cmd_info info = {
     "fit", CMD_FIT,
     "sysid fit ROBOT.json LOG.csv... [-c SPEC.json] [-o FITTED.json | --in-place] "
     "[--report FILE] [--json] [--validate LOG.csv]... [--max-rmse X] [--max-loss X] [-q] "
-    "[--free GLOB]... [--bounds B]... [--window S] [--start fitted|logged] [--max-iter N] ...",
+    "[--free GLOB]... [--bounds B]... [--window S|auto] [--start fitted|logged] [--max-iter N] ...",
     "Fit the free parameters of ROBOT.json to one or more logs (one parameter vector for\n"
     "all of them) by gradient descent through the simulator (NLopt L-BFGS, or with\n"
     "--optimizer lm Levenberg-Marquardt on the exact Jacobian), then report\n"

@@ -96,11 +96,15 @@ static const opt_row rows[] = {
     { 0, "--bounds", "GLOB=LO:HI | GLOB=scale:A:B | JSON", SPEC, 0, FITSPEC, FITTING,
       "bounds of the parameters GLOB matches (repeatable;\n"
       "checked before the spec's, the first match wins)" },
-    { 0, "--window", "S|auto", SPEC, 0, FITSPEC, WINDOWED | CMD_VALIDATE,
+    { 0, "--window", "S", SPEC, 0, FITSPEC, (WINDOWED | CMD_VALIDATE) & ~CMD_FIT,
       "seconds per window (default 0.5); 0: one window per\n"
-      "log, a free-running simulation; fit only: auto\n"
-      "chooses it by cross-validation on the fitted logs\n"
-      "(FORMATS.md; each fold and candidate is a fit)" },
+      "log, a free-running simulation" },
+    { 0, "--window", "S|auto", SPEC, 0, FITSPEC, CMD_FIT,
+      "seconds per window (default 0.5); 0: one window per\n"
+      "log, a free-running simulation; auto: chosen by\n"
+      "cross-validation on the fitted logs alone (a fit\n"
+      "per fold and candidate; FORMATS.md, stderr says\n"
+      "each candidate's held-out score)" },
     { 0, "--start", "fitted|logged", SPEC, 0, FITSPEC, FITTING,
       "window start states fitted with the parameters\n"
       "(multiple shooting) or taken from the log" },

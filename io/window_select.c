@@ -136,7 +136,7 @@ int window_select(const fit_run_input *in, const fitspec_selection *sel, sid_err
     const int nfold = single ? WINDOW_BLOCKS : nlog < WINDOW_MAX_FOLDS ? nlog : WINDOW_MAX_FOLDS;
     sid_traj *block = NULL;
     const sid_traj **piece = malloc((size_t)npiece * sizeof *piece), **train = malloc((size_t)npiece * sizeof *train),
-                   **held = malloc((size_t)npiece * sizeof *held);
+                   **held = malloc((size_t)nfold * (size_t)npiece * sizeof *held);   /* fold k's at k npiece */
     sid_problem **peval = calloc((size_t)nfold, sizeof *peval);
     double *sum = NULL;
     int rc = -1;
@@ -190,11 +190,13 @@ int window_select(const fit_run_input *in, const fitspec_selection *sel, sid_err
     le.weight_q = 1;
     le.weight_qd = 0;
     for (int k = 0; k < nfold; k++) {
+        /* a problem borrows its list of logs: each fold keeps its own */
+        const sid_traj **hk = held + (size_t)k * (size_t)npiece;
         int nh = 0;
         for (int j = 0; j < npiece; j++)
             if (j % nfold == k)
-                held[nh++] = piece[j];
-        if (sid_problem_create(&peval[k], m, held, nh, &le, err)) {
+                hk[nh++] = piece[j];
+        if (sid_problem_create(&peval[k], m, hk, nh, &le, err)) {
             sid_error_prefix(err, "window auto: the held-out %s of fold %d", single ? "block" : "logs", k + 1);
             goto done;
         }
