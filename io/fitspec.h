@@ -10,6 +10,8 @@
  *     "units": { "t": "ms", "q.*": "deg" }, "scale": { "u.*": 0.5 }, "start": "fitted",
  *     "smoothing": { "sigma": 0.05, "pairs": 16, "seed": 1 }, "contact_model": "hard" }
  *
+ * "window": "auto" (or --window auto) lets `sysid fit` choose the window by cross-validation
+ * (window_select.h), which records the choice here; other commands refuse it.
  * Every key is optional; absent ones keep the defaults of fitspec_init (those above, with
  * "free" empty, no bounds, no max_dt, no smoothing, the robot's own contact model).
  * "substeps" splits every log interval into that many simulation steps; "max_dt" also

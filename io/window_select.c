@@ -13,6 +13,7 @@
 
 static const double grid[] = { 0.1, 0.2, 0.5, 1, 2 };   /* [s] geometric, about x2 apart */
 #define NGRID (int)(sizeof grid / sizeof grid[0])
+_Static_assert(sizeof grid / sizeof grid[0] + 1 <= FITSPEC_MAX_WINDOWS, "the spec records every candidate");
 
 static double now(void)
 {
