@@ -28,6 +28,17 @@ int cmd_spec_build(fitspec *s, const cmd_spec_args *a, sid_error *err)
     for (int i = 0; i < a->n; i++)
         if (fitspec_apply_flag(s, a->flag[i], a->value[i], err))
             return -1;
+    /* only a fit has training logs to choose a window on; eval, grad and validate refuse */
+    if (s->window_auto && a->cmd && strcmp(a->cmd, "fit") != 0) {
+        int flagged = 0;   /* the last --window decides; else the file said "auto" */
+        for (int i = 0; i < a->n; i++)
+            if (strcmp(a->flag[i], "--window") == 0)
+                flagged = 1;
+        sid_error_set(err, SID_ERR_INPUT, "%s%s: only sysid fit chooses the window (by cross-validation on its "
+                      "logs); %s has no logs to train on: give --window S", flagged ? "--window auto" : a->path,
+                      flagged ? "" : ": window: \"auto\"", a->cmd);
+        return -1;
+    }
     return 0;
 }
 

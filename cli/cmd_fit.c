@@ -39,7 +39,7 @@ static const cmd_info info = {
     "fit", CMD_FIT,
     "sysid fit ROBOT.json LOG.csv... [-c SPEC.json] [-o FITTED.json | --in-place] "
     "[--report FILE] [--json] [--validate LOG.csv]... [--max-rmse X] [--max-loss X] [-q] "
-    "[--free GLOB]... [--bounds B]... [--window S] [--start fitted|logged] [--max-iter N] ...",
+    "[--free GLOB]... [--bounds B]... [--window S|auto] [--start fitted|logged] [--max-iter N] ...",
     "Fit the free parameters of ROBOT.json to one or more logs (one parameter vector for\n"
     "all of them) by gradient descent through the simulator (NLopt L-BFGS, or with\n"
     "--optimizer lm Levenberg-Marquardt on the exact Jacobian), then report\n"
@@ -107,6 +107,8 @@ static void on_signal(int sig)
 
 static void catch_signals(void)
 {
+    if (caught)
+        return;   /* once: "window": "auto" runs a fit per fold and candidate before the fit */
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
@@ -355,6 +357,8 @@ int cmd_fit(int argc, char **argv)
     const fit_run_input fin = { robot, m, theta0, doc, &spec, nlog, nval, tr, paths, &hooks };
     if (fit_run(&fin, &f, &err) != SID_OK) {
         rc = cli_fail(&err);
+        if (err.status == SID_ERR_INTERRUPTED && interrupted)
+            rc = 128 + interrupted;   /* stopped while choosing the window: nothing to write */
         goto done;
     }
     report *r = &f->rep;

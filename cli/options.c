@@ -96,12 +96,18 @@ static const opt_row rows[] = {
     { 0, "--bounds", "GLOB=LO:HI | GLOB=scale:A:B | JSON", SPEC, 0, FITSPEC, FITTING,
       "bounds of the parameters GLOB matches (repeatable;\n"
       "checked before the spec's, the first match wins)" },
-    { 0, "--window", "S", SPEC, 0, FITSPEC, WINDOWED | CMD_VALIDATE,
+    { 0, "--window", "S", SPEC, 0, FITSPEC, (WINDOWED | CMD_VALIDATE) & ~CMD_FIT,
       "seconds per window (default 0.5); 0: one window per\n"
       "log, a free-running simulation" },
     { 0, "--weight-tau", "W", SPEC, 0, FITSPEC, WINDOWED,
       "weight of the logs' tau.* torque sensor readings\n"
       "(default 0: not scored; FORMATS.md, Torque sensors)" },
+    { 0, "--window", "S|auto", SPEC, 0, FITSPEC, CMD_FIT,
+      "seconds per window (default 0.5); 0: one window per\n"
+      "log, a free-running simulation; auto: chosen by\n"
+      "cross-validation on the fitted logs alone (a fit\n"
+      "per fold and candidate; FORMATS.md, stderr says\n"
+      "each candidate's held-out score)" },
     { 0, "--start", "fitted|logged", SPEC, 0, FITSPEC, FITTING,
       "window start states fitted with the parameters\n"
       "(multiple shooting) or taken from the log" },
@@ -284,6 +290,7 @@ int cmd_parse(const cmd_info *c, int argc, char **argv, cmd_args *a)
     shorts[ns] = '\0';
 
     memset(a, 0, sizeof *a);
+    a->spec.cmd = c->name;
     a->max_rmse = a->max_loss = a->tol = -1;
     int ch, li = -1;
     while ((ch = getopt_long(argc, argv, shorts, longs, &li)) != -1) {

@@ -37,6 +37,7 @@ typedef struct {
 #define CMD_MAX_SPEC_FLAGS 64
 typedef struct {
     const char *path;                          /* -c FILE, or NULL */
+    const char *cmd;                           /* the command's name; NULL: none (report) */
     int n;
     const char *flag[CMD_MAX_SPEC_FLAGS];      /* "--window" */
     const char *value[CMD_MAX_SPEC_FLAGS];

@@ -9,6 +9,7 @@
 
 #include "stepchoice.h"
 #include "warn.h"
+#include "window_select.h"
 
 static double now(void)
 {
@@ -151,6 +152,9 @@ static int setup(sid_io_fit *f, const fit_run_input *in, sid_loss_opts *lo, sid_
         sid_error_prefix(err, "%s: choosing the simulation step", in->robot);
         return -1;
     }
+    /* "window": "auto": chosen on the fitted logs with that step, before any problem is made */
+    if (spec->window_auto && window_select(in, &f->sel, err))
+        return -1;
     sid_loss_opts lp;
     fitspec_loss_opts(spec, lo);
     lp = *lo;

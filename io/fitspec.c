@@ -369,9 +369,15 @@ static int read_spec(ctx *c, fitspec *s, const cJSON *root)
     if ((v = cJSON_GetObjectItemCaseSensitive(root, "bounds")) &&
         read_bounds(c, s, v, "bounds", s->nbound))
         return -1;
-    if ((v = cJSON_GetObjectItemCaseSensitive(root, "window")) &&
-        number(c, v, "window", 0, 0, "a non-negative number of seconds", &s->window))
-        return -1;
+    /* "auto" exactly: a misspelt choice ("Auto") must not pass for a number or a default */
+    if ((v = cJSON_GetObjectItemCaseSensitive(root, "window"))) {
+        if (cJSON_IsString(v) && strcmp(v->valuestring, "auto") == 0)
+            s->window_auto = 1;
+        else if (number(c, v, "window", 0, 0, "a non-negative number of seconds or \"auto\"", &s->window))
+            return -1;
+        else
+            s->window_auto = 0;
+    }
     if ((v = cJSON_GetObjectItemCaseSensitive(root, "substeps")) &&
         integer(c, v, "substeps", 1, "a whole number >= 1", &s->sim.substeps))
         return -1;
@@ -631,9 +637,14 @@ int fitspec_apply_flag(fitspec *s, const char *flag, const char *value, sid_erro
     if (strcmp(flag, "--bounds") == 0)
         return flag_bounds(s, value, err);
     if (strcmp(flag, "--window") == 0) {
+        if (strcmp(value, "auto") == 0) {
+            s->window_auto = 1;
+            return 0;
+        }
         if (parse_double(value, &x) || x < 0)
-            return bad_flag(err, flag, "a non-negative number of seconds", value);
+            return bad_flag(err, flag, "a non-negative number of seconds or auto", value);
         s->window = x;
+        s->window_auto = 0;
         return 0;
     }
     if (strcmp(flag, "--weight-tau") == 0) {

@@ -10,6 +10,8 @@
  *     "units": { "t": "ms", "q.*": "deg" }, "scale": { "u.*": 0.5 }, "start": "fitted",
  *     "smoothing": { "sigma": 0.05, "pairs": 16, "seed": 1 }, "contact_model": "hard" }
  *
+ * "window": "auto" (or --window auto) lets `sysid fit` choose the window by cross-validation
+ * (window_select.h), which records the choice here; other commands refuse it.
  * Every key is optional; absent ones keep the defaults of fitspec_init (those above, with
  * "free" empty, no bounds, no max_dt, no smoothing, the robot's own contact model).
  * "substeps" splits every log interval into that many simulation steps; "max_dt" also
@@ -41,6 +43,7 @@
 #include "traj_csv.h"
 
 #define FITSPEC_ORIGIN 160
+#define FITSPEC_MAX_WINDOWS 8    /* window lengths "window": "auto" tries at most */
 
 /* "start": unset (the command's default), the logged states, or fitted ones. */
 enum { FITSPEC_START_UNSET = -1, FITSPEC_START_LOGGED = 0, FITSPEC_START_FITTED = 1 };
@@ -66,6 +69,13 @@ typedef struct {
     int nbound;
     fitspec_bound *bound;          /* first match wins */
     double window;                 /* [s] per window; 0: one window over the whole log */
+    int window_auto;               /* "window": "auto": fit_run chooses it (window_select.h) */
+    int nwindow_cand;              /* the choice made: candidates tried (0: none yet), */
+    double window_cand[FITSPEC_MAX_WINDOWS];    /* their lengths [s] (0: one window per log) */
+    double window_score[FITSPEC_MAX_WINDOWS];   /* and mean held-out losses (HUGE_VAL: a fit failed) */
+    int window_folds;              /* cross-validation folds */
+    double window_eval;            /* [s] the held-out evaluation window (0: one per log) */
+    double window_nominal;         /* the nominal parameters' mean held-out loss */
     sid_sim_opts sim;              /* integrator, substeps, max_dt */
     double w_q, w_qd;              /* loss weights of position and velocity errors */
     double w_tau;                  /* torque sensor weight (weights.tau, --weight-tau); 0: not scored */
@@ -100,7 +110,7 @@ void fitspec_free(fitspec *s);
 int fitspec_load(fitspec *s, const char *path, sid_error *err);
 
 /* Apply one flag over the file: --free GLOB, --bounds GLOB=LO:HI | GLOB=scale:A:B | JSON,
- * --window S, --integrator euler|rk4, --substeps N, --max-dt S, --columns JSON|k=v,...,
+ * --window S|auto, --integrator euler|rk4, --substeps N, --max-dt S, --columns JSON|k=v,...,
  * --units JSON|k=unit,..., --scale JSON|k=x,..., --max-iter N, --ftol-rel X, --time-limit S, --optimizer lbfgs|lm,
  * --start logged|fitted,
  * --smoothing SIGMA,PAIRS[,SEED] | off, --contact compliant|hard. 0, or -1 with err. */

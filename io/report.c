@@ -200,6 +200,20 @@ static void settings(jb *b, cJSON *o, const report *r)
     str(b, x, "start_velocity", s->start_velocity_from_q > 0 ? "positions" : "logged");
     num(b, x, "window", s->window);
     integer(b, x, "windows", r->nwindows);
+    if (s->nwindow_cand > 0) {
+        /* "window": "auto": what was tried and how each scored (window_select.h); a candidate
+         * whose fits failed scores null */
+        cJSON *ws = add(b, x, "window_selection", cJSON_CreateObject());
+        cJSON *cand = add(b, ws, "candidates", cJSON_CreateArray()), *sc = add(b, ws, "scores", cJSON_CreateArray());
+        for (int k = 0; k < s->nwindow_cand; k++) {
+            num(b, cand, NULL, s->window_cand[k]);
+            num_or_null(b, sc, NULL, s->window_score[k]);
+        }
+        integer(b, ws, "folds", s->window_folds);
+        num(b, ws, "evaluation_window", s->window_eval);
+        num(b, ws, "nominal_score", s->window_nominal);
+        num(b, ws, "chosen", s->window);
+    }
     str(b, x, "integrator", s->sim.integrator == SID_RK4 ? "rk4" : "euler");
     integer(b, x, "substeps", s->sim.substeps);
     num_or_null(b, x, "max_dt", s->sim.max_dt > 0 ? s->sim.max_dt : HUGE_VAL);
