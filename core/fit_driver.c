@@ -204,7 +204,7 @@ sid_status sid_driver_init(sid_driver *d, sid_problem *p, const double *theta, c
     }
     sid_status s = SID_OK;
     for (int k = 0; k < nf && !s; k++) s = scale_param(d, k, err);
-    if (!s) s = find_blocks(d, err);
+    if (!s && !o->inertia_raw) s = find_blocks(d, err);
     if (s) {
         sid_driver_free(d);
         return s;
