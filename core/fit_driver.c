@@ -139,7 +139,8 @@ static sid_status find_blocks(sid_driver *d, sid_error *err)
                 for (int j = 0; j < 6; j++) {
                     const int k = B->k[j] = pos[i0 + j];
                     d->scale[k] = -1;
-                    d->lo[k] = -HUGE_VAL, d->hi[k] = HUGE_VAL;
+                    const double xm = j < 3 ? SID_INERTIA_XMAX_DIAG : SID_INERTIA_XMAX_OFF;
+                    d->lo[k] = -xm, d->hi[k] = xm;
                 }
             }
             nb++;

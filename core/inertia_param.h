@@ -19,6 +19,15 @@
 #ifndef SID_INERTIA_PARAM_H
 #define SID_INERTIA_PARAM_H
 
+/* The box the fit keeps x in: every x is a rigid body in exact arithmetic, but in floating
+ * point a tensor whose moments differ by ~1e16 loses its smallest (an optimizer's first
+ * trial steps can be that wild). Within the box, L's diagonal moves at most 1e3-fold and its
+ * off-diagonal by 1e3 of L0's scale: moments stay within ~1e6 of the nominal's, far beyond
+ * any fit's reach, and the tensor's condition within ~1e12 cond(Sigma0), where rounding
+ * cannot break positive definiteness. */
+#define SID_INERTIA_XMAX_DIAG 6.907755278982137   /* ln 1e3 */
+#define SID_INERTIA_XMAX_OFF 1e3
+
 /* L0 from the nominal I0; -1 if Sigma0 is not positive definite (I0 on or past the edge). */
 int sid_inertia_factor(double L0[6], const double I0[6]);
 /* I at x and, with G, its Jacobian G[6 * i + j] = d I_i / d x_j. */
