@@ -45,13 +45,6 @@ double sid_driver_loss(sid_driver *d, const double *x, double *gx)
     double loss = HUGE_VAL;
     sid_error e = {0};
     sid_status s = sid_model_check_theta(d->m, d->theta, &e);
-    /* bounds on an inertia block's entries are not a box in its x: a point outside is rejected */
-    for (int b = 0; b < d->nblock && !s; b++)
-        for (int j = 0; j < 6; j++) {
-            const int k = d->block[b].k[j];
-            const double v = d->theta[d->o->idx[k]];
-            if (!(v >= d->o->lo[k] && v <= d->o->hi[k])) s = SID_ERR_INPUT;
-        }
     if (!s)
         s = sid_problem_loss(d->p, d->theta, d->nstart ? d->x0 : d->x0_fixed, &loss, gx ? d->grad : NULL,
                              gx && d->nstart ? d->gx0 : NULL, &e);
@@ -111,10 +104,11 @@ void sid_driver_chain(const sid_driver *d, double *v, size_t stride)
     }
 }
 
-/* The links whose six inertia entries are all free (and whose nominal tensor is strictly a
- * rigid body's, so that it has a factor) move through the log-Cholesky map: every trial point
- * is then a rigid body. A link with only some entries free keeps the elementwise scaling (a
- * subset of the tensor has no such map), its unphysical trial points rejected as before. */
+/* The links whose six inertia entries are all free and unbounded (and whose nominal tensor is
+ * strictly a rigid body's, so that it has a factor) move through the log-Cholesky map: every
+ * trial point is then a rigid body. The others keep the elementwise scaling, their unphysical
+ * trial points rejected as before: a subset of the tensor has no such map, and bounds on its
+ * entries are no box in x, while elementwise they stay exact box bounds. */
 static sid_status find_blocks(sid_driver *d, sid_error *err)
 {
     const sid_model *m = d->m;
@@ -129,7 +123,8 @@ static sid_status find_blocks(sid_driver *d, sid_error *err)
             if (m->body[b].p_inertial < 0) continue;
             int all = 1;
             double L0[6];
-            for (int j = 0; j < 6; j++) all &= pos[i0 + j] >= 0;
+            for (int j = 0; j < 6; j++)
+                all &= pos[i0 + j] >= 0 && d->o->lo[pos[i0 + j]] == -HUGE_VAL && d->o->hi[pos[i0 + j]] == HUGE_VAL;
             if (!all || sid_inertia_factor(L0, d->theta + i0)) continue;
             if (pass) {
                 sid_driver_inertia *B = &d->block[nb];

@@ -9,7 +9,8 @@
 
 #include <nlopt.h>
 
-/* A link whose six inertia entries are all free moves them through inertia_param.h's map:
+/* A link whose six inertia entries are all free and unbounded moves them through
+ * inertia_param.h's map:
  * k, the positions of ixx..iyz in the free list; i0, theta's index of ixx; L0, the nominal's
  * factor; I0, the nominal tensor (x = 0 gives it exactly); G, d I / d x at the last unpack. */
 typedef struct {

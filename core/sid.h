@@ -528,9 +528,9 @@ sid_status sid_step_choose(const sid_model *m, const double *theta, const sid_tr
  * Each free parameter is optimised as x = (theta - nominal) / typical, or as
  * x = log(theta / nominal) for a strictly positive quantity whose lower bound is positive,
  * so that steps are comparable across kilograms, metres and newton-metres. A link whose six
- * inertia entries are all free moves them together through the log-Cholesky map of its second
- * moment about the COM (inertia_param.h), so that every trial point is a rigid body; bounds on
- * those entries then reject the trial points outside them (unless inertia_raw). A trial point that
+ * inertia entries are all free and unbounded moves them together through the log-Cholesky map
+ * of its second moment about the COM (inertia_param.h), so that every trial point is a rigid
+ * body (unless inertia_raw; bounded entries keep their box, elementwise). A trial point that
  * is unphysical (say, an inertia that is no longer positive definite) or whose simulation
  * diverges is rejected: the line search sees a large loss and steps back (LM: the step is
  * refused and the damping grows), and no NaN or Inf leaves the driver. The best point seen is

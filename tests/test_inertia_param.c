@@ -301,6 +301,36 @@ START_TEST(lm_columns)
 }
 END_TEST
 
+START_TEST(which_links)
+{
+    /* both links' six entries free and unbounded: two blocks; a finite bound on one entry of
+     * the last link keeps that link elementwise (its box stays exact), inertia_raw all of them */
+    rig R;
+    rig_make(&R, 0);
+    sid_fit_opts fo;
+    sid_fit_opts_defaults(&fo);
+    fo.nfree = R.nf, fo.idx = R.idx, fo.lo = R.lo, fo.hi = R.hi;
+    sid_fit_result r = {0};
+    sid_driver d;
+    sid_error err = {0};
+    const int ilast = R.m->body[R.m->nbody - 1].p_inertial + P_INERTIA + 2;   /* its izz */
+    int k = 0;
+    while (R.idx[k] != ilast) k++;
+    R.lo[k] = 0.5 * R.theta[ilast];
+    ck_assert_msg(sid_driver_init(&d, R.p, R.theta, NULL, &fo, &r, 1, &err) == SID_OK, "%s", err.msg);
+    ck_assert_int_eq(d.nblock, 1);
+    ck_assert_int_ne(d.block[0].i0, ilast - 2);
+    ck_assert(d.scale[k] >= 0 && d.lo[k] > -HUGE_VAL);
+    sid_driver_free(&d);
+    R.lo[k] = -HUGE_VAL;
+    fo.inertia_raw = 1;
+    ck_assert_msg(sid_driver_init(&d, R.p, R.theta, NULL, &fo, &r, 1, &err) == SID_OK, "%s", err.msg);
+    ck_assert_int_eq(d.nblock, 0);
+    sid_driver_free(&d);
+    rig_free(&R);
+}
+END_TEST
+
 /* ---- 3. a thin rod's inertia from a nominal far off ------------------------------------- */
 
 /* Fit only the last link's six inertia entries of rig R (whose truth is a thin rod along its
@@ -392,6 +422,7 @@ Suite *inertia_param_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, driver_gradient_in_x);
     tcase_add_test(tc, lm_columns);
+    tcase_add_test(tc, which_links);
     suite_add_tcase(s, tc);
     tc = tcase_create("rod");
     tcase_set_timeout(tc, 120);
