@@ -2,6 +2,7 @@
  * and their bounds, the working parameters and start states, and the loss at a trial point
  * with unphysical or diverging points rejected. optimize.c (L-BFGS) and lm.c run on it. */
 #include "fit_driver.h"
+#include "inertia_param.h"
 
 #include <math.h>
 #include <string.h>
@@ -14,11 +15,23 @@ double sid_driver_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* x into the working theta and (when they are variables) start states. */
+/* x into the working theta and (when they are variables) start states. An inertia block at
+ * x = 0 is the nominal tensor bit for bit (not L0 L0^T's rounding), so that x = 0 is the
+ * nominal point for every optimizer, as with the other parameters. */
 void sid_driver_unpack(sid_driver *d, const double *x)
 {
-    for (int k = 0; k < d->nf; k++)
+    for (int k = 0; k < d->nf; k++) {
+        if (d->scale[k] < 0) continue;
         d->theta[d->o->idx[k]] = d->scale[k] > 0 ? d->nominal[k] + d->scale[k] * x[k] : d->nominal[k] * exp(x[k]);
+    }
+    for (int b = 0; b < d->nblock; b++) {
+        sid_driver_inertia *B = &d->block[b];
+        double xb[6], *I = d->theta + B->i0;
+        int zero = 1;
+        for (int j = 0; j < 6; j++) xb[j] = x[B->k[j]], zero &= xb[j] == 0;
+        sid_inertia_from_x(I, B->G, B->L0, xb);
+        if (zero) memcpy(I, B->I0, sizeof B->I0);
+    }
     for (int j = 0; j < d->nstart; j++) d->x0[j] = d->x0_init[j] + d->x0_scale[j % d->nx] * x[d->nf + j];
 }
 
@@ -46,8 +59,9 @@ double sid_driver_loss(sid_driver *d, const double *x, double *gx)
     }
     for (int k = 0; gx && k < d->nf; k++) {
         const int i = d->o->idx[k];
-        gx[k] = d->fscale * d->grad[i] * (d->scale[k] > 0 ? d->scale[k] : d->theta[i]);
+        gx[k] = d->fscale * d->grad[i] * (d->scale[k] > 0 ? d->scale[k] : d->scale[k] < 0 ? 1 : d->theta[i]);
     }
+    if (gx) sid_driver_chain(d, gx, 1);
     for (int j = 0; gx && j < d->nstart; j++) gx[d->nf + j] = d->fscale * d->gx0[j] * d->x0_scale[j % d->nx];
     return loss;
 }
@@ -74,6 +88,65 @@ static sid_status scale_param(sid_driver *d, int k, sid_error *err)
         d->lo[k] = isfinite(l) ? (l - v) / d->scale[k] : -HUGE_VAL;
         d->hi[k] = isfinite(h) ? (h - v) / d->scale[k] : HUGE_VAL;
     }
+    return SID_OK;
+}
+
+void sid_driver_chain(const sid_driver *d, double *v, size_t stride)
+{
+    for (int b = 0; b < d->nblock; b++) {
+        const sid_driver_inertia *B = &d->block[b];
+        double t[6];
+        for (int j = 0; j < 6; j++) {
+            t[j] = 0;
+            for (int i = 0; i < 6; i++) t[j] += B->G[6 * i + j] * v[(size_t)B->k[i] * stride];
+        }
+        for (int j = 0; j < 6; j++) v[(size_t)B->k[j] * stride] = t[j];
+    }
+}
+
+/* The links whose six inertia entries are all free and unbounded (and whose nominal tensor is
+ * strictly a rigid body's, so that it has a factor) move through the log-Cholesky map: every
+ * trial point is then a rigid body. The others keep the elementwise scaling, their unphysical
+ * trial points rejected as before: a subset of the tensor has no such map, and bounds on its
+ * entries are no box in x, while elementwise they stay exact box bounds. */
+static sid_status find_blocks(sid_driver *d, sid_error *err)
+{
+    const sid_model *m = d->m;
+    int nb = 0, *pos = sid_alloc(sizeof(int) * (size_t)(m->nparam ? m->nparam : 1));
+    if (!pos) return sid_error_set(err, SID_ERR_NOMEM, "out of memory");
+    for (int i = 0; i < m->nparam; i++) pos[i] = -1;
+    for (int k = 0; k < d->nf; k++) pos[d->o->idx[k]] = k;
+    for (int pass = 0; pass < 2; pass++) {
+        nb = 0;
+        for (int b = 0; b < m->nbody; b++) {
+            const int i0 = m->body[b].p_inertial + P_INERTIA;
+            if (m->body[b].p_inertial < 0) continue;
+            int all = 1;
+            double L0[6];
+            for (int j = 0; j < 6; j++)
+                all &= pos[i0 + j] >= 0 && d->o->lo[pos[i0 + j]] == -HUGE_VAL && d->o->hi[pos[i0 + j]] == HUGE_VAL;
+            if (!all || sid_inertia_factor(L0, d->theta + i0)) continue;
+            if (pass) {
+                sid_driver_inertia *B = &d->block[nb];
+                B->i0 = i0;
+                memcpy(B->L0, L0, sizeof L0);
+                memcpy(B->I0, d->theta + i0, sizeof B->I0);
+                for (int j = 0; j < 6; j++) {
+                    const int k = B->k[j] = pos[i0 + j];
+                    d->scale[k] = -1;
+                    const double xm = j < 3 ? SID_INERTIA_XMAX_DIAG : SID_INERTIA_XMAX_OFF;
+                    d->lo[k] = -xm, d->hi[k] = xm;
+                }
+            }
+            nb++;
+        }
+        if (!pass && nb && !(d->block = sid_alloc(sizeof(sid_driver_inertia) * (size_t)nb))) {
+            sid_free(pos);
+            return sid_error_set(err, SID_ERR_NOMEM, "out of memory");
+        }
+    }
+    d->nblock = nb;
+    sid_free(pos);
     return SID_OK;
 }
 
@@ -127,10 +200,12 @@ sid_status sid_driver_init(sid_driver *d, sid_problem *p, const double *theta, c
     }
     sid_status s = SID_OK;
     for (int k = 0; k < nf && !s; k++) s = scale_param(d, k, err);
+    if (!s && !o->inertia_raw) s = find_blocks(d, err);
     if (s) {
-        sid_free(d->buf);
+        sid_driver_free(d);
         return s;
     }
+    if (d->nblock) sid_driver_unpack(d, d->x);   /* the blocks' G at x = 0 */
     if (pairs) sid_smoothing_directions(o->smoothing_seed, pairs, nf, d->dir);
     return SID_OK;
 }
@@ -138,5 +213,8 @@ sid_status sid_driver_init(sid_driver *d, sid_problem *p, const double *theta, c
 void sid_driver_free(sid_driver *d)
 {
     sid_free(d->buf);
+    sid_free(d->block);
     d->buf = NULL;
+    d->block = NULL;
+    d->nblock = 0;
 }

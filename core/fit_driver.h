@@ -9,7 +9,16 @@
 
 #include <nlopt.h>
 
-/* Every array below lives in one allocation. */
+/* A link whose six inertia entries are all free and unbounded moves them through
+ * inertia_param.h's map:
+ * k, the positions of ixx..iyz in the free list; i0, theta's index of ixx; L0, the nominal's
+ * factor; I0, the nominal tensor (x = 0 gives it exactly); G, d I / d x at the last unpack. */
+typedef struct {
+    int k[6], i0;
+    double L0[6], I0[6], G[36];
+} sid_driver_inertia;
+
+/* Every array below lives in one allocation (the inertia blocks in their own). */
 typedef struct {
     sid_problem *p;
     const sid_model *m;
@@ -20,10 +29,12 @@ typedef struct {
     double *theta, *grad;        /* (nparam) working parameter vector and its gradient */
     double *x0, *gx0;            /* (nstart) working start states and their gradient */
     double *x0_init, *x0_scale;  /* (nstart) first guess, (nx) scale */
-    double *nominal, *scale;     /* (nf) nominal value; typical magnitude, or 0 for log space */
+    double *nominal, *scale;     /* (nf) nominal value; typical magnitude, 0 for log space, -1 in an inertia block */
     double *x, *lo, *hi, *best;  /* (n) the variables, their bounds, the best point seen */
     double *dir, *xp;            /* smoothing: (pairs x nf) directions and (nf) a perturbed point; dir NULL: off */
     double best_f, reject_loss, fscale, t0;   /* objective = f * fscale, so that it starts near 1 */
+    sid_driver_inertia *block;   /* (nblock) the links whose inertia moves through the log-Cholesky map */
+    int nblock;
     sid_error fail;              /* why an evaluation failed for a reason other than divergence */
     int failed;
     nlopt_opt opt;
@@ -35,8 +46,12 @@ typedef struct {
 sid_status sid_driver_init(sid_driver *d, sid_problem *p, const double *theta, const double *x0, const sid_fit_opts *o,
                            sid_fit_result *r, int start_vars, sid_error *err);
 void sid_driver_free(sid_driver *d);
-/* x into the driver's working theta and (when they are variables) start states. */
+/* x into the driver's working theta and (when they are variables) start states; each inertia
+ * block's G is updated. */
 void sid_driver_unpack(sid_driver *d, const double *x);
+/* The chain rule through the inertia blocks: v (nf entries at v[k * stride], each d/d theta_k
+ * times theta_k's scale, which is 1 in a block) becomes d/dx by v_block <- G^T v_block. */
+void sid_driver_chain(const sid_driver *d, double *v, size_t stride);
 /* The plain loss at x (rejection loss for a point that is unphysical or diverges, counted in
  * r->rejected); with gx, fscale times its adjoint gradient in x. */
 double sid_driver_loss(sid_driver *d, const double *x, double *gx);

@@ -111,8 +111,11 @@ static sid_status lm_linearize(lm_sys *L, const double *x, sid_error *err)
     d->r->jacobians++;
     d->r->evaluations++;
     if (s) return s;
-    /* d theta / d x: the scale, or theta itself in log space; d x0 / d x: the start scale */
-    for (int k = 0; k < nf; k++) L->cp[k] = d->scale[k] > 0 ? d->scale[k] : d->theta[d->o->idx[k]];
+    /* d theta / d x: the scale, or theta itself in log space (1 in an inertia block, whose
+     * columns then go through its 6 x 6 d I / d x: J_x = J_theta G, A_x = G^T A G, below);
+     * d x0 / d x: the start scale */
+    for (int k = 0; k < nf; k++)
+        L->cp[k] = d->scale[k] > 0 ? d->scale[k] : d->scale[k] < 0 ? 1 : d->theta[d->o->idx[k]];
     const double inv = 1.0 / sid_problem_nresiduals(d->p), *cs = d->x0_scale;
     for (int a = 0; a < nf; a++) {
         L->g[a] *= L->cp[a] * inv;
@@ -126,6 +129,12 @@ static sid_status lm_linearize(lm_sys *L, const double *x, sid_error *err)
             for (int j = 0; j < ns; j++) V[i * ns + j] *= cs[i] * cs[j] * inv;
             for (int b = 0; b < nf; b++) C[i * nf + b] *= cs[i] * L->cp[b] * inv;
         }
+    }
+    if (d->nblock) {
+        sid_driver_chain(d, L->g, 1);
+        for (int a = 0; a < nf; a++) sid_driver_chain(d, L->A + (size_t)a * (size_t)nf, 1);
+        for (int b = 0; b < nf; b++) sid_driver_chain(d, L->A + b, (size_t)nf);
+        for (int r = 0; r < nwin * ns; r++) sid_driver_chain(d, L->C + (size_t)r * (size_t)nf, 1);
     }
     /* Marquardt's D: diag(A), floored so that a direction the data do not see stays damped */
     double dmax = 0;

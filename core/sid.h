@@ -545,7 +545,10 @@ sid_status sid_step_choose(const sid_model *m, const double *theta, const sid_tr
 /* ---- fitting: NLopt L-BFGS or Levenberg-Marquardt on scaled parameters ---------------------
  * Each free parameter is optimised as x = (theta - nominal) / typical, or as
  * x = log(theta / nominal) for a strictly positive quantity whose lower bound is positive,
- * so that steps are comparable across kilograms, metres and newton-metres. A trial point that
+ * so that steps are comparable across kilograms, metres and newton-metres. A link whose six
+ * inertia entries are all free and unbounded moves them together through the log-Cholesky map
+ * of its second moment about the COM (inertia_param.h), so that every trial point is a rigid
+ * body (unless inertia_raw; bounded entries keep their box, elementwise). A trial point that
  * is unphysical (say, an inertia that is no longer positive definite) or whose simulation
  * diverges is rejected: the line search sees a large loss and steps back (LM: the step is
  * refused and the damping grows), and no NaN or Inf leaves the driver. The best point seen is
@@ -601,6 +604,7 @@ typedef struct {
     double smoothing_sigma;
     int smoothing_pairs;
     unsigned long smoothing_seed;
+    int inertia_raw;             /* 1: inertia entries elementwise as other parameters (before the log-Cholesky map) */
 } sid_fit_opts;
 
 /* L-BFGS, no free parameters (set nfree, idx, lo, hi), max_iter 1000, ftol_rel 1e-10, no time limit

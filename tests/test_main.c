@@ -45,6 +45,7 @@ Suite *pushes_suite(void);
 Suite *friction_levels_suite(void);
 Suite *torque_sensor_suite(void);
 Suite *window_select_suite(void);
+Suite *inertia_param_suite(void);
 
 /* name: as the suite's own suite_create gives it (CK_RUN_SUITE compares against that) */
 static const struct {
@@ -83,6 +84,7 @@ static const struct {
     {"pushes", pushes_suite},
     {"torque_sensor", torque_sensor_suite},
     {"window_select", window_select_suite},
+    {"inertia_param", inertia_param_suite},
 };
 enum { NSUITE = (int)(sizeof suites / sizeof suites[0]) };
 
