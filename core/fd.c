@@ -58,8 +58,8 @@ sid_status sid_fd(const sid_model *m, const double *theta, sid_workspace *ws, co
         if (bd->p_dof < 0) continue;
         const int i = bd->vadr, j = sid_drive_vadr(bd);   /* viscous damping on the motor side */
         const double *pd = theta + bd->p_dof;
-        ws->M[i * nv + i] += pd[P_ARMATURE];
-        ws->M[j * nv + j] += hd * pd[P_VISCOUS];
+        if (i == j) ws->M[i * nv + i] += pd[P_ARMATURE] + hd * pd[P_VISCOUS];   /* one sum: bit for bit as before */
+        else ws->M[i * nv + i] += pd[P_ARMATURE], ws->M[j * nv + j] += hd * pd[P_VISCOUS];
         a[j] -= pd[P_VISCOUS] * v[j];
     }
     if (sid_factor(m, ws->M))
@@ -132,6 +132,10 @@ void sid_fd_jvp_dir(const sid_model *m, const double *theta, sid_workspace *ws, 
         if (bd->vadr < 0) continue;
         const int i = bd->vadr, j = sid_drive_vadr(bd);
         const double *pd = theta + bd->p_dof, *tp = thd + bd->p_dof;
+        if (i == j) {   /* one sum, in the order it always had */
+            ad[i] -= tp[P_VISCOUS] * (v[i] + hd * a[i]) + pd[P_VISCOUS] * vd[i] + tau[i] + tp[P_ARMATURE] * a[i];
+            continue;
+        }
         ad[i] -= tau[i] + tp[P_ARMATURE] * a[i];
         ad[j] -= tp[P_VISCOUS] * (v[j] + hd * a[j]) + pd[P_VISCOUS] * vd[j];
     }

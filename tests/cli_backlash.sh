@@ -56,5 +56,14 @@ expect_invalid "backlash on a servo" "$TMP/servo.json" "joints[0].backlash" vali
 jq '.joints[0].type = "fixed" | del(.joints[0].motor)' "$D/robot.json" >"$TMP/fixed.json"
 expect_invalid "backlash on a fixed joint" "$TMP/fixed.json" "joints[0].backlash" validate "$TMP/fixed.json" "$D/log.csv"
 
+# ---- a spring limit on the link, its gains computed from the link's inertia ----
+jq '.joints[0].limit = {"lower": -1, "upper": 1}' "$D/truth.json" >"$TMP/lim.json"
+run simulate "$TMP/lim.json" "$D/log.csv" -o "$TMP/lim.csv" -q
+why=""
+[ "$rc" -eq 0 ] || why+=" exit $rc;"
+run params "$TMP/lim.json"
+grep -q 'limit.stiffness' "$TMP/out" || why+=" no limit.stiffness row;"
+check "a backlash joint with a spring limit and default gains" "$why"
+
 echo "cli_backlash: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -316,6 +316,63 @@ START_TEST(gradient_matches_fd)
 }
 END_TEST
 
+/* A contact sphere 10 m above the ground: its force underflows to exactly 0 (softplus of
+ * -1e4 widths), but the model now takes jacobian.c's central-difference path (contact has no
+ * forward mode). Its window Jacobian, parameter and start-state columns, agrees with the
+ * forward-mode one of the arm without the sphere to 1e-6 of the largest entry: the differences
+ * (step 1e-6 of each variable) err by O(step^2) and rounding / step, ~1e-9 here. */
+static void far_sphere(sid_robot_desc *d, const double *a)
+{
+    (void)a;
+    sid_ground_desc_defaults(&d->ground);
+    d->nsphere = 1;
+    d->sphere = calloc(1, sizeof *d->sphere);
+    snprintf(d->sphere[0].name, sizeof d->sphere[0].name, "tip");
+    d->sphere[0].link = 1, d->sphere[0].xyz[2] = 10, d->sphere[0].radius = 0.01;
+    ck_assert_str_eq(d->link[1].name, "arm");
+}
+
+START_TEST(jacobian_differences)
+{
+    double *th0, *th1;
+    sid_model *m0 = arm(NULL, NULL, &th0), *m1 = arm(far_sphere, NULL, &th1);
+    sid_traj *tr = tu_synth_log(m0, th0, 300, 1e-3, 0.3, 4);
+    sid_loss_opts lo;
+    sid_loss_opts_defaults(&lo);
+    lo.window = 0.1, lo.threads = 1, lo.estimate_start = 1;
+    const sid_traj *logs[1] = {tr};
+    sid_problem *p0, *p1;
+    sid_error err = {0};
+    ck_assert(sid_problem_create(&p0, m0, logs, 1, &lo, &err) == SID_OK);
+    ck_assert_msg(sid_problem_create(&p1, m1, logs, 1, &lo, &err) == SID_OK, "%s", err.msg);
+    const int idx0[4] = {param(m0, "joints.shoulder.backlash.width"), param(m0, "joints.shoulder.backlash.stiffness"),
+                         param(m0, "joints.shoulder.backlash.inertia"), param(m0, "joints.shoulder.offset")};
+    const int idx1[4] = {param(m1, "joints.shoulder.backlash.width"), param(m1, "joints.shoulder.backlash.stiffness"),
+                         param(m1, "joints.shoulder.backlash.inertia"), param(m1, "joints.shoulder.offset")};
+    const int nxo = sid_model_nq(m0) + sid_model_nv(m0), ncol = 4 + nxo, w = 1;
+    double x0[2];   /* window 1's logged start, moved */
+    double *xs = malloc(sizeof(double) * (size_t)(sid_problem_nwindows(p0) * nxo));
+    sid_problem_start_states(p0, th0, xs);
+    x0[0] = xs[w * nxo] + 0.01, x0[1] = xs[w * nxo + 1] - 0.05;
+    const int rows = sid_problem_window_rows(p0, w);
+    ck_assert_int_eq(rows, sid_problem_window_rows(p1, w));
+    double *r0 = malloc(sizeof(double) * (size_t)rows), *r1 = malloc(sizeof(double) * (size_t)rows);
+    double *J0 = malloc(sizeof(double) * (size_t)(rows * ncol)), *J1 = malloc(sizeof(double) * (size_t)(rows * ncol));
+    ck_assert(sid_problem_window_jacobian(p0, th0, x0, w, 4, idx0, r0, J0, &err) == SID_OK);
+    ck_assert(sid_problem_window_jacobian(p1, th1, x0, w, 4, idx1, r1, J1, &err) == SID_OK);
+    double big = 0, worst = 0;
+    for (int i = 0; i < rows * ncol; i++) big = fmax(big, fabs(J0[i]));
+    for (int i = 0; i < rows * ncol; i++) worst = fmax(worst, fabs(J0[i] - J1[i]) / big);
+    for (int i = 0; i < rows; i++) ck_assert_msg(fabs(r0[i] - r1[i]) <= 1e-14 * (1 + fabs(r0[i])), "residual %d", i);
+    fprintf(stderr, "backlash window Jacobian: central differences vs forward mode %.2e of the largest entry (%d rows x %d)\n",
+            worst, rows, ncol);
+    ck_assert_msg(worst < 1e-6, "%g", worst);
+    free(r0), free(r1), free(J0), free(J1), free(xs);
+    sid_problem_free(p0), sid_problem_free(p1), sid_traj_free(tr);
+    sid_model_free(m0), sid_model_free(m1), sid_free(th0), sid_free(th1);
+}
+END_TEST
+
 /* Recovery of width, stiffness, damping and inertia by LM from 20-30 % off, on a 6 s log of the
  * truth arm from rest, as one window from its logged start (window 0: the motor side starts
  * where the truth's does, at the link, backlash.h; short windows start it unloaded where the
@@ -410,6 +467,7 @@ Suite *backlash_suite(void)
     tcase_add_test(tc, energy_conserved);
     tcase_add_test(tc, dead_zone);
     tcase_add_test(tc, gradient_matches_fd);
+    tcase_add_test(tc, jacobian_differences);
     tcase_add_test(tc, refusals);
     suite_add_tcase(s, tc);
     TCase *slow = tcase_create("slow");
