@@ -3,6 +3,7 @@
  * back, adding each sample's residual seed dL/dx_k to the state adjoint as it passes
  * (ADJOINT.md, "Across a window"). Windows restart from their own start states, so no adjoint
  * flows from one window to the previous. */
+#include "backlash.h"
 #include "delay.h"
 #include "problem.h"
 #include "push.h"
@@ -59,11 +60,13 @@ sid_status sid_adjoint_window(const sid_problem *p, lane *L, const double *theta
         sid_loss_residual(p, theta, tr, w->k0, L->cp, &dummy, NULL, NULL, xbar, thetabar);
         if ((s = sid_tau_residual(p, L, theta, tr, w->k0, L->cp, &dummy, NULL, xbar, thetabar, err))) return s;
     }
+    /* back to the logged coordinates of the start (backlash.h: the motor sides start at their links') */
+    sid_backlash_fold(m, xbar, xbar1);
     /* a logged start x0 = (logged q - offset, logged v): the offsets also shape it */
     if (!x0w)
         for (int b = 1; b < m->nbody; b++)
-            if (m->body[b].p_dof >= 0) thetabar[m->body[b].p_dof + P_OFFSET] -= xbar[m->body[b].qadr];
-    if (x0bar) memcpy(x0bar, xbar, sizeof(double) * (size_t)nx);
+            if (m->body[b].p_dof >= 0) thetabar[m->body[b].p_dof + P_OFFSET] -= xbar1[m->body[b].qadr];
+    if (x0bar) memcpy(x0bar, xbar1, sizeof(double) * (size_t)(m->nqo + m->nvo));
     return SID_OK;
 }
 

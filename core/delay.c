@@ -40,7 +40,7 @@ static double gain(const sid_body *bd, const double *theta)
 
 const double *sid_delay_u(const sid_model *m, const double *theta, const sid_traj *tr, int k, sid_workspace *ws)
 {
-    const int nv = m->nv;
+    const int nv = m->nvo;   /* commands: the logged coordinates' */
     const double *u = tr->u + (size_t)k * (size_t)nv;
     if (!sid_delay_any(m)) return u;
     memcpy(ws->ud, u, sizeof(double) * (size_t)nv);

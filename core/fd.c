@@ -10,6 +10,7 @@
  * is needed (ADJOINT.md). */
 #include "fd.h"
 
+#include "backlash.h"
 #include "push.h"
 
 #include <string.h>
@@ -24,6 +25,7 @@ static void rnea_fext(const sid_model *m, const double *theta, sid_workspace *ws
         for (int b = 0; b < m->nbody; b++) ws->fext[b] = sid_sv_zero();
     if (ws->push) sid_push_forces(m, ws, ws->fext);
     sid_rnea_forces(m, ws, fx || ws->push ? ws->fext : NULL, tau);
+    sid_backlash_zero_hidden(m, tau);
 }
 
 /* Reverse of rnea_fext: the forces' adjoint goes back through the contact model's geometry and
@@ -48,14 +50,17 @@ sid_status sid_fd(const sid_model *m, const double *theta, sid_workspace *ws, co
     sid_joint_force(m, theta, v, u, ws->F);
     sid_joint_limit_force(m, theta, q, v, ws->F);
     sid_servo_force(m, theta, q, v, u, ws->F);
+    sid_backlash_force(m, theta, q, v, ws->F);
+    sid_backlash_inertia(m, theta, ws->M);
     for (int i = 0; i < nv; i++) a[i] = ws->F[i] - ws->c[i];
     for (int b = 1; b < m->nbody; b++) {
         const sid_body *bd = &m->body[b];
         if (bd->p_dof < 0) continue;
-        const int i = bd->vadr;
+        const int i = bd->vadr, j = sid_drive_vadr(bd);   /* viscous damping on the motor side */
         const double *pd = theta + bd->p_dof;
-        ws->M[i * nv + i] += pd[P_ARMATURE] + hd * pd[P_VISCOUS];
-        a[i] -= pd[P_VISCOUS] * v[i];
+        if (i == j) ws->M[i * nv + i] += pd[P_ARMATURE] + hd * pd[P_VISCOUS];   /* one sum: bit for bit as before */
+        else ws->M[i * nv + i] += pd[P_ARMATURE], ws->M[j * nv + j] += hd * pd[P_VISCOUS];
+        a[j] -= pd[P_VISCOUS] * v[j];
     }
     if (sid_factor(m, ws->M))
         return sid_error_set(err, SID_ERR_SINGULAR,
@@ -81,15 +86,17 @@ void sid_fd_vjp_factored(const sid_model *m, const double *theta, sid_workspace 
     sid_joint_force_vjp(m, theta, v, u, w, vbar, thetabar);
     sid_joint_limit_force_vjp(m, theta, q, v, w, qbar, vbar, thetabar);
     sid_servo_force_vjp(m, theta, q, v, u, w, qbar, vbar, thetabar);
+    sid_backlash_force_vjp(m, theta, q, v, w, qbar, vbar, thetabar);
+    sid_backlash_inertia_vjp(m, a, w, thetabar);
     for (int i = 0; i < nv; i++) ws->rhs[i] = -w[i];
     for (int b = 1; b < m->nbody; b++) {
         const sid_body *bd = &m->body[b];
         if (bd->p_dof < 0) continue;
-        const int i = bd->vadr;
+        const int i = bd->vadr, j = sid_drive_vadr(bd);
         const double *pd = theta + bd->p_dof;
         double *td = thetabar + bd->p_dof;
-        vbar[i] -= pd[P_VISCOUS] * w[i];
-        td[P_VISCOUS] -= (v[i] + hd * a[i]) * w[i];
+        vbar[j] -= pd[P_VISCOUS] * w[j];
+        td[P_VISCOUS] -= (v[j] + hd * a[j]) * w[j];
         td[P_ARMATURE] -= a[i] * w[i];
     }
     sid_kinematics(m, theta, ws, q);
@@ -117,13 +124,20 @@ void sid_fd_jvp_dir(const sid_model *m, const double *theta, sid_workspace *ws, 
     sid_joint_force_jvp(m, theta, v, u, vd, thd, ad);
     sid_joint_limit_force_jvp(m, theta, q, v, qd, vd, thd, ad);
     sid_servo_force_jvp(m, theta, q, v, u, qd, vd, thd, ad);
+    sid_backlash_force_jvp(m, theta, q, v, qd, vd, thd, ad);
+    sid_backlash_inertia_jvp(m, thd, a, ad);
     sid_rnea_jvp(m, theta, ws, q, qd, vd, thd, tau);
     for (int b = 1; b < m->nbody; b++) {
         const sid_body *bd = &m->body[b];
         if (bd->vadr < 0) continue;
-        const int i = bd->vadr;
+        const int i = bd->vadr, j = sid_drive_vadr(bd);
         const double *pd = theta + bd->p_dof, *tp = thd + bd->p_dof;
-        ad[i] -= tp[P_VISCOUS] * (v[i] + hd * a[i]) + pd[P_VISCOUS] * vd[i] + tau[i] + tp[P_ARMATURE] * a[i];
+        if (i == j) {   /* one sum, in the order it always had */
+            ad[i] -= tp[P_VISCOUS] * (v[i] + hd * a[i]) + pd[P_VISCOUS] * vd[i] + tau[i] + tp[P_ARMATURE] * a[i];
+            continue;
+        }
+        ad[i] -= tau[i] + tp[P_ARMATURE] * a[i];
+        ad[j] -= tp[P_VISCOUS] * (v[j] + hd * a[j]) + pd[P_VISCOUS] * vd[j];
     }
     sid_factor_solve(m, ws->M, ad);
 }

@@ -186,7 +186,7 @@ sid_status sid_driver_init(sid_driver *d, sid_problem *p, const double *theta, c
     const int estimates = sid_problem_estimates_start(p), pairs = o->smoothing_pairs;
     if (estimates && start_vars && !x0)
         return sid_error_set(err, SID_ERR_INPUT, "start states are estimated but none were given");
-    const int np = m->nparam, nx = m->nq + m->nv;
+    const int np = m->nparam, nx = m->nqo + m->nvo;   /* a window's start: the logged coordinates */
     const int nstart = estimates && start_vars && !pairs ? sid_problem_nwindows(p) * nx : 0;
     *d = (sid_driver){.p = p, .m = m, .o = o, .r = r, .nf = nf, .nstart = nstart, .nx = nx, .n = nf + nstart,
                       .t0 = sid_driver_now(), .x0_fixed = estimates && !nstart ? x0 : NULL, .best_f = HUGE_VAL, .fscale = 1};
@@ -195,7 +195,7 @@ sid_status sid_driver_init(sid_driver *d, sid_problem *p, const double *theta, c
     if (nstart) {
         memcpy(d->x0_init, x0, sizeof(double) * (size_t)nstart);
         const double *sq = sid_problem_scale_q(p), *sqd = sid_problem_scale_qd(p);
-        for (int i = 0; i < nx; i++) d->x0_scale[i] = i < m->nq ? sq[i] : sqd[i - m->nq];
+        for (int i = 0; i < nx; i++) d->x0_scale[i] = i < m->nqo ? sq[i] : sqd[i - m->nqo];
         for (int j = 0; j < nstart; j++) d->lo[nf + j] = -HUGE_VAL, d->hi[nf + j] = HUGE_VAL;
     }
     sid_status s = SID_OK;

@@ -81,6 +81,7 @@ void sid_integrate_q(const sid_model *m, const double *q, const double *v, doubl
         const int iq = bd->qadr, iv = bd->vadr;
         if (bd->type != SID_JOINT_FREE) {
             q1[iq] = q[iq] + h * v[iv];
+            if (bd->bl_q >= 0) q1[bd->bl_q] = q[bd->bl_q] + h * v[bd->bl_v];   /* backlash's motor side */
             continue;
         }
         for (int k = 0; k < 3; k++) q1[iq + k] = q[iq + k] + h * v[iv + k];
@@ -104,6 +105,7 @@ void sid_integrate_q_vjp(const sid_model *m, const double *q, const double *v, d
         if (bd->type != SID_JOINT_FREE) {
             qbar[iq] += q1bar[iq];
             vbar[iv] += h * q1bar[iq];
+            if (bd->bl_q >= 0) qbar[bd->bl_q] += q1bar[bd->bl_q], vbar[bd->bl_v] += h * q1bar[bd->bl_q];
             continue;
         }
         for (int k = 0; k < 3; k++) {

@@ -7,6 +7,7 @@
 #include "jacobian.h"
 #include "push.h"
 
+#include "backlash.h"
 #include "delay.h"
 #include "torque_sensor.h"
 
@@ -17,7 +18,7 @@ int sid_problem_window_rows(const sid_problem *p, int w)
     const window *win = &p->win[w];
     const sid_traj *tr = p->logs[win->log];
     return (win->rb - win->ra + 1) *
-           ((p->o.weight_q > 0 ? p->m->nq : 0) + (p->o.weight_qd > 0 && tr->qd ? p->m->nv : 0) +
+           ((p->o.weight_q > 0 ? p->m->nqo : 0) + (p->o.weight_qd > 0 && tr->qd ? p->m->nvo : 0) +
             sid_tau_sample_rows(p, tr));
 }
 
@@ -41,10 +42,10 @@ static void jac_carve(sid_jac_work *jw, const sid_problem *p, sid_carve *c)
 
 int sid_jac_work_init(sid_jac_work *jw, const sid_problem *p, int nfree, int cap)
 {
-    const int nx = p->m->nq + p->m->nv;
+    const int nx = p->m->nq + p->m->nv, nxo = p->m->nqo + p->m->nvo;   /* start columns: logged coordinates */
     memset(jw, 0, sizeof *jw);
     jw->nfree = nfree;
-    jw->ncol = nfree + (p->o.estimate_start ? nx : 0);
+    jw->ncol = nfree + (p->o.estimate_start ? nxo : 0);
     const int per = nx + (p->tau_on ? p->m->nv : 0);   /* with torque sensor rows (torque_sensor.h) */
     jw->cap = cap > per ? cap : per;   /* a sample's rows always fit */
     sid_carve c = {NULL, 0};
@@ -113,8 +114,9 @@ static sid_status window_rows_fd(const sid_problem *p, lane *L, sid_jac_work *jw
     double *th = jw->th;
     sid_status s;
     memcpy(th, theta, sizeof(double) * (size_t)m->nparam);
-    if (x0w) memcpy(jw->x0, x0w, sizeof(double) * (size_t)nx);
-    else sid_rollout_start_state(p, theta, win, NULL, jw->x0);
+    /* jw->x0: the start in the logged coordinates (a window's start state, backlash.h) */
+    if (x0w) memcpy(jw->x0, x0w, sizeof(double) * (size_t)(m->nqo + m->nvo));
+    else sid_rollout_start_logged(p, theta, win, jw->x0);
     sid_rollout_start_state(p, theta, win, x0w, jw->xs);
     for (int c = 0; c < ncol; c++) {
         const double z0 = c < nfree ? theta[idx[c]] : jw->x0[c - nfree];
@@ -127,8 +129,9 @@ static sid_status window_rows_fd(const sid_problem *p, lane *L, sid_jac_work *jw
                 sid_rollout_start_state(p, th, win, x0w, x);
                 fd_restore(jw, theta, idx, j, th);
             } else {
-                memcpy(x, jw->x0, sizeof(double) * (size_t)nx);
+                memcpy(x, jw->x0, sizeof(double) * (size_t)(m->nqo + m->nvo));
                 x[c - nfree] = j % 2 ? z0 + jw->dz[c] : z0 - jw->dz[c];
+                sid_backlash_expand(m, x, x);
             }
         }
     }
@@ -197,13 +200,13 @@ static sid_status window_rows_tangent(const sid_problem *p, lane *L, sid_jac_wor
         /* a logged start q0 = logged q - offset moves with the offset */
         if (!x0w)
             for (int bd = 1; bd < m->nbody; bd++)
-                if (m->body[bd].p_dof >= 0 && idx[d] == m->body[bd].p_dof + P_OFFSET)
+                if (m->body[bd].p_dof >= 0 && idx[d] == m->body[bd].p_dof + P_OFFSET) {
                     qdot[(size_t)d * (size_t)nq + (size_t)m->body[bd].qadr] = -1;
+                    if (m->body[bd].bl_q >= 0) qdot[(size_t)d * (size_t)nq + (size_t)m->body[bd].bl_q] = -1;
+                }
     }
-    for (int j = 0; j < ndir - nfree; j++) {
-        if (j < nq) qdot[(size_t)(nfree + j) * (size_t)nq + (size_t)j] = 1;
-        else vdot[(size_t)(nfree + j) * (size_t)nv + (size_t)(j - nq)] = 1;
-    }
+    for (int j = 0; j < ndir - nfree; j++)   /* a logged coordinate, and the motor side that starts at it */
+        sid_backlash_seed(m, j, qdot + (size_t)(nfree + j) * (size_t)nq, vdot + (size_t)(nfree + j) * (size_t)nv);
     int nt = 0;
     if (win->ra == win->k0) {
         block_make_room(b, nx + sid_tau_sample_rows(p, tr));

@@ -8,7 +8,8 @@
  *   c(v) = c+ (1 + t) / 2 + c- (1 - t) / 2 + mu_L |tau_m|,  t = tanh(v / smoothing),
  * a level >= 0 times t, whose sign is v's, so tau_f v >= 0: never injects energy. |tau_m| is
  * exact (its derivative sign(tau_m), 0 at tau_m = 0: a kink of measure zero).
- * A servo's torque depends on q too: servo.c adds it. */
+ * A servo's torque depends on q too: servo.c adds it. On a backlash joint all of it acts on the
+ * motor side, at the motor's velocity (backlash.h). */
 #include "joint_force.h"
 
 #include <math.h>
@@ -20,14 +21,14 @@ void sid_joint_force(const sid_model *m, const double *theta, const double *v, c
     for (int b = 1; b < m->nbody; b++) {
         const sid_body *bd = &m->body[b];
         if (bd->p_dof < 0) continue;
-        const int i = bd->vadr;
+        const int i = sid_drive_vadr(bd), iu = bd->vadr;   /* backlash: forces on the motor side */
         const double *pd = theta + bd->p_dof;
         double tau = 0;
         if (bd->p_motor >= 0 && bd->p_servo < 0) {   /* a servo's torque is servo.c's */
             const double *pm = theta + bd->p_motor;
             tau = bd->motor == SID_MOTOR_VOLTAGE
-                      ? pm[P_GEAR] * pm[P_KT] * (u[i] - pm[P_KE] * pm[P_GEAR] * v[i]) / pm[P_RESISTANCE]
-                      : pm[P_GEAR] * pm[P_KT] * u[i];
+                      ? pm[P_GEAR] * pm[P_KT] * (u[iu] - pm[P_KE] * pm[P_GEAR] * v[i]) / pm[P_RESISTANCE]
+                      : pm[P_GEAR] * pm[P_KT] * u[iu];
         }
         double amp = pd[P_COULOMB];
         const double th = tanh(v[i] / pd[P_SMOOTHING]);
@@ -38,6 +39,7 @@ void sid_joint_force(const sid_model *m, const double *theta, const double *v, c
             amp += ps[P_STRIBECK_TORQUE] * exp(-x * x);
         }
         /* dry friction is a constraint of the step instead (dry_friction.h) */
+        if (bd->bl_v >= 0) F[bd->vadr] = 0;
         F[i] = tau + pd[P_TORQUE_BIAS] - (bd->dry ? 0 : amp * th);
     }
 }
@@ -48,7 +50,7 @@ void sid_joint_force_vjp(const sid_model *m, const double *theta, const double *
     for (int b = 1; b < m->nbody; b++) {
         const sid_body *bd = &m->body[b];
         if (bd->p_dof < 0) continue;
-        const int i = bd->vadr;
+        const int i = sid_drive_vadr(bd), iu = bd->vadr;   /* backlash: forces on the motor side */
         double w = Fbar[i];
         const double *pd = theta + bd->p_dof;
         double *td = thetabar + bd->p_dof;
@@ -58,8 +60,8 @@ void sid_joint_force_vjp(const sid_model *m, const double *theta, const double *
         if (bd->p_fload >= 0 && bd->p_motor >= 0 && bd->p_servo < 0) {
             const double *pm = theta + bd->p_motor;
             tau = bd->motor == SID_MOTOR_VOLTAGE
-                      ? pm[P_GEAR] * pm[P_KT] * (u[i] - pm[P_KE] * pm[P_GEAR] * v[i]) / pm[P_RESISTANCE]
-                      : pm[P_GEAR] * pm[P_KT] * u[i];
+                      ? pm[P_GEAR] * pm[P_KT] * (u[iu] - pm[P_KE] * pm[P_GEAR] * v[i]) / pm[P_RESISTANCE]
+                      : pm[P_GEAR] * pm[P_KT] * u[iu];
         }
         const double wf = w;   /* the friction's output adjoint */
         if (bd->p_fload >= 0 && !bd->dry) {   /* F -= mu_L |tau| th: tau's adjoint (dry: the QP's bounds) */
@@ -71,15 +73,15 @@ void sid_joint_force_vjp(const sid_model *m, const double *theta, const double *
             double *tm = thetabar + bd->p_motor;
             const double G = pm[P_GEAR], kt = pm[P_KT];
             if (bd->motor == SID_MOTOR_VOLTAGE) {
-                const double ke = pm[P_KE], R = pm[P_RESISTANCE], e = u[i] - ke * G * v[i];
+                const double ke = pm[P_KE], R = pm[P_RESISTANCE], e = u[iu] - ke * G * v[i];
                 tm[P_GEAR] += w * (kt * e - G * kt * ke * v[i]) / R;
                 tm[P_KT] += w * G * e / R;
                 tm[P_KE] -= w * G * G * kt * v[i] / R;
                 tm[P_RESISTANCE] -= w * G * kt * e / (R * R);
                 if (vbar) vbar[i] -= w * G * G * kt * ke / R;
             } else {
-                tm[P_GEAR] += w * kt * u[i];
-                tm[P_KT] += w * G * u[i];
+                tm[P_GEAR] += w * kt * u[iu];
+                tm[P_KT] += w * G * u[iu];
             }
         }
         if (bd->dry) continue;   /* no smooth friction term (Stribeck needs the smooth model) */
@@ -116,24 +118,25 @@ void sid_joint_force_jvp(const sid_model *m, const double *theta, const double *
     for (int b = 1; b < m->nbody; b++) {
         const sid_body *bd = &m->body[b];
         if (bd->vadr < 0) continue;
-        const int i = bd->vadr;
+        const int i = sid_drive_vadr(bd), iu = bd->vadr;   /* backlash: forces on the motor side */
         const double *pd = theta + bd->p_dof, *td = thetadot + bd->p_dof;
         double d = td[P_TORQUE_BIAS], tau = 0, taud = 0;
         if (bd->p_motor >= 0 && bd->p_servo < 0) {
             const double *pm = theta + bd->p_motor, *tm = thetadot + bd->p_motor;
             const double G = pm[P_GEAR], kt = pm[P_KT];
             if (bd->motor == SID_MOTOR_VOLTAGE) {
-                const double ke = pm[P_KE], R = pm[P_RESISTANCE], e = u[i] - ke * G * v[i];
+                const double ke = pm[P_KE], R = pm[P_RESISTANCE], e = u[iu] - ke * G * v[i];
                 tau = G * kt * e / R;
                 taud = tm[P_GEAR] * (kt * e - G * kt * ke * v[i]) / R + tm[P_KT] * G * e / R -
                        tm[P_KE] * G * G * kt * v[i] / R - tm[P_RESISTANCE] * G * kt * e / (R * R) -
                        vdot[i] * G * G * kt * ke / R;
             } else {
-                tau = G * kt * u[i];
-                taud = tm[P_GEAR] * kt * u[i] + tm[P_KT] * G * u[i];
+                tau = G * kt * u[iu];
+                taud = tm[P_GEAR] * kt * u[iu] + tm[P_KT] * G * u[iu];
             }
             d += taud;
         }
+        if (bd->bl_v >= 0) Fdot[bd->vadr] = 0;
         if (bd->dry) {   /* no smooth friction term */
             Fdot[i] = d;
             continue;

@@ -4,6 +4,8 @@
  *   d_u = q - upper, d_l = lower - q, S(d) = w log(1 + exp(d / w)), sigma = S'. */
 #include "joint_limit.h"
 
+#include "backlash.h"
+
 #include "dynamics.h"
 
 #include <math.h>
@@ -117,6 +119,7 @@ sid_status sid_joint_limit_default_gains(const sid_model *m, const double *theta
     sid_crba(m, ws, ws->M);
     for (int b = 1; b < m->nbody; b++)
         if (m->body[b].p_dof >= 0) ws->M[m->body[b].vadr * (nv + 1)] += theta[m->body[b].p_dof + P_ARMATURE];
+    sid_backlash_inertia(m, theta, ws->M);   /* the rotors' rows (the link's inertia is the limit's) */
     int singular = sid_factor(m, ws->M);
     for (int b = 1; b < m->nbody; b++) {
         const sid_body *bd = &m->body[b];

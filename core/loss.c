@@ -10,7 +10,7 @@
  * orientation), so the error is smooth where it is small. */
 static void q_error(const sid_model *m, const double *theta, const double *x, const double *ql, double *d)
 {
-    for (int i = 0; i < m->nq; i++) d[i] = x[i] - ql[i];
+    for (int i = 0; i < m->nqo; i++) d[i] = x[i] - ql[i];   /* the logged coordinates only */
     for (int b = 1; b < m->nbody; b++) {
         const sid_body *bd = &m->body[b];
         if (bd->p_dof >= 0) d[bd->qadr] += theta[bd->p_dof + P_OFFSET];
@@ -25,8 +25,8 @@ void sid_loss_residual(const sid_problem *p, const double *theta, const sid_traj
                        double *sum, double *sse_q, double *sse_qd, double *xbar, double *thetabar)
 {
     const sid_model *m = p->m;
-    const int nq = m->nq, nv = m->nv;
-    const double *v = x + nq;
+    const int nq = m->nqo, nv = m->nvo;   /* logged; the state's v starts at x + m->nq */
+    const double *v = x + m->nq;
     double d[7 * SID_MAX_JOINTS];
     q_error(m, theta, x, tr->q + (size_t)k * (size_t)nq, d);
     for (int i = 0; i < nq; i++) {
@@ -49,7 +49,7 @@ void sid_loss_residual(const sid_problem *p, const double *theta, const sid_traj
         if (p->o.weight_qd <= 0) continue;
         const double g = p->o.weight_qd / (p->sqd[i] * p->sqd[i]);
         *sum += 0.5 * g * dv * dv;
-        if (xbar) xbar[nq + i] += g * dv;
+        if (xbar) xbar[m->nq + i] += g * dv;
     }
 }
 
@@ -59,11 +59,11 @@ int sid_loss_residual_rows(const sid_problem *p, const double *theta, const sid_
                            double *J)
 {
     const sid_model *m = p->m;
-    const int nq = m->nq, nv = m->nv;
+    const int nq = m->nq, nv = m->nv, nqo = m->nqo, nvo = m->nvo;   /* tangents: the state's; logs: logged */
     int n = 0;
     if (p->o.weight_q > 0) {
         double d[7 * SID_MAX_JOINTS];
-        q_error(m, theta, x, tr->q + (size_t)k * (size_t)nq, d);
+        q_error(m, theta, x, tr->q + (size_t)k * (size_t)nqo, d);
         for (int b = 1; b < m->nbody; b++) {
             const sid_body *bd = &m->body[b];
             if (bd->qadr < 0) continue;
@@ -79,9 +79,9 @@ int sid_loss_residual_rows(const sid_problem *p, const double *theta, const sid_
         }
     }
     if (p->o.weight_qd > 0 && tr->qd)
-        for (int i = 0; i < nv; i++) {
+        for (int i = 0; i < nvo; i++) {
             const double g = sqrt(p->o.weight_qd) / p->sqd[i];
-            r[n] = g * (x[nq + i] - tr->qd[(size_t)k * (size_t)nv + (size_t)i]);
+            r[n] = g * (x[nq + i] - tr->qd[(size_t)k * (size_t)nvo + (size_t)i]);
             for (int d = 0; d < ndir; d++)
                 J[(size_t)n * (size_t)ndir + (size_t)d] = g * vdot[(size_t)d * (size_t)nv + (size_t)i];
             n++;

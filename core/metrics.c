@@ -14,11 +14,12 @@ sid_status sid_problem_rmse(sid_problem *p, const double *theta, const double *x
         nsamp += ns;
         if (p->logs[p->win[w].log]->qd) nsamp_qd += ns;
     }
+    /* per chunk: q's squared errors at [0, nqo), qd's at [nq, nq + nvo) (the state's layout) */
     for (int i = 0; i < nx; i++) {
         double sse = 0;
         for (int c = 0; c < p->nchunk; c++) sse += p->chunk_sse[(size_t)c * (size_t)nx + (size_t)i];
-        if (i < nq) rmse_q[i] = sqrt(sse / (double)nsamp);
-        else if (rmse_qd) rmse_qd[i - nq] = nsamp_qd ? sqrt(sse / (double)nsamp_qd) : 0;
+        if (i < p->m->nqo) rmse_q[i] = sqrt(sse / (double)nsamp);
+        else if (rmse_qd && i >= nq && i < nq + p->m->nvo) rmse_qd[i - nq] = nsamp_qd ? sqrt(sse / (double)nsamp_qd) : 0;
     }
     return SID_OK;
 }

@@ -1,6 +1,7 @@
 /* model.c — sid_model: validate a robot description, order its bodies topologically and lay
  * out the parameter vector theta (every number of robot.json, named by its JSON path).
  * Errors name the description's JSON path, e.g. "joints[2].axis: ...". */
+#include "backlash.h"
 #include "joint_limit.h"
 
 #include <math.h>
@@ -37,6 +38,7 @@ static int *block_slot(sid_model *m, sid_body *bd, int sphere, sid_param_block b
     case SID_BLOCK_SERVO_LIMIT: return &bd->p_servo_limit;
     case SID_BLOCK_DELAY: return &bd->p_delay;
     case SID_BLOCK_TORQUE_SENSOR: return &bd->p_sensor;
+    case SID_BLOCK_BACKLASH: return &bd->p_backlash;
     }
     return NULL;
 }
@@ -238,6 +240,7 @@ sid_status sid_model_create(sid_model **out, double **theta_out, const sid_robot
         bd->p_limit = bd->p_limit_lower = bd->p_limit_upper = -1;
         bd->p_servo = bd->p_servo_limit = bd->p_delay = -1;
         bd->p_sensor = -1;
+        bd->p_backlash = bd->bl_q = bd->bl_v = -1;
         if (bd->type != SID_JOINT_FIXED) {
             if (m->ndofj >= SID_MAX_JOINTS) {
                 s = sid_error_set(err, SID_ERR_INPUT, "joints: more than %d moving joints", SID_MAX_JOINTS);
@@ -270,6 +273,23 @@ sid_status sid_model_create(sid_model **out, double **theta_out, const sid_robot
             snprintf(m->dof_name[m->ndofj], SID_MAX_NAME, "%s", jname);
             m->ndofj++;
         }
+    }
+
+    /* The hidden motor sides of backlash joints, after the tree's coordinates (backlash.h). */
+    m->nqo = m->nq;
+    m->nvo = m->nv;
+    for (int b = 1; b < n; b++) {
+        sid_body *bd = &m->body[b];
+        const sid_joint_desc *jd = bd->joint >= 0 ? &d->joint[bd->joint] : NULL;
+        if (!jd || !jd->has_backlash || bd->vadr < 0 || bd->type == SID_JOINT_FREE) continue;
+        if ((s = sid_backlash_check(d, bd->joint, err))) goto fail;
+        bd->bl_q = m->nq;
+        bd->bl_v = m->nv;
+        snprintf(m->q_name[m->nq], sizeof m->q_name[0], "%s.motor", jd->name);
+        snprintf(m->v_name[m->nv], sizeof m->v_name[0], "%s.motor", jd->name);
+        m->q_angular[m->nq++] = m->v_angular[m->nv++] = bd->type == SID_JOINT_REVOLUTE;
+        m->dof_parent[bd->bl_v] = -1;   /* the rotor's inertia couples with nothing */
+        m->nbacklash++;
     }
 
     /* The mass matrix couples a dof only with its ancestors: keep each dof's parent dof (the
@@ -365,8 +385,10 @@ void sid_model_free(sid_model *m)
     sid_free(m);
 }
 
-int sid_model_nq(const sid_model *m) { return m->nq; }
-int sid_model_nv(const sid_model *m) { return m->nv; }
+int sid_model_nq(const sid_model *m) { return m->nqo; }
+int sid_model_nv(const sid_model *m) { return m->nvo; }
+int sid_model_nq_state(const sid_model *m) { return m->nq; }
+int sid_model_nv_state(const sid_model *m) { return m->nv; }
 int sid_model_nparam(const sid_model *m) { return m->nparam; }
 const sid_param_info *sid_model_param(const sid_model *m, int i) { return &m->param[i]; }
 int sid_model_ndof_joints(const sid_model *m) { return m->ndofj; }

@@ -17,6 +17,7 @@ enum { P_SPHERE_XYZ = 0, P_SPHERE_RADIUS = 3 };                        /* sphere
 enum { P_LIMIT_STIFFNESS = 0, P_LIMIT_DAMPING };                       /* p_limit block */
 enum { P_KD = 0, P_KP };                                               /* p_servo block (kp: position) */
 enum { P_SENSOR_GAIN = 0, P_SENSOR_BIAS };                            /* p_sensor block */
+enum { P_BL_WIDTH = 0, P_BL_STIFFNESS, P_BL_DAMPING, P_BL_INERTIA, P_BL_SMOOTHING };   /* p_backlash block */
 enum { P_HEIGHT = 0, P_STIFFNESS, P_DAMPING, P_FRICTION, P_WIDTH, P_FSMOOTH };   /* ground block */
 
 typedef struct {
@@ -37,6 +38,8 @@ typedef struct {
     int p_servo_limit;        /* a servo's torque limit; -1 where absent (no saturation) */
     int p_delay;              /* the motor's command delay (delay.h); -1 where absent (no delay) */
     int p_sensor;             /* torque sensor gain, bias (torque_sensor.h); -1 where absent (1, 0) */
+    int p_backlash;           /* width, stiffness, damping, inertia, smoothing (backlash.h); -1 where absent */
+    int bl_q, bl_v;           /* the motor side's hidden position / velocity index (after the tree's); -1 */
     sid_motor_input motor;
     int dry;                  /* 1: its coulomb is dry friction (dry_friction.h), not the smooth force */
     int climit;               /* 1: its limit is the constraint model (a QP row per bound, dry_friction.h) */
@@ -49,7 +52,11 @@ typedef struct {
 } sid_sphere;
 
 struct sid_model {
+    /* nq, nv: the simulated state, the tree's coordinates then the hidden motor sides of
+     * backlash joints (backlash.h); nqo, nvo: the tree's alone, the logged ones (= nq, nv
+     * without backlash). A state x = (q, v) has the logged q at x[0, nqo), v at x[nq, nq + nvo). */
     int nbody, nq, nv, nparam;
+    int nqo, nvo, nbacklash;
     int p_gravity;
     int p_ground;             /* height, stiffness, damping, friction, width, smoothing; -1: no contact */
     sid_contact_model contact;
@@ -71,6 +78,10 @@ struct sid_model {
     char (*v_name)[SID_MAX_NAME + 8];
     int *q_angular, *v_angular;          /* (nq), (nv) */
 };
+
+/* The velocity index a joint's motor, friction and viscous damping act on: the hidden motor
+ * side of a backlash joint, else the joint's own. */
+static inline int sid_drive_vadr(const sid_body *bd) { return bd->bl_v >= 0 ? bd->bl_v : bd->vadr; }
 
 /* Position update q1 = q (+) h v: a plain sum for one-dof joints; for a free joint the linear
  * part adds h v and the quaternion turns by exp(h w / 2) in the body frame (then is normalised).

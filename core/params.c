@@ -104,6 +104,20 @@ static const sid_param_row table[] = {
      SID_BLOCK_TORQUE_SENSOR, "1", NULL, NULL, SID_RANGE_ANY, 0, {1}, 0, 1, JOINT(sensor_gain), 0},
     {SID_P_SENSOR_BIAS, SID_OWNER_JOINT, "torque_sensor.bias", 1, 0, NULL, SID_ON_TORQUE_SENSOR,
      SID_BLOCK_TORQUE_SENSOR, "N*m", "N", NULL, SID_RANGE_ANY, 0, {0}, 0, 0.01, JOINT(sensor_bias), 0},
+    /* backlash (backlash.h): rows only where robot.json gives "backlash", so every robot without
+     * one keeps its parameter vector; width, stiffness and inertia required there, not fitted by
+     * default (a log without direction reversals says nothing about the width) */
+    {SID_P_BACKLASH_WIDTH, SID_OWNER_JOINT, "backlash.width", 1, 0, NULL, SID_ON_BACKLASH, SID_BLOCK_BACKLASH, "rad",
+     "m", NULL, SID_RANGE_NONNEGATIVE, 1, {NONE}, 0, 0.01, JOINT(backlash_width), 0},
+    {SID_P_BACKLASH_STIFFNESS, SID_OWNER_JOINT, "backlash.stiffness", 1, 0, NULL, SID_ON_BACKLASH, SID_BLOCK_BACKLASH,
+     "N*m/rad", "N/m", NULL, SID_RANGE_POSITIVE, 1, {NONE}, 1, 100, JOINT(backlash_stiffness), 0},
+    {SID_P_BACKLASH_DAMPING, SID_OWNER_JOINT, "backlash.damping", 1, 0, NULL, SID_ON_BACKLASH, SID_BLOCK_BACKLASH,
+     "N*m*s/rad", "N*s/m", NULL, SID_RANGE_NONNEGATIVE, 0, {0}, 0, 0.1, JOINT(backlash_damping), 0},
+    {SID_P_BACKLASH_INERTIA, SID_OWNER_JOINT, "backlash.inertia", 1, 0, NULL, SID_ON_BACKLASH, SID_BLOCK_BACKLASH,
+     "kg*m^2", "kg", NULL, SID_RANGE_POSITIVE, 1, {NONE}, 1, 1e-3, JOINT(backlash_inertia), 0},
+    /* the dead zone's corner width: the model is C-infinity, and exact to O(smoothing) outside it */
+    {SID_P_BACKLASH_SMOOTHING, SID_OWNER_JOINT, "backlash.smoothing", 1, 0, NULL, SID_ON_BACKLASH, SID_BLOCK_BACKLASH,
+     "rad", "m", NULL, SID_RANGE_POSITIVE, 0, {1e-3}, 1, 1e-3, JOINT(backlash_smoothing), 0},
     /* the position limit (joint_limit.h): bounds as given (each may be absent: unbounded), gains
      * computed where absent (sid_model_absent_values); none fitted by default, since joints in
      * normal logs never reach their limits */
@@ -196,6 +210,7 @@ int sid_param_exists(const sid_param_row *row, const sid_robot_desc *d, int owne
         return dof && (j->motor == SID_MOTOR_POSITION || j->motor == SID_MOTOR_VELOCITY) && j->has_servo_limit;
     case SID_ON_DELAY: return dof && j->motor != SID_MOTOR_NONE && j->has_delay;
     case SID_ON_TORQUE_SENSOR: return dof && j->has_torque_sensor;
+    case SID_ON_BACKLASH: return dof && j->has_backlash;
     }
     return 0;
 }
@@ -223,6 +238,7 @@ const char *sid_param_on_what(sid_param_on on)
     case SID_ON_SERVO_LIMIT: return "only a servo with a torque limit has it";
     case SID_ON_DELAY: return "only a joint with a motor and a given motor.delay has it";
     case SID_ON_TORQUE_SENSOR: return "only a revolute or prismatic joint with a torque_sensor has it";
+    case SID_ON_BACKLASH: return "only a revolute or prismatic joint with a given backlash has it";
     case SID_ON_ALWAYS: break;
     }
     return "the element has none";

@@ -15,14 +15,14 @@ sid_status sid_problem_window_predict(sid_problem *p, const double *theta, const
     const sid_model *m = p->m;
     const window *win = &p->win[w];
     const sid_traj *tr = p->logs[win->log];
-    const int nq = m->nq, nv = m->nv;
+    const int nq = m->nqo, nv = m->nvo;   /* the logged coordinates of the state x */
     lane *L = &p->lane[0];
     double *x = L->x;
     sid_rollout_start_state(p, theta, win, x0w, x);
     for (int k = win->k0;; k++) {
         double *qk = q + (size_t)(k - win->k0) * (size_t)nq;
         memcpy(qk, x, sizeof(double) * (size_t)nq);
-        memcpy(v + (size_t)(k - win->k0) * (size_t)nv, x + nq, sizeof(double) * (size_t)nv);
+        memcpy(v + (size_t)(k - win->k0) * (size_t)nv, x + m->nq, sizeof(double) * (size_t)nv);
         for (int b = 1; b < m->nbody; b++) {
             const sid_body *bd = &m->body[b];
             if (bd->p_dof >= 0) qk[bd->qadr] += theta[bd->p_dof + P_OFFSET];

@@ -160,7 +160,7 @@ sid_status sid_problem_create(sid_problem **out, const sid_model *m, const sid_t
                               const sid_loss_opts *o, sid_error *err)
 {
     *out = NULL;
-    const int nq = m->nq, nv = m->nv, nx = nq + nv;
+    const int nq = m->nqo, nv = m->nvo, nx = m->nq + m->nv;   /* logged coordinates; the simulated state */
     if (nlog < 1) return sid_error_set(err, SID_ERR_INPUT, "no logs to fit");
     if (!(o->window >= 0)) return sid_error_set(err, SID_ERR_INPUT, "window: expected a non-negative number of seconds");
     if (!(o->weight_q >= 0) || !(o->weight_qd >= 0) || o->weight_q + o->weight_qd <= 0)
@@ -274,8 +274,8 @@ void sid_problem_free(sid_problem *p)
 
 void sid_problem_start_states(const sid_problem *p, const double *theta, double *x0)
 {
-    const size_t nx = (size_t)(p->m->nq + p->m->nv);
-    for (int w = 0; w < p->nwin; w++) sid_rollout_start_state(p, theta, &p->win[w], NULL, x0 + (size_t)w * nx);
+    const size_t nx = (size_t)(p->m->nqo + p->m->nvo);   /* a window's start: the logged coordinates */
+    for (int w = 0; w < p->nwin; w++) sid_rollout_start_logged(p, theta, &p->win[w], x0 + (size_t)w * nx);
 }
 
 int sid_problem_estimates_start(const sid_problem *p) { return p->o.estimate_start; }
@@ -304,7 +304,8 @@ sid_status sid_problem_run_chunks(sid_problem *p, const double *theta, const dou
                                   int rmse, sid_error *err)
 {
     const sid_model *m = p->m;
-    const int np = m->nparam, nq = m->nq, nx = m->nq + m->nv;
+    /* x0 and grad_x0: nxo per window (logged coordinates); the squared errors: nx per chunk */
+    const int np = m->nparam, nq = m->nq, nx = m->nq + m->nv, nxo = m->nqo + m->nvo;
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 1) num_threads(p->nlane)
 #endif
@@ -321,7 +322,7 @@ sid_status sid_problem_run_chunks(sid_problem *p, const double *theta, const dou
         if (g) memset(g, 0, sizeof(double) * (size_t)np);
         if (sse) memset(sse, 0, sizeof(double) * (size_t)nx);
         for (int w = c * p->chunk_windows; w < (c + 1) * p->chunk_windows && w < p->nwin; w++) {
-            const size_t off = (size_t)w * (size_t)nx;
+            const size_t off = (size_t)w * (size_t)nxo;
             p->chunk_status[c] = window_loss(p, L, theta, &p->win[w], x0 ? x0 + off : NULL, &p->chunk_sum[c], sse,
                                              sse ? sse + nq : NULL, g, grad_x0 ? grad_x0 + off : NULL, &p->chunk_err[c]);
             if (p->chunk_status[c]) break;
@@ -338,7 +339,7 @@ sid_status sid_problem_run_chunks(sid_problem *p, const double *theta, const dou
 sid_status sid_problem_loss(sid_problem *p, const double *theta, const double *x0, double *loss, double *grad,
                             double *grad_x0, sid_error *err)
 {
-    const int np = p->m->nparam, nx = p->m->nq + p->m->nv;
+    const int np = p->m->nparam, nx = p->m->nqo + p->m->nvo;
     sid_status s = sid_problem_run_chunks(p, theta, x0, grad != NULL, grad_x0, 0, err);
     if (s) return s;
     const double inv = 1.0 / p->nres;

@@ -73,7 +73,10 @@ int sid_loss_residual_rows(const sid_problem *p, const double *theta, const sid_
                            int ndir, int nfree, const int *idx, const double *qdot, const double *vdot, double *r,
                            double *J);
 
-/* The start state of window w: x0w when given, else the logged state (q = logged q minus the
+/* The logged start of window w in its logged coordinates xo (nqo + nvo): q = logged q minus the
+ * offsets, v = logged or smoothed qd. */
+void sid_rollout_start_logged(const sid_problem *p, const double *theta, const window *w, double *xo);
+/* The start state of window w (the whole state, nq + nv; backlash.h): x0w (nqo + nvo) when given, else the logged state (q = logged q minus the
  * offsets, v = logged or smoothed qd). */
 void sid_rollout_start_state(const sid_problem *p, const double *theta, const window *w, const double *x0w, double *x);
 /* Simulate samples [ka, kb] of window w from the state in x (overwritten with the state at kb),

@@ -8,6 +8,7 @@
  * pass re-simulates one segment at a time onto the tape: memory O(N/C + C), one extra
  * forward pass. Either way the cost does not depend on the number of parameters
  * (ADJOINT.md, "Across a window"). */
+#include "backlash.h"
 #include "delay.h"
 #include "problem.h"
 #include "push.h"
@@ -15,16 +16,22 @@
 
 #include <string.h>
 
-void sid_rollout_start_state(const sid_problem *p, const double *theta, const window *w, const double *x0w, double *x)
+void sid_rollout_start_logged(const sid_problem *p, const double *theta, const window *w, double *xo)
 {
     const sid_traj *tr = p->logs[w->log];
-    if (x0w) {
-        memcpy(x, x0w, sizeof(double) * (size_t)(p->m->nq + p->m->nv));
-        return;
+    sid_traj_state_q(p->m, theta, tr, w->k0, xo);
+    if (p->o.start_velocity_from_q) sid_traj_velocity_from_q(p->m, tr, w->k0, xo + p->m->nqo);
+    else sid_traj_velocity(p->m, tr, w->k0, xo + p->m->nqo);
+}
+
+void sid_rollout_start_state(const sid_problem *p, const double *theta, const window *w, const double *x0w, double *x)
+{
+    /* the logged coordinates, then the motor sides of backlash joints at their links' (backlash.h) */
+    if (x0w) sid_backlash_expand(p->m, x0w, x);
+    else {
+        sid_rollout_start_logged(p, theta, w, x);
+        sid_backlash_expand(p->m, x, x);
     }
-    sid_traj_state_q(p->m, theta, tr, w->k0, x);
-    if (p->o.start_velocity_from_q) sid_traj_velocity_from_q(p->m, tr, w->k0, x + p->m->nq);
-    else sid_traj_velocity(p->m, tr, w->k0, x + p->m->nq);
 }
 
 sid_status sid_rollout_span(const sid_problem *p, lane *L, const double *theta, const window *w, int ka, int kb,

@@ -111,6 +111,11 @@ typedef struct {
      * robot.json gives "torque_sensor" (a logged tau column without one reads gain 1, bias 0) */
     int has_torque_sensor;
     double sensor_gain, sensor_bias;          /* [-], [N·m or N] */
+    /* Backlash (backlash.h): a motor-side rotor of inertia backlash_inertia coupled to the link
+     * through a smoothed dead zone of width backlash_width, a spring-damper in contact; its rows
+     * exist only where robot.json gives "backlash" */
+    int has_backlash;
+    double backlash_width, backlash_stiffness, backlash_damping, backlash_inertia, backlash_smoothing;
     double offset;            /* encoder offset: measured q = q + offset [rad or m] */
     double torque_bias;       /* constant generalised force added to the joint's [N·m or N] */
     /* Position limit (a revolute or prismatic joint's "limit"), a soft constraint (joint_limit.h):
@@ -197,7 +202,12 @@ typedef enum {
     SID_P_LIMIT_LOWER, SID_P_LIMIT_UPPER, SID_P_LIMIT_STIFFNESS, SID_P_LIMIT_DAMPING,  /* owner = joint index */
     SID_P_KP, SID_P_KD, SID_P_SERVO_LIMIT,      /* owner = joint index */
     SID_P_COULOMB_NEGATIVE, SID_P_FRICTION_LOAD, SID_P_DELAY,  /* owner = joint index */
-    SID_P_SENSOR_GAIN, SID_P_SENSOR_BIAS                    /* owner = joint index */
+    SID_P_SENSOR_GAIN, SID_P_SENSOR_BIAS,                   /* owner = joint index */
+    SID_P_BACKLASH_WIDTH,
+    SID_P_BACKLASH_STIFFNESS,
+    SID_P_BACKLASH_DAMPING,
+    SID_P_BACKLASH_INERTIA,
+    SID_P_BACKLASH_SMOOTHING
 } sid_param_kind;
 
 /* What a parameter belongs to: its name and JSON path start with the owner's. */
@@ -211,7 +221,8 @@ typedef enum {
     SID_ON_ALWAYS, SID_ON_MASS, SID_ON_ORIGIN, SID_ON_DOF, SID_ON_STRIBECK, SID_ON_MOTOR, SID_ON_VOLTAGE,
     SID_ON_LIMIT, SID_ON_LIMIT_LOWER, SID_ON_LIMIT_UPPER, SID_ON_ELECTRIC, SID_ON_SERVO, SID_ON_POSITION_SERVO,
     SID_ON_SERVO_LIMIT, SID_ON_LIMIT_SPRING, SID_ON_COULOMB_NEGATIVE, SID_ON_FRICTION_LOAD, SID_ON_DELAY,
-    SID_ON_TORQUE_SENSOR
+    SID_ON_TORQUE_SENSOR,
+    SID_ON_BACKLASH
 } sid_param_on;
 typedef enum { SID_RANGE_ANY, SID_RANGE_NONNEGATIVE, SID_RANGE_POSITIVE } sid_param_range;
 /* The block of theta a row's numbers live in (model.h's P_* offsets index a block). */
@@ -219,7 +230,8 @@ typedef enum {
     SID_BLOCK_GRAVITY, SID_BLOCK_INERTIAL, SID_BLOCK_ORIGIN, SID_BLOCK_DOF, SID_BLOCK_STRIBECK, SID_BLOCK_MOTOR,
     SID_BLOCK_GROUND, SID_BLOCK_SPHERE, SID_BLOCK_LIMIT_LOWER, SID_BLOCK_LIMIT_UPPER, SID_BLOCK_LIMIT,
     SID_BLOCK_SERVO, SID_BLOCK_SERVO_LIMIT, SID_BLOCK_COULOMB_NEGATIVE, SID_BLOCK_FRICTION_LOAD, SID_BLOCK_DELAY,
-    SID_BLOCK_TORQUE_SENSOR
+    SID_BLOCK_TORQUE_SENSOR,
+    SID_BLOCK_BACKLASH
 } sid_param_block;
 
 /* One row of the parameter table: a kind, or a part of one (the inertia's moments and products). */
@@ -288,8 +300,14 @@ typedef struct sid_model sid_model;
 sid_status sid_model_create(sid_model **m, double **theta0, const sid_robot_desc *d, sid_error *err);
 void sid_model_free(sid_model *m);
 
+/* Logged coordinates: the tree's positions and velocities, the columns of a log and of a
+ * window's start state (sid_problem_*). */
 int sid_model_nq(const sid_model *m);
 int sid_model_nv(const sid_model *m);
+/* Simulated state: the logged coordinates, then one hidden motor-side position and velocity
+ * per backlash joint (backlash.h); what sid_step's q and v hold. Equal to the above without backlash. */
+int sid_model_nq_state(const sid_model *m);
+int sid_model_nv_state(const sid_model *m);
 int sid_model_nparam(const sid_model *m);
 const sid_param_info *sid_model_param(const sid_model *m, int i);
 int sid_model_param_find(const sid_model *m, const char *name);   /* -1 if absent */

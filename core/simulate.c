@@ -2,6 +2,7 @@
  * Each log interval is simulated with its own length, split into equal substeps; the command
  * of the interval's first sample is held over it. */
 #include "simulate.h"
+#include "backlash.h"
 #include "delay.h"
 #include "push.h"
 
@@ -52,7 +53,7 @@ int sid_substeps(const sid_sim_opts *o, double dt)
 /* Logged (measured) q at sample k minus the encoder offsets: the simulator's q. */
 void sid_traj_state_q(const sid_model *m, const double *theta, const sid_traj *tr, int k, double *q)
 {
-    memcpy(q, tr->q + (size_t)k * (size_t)m->nq, sizeof(double) * (size_t)m->nq);
+    memcpy(q, tr->q + (size_t)k * (size_t)m->nqo, sizeof(double) * (size_t)m->nqo);
     for (int b = 1; b < m->nbody; b++)
         if (m->body[b].p_dof >= 0) q[m->body[b].qadr] -= theta[m->body[b].p_dof + P_OFFSET];
 }
@@ -60,10 +61,11 @@ void sid_traj_state_q(const sid_model *m, const double *theta, const sid_traj *t
 sid_status sid_simulate(const sid_model *m, const double *theta, const sid_traj *tr, const sid_sim_opts *o,
                         double *q_out, double *v_out, sid_error *err)
 {
-    const int nq = m->nq, nv = m->nv;
-    if (tr->nq != nq || tr->nv != nv)
+    /* the state (nq, nv) holds the hidden motor sides of backlash joints after the logged (nqo, nvo) */
+    const int nq = m->nq, nv = m->nv, nqo = m->nqo, nvo = m->nvo;
+    if (tr->nq != nqo || tr->nv != nvo)
         return sid_error_set(err, SID_ERR_INPUT, "log has %d positions and %d velocities, the robot %d and %d",
-                             tr->nq, tr->nv, nq, nv);
+                             tr->nq, tr->nv, nqo, nvo);
     if (tr->n < 1) return sid_error_set(err, SID_ERR_INPUT, "log has no samples");
     sid_status c = sid_sim_check(o, tr, err);
     if (c) return c;
@@ -77,11 +79,12 @@ sid_status sid_simulate(const sid_model *m, const double *theta, const sid_traj 
     double *q = buf, *v = q + nq, *q1 = v + nv, *v1 = q1 + nq;
     sid_traj_state_q(m, theta, tr, 0, q);
     sid_traj_velocity(m, tr, 0, v);
+    sid_backlash_start(m, buf);
     for (int k = 0;; k++) {
-        memcpy(q_out + (size_t)k * (size_t)nq, q, sizeof(double) * (size_t)nq);
+        memcpy(q_out + (size_t)k * (size_t)nqo, q, sizeof(double) * (size_t)nqo);
         for (int b = 1; b < m->nbody; b++)
-            if (m->body[b].p_dof >= 0) q_out[(size_t)k * (size_t)nq + (size_t)m->body[b].qadr] += theta[m->body[b].p_dof + P_OFFSET];
-        memcpy(v_out + (size_t)k * (size_t)nv, v, sizeof(double) * (size_t)nv);
+            if (m->body[b].p_dof >= 0) q_out[(size_t)k * (size_t)nqo + (size_t)m->body[b].qadr] += theta[m->body[b].p_dof + P_OFFSET];
+        memcpy(v_out + (size_t)k * (size_t)nvo, v, sizeof(double) * (size_t)nvo);
         if (k == tr->n - 1) break;
         const double dt = tr->t[k + 1] - tr->t[k];
         const int nsub = sid_substeps(o, dt);

@@ -57,6 +57,13 @@ const sid_step_variant *sid_step_variant_find(const sid_model *m, sid_integrator
                       "contact model is not implemented: use compliant contact or the \"spring\" limit model");
         return NULL;
     }
+    if (m->nbacklash && (m->ndry || m->nclim || contact == CONTACT_HARD)) {
+        sid_error_set(err, SID_ERR_INPUT, "backlash (backlash.h) with %s is not implemented: use the smooth friction "
+                      "model, the \"spring\" limit model and compliant contact",
+                      m->ndry ? "dry joint friction (friction.model \"dry\")"
+                      : m->nclim ? "a constraint joint limit (limit.model \"constraint\")" : "the hard contact model");
+        return NULL;
+    }
     const sid_step_variant *sv = &(m->ndry || m->nclim ? variants_dry : variants)[integ == SID_RK4][contact];
     if (sv->unsupported) {
         sid_error_set(err, SID_ERR_INPUT, "%s", sv->unsupported);

@@ -43,7 +43,7 @@ static double median_interval(const sid_traj *const *logs, int nlog)
 static sid_status run_window(const sid_problem *p, lane *L, const double *theta, const window *w, double *out,
                              sid_error *err)
 {
-    const size_t nq = (size_t)p->m->nq;
+    const size_t nq = (size_t)p->m->nqo;   /* the logged positions (the state's first nqo) */
     sid_rollout_start_state(p, theta, w, NULL, L->x);
     for (int k = w->k0; k < w->k1; k++) {
         sid_status s = sid_rollout_span(p, L, theta, w, k, k + 1, L->x, NULL, NULL, NULL, NULL, err);
@@ -64,7 +64,7 @@ static sid_status doubling_error(sid_problem *p, const double *theta, const int 
                                  const sid_sim_opts *a, const sid_sim_opts *b, double factor, double *qa, double *qb,
                                  estimate *e, sid_error *err)
 {
-    const int nq = p->m->nq;
+    const int nq = p->m->nqo;
     lane *L = &p->lane[0];
     e->scaled = 0, e->abs = 0, e->coord = -1;
     for (int j = 0; j < ntest; j++) {

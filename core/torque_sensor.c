@@ -44,6 +44,7 @@ sid_status sid_tau_setup(sid_problem *p, sid_error *err)
                      : m->nfree > 0                      ? "free joints"
                      : m->ndry > 0                       ? "dry friction"
                      : push                              ? "logged pushes (f.* columns)"
+                     : m->nbacklash > 0                  ? "backlash (the link's torque is the coupling's)"
                                                          : NULL;
     for (int b = 1; b < m->nbody && !no; b++)
         if (m->body[b].climit) no = "constraint joint limits (limit.model \"constraint\")";

@@ -478,6 +478,24 @@ static int read_torque_sensor(reader *r, const cJSON *v, const char *where, sid_
     return 0;
 }
 
+/* The optional "backlash" of a revolute or prismatic joint (backlash.h): present or not (its
+ * numbers are the parameter table's). */
+static int read_backlash(reader *r, const cJSON *v, const char *where, sid_joint_desc *j)
+{
+    static const keyset keys = { SID_OWNER_JOINT, "backlash.", NULL };
+    const cJSON *bo;
+    char p[PATH_LEN];
+    join(p, where, "backlash");
+    if (get_object(r, v, "backlash", where, &bo, 0, &keys))
+        return -1;
+    if (!bo)
+        return 0;
+    if (j->type == SID_JOINT_FIXED)
+        return expected(r, p, "no backlash on a fixed joint", bo);
+    j->has_backlash = 1;
+    return 0;
+}
+
 /* A free joint's six coordinates are state: it has none of the fields that describe a joint
  * with an axis. Naming the field and why beats ignoring what the user believes is used. */
 static int check_free_joint(reader *r, const cJSON *v, const char *where)
@@ -491,6 +509,7 @@ static int check_free_joint(reader *r, const cJSON *v, const char *where)
         { "offset", "its pose is logged directly, without an encoder" },
         { "torque_bias", "nothing drives a floating link directly" },
         { "limit", "its coordinates are unbounded (contact is what stops a floating link)" },
+        { "backlash", "no motor drives it through a gear" },
     };
     for (size_t k = 0; k < sizeof field / sizeof field[0]; k++)
         if (cJSON_GetObjectItemCaseSensitive(v, field[k][0])) {
@@ -532,6 +551,7 @@ static int read_joint(reader *r, const cJSON *v, const char *where, sid_robot_de
         get_vector(r, v, "axis", where, 3, SID_RANGE_ANY, 0, j->axis) ||
         read_friction(r, v, where, j) || read_motor(r, v, where, j) || read_limit(r, v, where, j) ||
         read_torque_sensor(r, v, where, j) ||
+        read_backlash(r, v, where, j) ||
         read_params(r, v, where, SID_OWNER_JOINT, d, i))
         return -1;
     if (j->has_limit_lower && j->has_limit_upper && j->limit_lower > j->limit_upper) {

@@ -46,6 +46,7 @@ Suite *friction_levels_suite(void);
 Suite *torque_sensor_suite(void);
 Suite *window_select_suite(void);
 Suite *inertia_param_suite(void);
+Suite *backlash_suite(void);
 
 /* name: as the suite's own suite_create gives it (CK_RUN_SUITE compares against that) */
 static const struct {
@@ -85,6 +86,7 @@ static const struct {
     {"torque_sensor", torque_sensor_suite},
     {"window_select", window_select_suite},
     {"inertia_param", inertia_param_suite},
+    {"backlash", backlash_suite},
 };
 enum { NSUITE = (int)(sizeof suites / sizeof suites[0]) };
 
