@@ -1,8 +1,8 @@
 /* jacobian.c — the residuals of one window and their exact Jacobian with respect to the free
  * parameters (and the window's start state), for the covariance report: forward-mode
  * differentiation through every step (the step's jvp, step.h), all directions at once; for models
- * whose forward-mode derivatives are not written (free joints, contact), central differences
- * of simulations perturbed in each column instead. Rows leave in blocks as the simulation
+ * whose forward-mode derivatives are not written (hard contact; free joints or pushes with dry
+ * friction), central differences of simulations perturbed in each column instead. Rows leave in blocks as the simulation
  * reaches them (jacobian.h), so a window of any length needs one block's memory. */
 #include "jacobian.h"
 #include "push.h"
@@ -97,7 +97,7 @@ static void fd_restore(const sid_jac_work *jw, const double *theta, const int *i
 }
 
 /* The window Jacobian by central differences, for models whose forward-mode derivatives are
- * not written (free joints, contact): 2 ncol + 1 simulations, each step scaled to its
+ * not written (sid_step_tangent_missing): 2 ncol + 1 simulations, each step scaled to its
  * variable's size, advanced together sample by sample so that each sample's rows are complete
  * at once. Used only for the covariance report; gradients stay exact (adjoint). */
 static sid_status window_rows_fd(const sid_problem *p, lane *L, sid_jac_work *jw, const double *theta,
@@ -232,8 +232,8 @@ sid_status sid_window_jacobian_rows(const sid_problem *p, lane *L, sid_jac_work 
                                     sid_error *err)
 {
     block b = {jw, fn, ctx, 0, 0};
-    /* forward mode has no pushes yet (sid_step_tangent): a pushed log's windows difference centrally */
-    const int fd = p->m->nfree || p->m->nsphere || p->logs[p->win[w].log]->push;
+    /* central differences only where the step has no forward mode (sid_step_tangent_missing) */
+    const int fd = sid_step_tangent_missing(p->step, p->m, p->logs[p->win[w].log]->push != NULL) != NULL;
     const sid_status s = fd ? window_rows_fd(p, L, jw, theta, x0w, w, idx, &b, err)
                             : window_rows_tangent(p, L, jw, theta, x0w, w, idx, &b, err);
     if (s) return s;

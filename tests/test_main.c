@@ -43,6 +43,7 @@ Suite *servo_suite(void);
 Suite *delay_suite(void);
 Suite *pushes_suite(void);
 Suite *friction_levels_suite(void);
+Suite *forward_suite(void);
 
 /* name: as the suite's own suite_create gives it (CK_RUN_SUITE compares against that) */
 static const struct {
@@ -79,6 +80,7 @@ static const struct {
     {"servo", servo_suite},
     {"delay", delay_suite},
     {"pushes", pushes_suite},
+    {"forward", forward_suite},
 };
 enum { NSUITE = (int)(sizeof suites / sizeof suites[0]) };
 
