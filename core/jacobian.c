@@ -212,12 +212,16 @@ static sid_status window_rows_tangent(const sid_problem *p, lane *L, sid_jac_wor
         const double h = dt / nsub, *u = sid_delay_u(m, theta, tr, k, L->ws);
         const sid_step_ctx c = sid_step_context(p->step, m, theta, L->ws, h);
         sid_delay_jvp_seed(m, theta, tr, k, ndir, nfree, idx, thd);
+        L->ws->push = sid_push_at(tr, m->nbody, k);   /* the interval's pushes, held */
         for (int j = 0; j < nsub; j++) {
             if ((s = sid_step_tangent(p->step, &c, x, x + nq, u, ndir, thd, qdot, vdot, jw->scratch, err)) ||
-                (s = sid_step_take(p->step, &c, x, x + nq, u, L->x1, L->x1 + nq, NULL, err)))
+                (s = sid_step_take(p->step, &c, x, x + nq, u, L->x1, L->x1 + nq, NULL, err))) {
+                L->ws->push = NULL;
                 return s;
+            }
             memcpy(x, L->x1, sizeof(double) * (size_t)nx);
         }
+        L->ws->push = NULL;
         if (k + 1 <= win->rb) {
             block_make_room(b, nx);
             b->n += sid_loss_residual_rows(p, theta, tr, k + 1, x, ndir, nfree, idx, qdot, vdot, jw->r + b->n,
