@@ -15,13 +15,18 @@
 static double softplus(double x) { return (x > 0 ? x : 0) + log1p(exp(-fabs(x))); }
 static double logistic(double x) { return x >= 0 ? 1 / (1 + exp(-x)) : exp(x) / (1 + exp(x)); }
 
-/* What one sphere's force depends on, kept for its adjoint. */
-typedef struct {
+/* What one sphere's force depends on, kept for its adjoint and tangent. */
+typedef struct sid_sphere_state {
     sid_v3 cp;        /* contact point in the body frame */
     sid_v3 vb, u;     /* its velocity in the body frame and in the world */
     double d, S, sig, fn, nrm;
     sid_v3 F;         /* force in the world frame */
 } sphere_state;
+
+struct sid_sphere_state *sid_contact_carve(const sid_model *m, sid_carve *c)
+{
+    return m->nsphere ? sid_carve_take(c, (size_t)m->nsphere, sizeof(sphere_state)) : NULL;
+}
 
 static sphere_state sphere_force(const sid_model *m, const double *theta, const sid_workspace *ws, int c)
 {
@@ -54,6 +59,7 @@ static void contact_forces(const sid_model *m, const double *theta, sid_workspac
         const sphere_state st = sphere_force(m, theta, ws, c);
         const sid_v3 Fb = sid_m3_tmul_v3(&ws->Rw[b], st.F);
         sid_sv_acc(&fext[b], sid_sv_make(sid_v3_cross(st.cp, Fb), Fb));
+        ws->sphere[c] = st;   /* for the tangent's directions (contact_forces_jvp) */
     }
 }
 
@@ -116,7 +122,8 @@ static void contact_forces_vjp(const sid_model *m, const double *theta, sid_work
 }
 
 /* sphere_force differentiated forwards, line by line (R, p, nu the link's world rotation,
- * origin and body velocity; their tangents from sid_rnea_jvp_motion). */
+ * origin and body velocity; their tangents from sid_rnea_jvp_motion), at the sphere states of
+ * the last contact_forces: sid_fd_jvp_prepare's, at the same kinematics and velocities. */
 static void contact_forces_jvp(const sid_model *m, const double *theta, sid_workspace *ws, const void *ctx,
                                const double *thetadot, sid_sv *fextdot)
 {
@@ -130,14 +137,14 @@ static void contact_forces_jvp(const sid_model *m, const double *theta, sid_work
         const sid_sv nud = ws->vbar[b];
         const sid_v3 cen = sid_v3_load(ps + P_SPHERE_XYZ), cend = sid_v3_load(psd + P_SPHERE_XYZ), ez = {0, 0, 1};
         const double r = ps[P_SPHERE_RADIUS], rd = psd[P_SPHERE_RADIUS], w = g[P_WIDTH], wd = gd[P_WIDTH];
-        const sphere_state st = sphere_force(m, theta, ws, c);
+        const sphere_state st = ws->sphere[c];
         /* cp = c - r R^T ez;  d = height + r - (p + R c).z */
         const sid_v3 cpd = sid_v3_sub(cend, sid_v3_add(sid_v3_scale(rd, sid_m3_tmul_v3(R, ez)),
                                                        sid_v3_scale(r, sid_m3_tmul_v3(Rd, ez))));
         const sid_v3 xd = sid_v3_add(ws->pwbar[b], sid_v3_add(sid_m3_mul_v3(Rd, cen), sid_m3_mul_v3(R, cend)));
         const double dd = gd[P_HEIGHT] + rd - xd.z;
         /* S = w softplus(d / w) */
-        const double Sd = st.sig * dd + wd * (softplus(st.d / w) - st.d / w * st.sig);
+        const double Sd = st.sig * dd + wd * (st.S / w - st.d / w * st.sig);
         /* vb = nu + w x cp, u = R vb */
         const sid_v3 vbd = sid_v3_add(nud.l, sid_v3_add(sid_v3_cross(nud.w, st.cp), sid_v3_cross(ws->v[b].w, cpd)));
         const sid_v3 ud = sid_v3_add(sid_m3_mul_v3(Rd, st.vb), sid_m3_mul_v3(R, vbd));

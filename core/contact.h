@@ -22,6 +22,8 @@ typedef struct {
 } sid_fext_source;
 
 /* Compliant contact of the spheres against the ground (contact.c). */
+/* The workspace's per-sphere states of its last forces (ws->sphere), NULL without spheres. */
+struct sid_sphere_state *sid_contact_carve(const sid_model *m, sid_carve *c);
 extern const sid_fext_source sid_contact_compliant;
 /* The forces a model's dynamics always includes: the compliant contact of a compliant model
  * with spheres, else none (NULL; hard contact acts through its own step). */

@@ -410,15 +410,17 @@ START_TEST(box_jacobian_speed)
     const int nfree = free_columns(m, BOX, idx), ncol = nfree + nx, rows = sid_problem_window_rows(p, 0);
     double *r = malloc(sizeof(double) * (size_t)rows), *J = malloc(sizeof(double) * (size_t)rows * (size_t)ncol);
     double *qp = malloc(sizeof(double) * (size_t)(log->n * m->nq)), *vp = malloc(sizeof(double) * (size_t)(log->n * m->nv));
-    const int reps = 5;
-    double t0 = now();
-    for (int k = 0; k < reps; k++)
+    /* the fastest of several runs of each: the machine is shared */
+    const int reps = getenv("FW_REPS") ? atoi(getenv("FW_REPS")) : 5;
+    double tj = INFINITY, ts = INFINITY;
+    for (int k = 0; k < reps; k++) {
+        double t0 = now();
         ck_assert_msg(sid_problem_window_jacobian(p, theta, x0, 0, nfree, idx, r, J, &err) == SID_OK, "%s", err.msg);
-    const double tj = (now() - t0) / reps;
-    t0 = now();
-    for (int k = 0; k < reps; k++)
+        tj = fmin(tj, now() - t0);
+        t0 = now();
         ck_assert_msg(sid_problem_window_predict(p, theta, x0, 0, qp, vp, &err) == SID_OK, "%s", err.msg);
-    const double ts = (now() - t0) / reps;
+        ts = fmin(ts, now() - t0);
+    }
     fprintf(stderr, "forward: box window Jacobian %d x %d: forward mode %.2f ms, one simulation %.3f ms, "
             "central differences (2 ncol + 1 = %d simulations) ~%.2f ms: speed-up %.1fx\n",
             rows, ncol, 1e3 * tj, 1e3 * ts, 2 * ncol + 1, 1e3 * ts * (2 * ncol + 1), ts * (2 * ncol + 1) / tj);
@@ -458,8 +460,11 @@ Suite *forward_suite(void)
     tcase_add_loop_test(tc, step_tangent_rk4, 0, NMODEL);
     tcase_add_loop_test(tc, window_jacobian_euler, 0, NMODEL);
     tcase_add_loop_test(tc, window_jacobian_rk4, 0, NMODEL);
-    tcase_add_test(tc, box_jacobian_speed);
     tcase_add_test(tc, hard_contact_has_no_tangent);
     suite_add_tcase(s, tc);
+    TCase *speed = tcase_create("forward_speed");
+    tcase_set_timeout(speed, 60);
+    tcase_add_test(speed, box_jacobian_speed);
+    suite_add_tcase(s, speed);
     return s;
 }
