@@ -127,13 +127,16 @@ void sid_fd_jvp_dir(const sid_model *m, const double *theta, sid_workspace *ws, 
         if (ws->push) sid_push_forces_jvp(m, ws, ws->fextbar);
     }
     sid_rnea_jvp_forces(m, ws, ext ? ws->fextbar : NULL, tau);
-    for (int i = 0; i < m->nv; i++) ad[i] -= tau[i];
     for (int b = 1; b < m->nbody; b++) {
         const sid_body *bd = &m->body[b];
-        if (bd->p_dof < 0) continue;
+        if (bd->vadr < 0) continue;
         const int i = bd->vadr;
+        if (bd->p_dof < 0) {   /* a free joint: no friction or armature */
+            for (int k = 0; k < sid_joint_ndof(bd); k++) ad[i + k] -= tau[i + k];
+            continue;
+        }
         const double *pd = theta + bd->p_dof, *tp = thd + bd->p_dof;
-        ad[i] -= tp[P_VISCOUS] * (v[i] + hd * a[i]) + pd[P_VISCOUS] * vd[i] + tp[P_ARMATURE] * a[i];
+        ad[i] -= tp[P_VISCOUS] * (v[i] + hd * a[i]) + pd[P_VISCOUS] * vd[i] + tau[i] + tp[P_ARMATURE] * a[i];
     }
     sid_factor_solve(m, ws->M, ad);
 }

@@ -194,15 +194,16 @@ sid_status sid_rk4_jvp(const sid_step_ctx *c, const double *q, const double *v, 
                            sc + (size_t)st * (size_t)nv);
         }
     }
-    /* q1 = q (+) h vc, vc = (v + 2 v2 + 2 v3 + v4) / 6;  v1 = v + h/6 (a1 + 2 a2 + 2 a3 + a4) */
-    double *vc = A;   /* the accelerations are no longer needed */
-    for (int i = 0; i < nv; i++) vc[i] = (V[i] + 2 * V[nv + i] + 2 * V[2 * nv + i] + V[3 * nv + i]) / 6;
+    /* q1 = q (+) h/6 vs, vs = v + 2 v2 + 2 v3 + v4;  v1 = v + h/6 (a1 + 2 a2 + 2 a3 + a4)
+     * (h/6 times the sum, as the hinge-only tangent before it rounded) */
+    double *vsum = A;   /* the accelerations are no longer needed */
+    for (int i = 0; i < nv; i++) vsum[i] = V[i] + 2 * V[nv + i] + 2 * V[2 * nv + i] + V[3 * nv + i];
     for (int d = 0; d < ndir; d++) {
         const double *sc = scratch + (size_t)d * 9 * (size_t)nv;
         const double *ad = sc, *v2 = sc + 4 * nv, *v3 = v2 + nv, *v4 = v3 + nv;
         double *qd = qdot + (size_t)d * (size_t)nq, *vd = vdot + (size_t)d * (size_t)nv;
-        for (int i = 0; i < nv; i++) vd_s[i] = (vd[i] + 2 * v2[i] + 2 * v3[i] + v4[i]) / 6;
-        sid_integrate_q_jvp(m, q, vc, h, qd, vd_s);
+        for (int i = 0; i < nv; i++) vd_s[i] = vd[i] + 2 * v2[i] + 2 * v3[i] + v4[i];
+        sid_integrate_q_jvp(m, q, vsum, h / 6, qd, vd_s);
         for (int i = 0; i < nv; i++) vd[i] += h / 6 * (ad[i] + 2 * ad[nv + i] + 2 * ad[2 * nv + i] + ad[3 * nv + i]);
     }
     return SID_OK;
