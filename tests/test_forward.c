@@ -458,12 +458,18 @@ Suite *forward_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_loop_test(tc, step_tangent_euler, 0, NMODEL);
     tcase_add_loop_test(tc, step_tangent_rk4, 0, NMODEL);
-    tcase_add_loop_test(tc, window_jacobian_euler, 0, NMODEL);
-    tcase_add_loop_test(tc, window_jacobian_rk4, 0, NMODEL);
     tcase_add_test(tc, hard_contact_has_no_tangent);
     suite_add_tcase(s, tc);
+    /* ~200 window simulations each: `make test` runs them, the sanitizer pass leaves them out */
+    TCase *win = tcase_create("forward_window");
+    tcase_set_timeout(win, 120);
+    tcase_set_tags(win, "slow");
+    tcase_add_loop_test(win, window_jacobian_euler, 0, NMODEL);
+    tcase_add_loop_test(win, window_jacobian_rk4, 0, NMODEL);
+    suite_add_tcase(s, win);
     TCase *speed = tcase_create("forward_speed");
     tcase_set_timeout(speed, 60);
+    tcase_set_tags(speed, "slow");
     tcase_add_test(speed, box_jacobian_speed);
     suite_add_tcase(s, speed);
     return s;
