@@ -15,13 +15,18 @@
 static double softplus(double x) { return (x > 0 ? x : 0) + log1p(exp(-fabs(x))); }
 static double logistic(double x) { return x >= 0 ? 1 / (1 + exp(-x)) : exp(x) / (1 + exp(x)); }
 
-/* What one sphere's force depends on, kept for its adjoint. */
-typedef struct {
+/* What one sphere's force depends on, kept for its adjoint and tangent. */
+typedef struct sid_sphere_state {
     sid_v3 cp;        /* contact point in the body frame */
     sid_v3 vb, u;     /* its velocity in the body frame and in the world */
     double d, S, sig, fn, nrm;
     sid_v3 F;         /* force in the world frame */
 } sphere_state;
+
+struct sid_sphere_state *sid_contact_carve(const sid_model *m, sid_carve *c)
+{
+    return m->nsphere ? sid_carve_take(c, (size_t)m->nsphere, sizeof(sphere_state)) : NULL;
+}
 
 static sphere_state sphere_force(const sid_model *m, const double *theta, const sid_workspace *ws, int c)
 {
@@ -54,6 +59,7 @@ static void contact_forces(const sid_model *m, const double *theta, sid_workspac
         const sphere_state st = sphere_force(m, theta, ws, c);
         const sid_v3 Fb = sid_m3_tmul_v3(&ws->Rw[b], st.F);
         sid_sv_acc(&fext[b], sid_sv_make(sid_v3_cross(st.cp, Fb), Fb));
+        ws->sphere[c] = st;   /* for the tangent's directions (contact_forces_jvp) */
     }
 }
 
@@ -115,7 +121,46 @@ static void contact_forces_vjp(const sid_model *m, const double *theta, sid_work
     }
 }
 
-const sid_fext_source sid_contact_compliant = {contact_forces, contact_forces_vjp, NULL};
+/* sphere_force differentiated forwards, line by line (R, p, nu the link's world rotation,
+ * origin and body velocity; their tangents from sid_rnea_jvp_motion), at the sphere states of
+ * the last contact_forces: sid_fd_jvp_prepare's, at the same kinematics and velocities. */
+static void contact_forces_jvp(const sid_model *m, const double *theta, sid_workspace *ws, const void *ctx,
+                               const double *thetadot, sid_sv *fextdot)
+{
+    (void)ctx;
+    const double *g = theta + m->p_ground, *gd = thetadot + m->p_ground;
+    for (int b = 0; b < m->nbody; b++) fextdot[b] = sid_sv_zero();
+    for (int c = 0; c < m->nsphere; c++) {
+        const int b = m->sphere[c].body;
+        const double *ps = theta + m->sphere[c].p, *psd = thetadot + m->sphere[c].p;
+        const sid_m3 *R = &ws->Rw[b], *Rd = &ws->Rwbar[b];
+        const sid_sv nud = ws->vbar[b];
+        const sid_v3 cen = sid_v3_load(ps + P_SPHERE_XYZ), cend = sid_v3_load(psd + P_SPHERE_XYZ), ez = {0, 0, 1};
+        const double r = ps[P_SPHERE_RADIUS], rd = psd[P_SPHERE_RADIUS], w = g[P_WIDTH], wd = gd[P_WIDTH];
+        const sphere_state st = ws->sphere[c];
+        /* cp = c - r R^T ez;  d = height + r - (p + R c).z */
+        const sid_v3 cpd = sid_v3_sub(cend, sid_v3_add(sid_v3_scale(rd, sid_m3_tmul_v3(R, ez)),
+                                                       sid_v3_scale(r, sid_m3_tmul_v3(Rd, ez))));
+        const sid_v3 xd = sid_v3_add(ws->pwbar[b], sid_v3_add(sid_m3_mul_v3(Rd, cen), sid_m3_mul_v3(R, cend)));
+        const double dd = gd[P_HEIGHT] + rd - xd.z;
+        /* S = w softplus(d / w) */
+        const double Sd = st.sig * dd + wd * (st.S / w - st.d / w * st.sig);
+        /* vb = nu + w x cp, u = R vb */
+        const sid_v3 vbd = sid_v3_add(nud.l, sid_v3_add(sid_v3_cross(nud.w, st.cp), sid_v3_cross(ws->v[b].w, cpd)));
+        const sid_v3 ud = sid_v3_add(sid_m3_mul_v3(Rd, st.vb), sid_m3_mul_v3(R, vbd));
+        /* fn = S (k - D u_z);  ft = -mu fn / nrm */
+        const double k = g[P_STIFFNESS], D = g[P_DAMPING], mu = g[P_FRICTION], sm = g[P_FSMOOTH], n = st.nrm;
+        const double fnd = Sd * (k - D * st.u.z) + st.S * (gd[P_STIFFNESS] - gd[P_DAMPING] * st.u.z - D * ud.z);
+        const double nd = (st.u.x * ud.x + st.u.y * ud.y + sm * gd[P_FSMOOTH]) / n;
+        const double ft = -mu * st.fn / n, ftd = -(gd[P_FRICTION] * st.fn + mu * fnd) / n + mu * st.fn * nd / (n * n);
+        const sid_v3 Fd = sid_v3_make(ftd * st.u.x + ft * ud.x, ftd * st.u.y + ft * ud.y, fnd);
+        /* Fb = R^T F;  fext += (cp x Fb, Fb) */
+        const sid_v3 Fb = sid_m3_tmul_v3(R, st.F), Fbd = sid_v3_add(sid_m3_tmul_v3(Rd, st.F), sid_m3_tmul_v3(R, Fd));
+        sid_sv_acc(&fextdot[b], sid_sv_make(sid_v3_add(sid_v3_cross(cpd, Fb), sid_v3_cross(st.cp, Fbd)), Fbd));
+    }
+}
+
+const sid_fext_source sid_contact_compliant = {contact_forces, contact_forces_vjp, NULL, contact_forces_jvp};
 
 const sid_fext_source *sid_contact_source(const sid_model *m)
 {

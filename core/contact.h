@@ -15,9 +15,15 @@ typedef struct {
     void (*forces_vjp)(const sid_model *m, const double *theta, sid_workspace *ws, const void *ctx,
                        const sid_sv *fextbar, double *thetabar);
     const void *ctx;
+    /* fextdot (nbody) along thetadot, from the tangents of the body velocities ws->vbar and of
+     * the world poses ws->Rwbar, pwbar (sid_rnea_jvp_motion); NULL: forward mode not written */
+    void (*forces_jvp)(const sid_model *m, const double *theta, sid_workspace *ws, const void *ctx,
+                       const double *thetadot, sid_sv *fextdot);
 } sid_fext_source;
 
 /* Compliant contact of the spheres against the ground (contact.c). */
+/* The workspace's per-sphere states of its last forces (ws->sphere), NULL without spheres. */
+struct sid_sphere_state *sid_contact_carve(const sid_model *m, sid_carve *c);
 extern const sid_fext_source sid_contact_compliant;
 /* The forces a model's dynamics always includes: the compliant contact of a compliant model
  * with spheres, else none (NULL; hard contact acts through its own step). */

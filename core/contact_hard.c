@@ -410,7 +410,7 @@ sid_status sid_hard_vjp(const sid_step_ctx *c, const double *q, const double *v,
     }
     /* R1's adjoint: the Euler step's, with the impulses as fixed external forces lambda / h */
     for (int i = 0; i < nc; i++) H->seed[i] = sid_v3_scale(1 / h, sid_v3_load(H->lam + 3 * i));
-    const sid_fext_source impulses = {impulse_forces, impulse_forces_vjp, H};
+    const sid_fext_source impulses = {impulse_forces, impulse_forces_vjp, H, NULL};
     sid_fd_vjp_factored(m, theta, ws, nc ? &impulses : NULL, q, v, u, h, H->aplus, ws->M, abar, qbar, vbar, thetabar);
     if (!nc || H->frozen) return SID_OK;
     /* zeta's adjoint: contact velocities J v+ and gaps through the kinematics at q, and v */

@@ -255,43 +255,65 @@ static sid_sv inertia_dot_mul(const sid_inertia *I, const sid_inertia *Id, sid_s
                        pd);
 }
 
-void sid_rnea_jvp(const sid_model *m, const double *theta, sid_workspace *ws, const double *q, const double *qdot,
-                  const double *vdot, const double *thetadot, double *taudot)
+/* The motion pass's tangent; the tangents live in the adjoint arrays, which a JVP does not
+ * need: body velocity, acceleration and net force in vbar, abar, fbar, the transform's in
+ * Ebar, rbar, the inertia's in Ibar and, with world poses (spheres or pushes), theirs in Rwbar,
+ * pwbar. The acceleration a is held fixed. */
+void sid_rnea_jvp_motion(const sid_model *m, const double *theta, sid_workspace *ws, const double *q,
+                         const double *qdot, const double *vdot, const double *thetadot)
 {
-    const int nb = m->nbody;
+    const int nb = m->nbody, poses = m->nsphere || ws->push;
     (void)theta;   /* ws is bound to theta by the sid_kinematics before sid_rnea */
-    /* tangents live in the adjoint arrays, which a JVP does not need */
     sid_sv *vd = ws->vbar, *ad = ws->abar, *fd = ws->fbar;
     const double *gd = thetadot + m->p_gravity;
     vd[0] = sid_sv_zero();
     ad[0] = sid_sv_make(sid_v3_make(0, 0, 0), sid_v3_make(-gd[0], -gd[1], -gd[2]));
     fd[0] = sid_sv_zero();
+    ws->Rwbar[0] = sid_m3_zero();
+    ws->pwbar[0] = sid_v3_make(0, 0, 0);
     for (int b = 1; b < nb; b++) {
         const sid_body *bd = &m->body[b];
-        const int p = bd->parent;
-        const double *od = thetadot + bd->p_origin;
-        const sid_m3 *dR = ws->dRT + 3 * b;
-        sid_m3 RTd = sid_m3_zero();
-        for (int k = 0; k < 3; k++)
-            for (int i = 0; i < 3; i++)
-                for (int j = 0; j < 3; j++) RTd.m[i][j] += dR[k].m[i][j] * od[P_RPY + k];
-        const sid_v3 ax = sid_v3_load(bd->axis);
-        const double qd = bd->qadr >= 0 ? qdot[bd->qadr] : 0;   /* no free joints here (see sid_step_jvp) */
-        /* E = (RT Q)^T:  Edot = (RTd Q + RT [ax]x Q qd)^T */
-        sid_m3 RQd = sid_m3_mul(&RTd, &ws->Q[b]);
-        sid_v3 rd = sid_v3_load(od + P_XYZ);
-        if (bd->type == SID_JOINT_REVOLUTE) {
-            const sid_m3 K = sid_m3_skew(sid_v3_scale(qd, ax)), KQ = sid_m3_mul(&K, &ws->Q[b]), RKQ = sid_m3_mul(&ws->RT[b], &KQ);
-            for (int i = 0; i < 3; i++)
-                for (int j = 0; j < 3; j++) RQd.m[i][j] += RKQ.m[i][j];
+        const int p = bd->parent, isfree = bd->type == SID_JOINT_FREE;
+        sid_m3 Ed;
+        sid_v3 rd;
+        if (isfree) {
+            sid_free_xform_jvp(bd, q, qdot, &Ed, &rd);
+        } else {
+            const double *od = thetadot + bd->p_origin;
+            const sid_m3 *dR = ws->dRT + 3 * b;
+            sid_m3 RTd = sid_m3_zero();
+            for (int k = 0; k < 3; k++)
+                for (int i = 0; i < 3; i++)
+                    for (int j = 0; j < 3; j++) RTd.m[i][j] += dR[k].m[i][j] * od[P_RPY + k];
+            const sid_v3 ax = sid_v3_load(bd->axis);
+            const double qd = bd->qadr >= 0 ? qdot[bd->qadr] : 0;
+            /* E = (RT Q)^T:  Edot = (RTd Q + RT [ax]x Q qd)^T */
+            sid_m3 RQd = sid_m3_mul(&RTd, &ws->Q[b]);
+            rd = sid_v3_load(od + P_XYZ);
+            if (bd->type == SID_JOINT_REVOLUTE) {
+                const sid_m3 K = sid_m3_skew(sid_v3_scale(qd, ax)), KQ = sid_m3_mul(&K, &ws->Q[b]),
+                             RKQ = sid_m3_mul(&ws->RT[b], &KQ);
+                for (int i = 0; i < 3; i++)
+                    for (int j = 0; j < 3; j++) RQd.m[i][j] += RKQ.m[i][j];
+            }
+            if (bd->type == SID_JOINT_PRISMATIC) {
+                rd = sid_v3_add(rd, sid_m3_mul_v3(&RTd, sid_v3_scale(q[bd->qadr], ax)));
+                rd = sid_v3_add(rd, sid_m3_mul_v3(&ws->RT[b], sid_v3_scale(qd, ax)));
+            }
+            Ed = sid_m3_transpose(&RQd);
         }
-        if (bd->type == SID_JOINT_PRISMATIC) {
-            rd = sid_v3_add(rd, sid_m3_mul_v3(&RTd, sid_v3_scale(q[bd->qadr], ax)));
-            rd = sid_v3_add(rd, sid_m3_mul_v3(&ws->RT[b], sid_v3_scale(qd, ax)));
-        }
-        const sid_m3 Ed = sid_m3_transpose(&RQd);
         ws->Ebar[b] = Ed;
         ws->rbar[b] = rd;
+        const sid_xform *X = &ws->X[b];
+        if (poses) {
+            /* R_b = R_p E^T, p_b = p_p + R_p r */
+            const sid_m3 Et = sid_m3_transpose(&X->E), Edt = sid_m3_transpose(&Ed);
+            const sid_m3 A = sid_m3_mul(&ws->Rwbar[p], &Et), B = sid_m3_mul(&ws->Rw[p], &Edt);
+            for (int i = 0; i < 3; i++)
+                for (int j = 0; j < 3; j++) ws->Rwbar[b].m[i][j] = A.m[i][j] + B.m[i][j];
+            ws->pwbar[b] = sid_v3_add(sid_v3_add(ws->pwbar[p], sid_m3_mul_v3(&ws->Rwbar[p], X->r)),
+                                      sid_m3_mul_v3(&ws->Rw[p], rd));
+        }
         sid_inertia Id = {0, {0, 0, 0}, {{{0}}}};
         if (bd->p_inertial >= 0) {
             const double *pi = thetadot + bd->p_inertial, *J = pi + P_INERTIA;
@@ -301,20 +323,49 @@ void sid_rnea_jvp(const sid_model *m, const double *theta, sid_workspace *ws, co
             Id.Ic = Icd;
         }
         ws->Ibar[b] = Id;
-        sid_sv vJd = sid_sv_zero();
-        if (bd->vadr >= 0) vJd = sid_sv_scale(vdot[bd->vadr], sid_joint_col(bd, &ws->X[b], 0));
-        const sid_xform *X = &ws->X[b];
+        sid_sv vJd = sid_sv_zero(), aJd = sid_sv_zero();
+        if (isfree) {
+            /* vJ = (w, E v_lin), aJ = (alpha, E a_lin + vJ.l x vJ.w) with a held fixed */
+            const sid_v3 vlin = sid_m3_tmul_v3(&X->E, ws->vJ[b].l);
+            const sid_v3 alin = sid_m3_tmul_v3(&X->E, sid_v3_sub(ws->aJ[b].l, sid_v3_cross(ws->vJ[b].l, ws->vJ[b].w)));
+            const double *vv = vdot + bd->vadr;
+            vJd = sid_sv_make(sid_v3_load(vv + 3), sid_v3_add(sid_m3_mul_v3(&Ed, vlin), sid_m3_mul_v3(&X->E, sid_v3_load(vv))));
+            aJd.l = sid_v3_add(sid_m3_mul_v3(&Ed, alin),
+                               sid_v3_add(sid_v3_cross(vJd.l, ws->vJ[b].w), sid_v3_cross(ws->vJ[b].l, vJd.w)));
+        } else if (bd->vadr >= 0) {
+            vJd = sid_sv_scale(vdot[bd->vadr], sid_joint_col(bd, X, 0));
+        }
         vd[b] = sid_sv_add(sid_sv_add(xform_motion_dot(X, &Ed, rd, ws->v[p]), sid_xform_motion(X, vd[p])), vJd);
-        ad[b] = sid_sv_add(sid_sv_add(xform_motion_dot(X, &Ed, rd, ws->a[p]), sid_xform_motion(X, ad[p])),
+        ad[b] = sid_sv_add(sid_sv_add(sid_sv_add(xform_motion_dot(X, &Ed, rd, ws->a[p]), sid_xform_motion(X, ad[p])), aJd),
                            sid_sv_add(sid_sv_crossm(vd[b], ws->vJ[b]), sid_sv_crossm(ws->v[b], vJd)));
         const sid_sv hd = sid_sv_add(sid_inertia_mul(&ws->I[b], vd[b]), inertia_dot_mul(&ws->I[b], &Id, ws->v[b]));
         fd[b] = sid_sv_add(sid_sv_add(sid_inertia_mul(&ws->I[b], ad[b]), inertia_dot_mul(&ws->I[b], &Id, ws->a[b])),
                            sid_sv_add(sid_sv_crossf(vd[b], ws->h[b]), sid_sv_crossf(ws->v[b], hd)));
     }
-    for (int b = nb - 1; b >= 1; b--) {
+}
+
+void sid_rnea_jvp_forces(const sid_model *m, sid_workspace *ws, const sid_sv *fextdot, double *taudot)
+{
+    sid_sv *fd = ws->fbar;
+    if (fextdot)
+        for (int b = 1; b < m->nbody; b++) fd[b] = sid_sv_add(fd[b], sid_sv_scale(-1, fextdot[b]));
+    for (int b = m->nbody - 1; b >= 1; b--) {
         const sid_body *bd = &m->body[b];
-        if (bd->vadr >= 0) taudot[bd->vadr] = sid_sv_dot(sid_joint_col(bd, &ws->X[b], 0), fd[b]);
+        for (int k = 0; k < sid_joint_ndof(bd); k++) {
+            taudot[bd->vadr + k] = sid_sv_dot(sid_joint_col(bd, &ws->X[b], k), fd[b]);
+            /* a free joint's linear columns turn with E */
+            if (bd->type == SID_JOINT_FREE && k < 3)
+                taudot[bd->vadr + k] += ws->Ebar[b].m[0][k] * ws->f[b].l.x + ws->Ebar[b].m[1][k] * ws->f[b].l.y +
+                                        ws->Ebar[b].m[2][k] * ws->f[b].l.z;
+        }
         sid_sv_acc(&fd[bd->parent], xform_force_inv_dot(&ws->X[b], &ws->Ebar[b], ws->rbar[b], ws->f[b]));
         sid_sv_acc(&fd[bd->parent], sid_xform_force_inv(&ws->X[b], fd[b]));
     }
+}
+
+void sid_rnea_jvp(const sid_model *m, const double *theta, sid_workspace *ws, const double *q, const double *qdot,
+                  const double *vdot, const double *thetadot, double *taudot)
+{
+    sid_rnea_jvp_motion(m, theta, ws, q, qdot, vdot, thetadot);
+    sid_rnea_jvp_forces(m, ws, NULL, taudot);
 }

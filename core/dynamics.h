@@ -26,8 +26,15 @@ void sid_rnea_vjp_motion(const sid_model *m, sid_workspace *ws, const double *q,
 /* Both halves, for RNEA without external forces. */
 void sid_rnea_vjp(const sid_model *m, sid_workspace *ws, const double *q, const double *taubar, double *qbar,
                   double *vbar, double *thetabar);
-/* Forward-mode twin of sid_rnea without external forces (call right after it): the directional
- * derivative taudot of tau along (qdot, vdot, thetadot), with the acceleration held fixed. */
+/* Forward-mode twin of sid_rnea (call right after it): the directional derivative taudot of
+ * tau along (qdot, vdot, thetadot), with the acceleration held fixed. In two halves so that
+ * external forces can add their tangent between them: the motion pass's (it leaves the body
+ * velocity tangents in ws->vbar and, with world poses, theirs in ws->Rwbar, pwbar), then the
+ * force pass's with fextdot (nbody, or NULL) the external forces' tangent. */
+void sid_rnea_jvp_motion(const sid_model *m, const double *theta, sid_workspace *ws, const double *q,
+                         const double *qdot, const double *vdot, const double *thetadot);
+void sid_rnea_jvp_forces(const sid_model *m, sid_workspace *ws, const sid_sv *fextdot, double *taudot);
+/* Both halves, without external forces. */
 void sid_rnea_jvp(const sid_model *m, const double *theta, sid_workspace *ws, const double *q, const double *qdot,
                   const double *vdot, const double *thetadot, double *taudot);
 /* Mass matrix of the kinematics in ws (no armature), into M (nv x nv). */

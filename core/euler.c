@@ -77,18 +77,17 @@ sid_status sid_euler_jvp(const sid_step_ctx *c, const double *q, const double *v
     sid_workspace *ws = c->ws;
     const double h = c->h;
     const int nq = m->nq, nv = m->nv, np = m->nparam;
-    double *a = ws->rk, *ad = ws->rk + nv;   /* the step needs no scratch of its own */
+    double *a = ws->rk, *ad = a + nv, *v1 = ad + nv;   /* the step needs no scratch of its own */
     (void)scratch;
-    sid_status s = sid_fd_jvp_prepare(m, theta, ws, q, v, u, h, a, err);
+    sid_status s = sid_fd_jvp_prepare(m, theta, ws, c->fx, q, v, u, h, a, err);
     if (s) return s;
-    /* adot from A adot = Rdot; vdot1 = vdot + h adot, qdot1 = qdot + h vdot1 */
+    for (int i = 0; i < nv; i++) v1[i] = v[i] + h * a[i];
+    /* adot from A adot = Rdot; vdot1 = vdot + h adot, qdot1 = (q (+) h v1)' */
     for (int d = 0; d < ndir; d++) {
         double *qd = qdot + (size_t)d * (size_t)nq, *vd = vdot + (size_t)d * (size_t)nv;
-        sid_fd_jvp_dir(m, theta, ws, q, v, u, h, a, qd, vd, thetadot + (size_t)d * (size_t)np, ad);
-        for (int i = 0; i < nv; i++) {
-            vd[i] += h * ad[i];
-            qd[i] += h * vd[i];
-        }
+        sid_fd_jvp_dir(m, theta, ws, c->fx, q, v, u, h, a, qd, vd, thetadot + (size_t)d * (size_t)np, ad);
+        for (int i = 0; i < nv; i++) vd[i] += h * ad[i];
+        sid_integrate_q_jvp(m, q, v1, h, qd, vd);
     }
     return SID_OK;
 }

@@ -129,11 +129,11 @@ sid_status sid_dry_jvp(const sid_step_ctx *c, const double *q, const double *v, 
         const double *thd = thetadot + (size_t)d * (size_t)np;
         memcpy(ws->M, D->Lp, nn);
         sid_rnea(m, theta, ws, v, D->ac, NULL, ws->c);
-        sid_fd_jvp_dir(m, theta, ws, q, v, u, 0, D->ac, qd, vd, thd, t);
+        sid_fd_jvp_dir(m, theta, ws, NULL, q, v, u, 0, D->ac, qd, vd, thd, t);
         sid_dry_jvp_solution(m, ws, t, qd, vd, thd, fd);
         memcpy(ws->M, D->Lh, nn);
         sid_rnea(m, theta, ws, v, D->a, NULL, ws->c);
-        sid_fd_jvp_dir(m, theta, ws, q, v, u, h, D->a, qd, vd, thd, ad);
+        sid_fd_jvp_dir(m, theta, ws, NULL, q, v, u, h, D->a, qd, vd, thd, ad);
         memset(D->e, 0, sizeof(double) * (size_t)nv);
         for (int j = 0; j < D->nf; j++) D->e[D->dof[j]] += D->sgn[j] * fd[j];
         sid_factor_solve(m, D->Lh, D->e);

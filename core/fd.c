@@ -115,22 +115,35 @@ sid_status sid_fd_vjp(const sid_model *m, const double *theta, sid_workspace *ws
     return SID_OK;
 }
 
-/* A adot = Rdot with a held fixed, Rdot = Fdot - Ddot v - D vd - IDdot - Bdot a - hd Ddot a. */
-void sid_fd_jvp_dir(const sid_model *m, const double *theta, sid_workspace *ws, const double *q, const double *v,
-                       const double *u, double hd, const double *a, const double *qd, const double *vd,
-                       const double *thd, double *ad)
+/* A adot = Rdot with a held fixed, Rdot = Fdot - Ddot v - D vd - IDdot - Bdot a - hd Ddot a,
+ * IDdot with the tangent of the external forces of fx and of the pushes. */
+void sid_fd_jvp_dir(const sid_model *m, const double *theta, sid_workspace *ws, const sid_fext_source *fx,
+                    const double *q, const double *v, const double *u, double hd, const double *a, const double *qd,
+                    const double *vd, const double *thd, double *ad)
 {
     double *tau = ws->rhs;
+    memset(ad, 0, sizeof(double) * (size_t)m->nv);   /* a free joint's entries have no joint force */
     sid_joint_force_jvp(m, theta, v, u, vd, thd, ad);
     sid_joint_limit_force_jvp(m, theta, q, v, qd, vd, thd, ad);
     sid_servo_force_jvp(m, theta, q, v, u, qd, vd, thd, ad);
     sid_backlash_force_jvp(m, theta, q, v, qd, vd, thd, ad);
     sid_backlash_inertia_jvp(m, thd, a, ad);
-    sid_rnea_jvp(m, theta, ws, q, qd, vd, thd, tau);
+    sid_rnea_jvp_motion(m, theta, ws, q, qd, vd, thd);
+    const int ext = (fx && fx->forces_jvp) || ws->push;
+    if (ext) {
+        for (int b = 0; b < m->nbody; b++) ws->fextbar[b] = sid_sv_zero();
+        if (fx && fx->forces_jvp) fx->forces_jvp(m, theta, ws, fx->ctx, thd, ws->fextbar);
+        if (ws->push) sid_push_forces_jvp(m, ws, ws->fextbar);
+    }
+    sid_rnea_jvp_forces(m, ws, ext ? ws->fextbar : NULL, tau);
     for (int b = 1; b < m->nbody; b++) {
         const sid_body *bd = &m->body[b];
         if (bd->vadr < 0) continue;
         const int i = bd->vadr, j = sid_drive_vadr(bd);
+        if (bd->p_dof < 0) {   /* a free joint: no friction or armature */
+            for (int k = 0; k < sid_joint_ndof(bd); k++) ad[i + k] -= tau[i + k];
+            continue;
+        }
         const double *pd = theta + bd->p_dof, *tp = thd + bd->p_dof;
         if (i == j) {   /* one sum, in the order it always had */
             ad[i] -= tp[P_VISCOUS] * (v[i] + hd * a[i]) + pd[P_VISCOUS] * vd[i] + tau[i] + tp[P_ARMATURE] * a[i];
@@ -142,11 +155,11 @@ void sid_fd_jvp_dir(const sid_model *m, const double *theta, sid_workspace *ws, 
     sid_factor_solve(m, ws->M, ad);
 }
 
-sid_status sid_fd_jvp_prepare(const sid_model *m, const double *theta, sid_workspace *ws, const double *q,
-                              const double *v, const double *u, double hd, double *a, sid_error *err)
+sid_status sid_fd_jvp_prepare(const sid_model *m, const double *theta, sid_workspace *ws, const sid_fext_source *fx,
+                              const double *q, const double *v, const double *u, double hd, double *a, sid_error *err)
 {
-    sid_status s = sid_fd(m, theta, ws, NULL, q, v, u, hd, a, err);
-    if (!s) sid_rnea(m, theta, ws, v, a, NULL, ws->c);
+    sid_status s = sid_fd(m, theta, ws, fx, q, v, u, hd, a, err);
+    if (!s) rnea_fext(m, theta, ws, fx, v, a, ws->c);
     return s;
 }
 

@@ -22,13 +22,15 @@ void sid_fd_vjp_factored(const sid_model *m, const double *theta, sid_workspace 
 sid_status sid_fd_vjp(const sid_model *m, const double *theta, sid_workspace *ws, const sid_fext_source *fx,
                       const double *q, const double *v, const double *u, double hd, const double *abar, double *qbar,
                       double *vbar, double *thetabar, sid_error *err);
-/* Forward mode (no contact): sid_fd plus the RNEA at (q, v, a) that sid_fd_jvp_dir needs. */
-sid_status sid_fd_jvp_prepare(const sid_model *m, const double *theta, sid_workspace *ws, const double *q,
-                              const double *v, const double *u, double hd, double *a, sid_error *err);
-/* Directional derivative ad of a along (qd, vd, thd), after sid_fd_jvp_prepare. */
-void sid_fd_jvp_dir(const sid_model *m, const double *theta, sid_workspace *ws, const double *q, const double *v,
-                    const double *u, double hd, const double *a, const double *qd, const double *vd,
-                    const double *thd, double *ad);
+/* Forward mode: sid_fd plus the RNEA at (q, v, a), with fx's forces and the pushes, that
+ * sid_fd_jvp_dir needs. */
+sid_status sid_fd_jvp_prepare(const sid_model *m, const double *theta, sid_workspace *ws, const sid_fext_source *fx,
+                              const double *q, const double *v, const double *u, double hd, double *a, sid_error *err);
+/* Directional derivative ad of a along (qd, vd, thd), after sid_fd_jvp_prepare with the same fx
+ * (its forces_jvp, or none if NULL) and pushes (ws->push). */
+void sid_fd_jvp_dir(const sid_model *m, const double *theta, sid_workspace *ws, const sid_fext_source *fx,
+                    const double *q, const double *v, const double *u, double hd, const double *a, const double *qd,
+                    const double *vd, const double *thd, double *ad);
 /* Inverse dynamics (RNEA with the model's compliant contact, no friction, no motor, no
  * armature): tau = M(q) a + c(q, v) - J^T fext. */
 void sid_inverse_dynamics(const sid_model *m, const double *theta, sid_workspace *ws, const double *q,

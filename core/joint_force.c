@@ -117,7 +117,7 @@ void sid_joint_force_jvp(const sid_model *m, const double *theta, const double *
 {
     for (int b = 1; b < m->nbody; b++) {
         const sid_body *bd = &m->body[b];
-        if (bd->vadr < 0) continue;
+        if (bd->p_dof < 0) continue;   /* fixed and free joints: no joint force */
         const int i = sid_drive_vadr(bd), iu = bd->vadr;   /* backlash: forces on the motor side */
         const double *pd = theta + bd->p_dof, *td = thetadot + bd->p_dof;
         double d = td[P_TORQUE_BIAS], tau = 0, taud = 0;

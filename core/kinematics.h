@@ -35,4 +35,7 @@ void sid_world_pose_vjp(const sid_model *m, sid_workspace *ws);
 /* Adjoint of the transforms: from ws->Ebar, rbar accumulate qbar and thetabar (either may be NULL). */
 void sid_kinematics_vjp(const sid_model *m, const sid_workspace *ws, const double *q, double *qbar, double *thetabar);
 
+/* Tangent of a free joint's transform (free_joint.c): Edot and rdot along its q tangent qd. */
+void sid_free_xform_jvp(const sid_body *bd, const double *q, const double *qd, sid_m3 *Ed, sid_v3 *rd);
+
 #endif

@@ -90,5 +90,7 @@ void sid_integrate_q(const sid_model *m, const double *q, const double *v, doubl
 /* Adjoint of sid_integrate_q at (q, v): qbar += (dq1/dq)^T q1bar, vbar += (dq1/dv)^T q1bar. */
 void sid_integrate_q_vjp(const sid_model *m, const double *q, const double *v, double h, const double *q1bar,
                          double *qbar, double *vbar);
+/* Tangent of sid_integrate_q at (q, v), in place: qd <- (dq1/dq) qd + (dq1/dv) vd. */
+void sid_integrate_q_jvp(const sid_model *m, const double *q, const double *v, double h, double *qd, const double *vd);
 
 #endif

@@ -30,3 +30,13 @@ void sid_push_forces_vjp(const sid_model *m, sid_workspace *ws, const sid_sv *fe
         sid_m3_acc_outer(&ws->Rwbar[b], sid_v3_load(p + SID_PUSH_WORLD + 3), fextbar[b].l);
     }
 }
+
+void sid_push_forces_jvp(const sid_model *m, sid_workspace *ws, sid_sv *fextdot)
+{
+    for (int b = 1; b < m->nbody; b++) {
+        const double *p = ws->push + (size_t)b * SID_PUSH_STRIDE;
+        const sid_m3 *Rd = &ws->Rwbar[b];
+        sid_sv_acc(&fextdot[b], sid_sv_make(sid_m3_tmul_v3(Rd, sid_v3_load(p + SID_PUSH_WORLD)),
+                                            sid_m3_tmul_v3(Rd, sid_v3_load(p + SID_PUSH_WORLD + 3))));
+    }
+}

@@ -15,4 +15,8 @@ void sid_push_forces(const sid_model *m, sid_workspace *ws, sid_sv *fext);
  * sid_world_pose_vjp); a link-frame wrench has none. */
 void sid_push_forces_vjp(const sid_model *m, sid_workspace *ws, const sid_sv *fextbar);
 
+/* Tangent of sid_push_forces: a world-frame wrench turns with the link, Rdot^T w, Rdot the
+ * world rotation's tangent in ws->Rwbar (sid_rnea_jvp_motion); added to fextdot. */
+void sid_push_forces_jvp(const sid_model *m, sid_workspace *ws, sid_sv *fextdot);
+
 #endif

@@ -162,44 +162,49 @@ sid_status sid_rk4_jvp(const sid_step_ctx *c, const double *q, const double *v, 
     const double h = c->h;
     const int nq = m->nq, nv = m->nv, np = m->nparam;
     sid_status s;
-    /* RK4: stage by stage, all directions at once; per direction scratch holds the stage
-     * tangents adot1..4 and vdot2..4, and the tangent of the current stage's q. */
-    double *qs = ws->rk, *vs = qs + nv, *as = vs + nv, *a1 = as + nv, *a2 = a1 + nv, *a3 = a2 + nv;
-    const double *acc[3] = {a1, a2, a3};
+    /* Stage by stage, all directions at once. Primal in ws->rk: the stage position qs, the
+     * stage velocities V[0..3] = (v, v2, v3, v4), the accelerations A[0..3]; per direction
+     * scratch holds the stage tangents adot1..4 and vdot2..4 (7 nv of the 9 nv given); the
+     * current stage's (qdot_s, vdot_s) are transient, in ws->rkbar (nq + nv). */
+    double *qs = ws->rk, *V = qs + nq, *A = V + 4 * nv;
+    double *qd_s = ws->rkbar, *vd_s = qd_s + nq;
     const double cn[4] = {0, 0.5, 0.5, 1};   /* stage nodes */
+    memcpy(V, v, sizeof(double) * (size_t)nv);
     for (int st = 0; st < 4; st++) {
-        for (int i = 0; i < nv; i++) {
-            qs[i] = st == 0 ? q[i] : q[i] + cn[st] * h * (st == 1 ? v[i] : vs[i]);
-            vs[i] = st == 0 ? v[i] : v[i] + cn[st] * h * acc[st - 1][i];
+        double *Vs = V + (size_t)st * (size_t)nv, *As = A + (size_t)st * (size_t)nv;
+        /* stage st at (q (+) c h V[st-1], v + c h A[st-1]) */
+        if (st == 0) memcpy(qs, q, sizeof(double) * (size_t)nq);
+        else {
+            sid_integrate_q(m, q, Vs - nv, cn[st] * h, qs);
+            for (int i = 0; i < nv; i++) Vs[i] = v[i] + cn[st] * h * As[i - nv];
         }
-        if ((s = sid_fd_jvp_prepare(m, theta, ws, qs, vs, u, 0, as, err))) return s;
-        if (st < 3) memcpy((double *)acc[st], as, sizeof(double) * (size_t)nv);
+        if ((s = sid_fd_jvp_prepare(m, theta, ws, c->fx, qs, Vs, u, 0, As, err))) return s;
         for (int d = 0; d < ndir; d++) {
             double *sc = scratch + (size_t)d * 9 * (size_t)nv;
-            double *ad = sc + (size_t)st * (size_t)nv;          /* adot1..4 */
-            double *vd_st = sc + 4 * (size_t)nv + (size_t)(st > 0 ? st - 1 : 0) * (size_t)nv;   /* vdot2..4 */
-            double *qd_st = sc + 7 * (size_t)nv, *vtmp = sc + 8 * (size_t)nv;
             const double *qd = qdot + (size_t)d * (size_t)nq, *vd = vdot + (size_t)d * (size_t)nv;
-            for (int i = 0; i < nv; i++) {
-                /* qs = q + c h v_{st-1 stage}, vs = v + c h a_{st-1} */
-                const double vprev = st <= 1 ? vd[i] : sc[4 * nv + (st - 2) * nv + i];
-                qd_st[i] = st == 0 ? qd[i] : qd[i] + cn[st] * h * vprev;
-                vtmp[i] = st == 0 ? vd[i] : vd[i] + cn[st] * h * sc[(st - 1) * nv + i];
-                if (st > 0) vd_st[i] = vtmp[i];
+            memcpy(qd_s, qd, sizeof(double) * (size_t)nq);
+            if (st == 0) memcpy(vd_s, vd, sizeof(double) * (size_t)nv);
+            else {
+                const double *vprev = st == 1 ? vd : sc + (size_t)(4 + st - 2) * (size_t)nv;
+                sid_integrate_q_jvp(m, q, Vs - nv, cn[st] * h, qd_s, vprev);
+                for (int i = 0; i < nv; i++) vd_s[i] = vd[i] + cn[st] * h * sc[(st - 1) * nv + i];
+                memcpy(sc + (size_t)(4 + st - 1) * (size_t)nv, vd_s, sizeof(double) * (size_t)nv);
             }
-            sid_fd_jvp_dir(m, theta, ws, qs, vs, u, 0, as, qd_st, vtmp, thetadot + (size_t)d * (size_t)np, ad);
+            sid_fd_jvp_dir(m, theta, ws, c->fx, qs, Vs, u, 0, As, qd_s, vd_s, thetadot + (size_t)d * (size_t)np,
+                           sc + (size_t)st * (size_t)nv);
         }
     }
+    /* q1 = q (+) h/6 vs, vs = v + 2 v2 + 2 v3 + v4;  v1 = v + h/6 (a1 + 2 a2 + 2 a3 + a4)
+     * (h/6 times the sum, as the hinge-only tangent before it rounded) */
+    double *vsum = A;   /* the accelerations are no longer needed */
+    for (int i = 0; i < nv; i++) vsum[i] = V[i] + 2 * V[nv + i] + 2 * V[2 * nv + i] + V[3 * nv + i];
     for (int d = 0; d < ndir; d++) {
         const double *sc = scratch + (size_t)d * 9 * (size_t)nv;
+        const double *ad = sc, *v2 = sc + 4 * nv, *v3 = v2 + nv, *v4 = v3 + nv;
         double *qd = qdot + (size_t)d * (size_t)nq, *vd = vdot + (size_t)d * (size_t)nv;
-        for (int i = 0; i < nv; i++) {
-            const double *ad = sc, *v2 = sc + 4 * nv, *v3 = v2 + nv, *v4 = v3 + nv;
-            const double q1 = qd[i] + h / 6 * (vd[i] + 2 * v2[i] + 2 * v3[i] + v4[i]);
-            const double v1 = vd[i] + h / 6 * (ad[i] + 2 * ad[nv + i] + 2 * ad[2 * nv + i] + ad[3 * nv + i]);
-            qd[i] = q1;
-            vd[i] = v1;
-        }
+        for (int i = 0; i < nv; i++) vd_s[i] = vd[i] + 2 * v2[i] + 2 * v3[i] + v4[i];
+        sid_integrate_q_jvp(m, q, vsum, h / 6, qd, vd_s);
+        for (int i = 0; i < nv; i++) vd[i] += h / 6 * (ad[i] + 2 * ad[nv + i] + 2 * ad[2 * nv + i] + ad[3 * nv + i]);
     }
     return SID_OK;
 }

@@ -8,13 +8,13 @@ static const sid_step_variant variants[2][NCONTACT] = {
     [SID_EULER] = {
         [CONTACT_NONE] = {sid_euler_step, sid_euler_vjp_taped, sid_euler_vjp, sid_euler_jvp, sid_euler_record_size, NULL,
                           NULL},
-        [CONTACT_COMPLIANT] = {sid_euler_step, sid_euler_vjp_taped, sid_euler_vjp, NULL, sid_euler_record_size,
+        [CONTACT_COMPLIANT] = {sid_euler_step, sid_euler_vjp_taped, sid_euler_vjp, sid_euler_jvp, sid_euler_record_size,
                                &sid_contact_compliant, NULL},
         [CONTACT_HARD] = {sid_hard_step, sid_hard_vjp_taped, sid_hard_vjp, NULL, sid_hard_record_size, NULL, NULL},
     },
     [SID_RK4] = {
         [CONTACT_NONE] = {sid_rk4_step, sid_rk4_vjp_taped, sid_rk4_vjp, sid_rk4_jvp, sid_rk4_record_size, NULL, NULL},
-        [CONTACT_COMPLIANT] = {sid_rk4_step, sid_rk4_vjp_taped, sid_rk4_vjp, NULL, sid_rk4_record_size,
+        [CONTACT_COMPLIANT] = {sid_rk4_step, sid_rk4_vjp_taped, sid_rk4_vjp, sid_rk4_jvp, sid_rk4_record_size,
                                &sid_contact_compliant, NULL},
         [CONTACT_HARD] = {NULL, NULL, NULL, NULL, NULL, NULL, "the hard contact model needs the euler integrator, not rk4"},
     },
@@ -95,15 +95,23 @@ sid_status sid_step_take(const sid_step_variant *sv, const sid_step_ctx *c, cons
     return SID_OK;
 }
 
-/* Forward mode is written for hinge and slide joints without contact. */
+const char *sid_step_tangent_missing(const sid_step_variant *sv, const sid_model *m, int pushed)
+{
+    if (!sv->jvp) return "forward-mode derivatives of hard contact are not implemented";
+    /* the dry-friction step's tangent has no free joints or external forces yet */
+    if (sv->jvp == sid_dry_jvp && m->nfree)
+        return "forward-mode derivatives of free joints with dry joint friction are not implemented";
+    if (sv->jvp == sid_dry_jvp && pushed)
+        return "forward-mode derivatives of logged pushes (f.* columns) with dry joint friction are not implemented";
+    return NULL;
+}
+
 sid_status sid_step_tangent(const sid_step_variant *sv, const sid_step_ctx *c, const double *q, const double *v,
                             const double *u, int ndir, const double *thetadot, double *qdot, double *vdot,
                             double *scratch, sid_error *err)
 {
-    if (!sv->jvp || c->m->nfree)
-        return sid_error_set(err, SID_ERR_INPUT, "forward-mode derivatives of free joints and contact are not implemented");
-    if (c->ws->push)
-        return sid_error_set(err, SID_ERR_INPUT, "forward-mode derivatives of logged pushes (f.* columns) are not implemented");
+    const char *why = sid_step_tangent_missing(sv, c->m, c->ws->push != NULL);
+    if (why) return sid_error_set(err, SID_ERR_INPUT, "%s", why);
     return sv->jvp(c, q, v, u, ndir, thetadot, qdot, vdot, scratch, err);
 }
 

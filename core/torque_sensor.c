@@ -153,8 +153,8 @@ sid_status sid_tau_residual_rows(const sid_problem *p, lane *L, const double *th
     /* a delayed command's tangent rides on torque_bias's (delay.h): seeded for sample k's command
      * (the caller seeds the next interval's steps again) */
     sid_delay_jvp_seed(m, theta, tr, k, ndir, nfree, idx, thd);
-    /* fd, then RNEA at (q, v, a): the state both tangents below need */
-    sid_status s = sid_fd_jvp_prepare(m, theta, L->ws, q, v, u, 0, a, err);
+    /* fd, then RNEA at (q, v, a): the state both tangents below need (no contact or pushes: refused) */
+    sid_status s = sid_fd_jvp_prepare(m, theta, L->ws, NULL, q, v, u, 0, a, err);
     if (s) return s;
     sid_crba(m, L->ws, M);
     sid_rnea(m, theta, L->ws, v, a, NULL, tau);
@@ -169,7 +169,7 @@ sid_status sid_tau_residual_rows(const sid_problem *p, lane *L, const double *th
     for (int d = 0; d < ndir; d++) {
         const double *qd = qdot + (size_t)d * (size_t)nq, *vd = vdot + (size_t)d * (size_t)nv;
         const double *td = thd + (size_t)d * (size_t)np;
-        sid_fd_jvp_dir(m, theta, L->ws, q, v, u, 0, a, qd, vd, td, adot);
+        sid_fd_jvp_dir(m, theta, L->ws, NULL, q, v, u, 0, a, qd, vd, td, adot);
         sid_rnea_jvp(m, theta, L->ws, q, qd, vd, td, taudot);
         for (int i = 0, row = 0; i < nv; i++) {
             if (!tr->tau_has[i]) continue;

@@ -1,6 +1,7 @@
 /* workspace.c — sizing and carving the one buffer that holds the scratch of one simulation
  * thread (workspace.h): the struct, its arrays, hard contact's and dry friction's scratch,
  * laid out by one sequence of sid_carve_take calls that first counts and then carves. */
+#include "contact.h"
 #include "contact_hard.h"
 #include "dry_friction.h"
 #include "workspace.h"
@@ -53,6 +54,7 @@ static sid_workspace *carve(const sid_model *m, sid_carve *c)
     w.rkbar = sid_carve_take(c, (9 * nv + nq), sizeof *w.rkbar);
     w.Lst = sid_carve_take(c, 4 * nv * nv, sizeof *w.Lst);
     w.hard = sid_hard_carve(m, c);
+    w.sphere = sid_contact_carve(m, c);
     w.dry = sid_dry_carve(m, c);
     if (ws) *ws = w;
     return ws;

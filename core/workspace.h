@@ -63,6 +63,8 @@ struct sid_workspace {
     double *rkbar;        /* (9 nv + nq) their adjoints and scratch */
     double *Lst;          /* (4 nv x nv) the RK4 stages' L^T L factors */
     struct sid_hard *hard;   /* hard contact's scratch (contact_hard.h); NULL without spheres */
+    struct sid_sphere_state *sphere;   /* (nsphere) compliant contact's sphere states at its last forces, for
+                                        * its tangent (contact.c); NULL without spheres */
     struct sid_dry *dry;     /* dry friction's scratch (dry_friction.h); NULL without dry joints */
 };
 

@@ -47,6 +47,7 @@ Suite *torque_sensor_suite(void);
 Suite *window_select_suite(void);
 Suite *inertia_param_suite(void);
 Suite *backlash_suite(void);
+Suite *forward_suite(void);
 
 /* name: as the suite's own suite_create gives it (CK_RUN_SUITE compares against that) */
 static const struct {
@@ -87,6 +88,7 @@ static const struct {
     {"window_select", window_select_suite},
     {"inertia_param", inertia_param_suite},
     {"backlash", backlash_suite},
+    {"forward", forward_suite},
 };
 enum { NSUITE = (int)(sizeof suites / sizeof suites[0]) };
 
