@@ -542,7 +542,8 @@ typedef enum {
     SID_STOP_TIME,
     SID_STOP_INTERRUPTED,
     SID_STOP_ROUNDOFF,    /* no further progress possible in floating point */
-    SID_STOP_FAILURE      /* the optimizer failed; see the message */
+    SID_STOP_FAILURE,     /* the optimizer failed; see the message */
+    SID_STOP_NO_PROGRESS  /* the starting point returned without evidence that it is optimal (optimize.c) */
 } sid_stop;
 
 /* The optimizer of a fit.
