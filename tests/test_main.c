@@ -42,6 +42,7 @@ Suite *limit_constraint_suite(void);
 Suite *servo_suite(void);
 Suite *delay_suite(void);
 Suite *pushes_suite(void);
+Suite *intervals_suite(void);
 Suite *friction_levels_suite(void);
 
 /* name: as the suite's own suite_create gives it (CK_RUN_SUITE compares against that) */
@@ -79,6 +80,7 @@ static const struct {
     {"servo", servo_suite},
     {"delay", delay_suite},
     {"pushes", pushes_suite},
+    {"intervals", intervals_suite},
 };
 enum { NSUITE = (int)(sizeof suites / sizeof suites[0]) };
 
