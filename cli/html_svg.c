@@ -192,7 +192,7 @@ void svg_histogram(textbuf *b, const char *id, const char *title, const char *xl
     for (int s = 0; s < nset; s++)
         svg_range_add(&xr, v[s], 1, n[s], NULL, 0);
     pad(&xr.lo, &xr.hi);
-    int (*count)[HIST_BINS] = calloc((size_t)(nset ? nset : 1), sizeof *count);
+    int (*count)[HIST_BINS] = calloc((size_t)(nset > 0 ? nset : 1), sizeof *count);
     if (!count) {
         b->bad = 1;
         return;

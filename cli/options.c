@@ -99,6 +99,9 @@ static const opt_row rows[] = {
     { 0, "--window", "S", SPEC, 0, FITSPEC, WINDOWED | CMD_VALIDATE,
       "seconds per window (default 0.5); 0: one window per\n"
       "log, a free-running simulation" },
+    { 0, "--weight-tau", "W", SPEC, 0, FITSPEC, WINDOWED,
+      "weight of the logs' tau.* torque sensor readings\n"
+      "(default 0: not scored; FORMATS.md, Torque sensors)" },
     { 0, "--start", "fitted|logged", SPEC, 0, FITSPEC, FITTING,
       "window start states fitted with the parameters\n"
       "(multiple shooting) or taken from the log" },

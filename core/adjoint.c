@@ -6,6 +6,7 @@
 #include "delay.h"
 #include "problem.h"
 #include "push.h"
+#include "torque_sensor.h"
 
 #include <string.h>
 
@@ -28,9 +29,12 @@ sid_status sid_adjoint_window(const sid_problem *p, lane *L, const double *theta
         if (!single && (s = sid_rollout_span(p, L, theta, w, ka, kb, x, L->tape, NULL, NULL, NULL, err))) return s;
         for (int k = kb - 1; k >= ka; k--) {
             /* the state at sample k + 1 carries its own residual seed */
-            if (k + 1 <= w->rb)
-                sid_loss_residual(p, theta, tr, k + 1, L->tape + (size_t)L->tape_sample[k + 1 - ka] * (size_t)p->stride,
-                                  &dummy, NULL, NULL, xbar, thetabar);
+            if (k + 1 <= w->rb) {
+                const double *xk = L->tape + (size_t)L->tape_sample[k + 1 - ka] * (size_t)p->stride;
+                sid_loss_residual(p, theta, tr, k + 1, xk, &dummy, NULL, NULL, xbar, thetabar);
+                /* the torque sensors' seed (torque_sensor.h), before interval k's commands are set */
+                if ((s = sid_tau_residual(p, L, theta, tr, k + 1, xk, &dummy, NULL, xbar, thetabar, err))) return s;
+            }
             const double dt = tr->t[k + 1] - tr->t[k];
             const int nsub = sid_substeps(&p->o.sim, dt);
             const double h = dt / nsub, *u = sid_delay_u(m, theta, tr, k, L->ws);
@@ -51,7 +55,10 @@ sid_status sid_adjoint_window(const sid_problem *p, lane *L, const double *theta
             L->ws->push = NULL;
         }
     }
-    if (w->ra == w->k0) sid_loss_residual(p, theta, tr, w->k0, L->cp, &dummy, NULL, NULL, xbar, thetabar);
+    if (w->ra == w->k0) {
+        sid_loss_residual(p, theta, tr, w->k0, L->cp, &dummy, NULL, NULL, xbar, thetabar);
+        if ((s = sid_tau_residual(p, L, theta, tr, w->k0, L->cp, &dummy, NULL, xbar, thetabar, err))) return s;
+    }
     /* a logged start x0 = (logged q - offset, logged v): the offsets also shape it */
     if (!x0w)
         for (int b = 1; b < m->nbody; b++)

@@ -8,6 +8,7 @@
 #include "push.h"
 
 #include "delay.h"
+#include "torque_sensor.h"
 
 #include <string.h>
 
@@ -16,7 +17,8 @@ int sid_problem_window_rows(const sid_problem *p, int w)
     const window *win = &p->win[w];
     const sid_traj *tr = p->logs[win->log];
     return (win->rb - win->ra + 1) *
-           ((p->o.weight_q > 0 ? p->m->nq : 0) + (p->o.weight_qd > 0 && tr->qd ? p->m->nv : 0));
+           ((p->o.weight_q > 0 ? p->m->nq : 0) + (p->o.weight_qd > 0 && tr->qd ? p->m->nv : 0) +
+            sid_tau_sample_rows(p, tr));
 }
 
 /* The carving of sid_jac_work's buffer (c->base NULL: only counted). */
@@ -43,7 +45,8 @@ int sid_jac_work_init(sid_jac_work *jw, const sid_problem *p, int nfree, int cap
     memset(jw, 0, sizeof *jw);
     jw->nfree = nfree;
     jw->ncol = nfree + (p->o.estimate_start ? nx : 0);
-    jw->cap = cap > nx ? cap : nx;   /* a sample's rows always fit */
+    const int per = nx + (p->tau_on ? p->m->nv : 0);   /* with torque sensor rows (torque_sensor.h) */
+    jw->cap = cap > per ? cap : per;   /* a sample's rows always fit */
     sid_carve c = {NULL, 0};
     jac_carve(jw, p, &c);
     if (!(jw->buf = sid_alloc(c.used))) return -1;
@@ -201,10 +204,15 @@ static sid_status window_rows_tangent(const sid_problem *p, lane *L, sid_jac_wor
         if (j < nq) qdot[(size_t)(nfree + j) * (size_t)nq + (size_t)j] = 1;
         else vdot[(size_t)(nfree + j) * (size_t)nv + (size_t)(j - nq)] = 1;
     }
+    int nt = 0;
     if (win->ra == win->k0) {
-        block_make_room(b, nx);
+        block_make_room(b, nx + sid_tau_sample_rows(p, tr));
         b->n += sid_loss_residual_rows(p, theta, tr, win->k0, x, ndir, nfree, idx, qdot, vdot, jw->r + b->n,
                                        jw->J + (size_t)b->n * nd);
+        if ((s = sid_tau_residual_rows(p, L, theta, tr, win->k0, x, ndir, nfree, idx, thd, qdot, vdot, jw->r + b->n,
+                                       jw->J + (size_t)b->n * nd, &nt, err)))
+            return s;
+        b->n += nt;
     }
     for (int k = win->k0; k < win->k1; k++) {
         const double dt = tr->t[k + 1] - tr->t[k];
@@ -219,9 +227,14 @@ static sid_status window_rows_tangent(const sid_problem *p, lane *L, sid_jac_wor
             memcpy(x, L->x1, sizeof(double) * (size_t)nx);
         }
         if (k + 1 <= win->rb) {
-            block_make_room(b, nx);
+            block_make_room(b, nx + sid_tau_sample_rows(p, tr));
             b->n += sid_loss_residual_rows(p, theta, tr, k + 1, x, ndir, nfree, idx, qdot, vdot, jw->r + b->n,
                                            jw->J + (size_t)b->n * nd);
+            /* torque sensor rows (torque_sensor.h); they reseed thd for sample k + 1's delayed command */
+            if ((s = sid_tau_residual_rows(p, L, theta, tr, k + 1, x, ndir, nfree, idx, thd, qdot, vdot, jw->r + b->n,
+                                           jw->J + (size_t)b->n * nd, &nt, err)))
+                return s;
+            b->n += nt;
         }
     }
     return SID_OK;

@@ -36,6 +36,7 @@ static int *block_slot(sid_model *m, sid_body *bd, int sphere, sid_param_block b
     case SID_BLOCK_SERVO: return &bd->p_servo;
     case SID_BLOCK_SERVO_LIMIT: return &bd->p_servo_limit;
     case SID_BLOCK_DELAY: return &bd->p_delay;
+    case SID_BLOCK_TORQUE_SENSOR: return &bd->p_sensor;
     }
     return NULL;
 }
@@ -236,6 +237,7 @@ sid_status sid_model_create(sid_model **out, double **theta_out, const sid_robot
         bd->p_coulneg = bd->p_fload = -1;
         bd->p_limit = bd->p_limit_lower = bd->p_limit_upper = -1;
         bd->p_servo = bd->p_servo_limit = bd->p_delay = -1;
+        bd->p_sensor = -1;
         if (bd->type != SID_JOINT_FIXED) {
             if (m->ndofj >= SID_MAX_JOINTS) {
                 s = sid_error_set(err, SID_ERR_INPUT, "joints: more than %d moving joints", SID_MAX_JOINTS);

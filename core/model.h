@@ -16,6 +16,7 @@ enum { P_GEAR = 0, P_KT, P_KE, P_RESISTANCE };                         /* p_moto
 enum { P_SPHERE_XYZ = 0, P_SPHERE_RADIUS = 3 };                        /* sphere block */
 enum { P_LIMIT_STIFFNESS = 0, P_LIMIT_DAMPING };                       /* p_limit block */
 enum { P_KD = 0, P_KP };                                               /* p_servo block (kp: position) */
+enum { P_SENSOR_GAIN = 0, P_SENSOR_BIAS };                            /* p_sensor block */
 enum { P_HEIGHT = 0, P_STIFFNESS, P_DAMPING, P_FRICTION, P_WIDTH, P_FSMOOTH };   /* ground block */
 
 typedef struct {
@@ -35,6 +36,7 @@ typedef struct {
     int p_servo;              /* kd [, kp]; -1 unless a servo */
     int p_servo_limit;        /* a servo's torque limit; -1 where absent (no saturation) */
     int p_delay;              /* the motor's command delay (delay.h); -1 where absent (no delay) */
+    int p_sensor;             /* torque sensor gain, bias (torque_sensor.h); -1 where absent (1, 0) */
     sid_motor_input motor;
     int dry;                  /* 1: its coulomb is dry friction (dry_friction.h), not the smooth force */
     int climit;               /* 1: its limit is the constraint model (a QP row per bound, dry_friction.h) */

@@ -42,11 +42,12 @@ static void add_rows(void *ctx, int row0, int rows, const double *r, const doubl
     }
     if (S->chan) {
         /* the window's score, and per channel r^2 and r_k r_{k-1} (rows of a sample follow
-         * each other: q rows, then velocity rows) */
+         * each other: q rows, velocity rows, then torque sensor rows, jacobian.c) */
         for (int i = 0; i < rows; i++) {
             const double *row = J + (size_t)i * (size_t)ncol;
             for (int a = 0; a < n; a++) S->gw[a] += row[a] * r[i];
             const int gr = row0 + i, j = gr % S->per_sample, c = j < S->qrows ? j : S->nq + j - S->qrows;
+            if (j >= S->qrows + S->qdrows) continue;   /* torque sensor rows: no channel of their own here */
             double *cs = S->chan + 3 * c;
             cs[0] += r[i] * r[i];
             if (gr >= S->per_sample) cs[1] += r[i] * S->last[c];
@@ -132,6 +133,7 @@ sid_status sid_normal_run_extra(sid_problem *p, const double *theta, const doubl
                 const window *win = &p->win[w];
                 memset(St->gw, 0, sizeof(double) * (size_t)n);
                 St->qrows = p->o.weight_q > 0 ? St->nq : 0;
+                St->qdrows = p->o.weight_qd > 0 && p->logs[win->log]->qd ? p->m->nv : 0;
                 St->per_sample = sid_problem_window_rows(p, w) / (win->rb - win->ra + 1);
             }
             sid_status sw = sid_window_jacobian_rows(p, &p->lane[t], &St->jw, theta,

@@ -28,7 +28,7 @@ typedef struct {
     double *M;            /* (n x n) the chunk's sum of the callback's per-window outer products */
     double *chan;         /* (nchan x 3) the chunk's per-channel sum r^2, sum r_k r_{k-1}, count */
     double *last;         /* (nchan) the current window's previous residual of each channel */
-    int nchan, nq, qrows, per_sample;   /* channels; the current window's q rows and rows per sample */
+    int nchan, nq, qrows, qdrows, per_sample;   /* channels; the current window's q, qd rows and rows per sample */
 } sid_normal_sums;
 
 /* What the robust covariance and the residual diagnostics need beyond J^T J (covariance.c):

@@ -98,6 +98,12 @@ static const sid_param_row table[] = {
      * are today's, parameter for parameter), not fitted by default */
     {SID_P_DELAY, SID_OWNER_JOINT, "motor.delay", 1, 0, NULL, SID_ON_DELAY, SID_BLOCK_DELAY, "s", NULL, NULL,
      SID_RANGE_NONNEGATIVE, 0, {0}, 0, 0.01, JOINT(delay), 0},
+    /* a joint torque sensor's gain and bias (torque_sensor.h): rows only where robot.json gives
+     * "torque_sensor", so every other robot keeps its parameter vector; not fitted by default */
+    {SID_P_SENSOR_GAIN, SID_OWNER_JOINT, "torque_sensor.gain", 1, 0, NULL, SID_ON_TORQUE_SENSOR,
+     SID_BLOCK_TORQUE_SENSOR, "1", NULL, NULL, SID_RANGE_ANY, 0, {1}, 0, 1, JOINT(sensor_gain), 0},
+    {SID_P_SENSOR_BIAS, SID_OWNER_JOINT, "torque_sensor.bias", 1, 0, NULL, SID_ON_TORQUE_SENSOR,
+     SID_BLOCK_TORQUE_SENSOR, "N*m", "N", NULL, SID_RANGE_ANY, 0, {0}, 0, 0.01, JOINT(sensor_bias), 0},
     /* the position limit (joint_limit.h): bounds as given (each may be absent: unbounded), gains
      * computed where absent (sid_model_absent_values); none fitted by default, since joints in
      * normal logs never reach their limits */
@@ -189,6 +195,7 @@ int sid_param_exists(const sid_param_row *row, const sid_robot_desc *d, int owne
     case SID_ON_SERVO_LIMIT:
         return dof && (j->motor == SID_MOTOR_POSITION || j->motor == SID_MOTOR_VELOCITY) && j->has_servo_limit;
     case SID_ON_DELAY: return dof && j->motor != SID_MOTOR_NONE && j->has_delay;
+    case SID_ON_TORQUE_SENSOR: return dof && j->has_torque_sensor;
     }
     return 0;
 }
@@ -215,6 +222,7 @@ const char *sid_param_on_what(sid_param_on on)
     case SID_ON_POSITION_SERVO: return "only a position servo has it";
     case SID_ON_SERVO_LIMIT: return "only a servo with a torque limit has it";
     case SID_ON_DELAY: return "only a joint with a motor and a given motor.delay has it";
+    case SID_ON_TORQUE_SENSOR: return "only a revolute or prismatic joint with a torque_sensor has it";
     case SID_ON_ALWAYS: break;
     }
     return "the element has none";

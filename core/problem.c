@@ -14,6 +14,7 @@
  * sample up to, not including, the next window's start (the last window of a log keeps its
  * end sample), so every sample is counted once. */
 #include "problem.h"
+#include "torque_sensor.h"
 
 #include <string.h>
 #ifdef _OPENMP
@@ -30,6 +31,7 @@ void sid_loss_opts_defaults(sid_loss_opts *o)
     o->estimate_start = 0;
     o->threads = 0;
     o->start_velocity_from_q = 0;
+    o->weight_tau = 0;
 }
 
 int sid_problem_default_threads(void)
@@ -49,6 +51,8 @@ static void lane_carve(lane *L, const sid_model *m, const sid_problem *p, sid_ca
     L->tape = sid_carve_take(c, (size_t)p->stride * (size_t)(p->max_seg_steps + 1), sizeof(double));
     L->tape_sample = sid_carve_take(c, (size_t)(p->cp_every + 1), sizeof(int));
     L->x = sid_carve_take(c, 4 * nx, sizeof(double));
+    const size_t ntau = sid_tau_lane_doubles(p);
+    L->tau_buf = ntau ? sid_carve_take(c, ntau, sizeof(double)) : NULL;
 }
 
 static int lane_init(lane *L, const sid_model *m, const sid_problem *p)
@@ -77,6 +81,7 @@ void sid_problem_set_progress(sid_problem *p, sid_progress_fn fn, void *ctx)
 int sid_problem_nresiduals(const sid_problem *p) { return p->nres; }
 const double *sid_problem_scale_q(const sid_problem *p) { return p->sq; }
 const double *sid_problem_scale_qd(const sid_problem *p) { return p->sqd; }
+const double *sid_problem_scale_tau(const sid_problem *p) { return p->stau; }
 
 size_t sid_problem_tape_bytes(const sid_problem *p)
 {
@@ -194,6 +199,11 @@ sid_status sid_problem_create(sid_problem **out, const sid_model *m, const sid_t
     }
     for (int i = 0; i < nq; i++) p->sq[i] = column_scale(logs, nlog, 0, i);
     for (int i = 0; i < nv; i++) p->sqd[i] = column_scale(logs, nlog, 1, i);
+    sid_status ts = sid_tau_setup(p, err);
+    if (ts) {
+        sid_problem_free(p);
+        return ts;
+    }
 
     /* Size the tape: samples between checkpoints, and the most steps any segment needs. */
     /* tape entry: the state, then the step's record of what its adjoint needs */
@@ -217,7 +227,8 @@ sid_status sid_problem_create(sid_problem **out, const sid_model *m, const sid_t
             for (int j = k; j < k + p->cp_every && j < p->win[w].k1; j++) steps += sid_substeps(&o->sim, tr->t[j + 1] - tr->t[j]);
             if (steps > p->max_seg_steps) p->max_seg_steps = steps;
         }
-        p->nres += (p->win[w].rb - p->win[w].ra + 1) * ((o->weight_q > 0 ? nq : 0) + (o->weight_qd > 0 && tr->qd ? nv : 0));
+        p->nres += (p->win[w].rb - p->win[w].ra + 1) *
+                   ((o->weight_q > 0 ? nq : 0) + (o->weight_qd > 0 && tr->qd ? nv : 0) + sid_tau_sample_rows(p, tr));
     }
     p->chunk_windows = (p->nwin + MAX_CHUNKS - 1) / MAX_CHUNKS;
     p->nchunk = (p->nwin + p->chunk_windows - 1) / p->chunk_windows;
@@ -250,6 +261,7 @@ void sid_problem_free(sid_problem *p)
     sid_free(p->win);
     sid_free(p->sq);
     sid_free(p->sqd);
+    sid_free(p->stau);
     for (int i = 0; p->lane && i < p->nlane; i++) sid_free(p->lane[i].buf);
     sid_free(p->lane);
     sid_free(p->chunk_sum);

@@ -24,6 +24,7 @@ typedef struct {
     double *tape;            /* ((max_seg_steps + 1) x stride) step states of one segment */
     int *tape_sample;        /* (cp_every + 1) tape index of each sample of the segment */
     double *x, *x1, *xbar, *xbar1;   /* (nq + nv) each */
+    double *tau_buf;         /* torque sensor scratch (torque_sensor.h); NULL unless scored */
 } lane;
 
 typedef struct {
@@ -40,6 +41,8 @@ struct sid_problem {
     int nwin, nres, cp_every;
     window *win;
     double *sq, *sqd;        /* (nq), (nv) residual scales */
+    int tau_on;              /* torque sensor residuals scored (torque_sensor.h) */
+    double *stau;            /* (nv) their scales; NULL unless tau_on */
     int max_seg_steps, max_cp;
     int stride;              /* doubles per tape entry: the state and the step's record */
     int nlane, nchunk, chunk_windows;

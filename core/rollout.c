@@ -11,6 +11,7 @@
 #include "delay.h"
 #include "problem.h"
 #include "push.h"
+#include "torque_sensor.h"
 
 #include <string.h>
 
@@ -53,7 +54,12 @@ sid_status sid_rollout_span(const sid_problem *p, lane *L, const double *theta, 
             memcpy(x, L->x1, sizeof(double) * (size_t)nx);
         }
         L->ws->push = NULL;
-        if (sum && k + 1 <= w->rb) sid_loss_residual(p, theta, tr, k + 1, x, sum, sse_q, sse_qd, NULL, NULL);
+        if (sum && k + 1 <= w->rb) {
+            sid_loss_residual(p, theta, tr, k + 1, x, sum, sse_q, sse_qd, NULL, NULL);
+            /* torque sensor residuals (torque_sensor.h): a no-op unless scored */
+            const sid_status ts = sid_tau_residual(p, L, theta, tr, k + 1, x, sum, NULL, NULL, NULL, err);
+            if (ts) return ts;
+        }
     }
     if (tape) {
         L->tape_sample[kb - ka] = e;
@@ -71,7 +77,10 @@ sid_status sid_rollout_window(const sid_problem *p, lane *L, const double *theta
     double *x = L->x;
     sid_status s;
     sid_rollout_start_state(p, theta, w, x0w, x);
-    if (w->ra == w->k0) sid_loss_residual(p, theta, tr, w->k0, x, sum, sse_q, sse_qd, NULL, NULL);
+    if (w->ra == w->k0) {
+        sid_loss_residual(p, theta, tr, w->k0, x, sum, sse_q, sse_qd, NULL, NULL);
+        if (sum && (s = sid_tau_residual(p, L, theta, tr, w->k0, x, sum, NULL, NULL, NULL, err))) return s;
+    }
     /* a window of one segment is taped right away and not simulated again */
     const int single = w->k1 - w->k0 <= C;
     *nseg = 0;

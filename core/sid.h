@@ -107,6 +107,10 @@ typedef struct {
     /* Command delay [s] (delay.h): the motor sees the command of t - delay; a row only where given */
     int has_delay;
     double delay;
+    /* Joint torque sensor (torque_sensor.h): reading = gain tau_link + bias; rows only where
+     * robot.json gives "torque_sensor" (a logged tau column without one reads gain 1, bias 0) */
+    int has_torque_sensor;
+    double sensor_gain, sensor_bias;          /* [-], [N·m or N] */
     double offset;            /* encoder offset: measured q = q + offset [rad or m] */
     double torque_bias;       /* constant generalised force added to the joint's [N·m or N] */
     /* Position limit (a revolute or prismatic joint's "limit"), a soft constraint (joint_limit.h):
@@ -192,7 +196,8 @@ typedef enum {
     SID_P_GROUND_WIDTH, SID_P_GROUND_SMOOTHING, /* owner = -1 */
     SID_P_LIMIT_LOWER, SID_P_LIMIT_UPPER, SID_P_LIMIT_STIFFNESS, SID_P_LIMIT_DAMPING,  /* owner = joint index */
     SID_P_KP, SID_P_KD, SID_P_SERVO_LIMIT,      /* owner = joint index */
-    SID_P_COULOMB_NEGATIVE, SID_P_FRICTION_LOAD, SID_P_DELAY   /* owner = joint index */
+    SID_P_COULOMB_NEGATIVE, SID_P_FRICTION_LOAD, SID_P_DELAY,  /* owner = joint index */
+    SID_P_SENSOR_GAIN, SID_P_SENSOR_BIAS                    /* owner = joint index */
 } sid_param_kind;
 
 /* What a parameter belongs to: its name and JSON path start with the owner's. */
@@ -205,14 +210,16 @@ typedef enum { SID_OWNER_ROBOT, SID_OWNER_LINK, SID_OWNER_JOINT, SID_OWNER_GROUN
 typedef enum {
     SID_ON_ALWAYS, SID_ON_MASS, SID_ON_ORIGIN, SID_ON_DOF, SID_ON_STRIBECK, SID_ON_MOTOR, SID_ON_VOLTAGE,
     SID_ON_LIMIT, SID_ON_LIMIT_LOWER, SID_ON_LIMIT_UPPER, SID_ON_ELECTRIC, SID_ON_SERVO, SID_ON_POSITION_SERVO,
-    SID_ON_SERVO_LIMIT, SID_ON_LIMIT_SPRING, SID_ON_COULOMB_NEGATIVE, SID_ON_FRICTION_LOAD, SID_ON_DELAY
+    SID_ON_SERVO_LIMIT, SID_ON_LIMIT_SPRING, SID_ON_COULOMB_NEGATIVE, SID_ON_FRICTION_LOAD, SID_ON_DELAY,
+    SID_ON_TORQUE_SENSOR
 } sid_param_on;
 typedef enum { SID_RANGE_ANY, SID_RANGE_NONNEGATIVE, SID_RANGE_POSITIVE } sid_param_range;
 /* The block of theta a row's numbers live in (model.h's P_* offsets index a block). */
 typedef enum {
     SID_BLOCK_GRAVITY, SID_BLOCK_INERTIAL, SID_BLOCK_ORIGIN, SID_BLOCK_DOF, SID_BLOCK_STRIBECK, SID_BLOCK_MOTOR,
     SID_BLOCK_GROUND, SID_BLOCK_SPHERE, SID_BLOCK_LIMIT_LOWER, SID_BLOCK_LIMIT_UPPER, SID_BLOCK_LIMIT,
-    SID_BLOCK_SERVO, SID_BLOCK_SERVO_LIMIT, SID_BLOCK_COULOMB_NEGATIVE, SID_BLOCK_FRICTION_LOAD, SID_BLOCK_DELAY
+    SID_BLOCK_SERVO, SID_BLOCK_SERVO_LIMIT, SID_BLOCK_COULOMB_NEGATIVE, SID_BLOCK_FRICTION_LOAD, SID_BLOCK_DELAY,
+    SID_BLOCK_TORQUE_SENSOR
 } sid_param_block;
 
 /* One row of the parameter table: a kind, or a part of one (the inertia's moments and products). */
@@ -385,6 +392,9 @@ typedef struct {
     double *u;            /* (n x nv) motor commands, 0 where a joint has no motor */
     double *push;         /* (n x SID_PUSH_STRIDE nbody) logged external wrenches on the links, or
                            * NULL: none; sid_traj_free frees it (sid_alloc) */
+    double *tau;          /* (n x nv) logged joint torque sensor readings (tau.<joint>), or NULL:
+                           * none; only where tau_has; sid_traj_free frees it (sid_alloc) */
+    int *tau_has;         /* (nv) 1 where the log has that coordinate's tau column; with tau */
 } sid_traj;
 /* A log's pushes (FORMATS.md "Logs", f.<link>.*; core/push.h), held over each sample interval like
  * the commands: per body (sid_model_link_body), a world-frame torque and force (tx ty tz fx fy fz
@@ -431,6 +441,7 @@ typedef struct {
     int estimate_start;   /* 1: window start states are unknowns (multiple shooting), see problem.c */
     int threads;          /* windows evaluated in parallel; 0 = all cores. Results do not depend on it. */
     int start_velocity_from_q;   /* 1: logged start velocities from positions, even where qd is logged */
+    double weight_tau;    /* torque sensor residuals (torque_sensor.h); 0 (the default): not scored */
 } sid_loss_opts;
 
 void sid_loss_opts_defaults(sid_loss_opts *o);   /* window 0.5 s, weights q 1 and qd 0.1 */
@@ -451,6 +462,7 @@ int sid_problem_nwindows(const sid_problem *p);
 int sid_problem_nresiduals(const sid_problem *p);
 const double *sid_problem_scale_q(const sid_problem *p);    /* (nq) */
 const double *sid_problem_scale_qd(const sid_problem *p);   /* (nv) */
+const double *sid_problem_scale_tau(const sid_problem *p);  /* (nv) torque residual scales (torque_sensor.h) */
 /* Peak bytes of the backward pass's tape (checkpoints plus one recomputed segment). */
 size_t sid_problem_tape_bytes(const sid_problem *p);
 
@@ -485,6 +497,12 @@ sid_status sid_problem_window_jacobian(sid_problem *p, const double *theta, cons
  * unweighted (rmse_qd may be NULL; it is 0 where no log has velocities). */
 sid_status sid_problem_rmse(sid_problem *p, const double *theta, const double *x0, double *rmse_q, double *rmse_qd,
                             sid_error *err);
+/* Whether the problem scores torque sensor readings (weight_tau > 0 and a log with tau columns). */
+int sid_problem_tau_scored(const sid_problem *p);
+/* Root-mean-square error per velocity coordinate of the torque sensor readings (gain tau_link +
+ * bias - logged tau, torque_sensor.h) over the residual samples, simulated from the logged
+ * starts, unscaled and unweighted; 0 where no log has the column or nothing is scored. */
+sid_status sid_problem_rmse_tau(sid_problem *p, const double *theta, double *rmse_tau, sid_error *err);
 
 /* ---- choosing the simulation step (step_choice.c) -------------------------------------
  * When neither substeps nor max_dt is given, the step is h = interval / N, interval the logs'

@@ -32,6 +32,8 @@ void sid_traj_free(sid_traj *tr)
     sid_free(tr->qd);
     sid_free(tr->u);
     sid_free(tr->push);
+    sid_free(tr->tau);
+    sid_free(tr->tau_has);
     sid_free(tr);
 }
 

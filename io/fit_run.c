@@ -75,7 +75,8 @@ static int prediction_alloc(report_prediction *p, int nq, int nv)
     for (int s = 0; s < 2; s++) {
         p->rmse_q[s] = calloc((size_t)(nq ? nq : 1), sizeof(double));
         p->rmse_qd[s] = calloc((size_t)(nv ? nv : 1), sizeof(double));
-        if (!p->rmse_q[s] || !p->rmse_qd[s])
+        p->rmse_tau[s] = calloc((size_t)(nv ? nv : 1), sizeof(double));
+        if (!p->rmse_q[s] || !p->rmse_qd[s] || !p->rmse_tau[s])
             return -1;
     }
     return 0;
@@ -86,6 +87,7 @@ static void prediction_free(report_prediction *p)
     for (int s = 0; s < 2; s++) {
         free(p->rmse_q[s]);
         free(p->rmse_qd[s]);
+        free(p->rmse_tau[s]);
     }
 }
 
@@ -101,8 +103,10 @@ static int has_velocities(sid_traj *const *tr, int n)
 static void predict(sid_problem *p, const double *theta, report_prediction *out, int s, const char *what)
 {
     sid_error err = { 0 };
+    out->has_tau = sid_problem_tau_scored(p);
     out->ok[s] = sid_problem_loss(p, theta, NULL, &out->loss[s], NULL, NULL, &err) == SID_OK &&
                  sid_problem_rmse(p, theta, NULL, out->rmse_q[s], out->rmse_qd[s], &err) == SID_OK &&
+                 sid_problem_rmse_tau(p, theta, out->rmse_tau[s], &err) == SID_OK &&
                  isfinite(out->loss[s]);
     if (!out->ok[s])
         sid_io_warn("%s, %s the fit: the prediction from the logged start states failed: %s", what,

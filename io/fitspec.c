@@ -25,6 +25,7 @@ void fitspec_init(fitspec *s)
     s->sim = lo.sim;
     s->w_q = lo.weight_q;
     s->w_qd = lo.weight_qd;
+    s->w_tau = lo.weight_tau;
     s->max_iter = fo.max_iter;
     s->ftol_rel = fo.ftol_rel;
     s->time_limit = fo.time_limit;
@@ -352,7 +353,7 @@ static int read_spec(ctx *c, fitspec *s, const cJSON *root)
                                         "integrator", "weights", "optimizer", "columns",
                                         "scale", "start", "start_velocity", "smoothing",
                                         "contact_model", "units", "description", NULL };
-    static const char *const wkeys[] = { "q", "qd", NULL };
+    static const char *const wkeys[] = { "q", "qd", "tau", NULL };
     static const char *const okeys[] = { "method", "max_iter", "ftol_rel", "time_limit", NULL };
     const cJSON *v;
     if (!cJSON_IsObject(root))
@@ -390,6 +391,9 @@ static int read_spec(ctx *c, fitspec *s, const cJSON *root)
             return -1;
         if ((w = cJSON_GetObjectItemCaseSensitive(v, "qd")) &&
             number(c, w, "weights.qd", 0, 0, "a non-negative number", &s->w_qd))
+            return -1;
+        if ((w = cJSON_GetObjectItemCaseSensitive(v, "tau")) &&
+            number(c, w, "weights.tau", 0, 0, "a non-negative number", &s->w_tau))
             return -1;
     }
     /* "optimizer": "lm" is short for { "method": "lm" } */
@@ -632,6 +636,12 @@ int fitspec_apply_flag(fitspec *s, const char *flag, const char *value, sid_erro
         s->window = x;
         return 0;
     }
+    if (strcmp(flag, "--weight-tau") == 0) {
+        if (parse_double(value, &x) || !(x >= 0) || !isfinite(x))
+            return bad_flag(err, flag, "a non-negative number (0: torque columns not scored)", value);
+        s->w_tau = x;
+        return 0;
+    }
     if (strcmp(flag, "--integrator") == 0) {
         if (strcmp(value, "euler") == 0)
             s->sim.integrator = SID_EULER;
@@ -857,6 +867,7 @@ void fitspec_loss_opts(const fitspec *s, sid_loss_opts *o)
     o->window = s->window;
     o->weight_q = s->w_q;
     o->weight_qd = s->w_qd;
+    o->weight_tau = s->w_tau;
     o->sim = s->sim;
     o->estimate_start = s->start == FITSPEC_START_FITTED;
     o->threads = s->threads;

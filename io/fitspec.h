@@ -68,6 +68,7 @@ typedef struct {
     double window;                 /* [s] per window; 0: one window over the whole log */
     sid_sim_opts sim;              /* integrator, substeps, max_dt */
     double w_q, w_qd;              /* loss weights of position and velocity errors */
+    double w_tau;                  /* torque sensor weight (weights.tau, --weight-tau); 0: not scored */
     int max_iter;
     double ftol_rel;
     double time_limit;             /* [s] of wall time; 0: none */

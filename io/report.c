@@ -187,6 +187,8 @@ static void prediction(jb *b, cJSON *o, const char *key, const report *r, const 
             per_coord(b, w, "qd", r->m, 1, p->rmse_qd[s]);
         else
             add(b, w, "qd", cJSON_CreateNull());
+        if (p->has_tau)   /* only when scored: reports without torque sensors read as before */
+            per_coord(b, w, "tau", r->m, 1, p->rmse_tau[s]);
     }
 }
 
@@ -211,6 +213,7 @@ static void settings(jb *b, cJSON *o, const report *r)
     cJSON *w = add(b, x, "weights", cJSON_CreateObject());
     num(b, w, "q", s->w_q);
     num(b, w, "qd", s->w_qd);
+    if (s->w_tau > 0) num(b, w, "tau", s->w_tau);   /* torque sensors scored; absent: reports as before */
     cJSON *opt = add(b, x, "optimizer", cJSON_CreateObject());
     /* absent: lbfgs, so that reports of L-BFGS fits read as they always have */
     if (s->optimizer == SID_OPT_LM)
@@ -550,6 +553,19 @@ static void table_rmse(FILE *f, const report *r, const report_prediction *p, con
         fputc('\n', f);
     }
     free(rows);
+    if (!p->has_tau)
+        return;
+    /* the torque sensors' readings (FORMATS.md, Torque sensors): every velocity coordinate */
+    fprintf(f, "  torque sensors, RMSE of gain tau_link + bias - tau (N*m or N; 0: no tau column):\n");
+    for (int i = 0; i < sid_model_nv(r->m); i++) {
+        fprintf(f, "  tau.%-*s", w, sid_model_v_name(r->m, i));
+        for (int s = 0; s < 2; s++)
+            if (p->ok[s])
+                fprintf(f, "%s%-11.4g", s ? " " : "  ", p->rmse_tau[s][i]);
+            else
+                fprintf(f, "%s%-11s", s ? " " : "  ", "diverged");
+        fputc('\n', f);
+    }
 }
 
 /* What the motion determines when the parameters above split it (derived.h). */

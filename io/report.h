@@ -40,6 +40,8 @@ typedef struct {
     int ok[2];                       /* [0] before, [1] after: computed (did not diverge) */
     double loss[2];
     double *rmse_q[2], *rmse_qd[2];  /* (nq), (nv): per coordinate [rad, m or 1], [rad/s or m/s] */
+    int has_tau;                     /* torque sensor readings are scored (weight_tau > 0) */
+    double *rmse_tau[2];             /* (nv) their RMSE [N*m or N], 0 where a coordinate has none */
 } report_prediction;
 
 /* Everything a report shows; all borrowed. */

@@ -466,6 +466,18 @@ static int read_limit(reader *r, const cJSON *v, const char *where, sid_joint_de
                : 0;
 }
 
+/* The optional "torque_sensor" of a revolute or prismatic joint (core/torque_sensor.h): its
+ * presence makes the gain and bias rows (the numbers are read_params'). */
+static int read_torque_sensor(reader *r, const cJSON *v, const char *where, sid_joint_desc *j)
+{
+    static const keyset keys = { SID_OWNER_JOINT, "torque_sensor.", NULL };
+    const cJSON *ts;
+    if (get_object(r, v, "torque_sensor", where, &ts, 0, &keys))
+        return -1;
+    j->has_torque_sensor = ts != NULL;
+    return 0;
+}
+
 /* A free joint's six coordinates are state: it has none of the fields that describe a joint
  * with an axis. Naming the field and why beats ignoring what the user believes is used. */
 static int check_free_joint(reader *r, const cJSON *v, const char *where)
@@ -519,6 +531,7 @@ static int read_joint(reader *r, const cJSON *v, const char *where, sid_robot_de
         get_object(r, v, "origin", where, &origin, 0, &okeys) ||
         get_vector(r, v, "axis", where, 3, SID_RANGE_ANY, 0, j->axis) ||
         read_friction(r, v, where, j) || read_motor(r, v, where, j) || read_limit(r, v, where, j) ||
+        read_torque_sensor(r, v, where, j) ||
         read_params(r, v, where, SID_OWNER_JOINT, d, i))
         return -1;
     if (j->has_limit_lower && j->has_limit_upper && j->limit_lower > j->limit_upper) {

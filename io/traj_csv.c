@@ -129,8 +129,9 @@ typedef struct {
     int failed;
     int line;             /* physical line being parsed, from 1 */
     int line_start;       /* the next byte fed starts a new line */
-    int nd, nq, nv, width;   /* moving joints, coordinates; slots per sample: 1 + nq + 2 nv */
+    int nd, nq, nv, width;   /* moving joints, coordinates; slots per sample: 1 + nq + 3 nv (t q qd u tau), pushes */
     int has_qd;
+    int has_tau;          /* a tau.* column is bound (slots tau_slot(r, 0 .. nv - 1)) */
     char delim, point;    /* field delimiter; decimal point ('.', or ',' in ';' logs) */
     /* header */
     int in_header;        /* still reading the first row */
@@ -421,6 +422,18 @@ static const char *joint_type_name(sid_joint_type t)
     return t == SID_JOINT_PRISMATIC ? "prismatic" : t == SID_JOINT_FREE ? "free" : "revolute";
 }
 
+/* The sample slot of velocity coordinate i's torque reading (after t, q, qd and u). */
+static int tau_slot(const reader *r, int i)
+{
+    return 1 + r->nq + 2 * r->nv + i;
+}
+
+/* A command's slot (u or a push): an empty cell holds the previous row's; a reading's does not. */
+static int held_slot(const reader *r, int slot)
+{
+    return slot > r->nq + r->nv && !(slot >= tau_slot(r, 0) && slot < tau_slot(r, r->nv));
+}
+
 /* Bind the columns of moving joint k; returns the number of qd.* columns found, or -1. */
 static int bind_joint(reader *r, int k)
 {
@@ -491,7 +504,8 @@ static int bind_joint(reader *r, int k)
         info_init(&ci, name, j, c, k);
         info_kinds(&ci, lin ? UNIT_FORCE : UNIT_TORQUE, 1, lin ? UNIT_TORQUE : UNIT_FORCE);
         snprintf(ci.what, sizeof ci.what, "the torque of %s joint %s", tn, j);
-        if (bind(r, &ci, -1, 0, "") < 0)
+        /* a torque sensor's reading (core/torque_sensor.h), scored only with a tau weight */
+        if (bind(r, &ci, tau_slot(r, i), 0, "") < 0)
             return -1;
     }
     return nqd;
@@ -659,6 +673,15 @@ static int on_header(reader *r)
     if (r->failed)
         return -1;
     r->has_qd = nqd > 0;
+    /* a torque column of no moving joint is a belief about the robot, not noise to skip */
+    for (int c = 0; c < r->ncol; c++) {
+        if (r->col[c].slot >= tau_slot(r, 0) && r->col[c].slot < tau_slot(r, r->nv))
+            r->has_tau = 1;
+        if (!r->col[c].logical[0] && strncmp(r->header[c], "tau.", 4) == 0)
+            return fail(r, "line %d: column %s: no revolute or prismatic joint coordinate %s of this robot "
+                        "(expected tau.JOINT, a joint torque sensor's reading)", r->hline, r->header[c],
+                        r->header[c] + 4);
+    }
 
     char unknown[300];
     size_t k = 0;
@@ -750,7 +773,7 @@ static void on_field(void *s, size_t len, void *data)
     /* the column's name is formatted only for a message: most cells never need it */
     char cname[320];
     if (len == 0) {
-        if (col->slot > r->nq + r->nv && r->nrow > 0) {
+        if (held_slot(r, col->slot) && r->nrow > 0) {
             /* a command not logged on this row: the previous one still holds */
             *cellp = cellp[-r->width];
             if (r->nheld++ == 0) {
@@ -761,7 +784,7 @@ static void on_field(void *s, size_t len, void *data)
         }
         column_name(r, c, cname, sizeof cname);
         fail(r, "line %d, %s: empty cell; expected a number%s", r->line, cname,
-             col->slot > r->nq + r->nv ? " (an empty command cell holds the previous row's "
+             held_slot(r, col->slot) ? " (an empty command cell holds the previous row's "
                                          "command, and this is the first sample)"
                                        : " (sysid does not interpolate; fill or drop the row)");
         return;
@@ -1078,9 +1101,24 @@ static sid_traj *build(reader *r)
         sid_error_set(r->err, SID_ERR_NOMEM, "%s: out of memory", r->path);
         return NULL;
     }
+    if (r->has_tau) {
+        tr->tau = sid_alloc((size_t)r->nrow * (size_t)(nv ? nv : 1) * sizeof(double));
+        tr->tau_has = sid_alloc((size_t)(nv ? nv : 1) * sizeof(int));
+        if (!tr->tau || !tr->tau_has) {
+            free(mc);
+            sid_traj_free(tr);
+            sid_error_set(r->err, SID_ERR_NOMEM, "%s: out of memory", r->path);
+            return NULL;
+        }
+        for (int c = 0; c < r->ncol; c++)
+            if (r->col[c].slot >= tau_slot(r, 0) && r->col[c].slot < tau_slot(r, nv))
+                tr->tau_has[r->col[c].slot - tau_slot(r, 0)] = 1;
+    }
     for (int i = 0; i < r->nrow; i++) {
         const double *row = r->val + (size_t)i * (size_t)r->width;
         tr->t[i] = row[0];
+        for (int c = 0; tr->tau && c < nv; c++)
+            tr->tau[(size_t)i * (size_t)nv + (size_t)c] = tr->tau_has[c] ? row[tau_slot(r, c)] : 0;
         memcpy(tr->q + (size_t)i * (size_t)nq, row + 1, (size_t)nq * sizeof *row);
         if (tr->qd)
             memcpy(tr->qd + (size_t)i * (size_t)nv, row + 1 + nq, (size_t)nv * sizeof *row);
@@ -1106,7 +1144,7 @@ int traj_csv_load(const char *path, const sid_model *m, const traj_colmap *map, 
     r.nd = sid_model_ndof_joints(m);
     r.nq = sid_model_nq(m);
     r.nv = sid_model_nv(m);
-    r.width = 1 + r.nq + 2 * r.nv;
+    r.width = 1 + r.nq + 3 * r.nv;
     *tr = NULL;
 
     readfile_stream *in = readfile_open(path, err);

@@ -45,6 +45,15 @@ for opt in lbfgs lm; do
     check "fit --optimizer $opt --free-only 'joints.*.motor.delay': 3.4 and 12.7 samples recovered" "$why"
 done
 
+# ---- data/delayed_servo: its truth replays its clean log exactly, its nominal robot does not ----
+run eval data/delayed_servo/truth.json data/delayed_servo/log.csv --json
+why=""
+[ "$rc" -eq 0 ] || why+=" exit $rc;"
+jqt "$TMP/out" '.loss == 0' || why+=" truth's loss $(jq .loss "$TMP/out");"
+run eval data/delayed_servo/nominal.json data/delayed_servo/log.csv --json
+jqt "$TMP/out" '.loss > 1e-4' || why+=" nominal's loss $(jq .loss "$TMP/out");"
+check "data/delayed_servo: the truth reproduces log.csv to the bit (loss 0), the nominal robot not" "$why"
+
 # ---- bad delays exit 2 naming the field ----
 jq '.joints[0].motor.delay = -0.001' data/double_pendulum/robot.json >"$TMP/neg.json"
 expect_invalid "negative delay" "$TMP/neg.json" "motor.delay" validate "$TMP/neg.json" "$TMP/in.csv"

@@ -21,8 +21,9 @@ static const char *const free_names[] = {"contact.ground.friction", "contact.gro
                                          "contact.ground.damping", "links.box.mass"};
 static const double truth_factor[] = {1.6, 0.7, 0.6, 0.77};
 enum { NFREE = 4, NLOG = 3, NSAMPLE = 801 };
-enum { ADJOINT, SMOOTHED, HARD };
-static const char *const mode_name[] = {"compliant, adjoint", "compliant, smoothed 8 pairs", "hard, implicit"};
+enum { ADJOINT, SMOOTHED, HARD, ADJOINT_LM };
+static const char *const mode_name[] = {"compliant, adjoint", "compliant, smoothed 8 pairs", "hard, implicit",
+                                         "compliant, Levenberg-Marquardt"};
 
 /* One log of the box from start state (q0, v0), simulated with theta (no commands). */
 static sid_traj *box_log(const sid_model *m, const double *theta, const double *q0, const double *v0)
@@ -115,6 +116,7 @@ static void recover(int mode, double noise, const expectation *x)
     fo.max_iter = 300;
     fo.ftol_rel = noise > 0 ? 1e-7 : 1e-14;
     if (smoothing) fo.smoothing_sigma = 0.02, fo.smoothing_pairs = 8, fo.smoothing_seed = 1;
+    if (mode == ADJOINT_LM) fo.optimizer = SID_OPT_LM;
     sid_fit_result res;
     ck_assert_msg(sid_fit(p, theta, x0, &fo, &res, &err) == SID_OK, "%s", err.msg);
     sid_covariance_result *cov = sid_alloc(sizeof *cov);
@@ -180,15 +182,28 @@ END_TEST
  * sub-millimetre penetrations that carry them. What holds: stiffness moved at least part of
  * the way (22 % of it measured; held: 10 %), the loss fell below the truth's and to within 8
  * times the noise floor.
- * Assertable (err 0.05 for all four and |e| <= 1.96 stderr, as test_recovery.c) once an
- * optimizer reaches the minimum from nominal: the open issue's Levenberg-Marquardt on the exact
- * window Jacobian (sid_problem_window_jacobian) with start states Schur-eliminated (DESIGN.md,
- * "fit"). */
+ * Levenberg-Marquardt reaches that minimum from nominal (lm_noisy).
+ */
 START_TEST(adjoint_noisy)
 {
     const expectation x = {.err = {0.04, NOT_HELD, NOT_HELD, 0.05}, .rest = {NOT_HELD, 0.9, NOT_HELD, NOT_HELD},
                            .loss_ratio = 0.03, .floor = 1, .over_noise = 8, .stderr_rel = 0.02};
     recover(ADJOINT, 1, &x);
+}
+END_TEST
+
+/* The same noisy logs fitted by Levenberg-Marquardt (the residuals' Jacobian, start states
+ * eliminated window by window): from nominal to the minimum that L-BFGS stops short of.
+ * Measured: friction 0.75 % off, stiffness 1.5 %, damping 0.71 %, mass 1.2 %; loss 1.787e-2 ->
+ * 5.96e-5, 1.16 times the noise floor 5.15e-5; 30 iterations, 75 evaluations; stderr / truth
+ * <= 2.7e-3. Held: every parameter within 5 % (the issue's target is 10 %), the loss within
+ * twice the noise floor. The truth is not inside the 95 % intervals (friction is hundreds of
+ * standard errors away): see the intervals' diagnostics. */
+START_TEST(lm_noisy)
+{
+    const expectation x = {.err = {0.05, 0.05, 0.05, 0.05}, .rest = {NOT_HELD, NOT_HELD, NOT_HELD, NOT_HELD},
+                           .loss_ratio = 0.01, .floor = 1, .over_noise = 2, .stderr_rel = 0.01};
+    recover(ADJOINT_LM, 1, &x);
 }
 END_TEST
 
@@ -236,6 +251,7 @@ Suite *contact_recovery_suite(void)
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, adjoint_noise_free);
     tcase_add_test(tc, adjoint_noisy);
+    tcase_add_test(tc, lm_noisy);
     tcase_add_test(tc, smoothed_noise_free);
     tcase_add_test(tc, hard_implicit_noise_free);
     tcase_add_test(tc, hard_implicit_noisy);

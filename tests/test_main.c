@@ -44,6 +44,7 @@ Suite *delay_suite(void);
 Suite *pushes_suite(void);
 Suite *intervals_suite(void);
 Suite *friction_levels_suite(void);
+Suite *torque_sensor_suite(void);
 
 /* name: as the suite's own suite_create gives it (CK_RUN_SUITE compares against that) */
 static const struct {
@@ -81,6 +82,7 @@ static const struct {
     {"delay", delay_suite},
     {"pushes", pushes_suite},
     {"intervals", intervals_suite},
+    {"torque_sensor", torque_sensor_suite},
 };
 enum { NSUITE = (int)(sizeof suites / sizeof suites[0]) };
 

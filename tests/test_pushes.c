@@ -168,8 +168,9 @@ START_TEST(free_body_parabola)
 END_TEST
 
 /* A pushed free body (no contact: gravity alone cannot tell its mass) from our own simulated
- * log: its mass and inertia, nominal 20-40 % off, recovered to 1e-6 relative. */
-START_TEST(recover_free_body)
+ * log: its mass and inertia, nominal 20-40 % off, recovered to within bound (relative); with
+ * noise, 1e-3 on q and 1e-2 on qd as the other recovery tests. */
+static void recover_pushed(int noisy, double bound)
 {
     double *theta;
     sid_model *m = tu_random_model(44, 1, 0, 1, &theta);
@@ -193,6 +194,7 @@ START_TEST(recover_free_body)
             log->push[((size_t)k * (size_t)m->nbody + 1) * SID_PUSH_STRIDE + SID_PUSH_LINK + c] =
                 0.2 * cos((2 + c) * log->t[k]);
     resimulate(m, truth, log, SID_EULER);
+    if (noisy) tu_add_noise(log, 1e-3, 1e-2, 5);
     sid_loss_opts o;
     sid_loss_opts_defaults(&o);
     o.window = 0.2;
@@ -219,9 +221,9 @@ START_TEST(recover_free_body)
                 truth[idx[k]], theta[idx[k]], e);
         worst = fmax(worst, e);
     }
-    fprintf(stderr, "pushes: recovery of a pushed free body: loss %.3e -> %.3e, %d iterations; worst error %.2e\n",
-            res.loss0, res.loss, res.iterations, worst);
-    ck_assert_msg(worst <= 1e-6, "worst relative error %g", worst);
+    fprintf(stderr, "pushes: recovery of a pushed free body, %s: loss %.3e -> %.3e, %d iterations; worst error %.2e\n",
+            noisy ? "noisy" : "noise-free", res.loss0, res.loss, res.iterations, worst);
+    ck_assert_msg(worst <= bound, "worst relative error %g", worst);
     free(x0);
     free(truth);
     sid_problem_free(p);
@@ -229,6 +231,12 @@ START_TEST(recover_free_body)
     sid_model_free(m);
     sid_free(theta);
 }
+
+START_TEST(recover_free_body) { recover_pushed(0, 1e-6); }
+END_TEST
+
+/* measured 2.6 % worst (the mass; the inertia within 0.11 %); held with a margin of about 2 */
+START_TEST(recover_free_body_noisy) { recover_pushed(1, 0.05); }
 END_TEST
 
 /* ---- against MuJoCo: xfrc_applied is a world-frame wrench (force, torque) at the body's COM,
@@ -392,5 +400,10 @@ Suite *pushes_suite(void)
     tcase_add_test(tc, double_pendulum_matches_mujoco);
     tcase_add_test(tc, free_box_matches_mujoco);
     suite_add_tcase(s, tc);
+    TCase *slow = tcase_create("noisy");
+    tcase_set_tags(slow, "slow");   /* numerics, not memory: `make debug` leaves it out */
+    tcase_set_timeout(slow, 120);
+    tcase_add_test(slow, recover_free_body_noisy);
+    suite_add_tcase(s, slow);
     return s;
 }

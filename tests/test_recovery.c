@@ -57,7 +57,7 @@ static double inertia_about_first_joint(const sid_model *m, const double *theta,
     return I;
 }
 
-static void recover(const case_t *c, double noise, unsigned seed)
+static void recover(const case_t *c, double noise, unsigned seed, sid_optimizer optimizer)
 {
     sid_model *m;
     double *theta;
@@ -97,13 +97,15 @@ static void recover(const case_t *c, double noise, unsigned seed)
     sid_fit_opts fo;
     sid_fit_opts_defaults(&fo);
     fo.nfree = n, fo.idx = idx, fo.lo = lo, fo.hi = hi;
+    fo.optimizer = optimizer;
     fo.ftol_rel = 1e-15;   /* max_iter: the default 1000 */
     sid_fit_result res;
     ck_assert_msg(sid_fit(p, theta, x0, &fo, &res, &err) == SID_OK, "%s", err.msg);
     sid_covariance_result *cov = sid_alloc(sizeof *cov);
     ck_assert_int_eq(sid_problem_covariance(p, theta, x0, n, idx, NULL, cov, &err), SID_OK);
-    fprintf(stderr, "recovery %s noise %g: loss %.3e -> %.3e, %d iterations, %s; %d of %d identifiable\n", c->robot,
-            noise, res.loss0, res.loss, res.iterations, res.message, n - cov->nnull, n);
+    fprintf(stderr, "recovery %s noise %g, %s: loss %.3e -> %.3e, %d iterations, %d evaluations, %.2f s, %s; %d of %d "
+            "identifiable\n", c->robot, noise, optimizer == SID_OPT_LM ? "LM" : "L-BFGS", res.loss0, res.loss,
+            res.iterations, res.evaluations, res.seconds, res.message, n - cov->nnull, n);
     fprintf(stderr, "  %-34s %12s %12s %9s %10s %6s\n", "parameter", "truth", "fitted", "error", "stderr", "|e|/se");
     /* Noise-free: the data are reproduced to rounding (measured loss / loss0 <= 5.0e-16).
      * Noisy: the loss falls to the noise floor, the expected loss of the truth from the true
@@ -163,9 +165,16 @@ static void recover(const case_t *c, double noise, unsigned seed)
     sid_free(theta);
 }
 
-START_TEST(noise_free) { recover(&cases[_i], 0, 100 + (unsigned)_i); }
+START_TEST(noise_free) { recover(&cases[_i], 0, 100 + (unsigned)_i, SID_OPT_LBFGS); }
 END_TEST
-START_TEST(noisy) { recover(&cases[_i], 1, 200 + (unsigned)_i); }
+START_TEST(noisy) { recover(&cases[_i], 1, 200 + (unsigned)_i, SID_OPT_LBFGS); }
+END_TEST
+
+/* The same fits by Levenberg-Marquardt: the same end points, held to the same bounds */
+START_TEST(noise_free_lm) { recover(&cases[_i], 0, 100 + (unsigned)_i, SID_OPT_LM); }
+END_TEST
+
+START_TEST(noisy_lm) { recover(&cases[_i], 1, 200 + (unsigned)_i, SID_OPT_LM); }
 END_TEST
 
 Suite *recovery_suite(void)
@@ -177,6 +186,8 @@ Suite *recovery_suite(void)
     const int n = (int)(sizeof cases / sizeof cases[0]);
     tcase_add_loop_test(tc, noise_free, 0, n);
     tcase_add_loop_test(tc, noisy, 0, n);
+    tcase_add_loop_test(tc, noise_free_lm, 0, n);
+    tcase_add_loop_test(tc, noisy_lm, 0, n);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -566,6 +566,7 @@ typedef struct {
     const int *idx;                 /* (k) free parameters */
     const double *lo, *hi;          /* (k) absolute bounds */
     const double *theta0;           /* (np) nominal */
+    sid_optimizer optimizer;
     double *theta;                  /* (np) fitted */
     sid_fit_result res;
 } fit_ctx;
@@ -577,6 +578,7 @@ static void run_sid_fit(void *p)
     sid_fit_opts o;
     sid_fit_opts_defaults(&o);
     o.nfree = c->k, o.idx = c->idx, o.lo = c->lo, o.hi = c->hi;
+    o.optimizer = c->optimizer;
     o.max_iter = FIT_MAX_ITER;
     o.ftol_rel = FIT_FTOL_REL;
     sid_error err = {0};
@@ -696,7 +698,7 @@ static int mass_is_armature(const bench_robot *r, int link)
 
 /* Row 6: arm7, its link masses (but the first link's), then (nkind 3) its joints' viscous
  * damping and armature, off by 20 to 50 % in a log our simulator makes, fitted from the nominal
- * values by sid_fit and by the MuJoCo FD L-BFGS. */
+ * values by sid_fit (L-BFGS, then Levenberg-Marquardt) and by the MuJoCo FD L-BFGS. */
 static void bench_fit(bench_robot *r, const double *q0, const double *amp, double T, int nkind, char *notes,
                       size_t nnotes)
 {
@@ -735,23 +737,26 @@ static void bench_fit(bench_robot *r, const double *q0, const double *amp, doubl
         if (fd.field[i] == &fd.dummy) bench_die("fit: parameter %s has no MuJoCo field", sid_model_param(r->m, idx[i])->name);
         nominal[i] = *fd.field[i];
     }
-    fit_ctx fc = {.p = p, .k = k, .idx = idx, .lo = lo, .hi = hi, .theta0 = r->theta,
+    fit_ctx fc = {.p = p, .k = k, .idx = idx, .lo = lo, .hi = hi, .theta0 = r->theta, .optimizer = SID_OPT_LBFGS,
                   .theta = malloc(sizeof(double) * (size_t)np)};
+    fit_ctx fl = fc;
+    fl.optimizer = SID_OPT_LM, fl.theta = malloc(sizeof(double) * (size_t)np);
     mjfit_ctx mc = {.fd = &fd, .nominal = nominal, .best = best};
-    if (!fc.theta) bench_die("out of memory");
+    if (!fc.theta || !fl.theta) bench_die("out of memory");
     r->mm->opt.integrator = mjINT_EULER;
     r->mm->opt.timestep = 1e-3;
-    bench_cell c[2], *all[2] = {&c[0], &c[1]};
+    bench_cell c[3], *all[3] = {&c[0], &c[1], &c[2]};
     bench_cell_init(&c[0], run_sid_fit, &fc, 1);
     bench_cell_init(&c[1], run_mj_fit, &mc, 1);
+    bench_cell_init(&c[2], run_sid_fit, &fl, 1);
     c[1].once = 1;
-    bench_measure(all, 2);
+    bench_measure(all, 3);
 
     /* both fitted points scored by the same code: our simulator, sid_problem_rmse */
     memcpy(th_mj, r->theta, sizeof(double) * (size_t)np);
     for (int i = 0; i < k; i++) th_mj[idx[i]] = best[i];
     const double rm0 = max_rmse_q(p, r->theta, r->nv), rm_ours = max_rmse_q(p, fc.theta, r->nv),
-                 rm_mj = max_rmse_q(p, th_mj, r->nv);
+                 rm_lm = max_rmse_q(p, fl.theta, r->nv), rm_mj = max_rmse_q(p, th_mj, r->nv);
     /* twin check of the objective: MuJoCo's loss at its fitted point against ours there */
     double L_sid;
     bench_check(sid_problem_loss(p, th_mj, NULL, &L_sid, NULL, NULL, &err), &err, "sid_problem_loss");
@@ -765,22 +770,32 @@ static void bench_fit(bench_robot *r, const double *q0, const double *amp, doubl
              mc.evaluations, mc.evaluations * (k + 1));
     snprintf(ratio, sizeof ratio, "**%.0f×** faster", c[1].median / c[0].median);
     row(6, "fit wall time", cas, ours, ref, ratio);
+    snprintf(cas, sizeof cas, "same, Levenberg-Marquardt from nominal (`--optimizer lm`)");
+    snprintf(ours, sizeof ours, "%.2f s (%d it, %d ev)", c[2].median, fl.res.iterations, fl.res.evaluations);
+    snprintf(ratio, sizeof ratio, "**%.0f×** faster", c[1].median / c[2].median);
+    row(6, "fit wall time", cas, ours, ref, ratio);
     snprintf(cas, sizeof cas, "same fits, worst joint's q RMSE (nominal: %.2g rad); worst param error vs truth",
              rm0);
     snprintf(ours, sizeof ours, "%.2g rad; %.2g", rm_ours, max_rel_err(fc.theta, truth, idx, k));
     snprintf(ref, sizeof ref, "MuJoCo FD %.2g rad; %.2g", rm_mj, max_rel_err(th_mj, truth, idx, k));
     snprintf(ratio, sizeof ratio, "%.2g× ours/MuJoCo", rm_ours / rm_mj);
     row(6, "fit final RMSE", cas, ours, ref, ratio);
+    snprintf(cas, sizeof cas, "same, Levenberg-Marquardt");
+    snprintf(ours, sizeof ours, "%.2g rad; %.2g", rm_lm, max_rel_err(fl.theta, truth, idx, k));
+    snprintf(ratio, sizeof ratio, "%.2g× ours/MuJoCo", rm_lm / rm_mj);
+    row(6, "fit final RMSE", cas, ours, ref, ratio);
     size_t len = strlen(notes);
     snprintf(notes + len, nnotes - len,
-             "Fit (row 6): sid_fit stopped: %s; MuJoCo FD L-BFGS stopped: NLopt %s. At the MuJoCo fit, MuJoCo's "
-             "loss %.6g and ours %.6g (relative gap %.0e).",
-             fc.res.message, nlopt_result_to_string(mc.nr), mc.best_loss, L_sid, fabs(mc.best_loss / L_sid - 1));
+             "Fit (row 6): sid_fit stopped: %s; with LM: %s; MuJoCo FD L-BFGS stopped: NLopt %s. At the MuJoCo fit, "
+             "MuJoCo's loss %.6g and ours %.6g (relative gap %.0e).",
+             fc.res.message, fl.res.message, nlopt_result_to_string(mc.nr), mc.best_loss, L_sid,
+             fabs(mc.best_loss / L_sid - 1));
 
     fd_free(&fd);
     sid_problem_free(p);
     sid_traj_free(tr);
     free(fc.theta);
+    free(fl.theta);
     free(th_mj);
     free(truth);
 }
@@ -793,6 +808,10 @@ int main(void)
         bench_reps = 3;
         bench_min_time = 0.05;
     }
+    /* BENCH_ROW=N: that row only (rows 2-5 come together), to measure one change quickly */
+    const char *only_s = getenv("BENCH_ROW");
+    const int only = only_s && *only_s ? atoi(only_s) : 0;
+#define WANT(lo, hi) (!only || (only >= (lo) && only <= (hi)))
     print_header();
 
     /* row 1 */
@@ -806,30 +825,34 @@ int main(void)
     const double arm_amp[7] = {0.3, 0.6, 1, 0.4, 0.3, 0.2, 0.1};
     double pend_q0[1] = {0.5}, pend_amp[1] = {0.5}, tree_q0[SID_MAX_JOINTS], tree_amp[SID_MAX_JOINTS];
     for (int k = 0; k < tree.nv; k++) tree_q0[k] = 0.3 * sin(1.3 * k + 0.7), tree_amp[k] = 0.5;
-    bench_forward(&pend, pend_q0, pend_amp, notes, sizeof notes);
-    bench_forward(&arm, arm_q0, arm_amp, notes, sizeof notes);
-    bench_forward(&tree, tree_q0, tree_amp, notes, sizeof notes);
+    if (WANT(1, 1)) {
+        bench_forward(&pend, pend_q0, pend_amp, notes, sizeof notes);
+        bench_forward(&arm, arm_q0, arm_amp, notes, sizeof notes);
+        bench_forward(&tree, tree_q0, tree_amp, notes, sizeof notes);
+    }
 
     /* rows 2-5 on arm7 logs made by our simulator from the README's start state */
     sid_traj *tr100 = bench_log_make(&arm, NULL, arm_q0, arm_amp, 100);
     sid_traj tr = *tr100;
     tr.n = quick ? 2001 : 10001;
-    bench_gradient(&arm, &tr);
-    bench_rk4(&arm, &tr);
-    row_text r5;
-    bench_length(&arm, tr100, &r5);
-    bench_joints(quick ? 2 : 10);
-    row(5, "peak tape; gradient time", r5.cas, r5.ours, r5.ref, r5.ratio);
+    if (WANT(2, 5)) {
+        bench_gradient(&arm, &tr);
+        bench_rk4(&arm, &tr);
+        row_text r5;
+        bench_length(&arm, tr100, &r5);
+        bench_joints(quick ? 2 : 10);
+        row(5, "peak tape; gradient time", r5.cas, r5.ours, r5.ref, r5.ratio);
+    }
 
     /* row 6: a log our simulator makes from perturbed parameters, fitted both ways */
-    char fit_notes[512] = "";
-    bench_fit(&arm, arm_q0, arm_amp, quick ? 2 : 4, quick ? 1 : 3, fit_notes, sizeof fit_notes);
+    char fit_notes[1024] = "";
+    if (WANT(6, 6)) bench_fit(&arm, arm_q0, arm_amp, quick ? 2 : 4, quick ? 1 : 3, fit_notes, sizeof fit_notes);
 
     /* row 7: the same gradient on all cores */
-    bench_threads(&arm, &tr);
+    if (WANT(7, 7)) bench_threads(&arm, &tr);
 
     /* row 8: contact */
-    bench_contact(row);
+    if (WANT(8, 8)) bench_contact(row);
 
     printf("\nTwin check, max |q_ours - q_MuJoCo| after %d steps [rad]: %s.\n", FWD_STEPS, notes);
     printf("%s\n", fit_notes);

@@ -1,0 +1,53 @@
+/* torque_sensor.h — joint torque sensors: logged tau.<joint> columns as residuals (internal to
+ * core/; FORMATS.md "Torque sensors").
+ *
+ * What a sensor measures: the torque the joint transmits to its link, the link-side generalised
+ * force that the rigid-body tree needs,
+ *     tau_link = RNEA(q, v, a) = M(q) a + c(q, v)        (links only: no armature, no friction)
+ * at the simulated state (q, v) of each sample and its acceleration a = fd(q, v, u) (the plain
+ * forward dynamics, hd = 0, with the command of the interval the sample starts; the same for
+ * Euler and RK4). Equivalently the motor's torque minus the joint's armature, friction, damping
+ * and limit forces. A sensor reads g tau_link + b (torque_sensor.gain, .bias; 1 and 0 where
+ * robot.json gives no torque_sensor). Residual of coordinate i at sample k, weighted as q and qd
+ * are: r = sqrt(weight_tau) (g tau_link + b - tau_log) / s_i, s_i the RMS of the logged column
+ * over all logs (not its spread: a joint holding against gravity has a large mean and a small
+ * spread), floored at 1e-3.
+ *
+ * A delayed motor (delay.h) sees the sample's delayed command; its derivative rides on
+ * torque_bias's as in the steps. Scored only with weight_tau > 0 (default 0: logs with tau
+ * columns fit as before). Not with contact, free joints, dry friction, constraint limits or
+ * logged pushes (each changes the acceleration or the transmitted torque in ways this file does
+ * not differentiate): sid_tau_setup refuses them. */
+#ifndef SID_TORQUE_SENSOR_H
+#define SID_TORQUE_SENSOR_H
+
+#include "problem.h"
+
+/* Check the options and the model, set p->tau_on and the scales p->stau (nv); after the windows
+ * are cut, before the lanes. SID_ERR_INPUT naming what is refused. */
+sid_status sid_tau_setup(sid_problem *p, sid_error *err);
+/* Residual rows per sample of log tr (0 unless scored). */
+int sid_tau_sample_rows(const sid_problem *p, const sid_traj *tr);
+/* Doubles of a lane's tau scratch (0 unless scored). */
+size_t sid_tau_lane_doubles(const sid_problem *p);
+
+/* tau_link at (q, v) with command u: a (nv) receives the acceleration, tau (nv) the torque. */
+sid_status sid_tau_link(const sid_model *m, const double *theta, sid_workspace *ws, const double *q, const double *v,
+                        const double *u, double *a, double *tau, sid_error *err);
+
+/* Sample k's sensor terms at state x: adds 1/2 sum w (d / s)^2 to *sum, squared raw errors of the
+ * readings to sse_tau (nv, may be NULL) and, with xbar, d(sum)/dx to xbar and d(sum)/dtheta to
+ * thetabar (through RNEA's and the forward dynamics' adjoints). No-op unless scored. */
+sid_status sid_tau_residual(const sid_problem *p, lane *L, const double *theta, const sid_traj *tr, int k,
+                            const double *x, double *sum, double *sse_tau, double *xbar, double *thetabar,
+                            sid_error *err);
+/* The same residuals as rows r (in coordinate order) with tangent rows J (ndir columns): the
+ * first nfree directions are theta[idx[d]], thd (ndir x nparam) their parameter tangents (its
+ * torque_bias entries reseeded for sample k's delayed command, delay.h), qdot and vdot the
+ * state's. *rows receives their number. */
+sid_status sid_tau_residual_rows(const sid_problem *p, lane *L, const double *theta, const sid_traj *tr, int k,
+                                 const double *x, int ndir, int nfree, const int *idx, double *thd,
+                                 const double *qdot, const double *vdot, double *r, double *J, int *rows,
+                                 sid_error *err);
+
+#endif
