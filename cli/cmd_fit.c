@@ -55,22 +55,27 @@ static const cmd_info info = {
     "a finite result.\n"
     "Window start states are fitted with the parameters unless --start logged.\n",
     "Report: inputs with their SHA-256; settings; \"stop\" (converged, max_iter,\n"
-    "time_limit, interrupted, roundoff_limited, failure), iterations, evaluations,\n"
+    "time_limit, interrupted, roundoff_limited, failure, no_progress: exit 1),\n"
+    "iterations, evaluations,\n"
     "rejected (with lm also \"jacobians\"); \"gradient\" (\"adjoint\", \"jacobian\" with lm,\n"
     "or the smoothing settings); \"contact_model\"\n"
     "(robots with contact); \"loss\" {before, after, and with smoothing smoothed\n"
     "{before, after}}; \"prediction\" {fit, validation}: loss and\n"
     "per-joint RMSE of q and qd before and after; \"parameters\": name, unit, nominal,\n"
     "fitted, change, relative_change, bounds, stderr, relative_stderr, ci95 (fitted +-\n"
-    "1.96 stderr), identifiable, at_bound, poorly_determined (stderr > 50% of the value);\n"
-    "\"identifiability\": null directions (combinations the data do not determine);\n"
+    "1.96 stderr), stderr_robust and ci95_robust (the sandwich over windows, right for\n"
+    "correlated residuals), identifiable, at_bound, poorly_determined (stderr > 50% of\n"
+    "the value); \"identifiability\": null directions (combinations the data do not\n"
+    "determine); \"diagnostics\": per residual channel lag-1 autocorrelation, RMS and the\n"
+    "log's own noise level, verdict \"ok\" or \"model_mismatch\" (then the table shows\n"
+    "the robust intervals and a warning says why);\n"
     "\"gates\"; \"spec_flags\" (but --threads) and \"trace\" (loss and |grad| per\n"
     "iteration), what `sysid report` needs to rebuild the --html page; \"timing\"\n"
     "(the only part that differs between identical runs).\n"
     "A parameter the data do not determine has \"stderr\": null, never a number.\n"
     "--json prints the report on stdout.\n\n"
-    "Exit status: 0 success; 1 finished, but --max-rmse or --max-loss failed (outputs\n"
-    "are written); 2 usage error or invalid input (nothing written); 3 numerical failure\n"
+    "Exit status: 0 success; 1 finished, but --max-rmse or --max-loss failed, or the\n"
+    "fit made no progress (\"stop\": \"no_progress\"; outputs are written); 2 usage error or invalid input (nothing written); 3 numerical failure\n"
     "with no usable result, e.g. the simulation diverges at the nominal parameters\n"
     "(nothing written); 130, 143, 129 interrupted by SIGINT (Ctrl-C), SIGTERM or SIGHUP\n"
     "(the best parameters so far are written, the report says \"stop\": \"interrupted\"\n"
@@ -421,6 +426,13 @@ int cmd_fit(int argc, char **argv)
                       report_worst_rmse(r));
         if (a.max_loss >= 0 && !(f->fr.loss <= a.max_loss))
             cli_error("--max-loss %g failed: the fitted loss is %g", a.max_loss, f->fr.loss);
+        rc = EXIT_GATE;
+    } else if (f->fr.stop == SID_STOP_NO_PROGRESS) {
+        /* a fit that returns where it began has shown nothing: never exit 0 silently */
+        cli_error("the fit made no progress (report: \"stop\": \"no_progress\"): %s; the result, at its start, was "
+                  "written; rejected trial points are unphysical or diverge: try other start values, wider bounds, "
+                  "fewer free parameters or --optimizer %s",
+                  f->fr.message, spec.optimizer == SID_OPT_LM ? "lbfgs" : "lm");
         rc = EXIT_GATE;
     } else {
         rc = EXIT_OK;

@@ -6,14 +6,16 @@
 #include <omp.h>
 #endif
 
-static int sums_init(sid_normal_sums *S, const sid_problem *p, int n, int ns, int cap)
+static int sums_init(sid_normal_sums *S, const sid_problem *p, int n, int ns, int cap, int nchan)
 {
     memset(S, 0, sizeof *S);
-    S->n = n, S->ns = ns;
+    S->n = n, S->ns = ns, S->nchan = nchan, S->nq = p->m->nq;
     const size_t nn = (size_t)n * (size_t)n, ss = (size_t)ns * (size_t)ns, sn = (size_t)ns * (size_t)n;
-    if (!(S->buf = sid_alloc(sizeof(double) * (nn + (size_t)n + 2 * ss + 2 * sn + 2 * (size_t)ns)))) return -1;
+    const size_t extra = nchan ? nn + (size_t)n + 4 * (size_t)nchan : 0;
+    if (!(S->buf = sid_alloc(sizeof(double) * (nn + (size_t)n + 2 * ss + 2 * sn + 2 * (size_t)ns + extra)))) return -1;
     S->A = S->buf, S->g = S->A + nn, S->B = S->g + n, S->C = S->B + ss, S->gs = S->C + sn;
     S->X = S->gs + ns, S->V = S->X + sn;
+    if (nchan) S->gw = S->V + ss + ns, S->M = S->gw + n, S->chan = S->M + nn, S->last = S->chan + 3 * nchan;
     return sid_jac_work_init(&S->jw, p, n, cap);
 }
 
@@ -30,13 +32,27 @@ static void add_rows(void *ctx, int row0, int rows, const double *r, const doubl
     sid_normal_sums *S = ctx;
     const int n = S->n, ns = S->ns, ncol = n + ns;
     double *A = S->A, *B = S->B, *C = S->C;
-    (void)row0;
     for (int i = 0; i < rows; i++) {
         const double *row = J + (size_t)i * (size_t)ncol;
         S->rr += r[i] * r[i];
         for (int a = 0; a < n; a++) {
             S->g[a] += row[a] * r[i];
             for (int b = 0; b < n; b++) A[a * n + b] += row[a] * row[b];
+        }
+    }
+    if (S->chan) {
+        /* the window's score, and per channel r^2 and r_k r_{k-1} (rows of a sample follow
+         * each other: q rows, velocity rows, then torque sensor rows, jacobian.c) */
+        for (int i = 0; i < rows; i++) {
+            const double *row = J + (size_t)i * (size_t)ncol;
+            for (int a = 0; a < n; a++) S->gw[a] += row[a] * r[i];
+            const int gr = row0 + i, j = gr % S->per_sample, c = j < S->qrows ? j : S->nq + j - S->qrows;
+            if (j >= S->qrows + S->qdrows) continue;   /* torque sensor rows: no channel of their own here */
+            double *cs = S->chan + 3 * c;
+            cs[0] += r[i] * r[i];
+            if (gr >= S->per_sample) cs[1] += r[i] * S->last[c];
+            cs[2] += 1;
+            S->last[c] = r[i];
         }
     }
     if (!ns) return;
@@ -57,6 +73,13 @@ sid_status sid_normal_run(sid_problem *p, const double *theta, const double *x0,
                           volatile const int *interrupt, int progress, sid_normal_window_fn fn, void *ctx, double *A,
                           double *g, double *rr, sid_error *err)
 {
+    return sid_normal_run_extra(p, theta, x0, nfree, idx, interrupt, progress, fn, ctx, A, g, rr, NULL, err);
+}
+
+sid_status sid_normal_run_extra(sid_problem *p, const double *theta, const double *x0, int nfree, const int *idx,
+                                volatile const int *interrupt, int progress, sid_normal_window_fn fn, void *ctx,
+                                double *A, double *g, double *rr, sid_normal_extra *ex, sid_error *err)
+{
     const sid_model *m = sid_problem_model(p);
     const int n = nfree, nx = sid_model_nq(m) + sid_model_nv(m), ns = sid_problem_estimates_start(p) ? nx : 0;
     const int ncol = n + ns, nwin = sid_problem_nwindows(p), nlane = p->nlane;
@@ -69,7 +92,7 @@ sid_status sid_normal_run(sid_problem *p, const double *theta, const double *x0,
     sid_normal_sums *S = sid_alloc(sizeof(sid_normal_sums) * (size_t)nlane);
     sid_status s = SID_OK;
     int ok = S != NULL;
-    for (int t = 0; ok && t < nlane; t++) ok = !sums_init(&S[t], p, n, ns, cap);
+    for (int t = 0; ok && t < nlane; t++) ok = !sums_init(&S[t], p, n, ns, cap, ex ? ex->nchan : 0);
     if (!ok) {
         s = sid_error_set(err, SID_ERR_NOMEM, "out of memory");
         goto done;
@@ -77,6 +100,10 @@ sid_status sid_normal_run(sid_problem *p, const double *theta, const double *x0,
     memset(A, 0, sizeof(double) * (size_t)n * (size_t)n);
     if (g) memset(g, 0, sizeof(double) * (size_t)n);
     *rr = 0;
+    if (ex) {
+        memset(ex->M, 0, sizeof(double) * (size_t)n * (size_t)n);
+        memset(ex->chan, 0, sizeof(double) * 3 * (size_t)ex->nchan);
+    }
     /* the loss's chunks and per-chunk status, unused while this pass runs */
 #ifdef _OPENMP
 #pragma omp parallel for ordered schedule(dynamic, 1) num_threads(nlane)
@@ -90,6 +117,10 @@ sid_status sid_normal_run(sid_problem *p, const double *theta, const double *x0,
         sid_normal_sums *St = &S[t];
         memset(St->A, 0, sizeof(double) * (size_t)(n * n + n));
         St->rr = 0;
+        if (St->chan) {
+            memset(St->M, 0, sizeof(double) * (size_t)n * (size_t)n);
+            memset(St->chan, 0, sizeof(double) * 3 * (size_t)St->nchan);
+        }
         p->chunk_status[c] = SID_OK;
         for (int w = c * p->chunk_windows; w < (c + 1) * p->chunk_windows && w < nwin; w++) {
             if (interrupt && *interrupt) {
@@ -98,6 +129,13 @@ sid_status sid_normal_run(sid_problem *p, const double *theta, const double *x0,
                 break;
             }
             memset(St->B, 0, sizeof(double) * (size_t)(ns * ns + ns * n + ns));
+            if (St->chan) {
+                const window *win = &p->win[w];
+                memset(St->gw, 0, sizeof(double) * (size_t)n);
+                St->qrows = p->o.weight_q > 0 ? St->nq : 0;
+                St->qdrows = p->o.weight_qd > 0 && p->logs[win->log]->qd ? p->m->nv : 0;
+                St->per_sample = sid_problem_window_rows(p, w) / (win->rb - win->ra + 1);
+            }
             sid_status sw = sid_window_jacobian_rows(p, &p->lane[t], &St->jw, theta,
                                                      x0 ? x0 + (size_t)w * (size_t)nx : NULL, w, idx, add_rows, St,
                                                      &p->chunk_err[c]);
@@ -111,6 +149,10 @@ sid_status sid_normal_run(sid_problem *p, const double *theta, const double *x0,
             for (size_t i = 0; i < (size_t)n * (size_t)n; i++) A[i] += St->A[i];
             for (int i = 0; g && i < n; i++) g[i] += St->g[i];
             *rr += St->rr;
+            if (ex) {
+                for (size_t i = 0; i < (size_t)n * (size_t)n; i++) ex->M[i] += St->M[i];
+                for (int i = 0; i < 3 * ex->nchan; i++) ex->chan[i] += St->chan[i];
+            }
             if (progress && p->progress)
                 p->progress(p->progress_ctx, (c + 1) * p->chunk_windows < nwin ? (c + 1) * p->chunk_windows : nwin, nwin);
         }

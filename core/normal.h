@@ -23,7 +23,23 @@ typedef struct {
     double *B, *C, *gs;   /* (ns x ns) Js^T Js, (ns x n) Js^T Jp, (ns) Js^T r of the current window */
     double *X, *V;        /* (ns x n), (ns x ns + ns): scratch for the callback */
     void *buf;
+    /* with sid_normal_extra only (else NULL): */
+    double *gw;           /* (n) the current window's Jp^T r */
+    double *M;            /* (n x n) the chunk's sum of the callback's per-window outer products */
+    double *chan;         /* (nchan x 3) the chunk's per-channel sum r^2, sum r_k r_{k-1}, count */
+    double *last;         /* (nchan) the current window's previous residual of each channel */
+    int nchan, nq, qrows, qdrows, per_sample;   /* channels; the current window's q, qd rows and rows per sample */
 } sid_normal_sums;
+
+/* What the robust covariance and the residual diagnostics need beyond J^T J (covariance.c):
+ * the sum over windows of what the callback folds into S->M (from S->gw, the window's score),
+ * and per residual channel (q coordinate i is channel i, velocity i is nq + i) the sums
+ * sum r^2, sum r_k r_{k-1} (lag one sample, within a window) and the number of rows. */
+typedef struct {
+    double *M;            /* (nfree x nfree) */
+    int nchan;            /* nq + nv */
+    double *chan;         /* (nchan x 3) */
+} sid_normal_extra;
 
 /* Called after window w's rows are in S (from one thread at a time per S, windows in parallel). */
 typedef sid_status (*sid_normal_window_fn)(void *ctx, sid_normal_sums *S, int w, sid_error *err);
@@ -35,5 +51,9 @@ typedef sid_status (*sid_normal_window_fn)(void *ctx, sid_normal_sums *S, int w,
 sid_status sid_normal_run(sid_problem *p, const double *theta, const double *x0, int nfree, const int *idx,
                           volatile const int *interrupt, int progress, sid_normal_window_fn fn, void *ctx, double *A,
                           double *g, double *rr, sid_error *err);
+/* As sid_normal_run, and ex (may be NULL) filled: its sums from zero, in chunk order. */
+sid_status sid_normal_run_extra(sid_problem *p, const double *theta, const double *x0, int nfree, const int *idx,
+                                volatile const int *interrupt, int progress, sid_normal_window_fn fn, void *ctx,
+                                double *A, double *g, double *rr, sid_normal_extra *ex, sid_error *err);
 
 #endif

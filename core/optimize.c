@@ -16,6 +16,7 @@ const char *sid_stop_str(sid_stop s)
     case SID_STOP_INTERRUPTED: return "interrupted";
     case SID_STOP_ROUNDOFF: return "roundoff_limited";
     case SID_STOP_FAILURE: return "failure";
+    case SID_STOP_NO_PROGRESS: return "no_progress";
     }
     return "unknown";
 }
@@ -184,6 +185,26 @@ static void smoothed_result(sid_driver *d)
     snprintf(r->message + len, sizeof r->message - len, "; the smoothed optimum does not simulate: nominal returned");
 }
 
+/* A fit whose loss did not fall by more than SID_PROGRESS_REL of itself (moving one parameter by
+ * one standard error changes the loss by about 1/nres of itself: 1e-6 is 1 % of that for logs of
+ * 10^4 residuals, and far less for shorter ones) has shown nothing unless the optimizer converged there having
+ * evaluated most of what it tried: then the start is a minimum to its tolerance. When most
+ * trial points were rejected (unphysical or diverging), or the stop was roundoff or an
+ * iteration limit, it says only that no step was found: no_progress, never a silent success. */
+#define SID_PROGRESS_REL 1e-6
+static void check_progress(sid_fit_result *r)
+{
+    if (r->loss0 <= SID_EXACT_LOSS || r->loss0 - r->loss > SID_PROGRESS_REL * r->loss0) return;
+    if (r->stop == SID_STOP_CONVERGED ? 2 * r->rejected < r->evaluations
+                                      : r->stop != SID_STOP_ROUNDOFF && r->stop != SID_STOP_MAX_ITER)
+        return;
+    char was[sizeof r->message];
+    snprintf(was, sizeof was, "%s", r->message);
+    snprintf(r->message, sizeof r->message, "the loss did not fall (%d iterations, %d of %d trial "
+             "points rejected; %.60s)", r->iterations, r->rejected, r->evaluations, was);
+    r->stop = SID_STOP_NO_PROGRESS;
+}
+
 sid_status sid_fit(sid_problem *p, double *theta, double *x0, const sid_fit_opts *o, sid_fit_result *r, sid_error *err)
 {
     memset(r, 0, sizeof *r);
@@ -212,6 +233,7 @@ sid_status sid_fit(sid_problem *p, double *theta, double *x0, const sid_fit_opts
         r->loss = d.best_f;
         r->smoothed_loss = r->loss;
     }
+    check_progress(r);
     sid_driver_unpack(&d, d.best);
     memcpy(theta, d.theta, sizeof(double) * (size_t)d.m->nparam);
     if (d.nstart) memcpy(x0, d.x0, sizeof(double) * (size_t)d.nstart);

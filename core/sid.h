@@ -581,7 +581,8 @@ typedef enum {
     SID_STOP_TIME,
     SID_STOP_INTERRUPTED,
     SID_STOP_ROUNDOFF,    /* no further progress possible in floating point */
-    SID_STOP_FAILURE      /* the optimizer failed; see the message */
+    SID_STOP_FAILURE,     /* the optimizer failed; see the message */
+    SID_STOP_NO_PROGRESS  /* the starting point returned without evidence that it is optimal (optimize.c) */
 } sid_stop;
 
 /* The optimizer of a fit.
@@ -654,6 +655,12 @@ const char *sid_stop_str(sid_stop s);
 
 #define SID_MAX_FREE 1024   /* the covariance result holds two 1024 x 1024 matrices: allocate it */
 #define SID_NULL_RATIO 1e-10   /* eigenvalue ratio of the scaled J^T J below which a direction is unresolved */
+#define SID_MAX_CHANNELS (14 * SID_MAX_JOINTS)   /* residual channels: nq + nv */
+/* Residual diagnostics' thresholds (covariance.c says why): a lag-1 autocorrelation above
+ * SID_DIAG_LAG1, or a residual RMS above SID_DIAG_RMS_RATIO times the log's noise level, means
+ * the model does not fit the data. */
+#define SID_DIAG_LAG1 0.3
+#define SID_DIAG_RMS_RATIO 3.0
 
 typedef struct {
     int dof;                              /* nres - nfree */
@@ -665,6 +672,25 @@ typedef struct {
     int nnull;                            /* unresolved directions */
     double null_dir[SID_MAX_FREE * SID_MAX_FREE];  /* (nnull x nfree) unit vectors in scaled coordinates */
     double null_ratio[SID_MAX_FREE];      /* their eigenvalue / the largest */
+    /* Cluster-robust (sandwich) covariance over windows, for residuals that are not white:
+     * G/(G-1) A+ (sum_w g_w g_w^T) A+, A the reduced J^T J, g_w = J_w^T r_w window w's score
+     * with its start state eliminated (covariance.c); on the identifiable parameters. */
+    double cov_robust[SID_MAX_FREE * SID_MAX_FREE];
+    double stderr_robust[SID_MAX_FREE];   /* HUGE_VAL where not identifiable */
+    int nwindows;                         /* G */
+    /* Residual diagnostics at the fitted point, per channel (q coordinate i is channel i, velocity
+     * i is nq + i; count 0: the channel has no residuals): */
+    int nchan;
+    int count[SID_MAX_CHANNELS];          /* residual samples */
+    double lag1[SID_MAX_CHANNELS];        /* lag-1 autocorrelation sum r_k r_{k-1} / sum r_k^2, within windows */
+    double rms[SID_MAX_CHANNELS];         /* residual RMS in the log's units */
+    double noise[SID_MAX_CHANNELS];       /* the log's own noise level: RMS of its second difference / sqrt(6) */
+    int correlated[SID_MAX_CHANNELS];     /* lag1 above SID_DIAG_LAG1 (and its white-noise band) with the
+                                           * residual above half the noise level */
+    int worst_lag1, worst_ratio;          /* channels of the largest lag1 / rms over noise, -1: none */
+    double rms_over_noise;                /* the largest rms / noise over channels with noise > 0 */
+    int residuals_white;                  /* no channel correlated */
+    int mismatch;                         /* !residuals_white or rms_over_noise > SID_DIAG_RMS_RATIO */
 } sid_covariance_result;
 
 /* Covariance and identifiability of theta[idx[0..nfree-1]] at (theta, x0) from the exact

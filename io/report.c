@@ -283,6 +283,18 @@ static void parameter(jb *b, cJSON *list, const report *r, int k)
         add(b, o, "relative_stderr", cJSON_CreateNull());
         add(b, o, "ci95", cJSON_CreateNull());
     }
+    /* the sandwich over windows (covariance.c), right for correlated residuals too */
+    const double se_r = r->cov && c.identifiable == 1 ? r->cov->stderr_robust[k] : HUGE_VAL;
+    if (r->cov) {
+        num_or_null(b, o, "stderr_robust", se_r);
+        if (isfinite(se_r)) {
+            cJSON *ci = add(b, o, "ci95_robust", cJSON_CreateArray());
+            num(b, ci, NULL, x - 1.96 * se_r);
+            num(b, ci, NULL, x + 1.96 * se_r);
+        } else {
+            add(b, o, "ci95_robust", cJSON_CreateNull());
+        }
+    }
     add(b, o, "identifiable", c.identifiable < 0 ? cJSON_CreateNull() : cJSON_CreateBool(c.identifiable));
     str(b, o, "at_bound", c.at_bound < 0 ? "lower" : c.at_bound > 0 ? "upper" : NULL);
     boolean(b, o, "poorly_determined", c.poor);
@@ -357,6 +369,53 @@ static void identifiability(jb *b, cJSON *o, const report *r)
                 str(b, arr, NULL, sid_model_param(r->m, r->sel->idx[k])->name);
         }
     }
+    b->where = "";
+}
+
+/* A residual channel's name: q.<coordinate> or qd.<coordinate>. */
+static const char *channel_name(const sid_model *m, int c, char *buf, size_t len)
+{
+    const int nq = sid_model_nq(m);
+    snprintf(buf, len, "%s.%s", c < nq ? "q" : "qd", c < nq ? sid_model_q_name(m, c) : sid_model_v_name(m, c - nq));
+    return buf;
+}
+
+int report_robust_shown(const report *r)
+{
+    return r->cov && r->cov->mismatch;
+}
+
+/* Do the residuals look like the white noise sigma^2 (J^T J)^-1 assumes (covariance.c)? */
+static void diagnostics(jb *b, cJSON *o, const report *r)
+{
+    if (!r->cov) {
+        add(b, o, "diagnostics", cJSON_CreateNull());
+        return;
+    }
+    const sid_covariance_result *cv = r->cov;
+    cJSON *x = add(b, o, "diagnostics", cJSON_CreateObject());
+    b->where = "diagnostics";
+    boolean(b, x, "residuals_white", cv->residuals_white);
+    static const char *const keys[3] = { "lag1_autocorrelation", "residual_rms", "noise_floor" };
+    const double *vals[3] = { cv->lag1, cv->rms, cv->noise };
+    char name[160];
+    for (int t = 0; t < 3; t++) {
+        cJSON *per = add(b, x, keys[t], cJSON_CreateObject());
+        for (int c = 0; c < cv->nchan; c++)
+            if (cv->count[c])
+                num(b, per, channel_name(r->m, c, name, sizeof name), vals[t][c]);
+    }
+    cJSON *cor = add(b, x, "correlated", cJSON_CreateArray());
+    for (int c = 0; c < cv->nchan; c++)
+        if (cv->count[c] && cv->correlated[c])
+            str(b, cor, NULL, channel_name(r->m, c, name, sizeof name));
+    num(b, x, "rms_over_noise", cv->rms_over_noise);
+    cJSON *th = add(b, x, "thresholds", cJSON_CreateObject());
+    num(b, th, "lag1", SID_DIAG_LAG1);
+    num(b, th, "rms_over_noise", SID_DIAG_RMS_RATIO);
+    str(b, x, "verdict", cv->mismatch ? "model_mismatch" : "ok");
+    str(b, x, "interval", report_robust_shown(r) ? "robust" : "classic");
+    integer(b, x, "windows", cv->nwindows);
     b->where = "";
 }
 
@@ -443,6 +502,7 @@ cJSON *report_json(const report *r, sid_error *err)
         b.where = "";
     }
     identifiability(&b, o, r);
+    diagnostics(&b, o, r);
     gates(&b, o, r);
     /* --threads changes no bit of the result, so it is not recorded: the same inputs give the
      * same report for any number of threads */
@@ -568,8 +628,11 @@ void report_table(FILE *f, const report *r)
         int len = (int)strlen(r->derived->v[k].name);
         w = len > w ? len : w;
     }
+    const int robust = report_robust_shown(r);
+    if (robust)
+        fprintf(f, "intervals: robust (sandwich over windows): the residuals say the model does not fit the data\n");
     fprintf(f, "%-*s  %-12s %-12s %-9s %-11s %-11s %s\n", w, "parameter", "nominal", "fitted",
-            "change", "stderr", "95% +-", "note");
+            "change", robust ? "stderr(rob)" : "stderr", "95% +-", "note");
     for (int k = 0; k < r->sel->n; k++) {
         const int i = r->sel->idx[k];
         const double x0 = r->theta0[i], x = r->theta[i];
@@ -580,9 +643,10 @@ void report_table(FILE *f, const report *r)
             snprintf(change, sizeof change, "%+.1f%%", 100 * (x - x0) / fabs(x0));
         else
             snprintf(change, sizeof change, "%+.3g", x - x0);
-        if (c.identifiable == 1) {
-            snprintf(se, sizeof se, "%.3g", c.stderr_);
-            snprintf(ci, sizeof ci, "%.3g", 1.96 * c.stderr_);
+        const double shown = robust && c.identifiable == 1 ? r->cov->stderr_robust[k] : c.stderr_;
+        if (c.identifiable == 1 && isfinite(shown)) {
+            snprintf(se, sizeof se, "%.3g", shown);
+            snprintf(ci, sizeof ci, "%.3g", 1.96 * shown);
         } else {
             snprintf(se, sizeof se, "-");
             snprintf(ci, sizeof ci, "-");
@@ -630,6 +694,21 @@ void report_warnings(const report *r)
         sid_io_warn("no standard errors: the covariance %s", r->cov_skipped && !strcmp(r->cov_skipped, "interrupted")
                                                               ? "was skipped (interrupted)"
                                                               : "could not be computed");
+    if (r->cov && r->cov->mismatch) {
+        const sid_covariance_result *cv = r->cov;
+        char name[160];
+        if (!cv->residuals_white && cv->worst_lag1 >= 0)
+            sid_io_warn("residuals are correlated (lag-1 autocorrelation %.2f on %s, white noise: below %g): the "
+                        "model does not fit the data; sigma^2 (J^T J)^-1 intervals are too narrow, use the robust "
+                        "ones (report: parameters[].ci95_robust; the table shows them)",
+                        cv->lag1[cv->worst_lag1], channel_name(r->m, cv->worst_lag1, name, sizeof name), SID_DIAG_LAG1);
+        if (cv->rms_over_noise > SID_DIAG_RMS_RATIO && cv->worst_ratio >= 0)
+            sid_io_warn("the residual RMS on %s is %.3g times the noise level the log shows (%.3g): the model does "
+                        "not fit the data; sigma^2 (J^T J)^-1 intervals are too narrow, use the robust ones "
+                        "(report: diagnostics)",
+                        channel_name(r->m, cv->worst_ratio, name, sizeof name), cv->rms_over_noise,
+                        cv->noise[cv->worst_ratio]);
+    }
     for (int d = 0; r->cov && d < r->cov->nnull && d < WARN_EACH; d++) {
         /* "a*x + b*y" in scaled coordinates: moving along it does not change the fit */
         char buf[1024];

@@ -86,6 +86,8 @@ void report_param_classify(const report *r, int k, report_param *out);
 /* The largest per-coordinate q RMSE after the fit over the fit and validation logs; HUGE_VAL if
  * a prediction diverged. */
 double report_worst_rmse(const report *r);
+/* Does the table show the robust (sandwich) intervals: the diagnostics say model mismatch? */
+int report_robust_shown(const report *r);
 /* Do the --max-rmse and --max-loss gates pass? */
 int report_gates_pass(const report *r);
 

@@ -42,6 +42,7 @@ Suite *limit_constraint_suite(void);
 Suite *servo_suite(void);
 Suite *delay_suite(void);
 Suite *pushes_suite(void);
+Suite *intervals_suite(void);
 Suite *friction_levels_suite(void);
 Suite *torque_sensor_suite(void);
 Suite *window_select_suite(void);
@@ -84,6 +85,7 @@ static const struct {
     {"servo", servo_suite},
     {"delay", delay_suite},
     {"pushes", pushes_suite},
+    {"intervals", intervals_suite},
     {"torque_sensor", torque_sensor_suite},
     {"window_select", window_select_suite},
     {"inertia_param", inertia_param_suite},
