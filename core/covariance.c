@@ -104,7 +104,7 @@ static sid_status from_normal(int n, double *A, const double *M, int nwin, doubl
 static void diagnose(const sid_problem *p, const double *ch, sid_covariance_result *out)
 {
     const sid_model *m = p->m;
-    const int nq = m->nq, nv = m->nv, nc = nq + nv;
+    const int nq = m->nqo, nv = m->nvo, nc = nq + nv;   /* the logged coordinates (backlash.h) */
     out->nchan = nc;
     out->worst_lag1 = out->worst_ratio = -1;
     out->rms_over_noise = 0;

@@ -9,7 +9,7 @@
 static int sums_init(sid_normal_sums *S, const sid_problem *p, int n, int ns, int cap, int nchan)
 {
     memset(S, 0, sizeof *S);
-    S->n = n, S->ns = ns, S->nchan = nchan, S->nq = p->m->nq;
+    S->n = n, S->ns = ns, S->nchan = nchan, S->nq = p->m->nqo;   /* channels: the logged coordinates */
     const size_t nn = (size_t)n * (size_t)n, ss = (size_t)ns * (size_t)ns, sn = (size_t)ns * (size_t)n;
     const size_t extra = nchan ? nn + (size_t)n + 4 * (size_t)nchan : 0;
     if (!(S->buf = sid_alloc(sizeof(double) * (nn + (size_t)n + 2 * ss + 2 * sn + 2 * (size_t)ns + extra)))) return -1;
@@ -133,7 +133,7 @@ sid_status sid_normal_run_extra(sid_problem *p, const double *theta, const doubl
                 const window *win = &p->win[w];
                 memset(St->gw, 0, sizeof(double) * (size_t)n);
                 St->qrows = p->o.weight_q > 0 ? St->nq : 0;
-                St->qdrows = p->o.weight_qd > 0 && p->logs[win->log]->qd ? p->m->nv : 0;
+                St->qdrows = p->o.weight_qd > 0 && p->logs[win->log]->qd ? p->m->nvo : 0;
                 St->per_sample = sid_problem_window_rows(p, w) / (win->rb - win->ra + 1);
             }
             sid_status sw = sid_window_jacobian_rows(p, &p->lane[t], &St->jw, theta,
