@@ -35,6 +35,14 @@ jqt "$TMP/fit.json" "$rel | rel(\$b.width; 0.05) < 1e-6 and rel(\$b.stiffness; 4
     why+=" fitted $(jq -c '.joints[0].backlash' "$TMP/fit.json");"
 check "fit --free 'joints.*.backlash.*' (clean): truth to 1e-6" "$why"
 
+# short windows restart the rotor unloaded: the fit says so, and --window 0 (above) does not
+run fit "$D/robot.json" "$D/log.csv" --max-iter 1 -o "$TMP/short.json"
+why=""
+grep -q "warning: backlash: each of the [0-9]* windows starts the motor side unloaded" "$TMP/err" || why+=" no warning;"
+run fit "$D/robot.json" "$D/log.csv" --window 0 --max-iter 1 -o "$TMP/short.json"
+grep -q "warning: backlash" "$TMP/err" && why+=" a warning with --window 0;"
+check "fit with windows shorter than the log warns about the rotor's start" "$why"
+
 run fit "$D/robot.json" "$D/log_noisy.csv" --free 'joints.*.backlash.*' --window 0 --optimizer lm -o "$TMP/fitn.json" -q
 why=""
 [ "$rc" -eq 0 ] || why+=" exit $rc;"
