@@ -193,7 +193,9 @@ sid_status sid_problem_rmse_tau(sid_problem *p, const double *theta, double *rms
 {
     const sid_model *m = p->m;
     const int nq = m->nq, nv = m->nv;
-    for (int i = 0; i < nv; i++) rmse_tau[i] = 0;
+    /* rmse_tau has the logged velocity coordinates (a backlash model's hidden ones have no
+     * reading); with readings scored there are no hidden ones (sid_tau_setup refuses backlash) */
+    for (int i = 0; i < m->nvo; i++) rmse_tau[i] = 0;
     if (!p->tau_on) return SID_OK;
     long *n = sid_alloc(sizeof(long) * (size_t)(nv + 1));
     double *a = sid_alloc(sizeof(double) * (size_t)(3 * nv + nq + 1)), *tau = a + nv, *qs = tau + nv;
