@@ -34,13 +34,6 @@ static sid_model *arm(void (*edit)(sid_robot_desc *, const double *), const doub
     return m;
 }
 
-static int param(const sid_model *m, const char *name)
-{
-    const int i = sid_model_param_find(m, name);
-    ck_assert_msg(i >= 0, "no parameter %s", name);
-    return i;
-}
-
 /* a = {width, stiffness, damping, inertia, viscous, gravity z} */
 static void set_all(sid_robot_desc *d, const double *a)
 {
@@ -73,7 +66,7 @@ static double spring_energy(double b, double w, double k, double x)
 /* Total energy: the tree's (kinetic, armature, gravity), the rotor's and the dead zone's spring. */
 static double energy(const sid_model *m, const double *th, sid_workspace *ws, const double *q, const double *v)
 {
-    const int pb = param(m, "joints.shoulder.backlash.width");
+    const int pb = tu_param(m, "joints.shoulder.backlash.width");
     const double Jm = th[pb + P_BL_INERTIA], x = q[1] - q[0];
     return sid_energy(m, th, ws, q, v) + 0.5 * Jm * v[1] * v[1] +
            spring_energy(th[pb + P_BL_WIDTH], th[pb + P_BL_SMOOTHING], th[pb + P_BL_STIFFNESS], x);
@@ -238,7 +231,7 @@ static double check_grad(sid_integrator integ, int substeps, int est)
         {"joints.shoulder.backlash.width", 1.3}, {"joints.shoulder.backlash.stiffness", 0.8},
         {"joints.shoulder.backlash.damping", 1.2}, {"joints.shoulder.backlash.inertia", 0.85},
         {"joints.shoulder.friction.viscous", 1.3}, {"links.arm.mass", 1.1}};
-    for (size_t i = 0; i < sizeof moves / sizeof moves[0]; i++) s.th[param(s.m, moves[i].n)] *= moves[i].f;
+    for (size_t i = 0; i < sizeof moves / sizeof moves[0]; i++) s.th[tu_param(s.m, moves[i].n)] *= moves[i].f;
     sid_error err = {0};
     const int nw = sid_problem_nwindows(s.p), nxo = sid_model_nq(s.m) + sid_model_nv(s.m);
     double *x0 = NULL, *gx = NULL;
@@ -345,10 +338,10 @@ START_TEST(jacobian_differences)
     sid_error err = {0};
     ck_assert(sid_problem_create(&p0, m0, logs, 1, &lo, &err) == SID_OK);
     ck_assert_msg(sid_problem_create(&p1, m1, logs, 1, &lo, &err) == SID_OK, "%s", err.msg);
-    const int idx0[4] = {param(m0, "joints.shoulder.backlash.width"), param(m0, "joints.shoulder.backlash.stiffness"),
-                         param(m0, "joints.shoulder.backlash.inertia"), param(m0, "joints.shoulder.offset")};
-    const int idx1[4] = {param(m1, "joints.shoulder.backlash.width"), param(m1, "joints.shoulder.backlash.stiffness"),
-                         param(m1, "joints.shoulder.backlash.inertia"), param(m1, "joints.shoulder.offset")};
+    const int idx0[4] = {tu_param(m0, "joints.shoulder.backlash.width"), tu_param(m0, "joints.shoulder.backlash.stiffness"),
+                         tu_param(m0, "joints.shoulder.backlash.inertia"), tu_param(m0, "joints.shoulder.offset")};
+    const int idx1[4] = {tu_param(m1, "joints.shoulder.backlash.width"), tu_param(m1, "joints.shoulder.backlash.stiffness"),
+                         tu_param(m1, "joints.shoulder.backlash.inertia"), tu_param(m1, "joints.shoulder.offset")};
     const int nxo = sid_model_nq(m0) + sid_model_nv(m0), ncol = 4 + nxo, w = 1;
     double x0[2];   /* window 1's logged start, moved */
     double *xs = malloc(sizeof(double) * (size_t)(sid_problem_nwindows(p0) * nxo));
@@ -396,7 +389,7 @@ static double recover(double sq, double sqd, double *err_out)
     int idx[4];
     double lob[4], hib[4];
     for (int i = 0; i < 4; i++) {
-        idx[i] = param(m, names[i]);
+        idx[i] = tu_param(m, names[i]);
         th[idx[i]] *= f[i];
         lob[i] = 0, hib[i] = HUGE_VAL;
     }

@@ -36,13 +36,6 @@ static sid_model *dp_model(int with_delay, double d0, double d1, double **theta)
     return m;
 }
 
-static int param(const sid_model *m, const char *name)
-{
-    const int i = sid_model_param_find(m, name);
-    ck_assert_msg(i >= 0, "no parameter %s", name);
-    return i;
-}
-
 /* Replay of tr under sim options o: q (n x nq). */
 static double *replay(const sid_model *m, const double *theta, const sid_traj *tr, const sid_sim_opts *o)
 {
@@ -80,7 +73,7 @@ START_TEST(zero_delay_is_hold)
     ck_assert(sid_problem_loss(p1, th1, NULL, &L1, g1, NULL, &err) == SID_OK);
     ck_assert(L0 == L1);
     for (int j = 0; j < sid_model_nparam(m0); j++) {
-        const int j1 = param(m1, sid_model_param(m0, j)->name);
+        const int j1 = tu_param(m1, sid_model_param(m0, j)->name);
         const int bias = sid_model_param(m0, j)->kind == SID_P_TORQUE_BIAS;
         ck_assert_msg(bias ? fabs(g0[j] - g1[j1]) <= 1e-14 * fabs(g0[j]) : g0[j] == g1[j1], "%s: %.17g vs %.17g",
                       sid_model_param(m0, j)->name, g0[j], g1[j1]);
@@ -156,7 +149,7 @@ static double check_grad(sid_integrator integ, int substeps, double D0, double D
     const int np = sid_model_nparam(m);
     double L, *g = calloc((size_t)np, sizeof(double));
     ck_assert(sid_problem_loss(p, th, NULL, &L, g, NULL, &err) == SID_OK);
-    const int idx[2] = {param(m, "joints.shoulder.motor.delay"), param(m, "joints.elbow.motor.delay")};
+    const int idx[2] = {tu_param(m, "joints.shoulder.motor.delay"), tu_param(m, "joints.elbow.motor.delay")};
     /* forward mode */
     double fwd[2] = {0, 0};
     const int nw = sid_problem_nwindows(p), nres = sid_problem_nresiduals(p);
@@ -230,7 +223,7 @@ START_TEST(delay_recovery)
     sid_problem *p;
     sid_error err = {0};
     ck_assert(sid_problem_create(&p, m, logs, 1, &lo, &err) == SID_OK);
-    const int idx[2] = {param(m, "joints.shoulder.motor.delay"), param(m, "joints.elbow.motor.delay")};
+    const int idx[2] = {tu_param(m, "joints.shoulder.motor.delay"), tu_param(m, "joints.elbow.motor.delay")};
     const double lob[2] = {0, 0}, hib[2] = {0.05, 0.05};
     sid_fit_opts fo;
     sid_fit_opts_defaults(&fo);
@@ -266,7 +259,7 @@ START_TEST(delay_gradient_at_zero)
     const int np = sid_model_nparam(m);
     double L, *g = calloc((size_t)np, sizeof(double));
     ck_assert(sid_problem_loss(p, th, NULL, &L, g, NULL, &err) == SID_OK);
-    const int idx[2] = {param(m, "joints.shoulder.motor.delay"), param(m, "joints.elbow.motor.delay")};
+    const int idx[2] = {tu_param(m, "joints.shoulder.motor.delay"), tu_param(m, "joints.elbow.motor.delay")};
     for (int c = 0; c < 2; c++) {
         const double e = 1e-9;
         double Lp;

@@ -42,13 +42,6 @@ static sid_model *dp_model(const int has[2], const double gain[2], const double 
     return m;
 }
 
-static int param(const sid_model *m, const char *name)
-{
-    const int i = sid_model_param_find(m, name);
-    ck_assert_msg(i >= 0, "no parameter %s", name);
-    return i;
-}
-
 /* Give tr tau columns on every dof: what sensors with gain g and bias b (1, 0 where no
  * sensor) read of tau_link at the logged state (noise-free logs: the simulated state). */
 static void add_tau(const sid_model *m, const double *theta, sid_traj *tr)
@@ -308,12 +301,12 @@ static double recover(int noisy, double *worst_out)
         }
     }
     sid_model *m = dp_model(has, g0, b0, &th);
-    const int fore = param(m, "links.fore.mass");
+    const int fore = tu_param(m, "links.fore.mass");
     th[fore] *= 1.3;
     int idx[64], n = scale_set(m, idx);
     const int nscale = n;
-    idx[n++] = param(m, "joints.shoulder.torque_sensor.gain");
-    idx[n++] = param(m, "joints.shoulder.torque_sensor.bias");
+    idx[n++] = tu_param(m, "joints.shoulder.torque_sensor.gain");
+    idx[n++] = tu_param(m, "joints.shoulder.torque_sensor.bias");
     sid_loss_opts lo;
     sid_loss_opts_defaults(&lo);
     lo.sim.substeps = 1, lo.threads = 1, lo.window = 0.1;

@@ -227,3 +227,10 @@ double tu_noise_loss(const sid_problem *p, double weight_q, double weight_qd, do
     for (int i = 0; weight_qd > 0 && i < nv; i++, rows++) sum += weight_qd * sqd * sqd / (scale_qd[i] * scale_qd[i]);
     return rows ? 0.5 * sum / rows : 0;
 }
+
+int tu_param(const sid_model *m, const char *name)
+{
+    const int i = sid_model_param_find(m, name);
+    ck_assert_msg(i >= 0, "no parameter %s", name);
+    return i;
+}

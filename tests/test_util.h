@@ -19,6 +19,8 @@ enum {
  * origins, rpy, masses, COMs and full inertia tensors. Free with tu_desc_free. */
 sid_robot_desc *tu_random_robot(unsigned seed, int njoint, int features);
 void tu_desc_free(sid_robot_desc *d);
+/* The index of parameter name in m; the test fails when m has none. */
+int tu_param(const sid_model *m, const char *name);
 /* tu_random_robot's model, with its first joint off the root link made free when floating
  * (a floating base); theta gets the nominal parameters. */
 sid_model *tu_random_model(unsigned seed, int njoint, int features, int floating, double **theta);
