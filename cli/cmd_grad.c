@@ -4,6 +4,8 @@
  * and its gradient with respect to every free parameter by core's adjoint. With --check each
  * component is compared with a finite difference of the loss, so that a wrong derivative in
  * the simulator shows up as a named parameter rather than as a fit that stalls.
+ * With --wrt commands the gradient is with respect to the logged commands instead, a CSV
+ * (grad_commands.c).
  */
 #include <float.h>
 #include <math.h>
@@ -14,8 +16,10 @@
 
 #include <cjson/cJSON.h>
 
+#include "atomic.h"
 #include "cmd.h"
 #include "diag.h"
+#include "grad_commands.h"
 #include "numfmt.h"
 #include "robot_json.h"
 #include "stepchoice.h"
@@ -28,7 +32,8 @@
 
 static const cmd_info info = {
     "grad", CMD_GRAD, "sysid grad ROBOT.json LOG.csv... [-c SPEC.json] [--free GLOB...] "
-                      "[--window S] [--integrator euler|rk4] [--check] [--json]",
+                      "[--window S] [--integrator euler|rk4] [--check] [--json]\n"
+                      "       sysid grad ROBOT.json LOG.csv... --wrt commands [-o FILE] [--check]",
     "Evaluate the loss of ROBOT.json on the logs (as `sysid fit` defines it: windows\n"
     "started from the logged states, residuals scaled per joint and weighted) and its\n"
     "gradient with respect to each free parameter, computed by the adjoint method.\n"
@@ -51,6 +56,20 @@ static const cmd_info info = {
     "differentiate at, so with \"start\": \"fitted\" (or --start fitted) it still uses\n"
     "the logged ones, and says so on stderr.\n"
     "The time of one loss-and-gradient and of one loss-only evaluation go to stderr.\n\n"
+    "--wrt commands: the gradient of the same loss with respect to every logged\n"
+    "command instead, for trajectory optimisation: one CSV for all logs, on stdout or\n"
+    "-o FILE, with columns log (1 for the first log operand, 2 for the next...), t\n"
+    "(seconds from the log's first sample) and u.COORD for each coordinate with a\n"
+    "motor, as the logs name them; one row per sample, d loss / d u in SI units of the\n"
+    "command (N*m, N, A, V; a servo's reference in rad, m, rad/s or m/s). A command\n"
+    "is held over its sample interval; a delayed motor's command is interpolated, so\n"
+    "its gradient is shared by the two samples read. Samples that no window reads\n"
+    "(a dropped trailing window, a log's last sample) get 0. With --check, the 20\n"
+    "largest entries and 20 others drawn with a fixed seed are compared with a\n"
+    "five-point central difference of the loss in that command (step\n"
+    "1e-6*max(1,|u|)), by the same mixed error and tolerance; a summary and every\n"
+    "failure go to stderr, the CSV is still written. Not with --json, nor with\n"
+    "--free, --free-only or --fix (no parameters are differentiated).\n\n"
     "Exit status: 0 success, 1 a component failed --check, 2 invalid input, 3 the\n"
     "simulation diverged.\n",
 };
@@ -208,6 +227,22 @@ int cmd_grad(int argc, char **argv)
                                "arguments", a.nop);
     const char *robot = a.op[0];
     const int nlog = a.nop - 1, check = a.check;
+    int wrt_commands = 0;
+    if (a.wrt && !(wrt_commands = strcmp(a.wrt, "commands") == 0) && strcmp(a.wrt, "params") != 0)
+        return cmd_usage_error(&info, "--wrt: expected params or commands, got '%s'", a.wrt);
+    if (a.out && !wrt_commands)
+        return cmd_usage_error(&info, "-o writes the command gradient (--wrt commands); the parameter "
+                               "gradient is printed on stdout");
+    if (wrt_commands && a.json)
+        return cmd_usage_error(&info, "--json prints the parameter gradient; --wrt commands writes a CSV");
+    for (int i = 0; wrt_commands && i < a.spec.n; i++)
+        if (!strcmp(a.spec.flag[i], "--free") || !strcmp(a.spec.flag[i], "--free-only") ||
+            !strcmp(a.spec.flag[i], "--fix"))
+            return cmd_usage_error(&info, "%s chooses parameters; --wrt commands differentiates with respect to "
+                                   "the logged commands", a.spec.flag[i]);
+    for (int i = 0; a.out && strcmp(a.out, "-") != 0 && i < a.nop; i++)
+        if (atomic_same_file(a.out, a.op[i]))
+            return cmd_usage_error(&info, "-o %s would overwrite the input %s", a.out, a.op[i]);
 
     sid_error err = { 0 };
     fitspec spec;
@@ -261,6 +296,10 @@ int cmd_grad(int argc, char **argv)
     lo.estimate_start = 0;
     if (sid_problem_create(&p, m, (const sid_traj *const *)logs, nlog, &lo, &err) != SID_OK) {
         rc = cli_fail(&err);
+        goto done;
+    }
+    if (wrt_commands) {
+        rc = grad_commands_run(p, theta, logs, nlog, a.out, check);
         goto done;
     }
     int np = sid_model_nparam(m);

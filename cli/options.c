@@ -55,9 +55,13 @@ typedef struct {
 #define ALL (CMD_PARAMS | CMD_VALIDATE | CMD_SIMULATE | CMD_FIT | CMD_GRAD | CMD_EVAL | CMD_DIFF)
 
 static const opt_row rows[] = {
-    { 'o', "--output", "FILE", TEXT, AT(out), OUTPUT, CMD_FIT | CMD_SIMULATE | CMD_PARAMS | CMD_REPORT | CMD_IMPORT | CMD_EXPORT,
+    { 'o', "--output", "FILE", TEXT, AT(out), OUTPUT, CMD_FIT | CMD_SIMULATE | CMD_PARAMS | CMD_REPORT | CMD_IMPORT | CMD_EXPORT | CMD_GRAD,
       "write the output (see above) to FILE, atomically;\n"
       "- is stdout (where fit and simulate write without -o)" },
+    { 0, "--wrt", "params|commands", TEXT, AT(wrt), OUTPUT, CMD_GRAD,
+      "differentiate with respect to the parameters (the\n"
+      "default: a table) or the logged commands (a CSV of\n"
+      "dL/du for every sample; see below)" },
     { 0, "--in-place", NULL, SWITCH, AT(in_place), OUTPUT, CMD_FIT,
       "write the fitted robot over ROBOT.json itself" },
     { 0, "--report", "FILE", TEXT, AT(report), OUTPUT, CMD_FIT,

@@ -1,7 +1,9 @@
 /* adjoint.c — the backward pass of a window: dL/dtheta (and dL/dx0) by sweeping its steps in
  * reverse from the tape that rollout.c recorded, segment by segment from the last checkpoint
  * back, adding each sample's residual seed dL/dx_k to the state adjoint as it passes
- * (ADJOINT.md, "Across a window"). Windows restart from their own start states, so no adjoint
+ * (ADJOINT.md, "Across a window"). With ubar, the steps' adjoints also add the cotangent of
+ * the commands they held (ws->ubar, one interval at a time), which the delay's adjoint then
+ * hands to the log samples it read (delay.h). Windows restart from their own start states, so no adjoint
  * flows from one window to the previous. */
 #include "backlash.h"
 #include "delay.h"
@@ -11,8 +13,23 @@
 
 #include <string.h>
 
+/* Sample k's torque sensor seed (torque_sensor.h); with ubar, also its commands' share (the
+ * reading's model holds the delayed command of sample k). */
+static sid_status tau_seed(const sid_problem *p, lane *L, const double *theta, const sid_traj *tr, int k,
+                           const double *xk, double *xbar, double *thetabar, double *ubar, int ubar_k0, sid_error *err)
+{
+    double dummy = 0;
+    if (!ubar || !p->tau_on || !tr->tau) return sid_tau_residual(p, L, theta, tr, k, xk, &dummy, NULL, xbar, thetabar, err);
+    memset(L->ubk, 0, sizeof(double) * (size_t)p->m->nv);
+    L->ws->ubar = L->ubk;
+    const sid_status s = sid_tau_residual(p, L, theta, tr, k, xk, &dummy, NULL, xbar, thetabar, err);
+    L->ws->ubar = NULL;
+    if (!s) sid_delay_u_vjp(p->m, theta, tr, k, L->ubk, ubar, ubar_k0);
+    return s;
+}
+
 sid_status sid_adjoint_window(const sid_problem *p, lane *L, const double *theta, const window *w, const double *x0w,
-                              int nseg, double *thetabar, double *x0bar, sid_error *err)
+                              int nseg, double *thetabar, double *x0bar, double *ubar, int ubar_k0, sid_error *err)
 {
     const sid_model *m = p->m;
     const sid_traj *tr = p->logs[w->log];
@@ -34,7 +51,7 @@ sid_status sid_adjoint_window(const sid_problem *p, lane *L, const double *theta
                 const double *xk = L->tape + (size_t)L->tape_sample[k + 1 - ka] * (size_t)p->stride;
                 sid_loss_residual(p, theta, tr, k + 1, xk, &dummy, NULL, NULL, xbar, thetabar);
                 /* the torque sensors' seed (torque_sensor.h), before interval k's commands are set */
-                if ((s = sid_tau_residual(p, L, theta, tr, k + 1, xk, &dummy, NULL, xbar, thetabar, err))) return s;
+                if ((s = tau_seed(p, L, theta, tr, k + 1, xk, xbar, thetabar, ubar, ubar_k0, err))) return s;
             }
             const double dt = tr->t[k + 1] - tr->t[k];
             const int nsub = sid_substeps(&p->o.sim, dt);
@@ -42,23 +59,30 @@ sid_status sid_adjoint_window(const sid_problem *p, lane *L, const double *theta
             const sid_step_ctx c = sid_step_context(p->step, m, theta, L->ws, h);
             sid_delay_vjp_begin(m, thetabar, L->ws);
             L->ws->push = sid_push_at(tr, m->nbody, k);
+            if (ubar) {
+                memset(L->ubk, 0, sizeof(double) * (size_t)nv);
+                L->ws->ubar = L->ubk;
+            }
             for (int j = nsub - 1; j >= 0; j--) {
                 const double *xs = L->tape + (size_t)(L->tape_sample[k - ka] + j) * (size_t)p->stride;
                 memset(xbar1, 0, sizeof(double) * (size_t)nx);
                 s = p->step->vjp_taped(&c, xs, xs + nq, u, xs + nx, xbar, xbar + nq, xbar1, xbar1 + nq, thetabar, err);
                 if (s) {
                     L->ws->push = NULL;
+                    L->ws->ubar = NULL;
                     return s;
                 }
                 memcpy(xbar, xbar1, sizeof(double) * (size_t)nx);
             }
             sid_delay_vjp_end(m, theta, tr, k, thetabar, L->ws);
             L->ws->push = NULL;
+            L->ws->ubar = NULL;
+            if (ubar) sid_delay_u_vjp(m, theta, tr, k, L->ubk, ubar, ubar_k0);
         }
     }
     if (w->ra == w->k0) {
         sid_loss_residual(p, theta, tr, w->k0, L->cp, &dummy, NULL, NULL, xbar, thetabar);
-        if ((s = sid_tau_residual(p, L, theta, tr, w->k0, L->cp, &dummy, NULL, xbar, thetabar, err))) return s;
+        if ((s = tau_seed(p, L, theta, tr, w->k0, L->cp, xbar, thetabar, ubar, ubar_k0, err))) return s;
     }
     /* back to the logged coordinates of the start (backlash.h: the motor sides start at their links') */
     sid_backlash_fold(m, xbar, xbar1);

@@ -27,6 +27,20 @@ static double delayed(const sid_traj *tr, int k, int i, double d, double *slope)
     return d == 0 || f == 1 ? ub : ua + f * (ub - ua);
 }
 
+/* The samples the command at t_k - d reads, as delayed() does: weight 1 - *fb on *ia and *fb
+ * on *ib. */
+static void reads(const sid_traj *tr, int k, double d, int *ia, int *ib, double *fb)
+{
+    const double s = tr->t[k] - d;
+    *ia = *ib = 0, *fb = 1;
+    if ((s <= tr->t[0] && d > 0) || k == 0) return;
+    int a = k - 1;
+    while (a > 0 && tr->t[a] >= s) a--;
+    const double f = (s - tr->t[a]) / (tr->t[a + 1] - tr->t[a]);
+    *ia = a, *ib = a + 1;
+    *fb = d == 0 || f == 1 ? 1 : f;
+}
+
 /* dF_i/du_i of the joint's motor (delay.h) */
 static double gain(const sid_body *bd, const double *theta)
 {
@@ -93,4 +107,38 @@ void sid_delay_jvp_seed(const sid_model *m, const double *theta, const sid_traj 
             td[ib] = (d < nfree && idx[d] == ib ? 1 : 0) + td[bd->p_delay] * gs;
         }
     }
+}
+
+void sid_delay_u_vjp(const sid_model *m, const double *theta, const sid_traj *tr, int k, const double *ubk,
+                     double *ubar, int k_base)
+{
+    const int nv = m->nvo;
+    double *row = ubar + (size_t)(k - k_base) * (size_t)nv;
+    for (int i = 0; i < nv; i++) {
+        int b = 1;
+        while (b < m->nbody && !(m->body[b].p_delay >= 0 && m->body[b].vadr == i)) b++;
+        if (b == m->nbody) {   /* held: sample k's own command */
+            row[i] += ubk[i];
+            continue;
+        }
+        int ia, ib;
+        double fb;
+        reads(tr, k, theta[m->body[b].p_delay], &ia, &ib, &fb);
+        if (fb != 1) ubar[(size_t)(ia - k_base) * (size_t)nv + (size_t)i] += (1 - fb) * ubk[i];
+        ubar[(size_t)(ib - k_base) * (size_t)nv + (size_t)i] += fb * ubk[i];
+    }
+}
+
+int sid_delay_first_sample(const sid_model *m, const double *theta, const sid_traj *tr, int k)
+{
+    int first = k;
+    for (int b = 1; b < m->nbody; b++) {
+        const sid_body *bd = &m->body[b];
+        if (bd->p_delay < 0) continue;
+        int ia, ib;
+        double fb;
+        reads(tr, k, theta[bd->p_delay], &ia, &ib, &fb);
+        if (ia < first) first = ia;
+    }
+    return first;
 }

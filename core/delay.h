@@ -27,6 +27,14 @@ void sid_delay_vjp_begin(const sid_model *m, double *thetabar, sid_workspace *ws
 /* After them: the delay's adjoint gains the share times g du_d/dd; torque_bias gets it back. */
 void sid_delay_vjp_end(const sid_model *m, const double *theta, const sid_traj *tr, int k, double *thetabar,
                        sid_workspace *ws);
+/* Adjoint of sid_delay_u for interval (or sample) k: ubk (nvo) is the adjoint of the commands
+ * it returned; each joint's goes to the log samples its command was read from (a delayed one
+ * split (1 - f) and f over the two it interpolates), added to ubar, whose row 0 is sample k_base
+ * (rows of nvo). command_grad.c. */
+void sid_delay_u_vjp(const sid_model *m, const double *theta, const sid_traj *tr, int k, const double *ubk,
+                     double *ubar, int k_base);
+/* The earliest log sample the commands of interval k read (k itself without delays). */
+int sid_delay_first_sample(const sid_model *m, const double *theta, const sid_traj *tr, int k);
 /* Forward mode for interval k: each direction's torque_bias tangent becomes its own seed (1 for
  * a direction that is that torque_bias, else 0) plus its delay tangent times g du_d/dd. With
  * tr NULL, only the seed (restores thetadot after a window). */

@@ -332,6 +332,8 @@ void sid_dry_vjp_solution(const sid_model *m, sid_workspace *ws, const double *f
             thetabar[D->pload[j]] += D->state[j] * s * fabs(tau);
             sid_motor_torque_vjp(&m->body[D->body[j]], D->theta, D->vm[j], D->um[j], D->state[j] * s * mu * sg,
                                  &vbar[D->dof[j]], thetabar);
+            if (ws->ubar)   /* the bound's command (command_grad.c) */
+                ws->ubar[D->dof[j]] += D->state[j] * s * mu * sg * sid_motor_torque_du(&m->body[D->body[j]], D->theta);
         }
     }
 }

@@ -84,6 +84,10 @@ void sid_fd_vjp_factored(const sid_model *m, const double *theta, sid_workspace 
     memcpy(w, abar, sizeof(double) * (size_t)nv);
     sid_factor_solve(m, L, w);
     sid_joint_force_vjp(m, theta, v, u, w, vbar, thetabar);
+    if (ws->ubar) {   /* the commands' adjoint, when asked for (command_grad.c) */
+        sid_joint_force_ubar(m, theta, v, u, w, ws->ubar);
+        sid_servo_force_ubar(m, theta, q, v, u, w, ws->ubar);
+    }
     sid_joint_limit_force_vjp(m, theta, q, v, w, qbar, vbar, thetabar);
     sid_servo_force_vjp(m, theta, q, v, u, w, qbar, vbar, thetabar);
     sid_backlash_force_vjp(m, theta, q, v, w, qbar, vbar, thetabar);

@@ -112,6 +112,22 @@ void sid_joint_force_vjp(const sid_model *m, const double *theta, const double *
     }
 }
 
+void sid_joint_force_ubar(const sid_model *m, const double *theta, const double *v, const double *u,
+                          const double *Fbar, double *ubar)
+{
+    for (int b = 1; b < m->nbody; b++) {
+        const sid_body *bd = &m->body[b];
+        if (bd->p_dof < 0 || bd->p_motor < 0 || bd->p_servo >= 0) continue;
+        const int i = sid_drive_vadr(bd), iu = bd->vadr;
+        double w = Fbar[i];
+        if (bd->p_fload >= 0 && !bd->dry) {   /* F -= mu_L |tau| th: the load term also moves with u */
+            const double tau = sid_motor_torque(bd, theta, v[i], u[iu]), th = tanh(v[i] / theta[bd->p_dof + P_SMOOTHING]);
+            w -= Fbar[i] * theta[bd->p_fload] * (tau > 0 ? 1 : tau < 0 ? -1 : 0) * th;
+        }
+        ubar[iu] += w * sid_motor_torque_du(bd, theta);
+    }
+}
+
 void sid_joint_force_jvp(const sid_model *m, const double *theta, const double *v, const double *u,
                          const double *vdot, const double *thetadot, double *Fdot)
 {
@@ -194,6 +210,13 @@ void sid_motor_torque_vjp(const sid_body *bd, const double *theta, double v, dou
         tm[P_GEAR] += w * kt * u;
         tm[P_KT] += w * G * u;
     }
+}
+
+double sid_motor_torque_du(const sid_body *bd, const double *theta)
+{
+    if (bd->p_motor < 0 || bd->p_servo >= 0) return 0;
+    const double *pm = theta + bd->p_motor;
+    return bd->motor == SID_MOTOR_VOLTAGE ? pm[P_GEAR] * pm[P_KT] / pm[P_RESISTANCE] : pm[P_GEAR] * pm[P_KT];
 }
 
 double sid_motor_torque_jvp(const sid_body *bd, const double *theta, double v, double u, double vdot,

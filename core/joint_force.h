@@ -10,6 +10,9 @@ void sid_joint_force(const sid_model *m, const double *theta, const double *v, c
 /* Adjoint of sid_joint_force: with output adjoint Fbar, accumulate vbar (may be NULL) and thetabar. */
 void sid_joint_force_vjp(const sid_model *m, const double *theta, const double *v, const double *u,
                          const double *Fbar, double *vbar, double *thetabar);
+/* The commands' adjoint of sid_joint_force: ubar[i] += (dF/du_i)^T Fbar (command_grad.c). */
+void sid_joint_force_ubar(const sid_model *m, const double *theta, const double *v, const double *u,
+                          const double *Fbar, double *ubar);
 /* Forward-mode twin of sid_joint_force: Fdot along (vdot, thetadot). */
 void sid_joint_force_jvp(const sid_model *m, const double *theta, const double *v, const double *u,
                          const double *vdot, const double *thetadot, double *Fdot);
@@ -19,6 +22,8 @@ void sid_joint_force_jvp(const sid_model *m, const double *theta, const double *
 double sid_motor_torque(const sid_body *bd, const double *theta, double v, double u);
 void sid_motor_torque_vjp(const sid_body *bd, const double *theta, double v, double u, double w, double *vbar,
                           double *thetabar);
+/* d tau_m / du of that motor (0 without one or for a servo): tau_m is linear in u. */
+double sid_motor_torque_du(const sid_body *bd, const double *theta);
 double sid_motor_torque_jvp(const sid_body *bd, const double *theta, double v, double u, double vdot,
                             const double *thetadot);
 

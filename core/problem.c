@@ -53,6 +53,7 @@ static void lane_carve(lane *L, const sid_model *m, const sid_problem *p, sid_ca
     L->x = sid_carve_take(c, 4 * nx, sizeof(double));
     const size_t ntau = sid_tau_lane_doubles(p);
     L->tau_buf = ntau ? sid_carve_take(c, ntau, sizeof(double)) : NULL;
+    L->ubk = sid_carve_take(c, (size_t)(m->nv > 0 ? m->nv : 1), sizeof(double));
 }
 
 static int lane_init(lane *L, const sid_model *m, const sid_problem *p)
@@ -297,7 +298,7 @@ static sid_status window_loss(const sid_problem *p, lane *L, const double *theta
     int nseg;
     sid_status s = sid_rollout_window(p, L, theta, w, x0w, thetabar != NULL, sum, sse_q, sse_qd, &nseg, err);
     if (s || !thetabar) return s;
-    return sid_adjoint_window(p, L, theta, w, x0w, nseg, thetabar, x0bar, err);
+    return sid_adjoint_window(p, L, theta, w, x0w, nseg, thetabar, x0bar, NULL, 0, err);
 }
 
 sid_status sid_problem_run_chunks(sid_problem *p, const double *theta, const double *x0, int grad, double *grad_x0,

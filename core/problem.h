@@ -25,6 +25,7 @@ typedef struct {
     int *tape_sample;        /* (cp_every + 1) tape index of each sample of the segment */
     double *x, *x1, *xbar, *xbar1;   /* (nq + nv) each */
     double *tau_buf;         /* torque sensor scratch (torque_sensor.h); NULL unless scored */
+    double *ubk;             /* (nv) the command adjoint of one interval or sample (command_grad.c) */
 } lane;
 
 typedef struct {
@@ -90,8 +91,10 @@ sid_status sid_rollout_span(const sid_problem *p, lane *L, const double *theta, 
 sid_status sid_rollout_window(const sid_problem *p, lane *L, const double *theta, const window *w, const double *x0w,
                               int taped, double *sum, double *sse_q, double *sse_qd, int *nseg, sid_error *err);
 /* The backward pass of window w after sid_rollout_window: accumulates the window's gradient
- * into thetabar and, with x0bar, the start state's (x0w as given to the rollout). */
+ * into thetabar and, with x0bar, the start state's (x0w as given to the rollout); with ubar,
+ * the logged commands' (rows of nvo, row 0 the log's sample ubar_k0: at most
+ * sid_delay_first_sample(w->k0), up to w->k1; command_grad.c). */
 sid_status sid_adjoint_window(const sid_problem *p, lane *L, const double *theta, const window *w, const double *x0w,
-                              int nseg, double *thetabar, double *x0bar, sid_error *err);
+                              int nseg, double *thetabar, double *x0bar, double *ubar, int ubar_k0, sid_error *err);
 
 #endif

@@ -78,6 +78,22 @@ void sid_servo_force_vjp(const sid_model *m, const double *theta, const double *
     }
 }
 
+void sid_servo_force_ubar(const sid_model *m, const double *theta, const double *q, const double *v, const double *u,
+                          const double *Fbar, double *ubar)
+{
+    for (int b = 1; b < m->nbody; b++) {
+        const sid_body *bd = &m->body[b];
+        if (bd->p_servo < 0) continue;
+        const int i = bd->vadr;
+        const servo_pd s = servo_eval(bd, theta, q[bd->qadr], v[i], u[i]);
+        double ds, dL;
+        (void)saturate(bd, theta, s.f, &ds, &dL);
+        /* f is kp u + ... (position) or kd u + ... (velocity) */
+        const double df_du = bd->motor == SID_MOTOR_POSITION ? theta[bd->p_servo + P_KP] : theta[bd->p_servo + P_KD];
+        ubar[i] += Fbar[i] * theta[bd->p_motor + P_GEAR] * ds * df_du;
+    }
+}
+
 void sid_servo_force_jvp(const sid_model *m, const double *theta, const double *q, const double *v, const double *u,
                          const double *qdot, const double *vdot, const double *thetadot, double *Fdot)
 {

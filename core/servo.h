@@ -23,6 +23,9 @@ void sid_servo_force(const sid_model *m, const double *theta, const double *q, c
 /* Adjoint: with output adjoint Fbar, accumulate qbar, vbar (either may be NULL) and thetabar. */
 void sid_servo_force_vjp(const sid_model *m, const double *theta, const double *q, const double *v, const double *u,
                          const double *Fbar, double *qbar, double *vbar, double *thetabar);
+/* The commands' adjoint: ubar[i] += (dtau_servo/du_i) Fbar[i] (command_grad.c). */
+void sid_servo_force_ubar(const sid_model *m, const double *theta, const double *q, const double *v, const double *u,
+                          const double *Fbar, double *ubar);
 /* Forward mode: Fdot += tangent of tau_servo along (qdot, vdot, thetadot); qdot may be NULL (0). */
 void sid_servo_force_jvp(const sid_model *m, const double *theta, const double *q, const double *v, const double *u,
                          const double *qdot, const double *vdot, const double *thetadot, double *Fdot);

@@ -502,6 +502,16 @@ sid_status sid_problem_window_predict(sid_problem *p, const double *theta, const
  * (nwindows x (nq + nv)) the gradient with respect to each window's start state. */
 sid_status sid_problem_loss(sid_problem *p, const double *theta, const double *x0, double *loss, double *grad,
                             double *grad_x0, sid_error *err);
+/* Gradient of the same loss with respect to every logged command, for trajectory optimisation:
+ * ubar[l] (logs[l]->n x nv, the layout of logs[l]->u) receives d loss / d u[k][j] of log l, by
+ * one adjoint pass (command_grad.c); *loss (if not NULL) the loss. A command is held over its
+ * sample interval, so u[k] moves the steps of interval k (and, with torque sensors scored, the
+ * model of reading k); a delayed motor's command at t_k - d is interpolated, so its cotangent
+ * splits over the two samples read (delay.h). A sample several windows read gets the sum, one
+ * no window reads 0 (the last sample's commands move nothing but a torque reading). Every step
+ * variant with an adjoint supports it. Does not depend on the thread count. */
+sid_status sid_problem_grad_commands(sid_problem *p, const double *theta, const double *x0, double *loss,
+                                     double *const *ubar, sid_error *err);
 /* Residual rows of window w (see sid_problem_window_jacobian). */
 int sid_problem_window_rows(const sid_problem *p, int w);
 /* Weighted residuals r of window w (rows; r = sqrt(w) delta / scale, so loss = 1/2 |r|^2 / nres

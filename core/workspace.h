@@ -59,6 +59,8 @@ struct sid_workspace {
     double *c, *F, *rhs, *tmp;   /* (nv) */
     double *w;            /* (nv) adjoint solve w = A^-1 abar */
     double *ud, *dsave;   /* (nv) delayed commands, torque_bias adjoints set aside (delay.h) */
+    double *ubar;         /* (nv) or NULL: where the step adjoints add dL/du of the commands they were
+                           * given (command_grad.c sets it to its lane's scratch; NULL: not wanted) */
     double *rk;           /* (sid_rk_size) RK4 stage states q2 v2 q3 v3 q4 v4 and accelerations a1..a4 */
     double *rkbar;        /* (9 nv + nq) their adjoints and scratch */
     double *Lst;          /* (4 nv x nv) the RK4 stages' L^T L factors */

@@ -463,6 +463,53 @@ static void bench_threads(bench_robot *r, const sid_traj *tr)
     free(th);
 }
 
+/* Row 9: the gradient with respect to every logged command (sid_problem_grad_commands) against
+ * the parameter gradient and the loss alone, same problem, one thread. */
+typedef struct {
+    sid_problem *p;
+    const double *theta;
+    double *ubar[1];
+} ucmd_ctx;
+
+static void run_grad_commands(void *p)
+{
+    ucmd_ctx *c = p;
+    sid_error err = {0};
+    double loss;
+    bench_check(sid_problem_grad_commands(c->p, c->theta, NULL, &loss, c->ubar, &err), &err,
+                "sid_problem_grad_commands");
+    bench_sink = loss + c->ubar[0][0];
+}
+
+static void bench_commands(bench_robot *r, const sid_traj *tr)
+{
+    const int np = sid_model_nparam(r->m);
+    const double nstep = tr->n - 1, T = tr->t[tr->n - 1] - tr->t[0];
+    double *th = theta_eval(r), *grad = malloc(sizeof(double) * (size_t)np);
+    int *idx = free_order(r);
+    const sid_traj *log[1] = {tr};
+    sid_problem *p = problem_make(r, log, 0.5);
+    loss_ctx lf = {p, th, NULL, idx, 0}, lg = {p, th, grad, idx, np};
+    ucmd_ctx uc = {p, th, {malloc(sizeof(double) * (size_t)tr->n * (size_t)tr->nv)}};
+    bench_cell f, g, u;
+    bench_cell_init(&f, run_loss, &lf, 1e6 / nstep);
+    bench_cell_init(&g, run_loss, &lg, 1e6 / nstep);
+    bench_cell_init(&u, run_grad_commands, &uc, 1e6 / nstep);
+    bench_cell *all[3] = {&f, &g, &u};
+    bench_measure(all, 3);
+    char cas[160], ours[64], ref[96], ratio[64];
+    snprintf(cas, sizeof cas, "%s, %.0f s log, window 0.5 s: dL/du of all %d x %d commands", r->name, T, tr->n, tr->nv);
+    snprintf(ours, sizeof ours, "%.2f", u.median);
+    snprintf(ref, sizeof ref, "params' %.2f, loss only %.2f", g.median, f.median);
+    snprintf(ratio, sizeof ratio, "**%.2f×** params' grad, %.2f× forward", u.median / g.median, u.median / f.median);
+    row(9, "loss+grad µs/step", cas, ours, ref, ratio);
+    sid_problem_free(p);
+    free(uc.ubar[0]);
+    free(idx);
+    free(grad);
+    free(th);
+}
+
 typedef struct { char cas[160], ours[64], ref[96], ratio[64]; } row_text;
 
 /* Row 4a and row 5: arm7, log length 1, 10, 100 s; window 0.5 s and one window per log.
@@ -853,6 +900,9 @@ int main(void)
 
     /* row 8: contact */
     if (WANT(8, 8)) bench_contact(row);
+
+    /* row 9: the gradient with respect to the commands */
+    if (WANT(9, 9)) bench_commands(&arm, &tr);
 
     printf("\nTwin check, max |q_ours - q_MuJoCo| after %d steps [rad]: %s.\n", FWD_STEPS, notes);
     printf("%s\n", fit_notes);
