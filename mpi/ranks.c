@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -17,6 +18,15 @@ static int real_stderr = 2;      /* the launcher's stderr (ranks but 0 write the
 static FILE *capture;            /* ranks but 0: what they wrote on stderr, shown if they fail */
 static volatile int agreed;      /* the signal every rank agreed on */
 static long gathers;
+static double gather_seconds;    /* wall time in agreements and gathers: waiting for the others, mostly */
+static double gather_cpu, cpu0;  /* CPU time in them (MPI polls while it waits), CPU time at the start */
+
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 static unsigned long long bytes_in, bytes_out;
 static long fault_gather;        /* SYSID_MPI_FAULT_GATHER on SYSID_MPI_FAULT_RANK: that gather fails */
 
@@ -138,6 +148,7 @@ void ranks_init(int *argc, char ***argv)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     check(MPI_Comm_rank(MPI_COMM_WORLD, &rank), "MPI_Comm_rank");
     check(MPI_Comm_size(MPI_COMM_WORLD, &size), "MPI_Comm_size");
+    cpu0 = cpu_now();
     const char *fr = getenv("SYSID_MPI_FAULT_RANK"), *fg = getenv("SYSID_MPI_FAULT_GATHER");
     if (fr && fg && atoi(fr) == rank)
         fault_gather = atol(fg);
@@ -156,6 +167,7 @@ void ranks_init(int *argc, char ***argv)
 sid_status ranks_gather(void *ctx, void *buf, const size_t *off, sid_error *err)
 {
     (void)ctx, (void)err;
+    const double t0 = MPI_Wtime(), c0 = cpu_now();
     agree(0);
     if (++gathers == fault_gather)
         die("injected fault (SYSID_MPI_FAULT_GATHER=%ld)", fault_gather);
@@ -163,17 +175,28 @@ sid_status ranks_gather(void *ctx, void *buf, const size_t *off, sid_error *err)
     if (!counts)
         die("out of memory");
     int *displs = counts + size;
+    /* counts are ints: in doubles where the parts are (LM's blocks of many windows pass 2 GB) */
+    size_t unit = 8;
+    for (int r = 0; r <= size; r++)
+        while (off[r] % unit)
+            unit /= 2;
+    const MPI_Datatype type = unit == 8 ? MPI_DOUBLE : unit == 4 ? MPI_INT : MPI_BYTE;
+    if (unit == 2)
+        unit = 1;
     for (int r = 0; r < size; r++) {
-        if (off[r + 1] - off[r] > (size_t)INT_MAX || off[r] > (size_t)INT_MAX)
+        if ((off[r + 1] - off[r]) / unit > (size_t)INT_MAX || off[r] / unit > (size_t)INT_MAX)
             die("a rank's part of %zu bytes is beyond MPI_Allgatherv's int counts", off[r + 1] - off[r]);
-        counts[r] = (int)(off[r + 1] - off[r]);
-        displs[r] = (int)off[r];
+        counts[r] = (int)((off[r + 1] - off[r]) / unit);
+        displs[r] = (int)(off[r] / unit);
     }
-    check(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf, counts, displs, MPI_BYTE, MPI_COMM_WORLD),
+    check(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf, counts, displs, type, MPI_COMM_WORLD),
           "MPI_Allgatherv");
-    bytes_in += off[size] - off[0] - (size_t)counts[rank];
-    bytes_out += (unsigned long long)counts[rank] * (unsigned long long)(size - 1);
+    const size_t mine = off[rank + 1] - off[rank];
+    bytes_in += off[size] - off[0] - mine;
+    bytes_out += (unsigned long long)mine * (unsigned long long)(size - 1);
     free(counts);
+    gather_seconds += MPI_Wtime() - t0;
+    gather_cpu += cpu_now() - c0;
     return SID_OK;
 }
 
@@ -190,6 +213,8 @@ int ranks_finish(int rc)
         if (rank == 0)
             say("sysid-mpi: %d ranks, %ld gathers, %llu bytes received by all ranks (rank 0: %llu received, %llu sent)",
                 size, gathers, all[0], bytes_in, bytes_out);
+        say("sysid-mpi: rank %d of %d: %.3f s CPU computing, %.3f s in gathers (%.3f s CPU)", rank, size,
+            cpu_now() - cpu0 - gather_cpu, gather_seconds, gather_cpu);
     }
     MPI_Finalize();
     return rc;

@@ -155,7 +155,7 @@ check "rank 1 of 2 killed (kill -9): the job ends, rank and signal named, nothin
 # odls_base_sigkill_timeout seconds (default 1) before the SIGTERM and as long again before
 # SIGKILL: rank 0 has that long to finish the evaluation, the predictions and the writing,
 # which a loaded machine may need more than 1 s for (the README says so).
-mpirun --mca odls_base_sigkill_timeout 5 --oversubscribe -n 2 "$MPI" "${LONG[@]}" "${OUT[@]}" >"$TMP/out" 2>"$TMP/err" &
+mpirun --mca odls_base_sigkill_timeout 3 --oversubscribe -n 2 "$MPI" "${LONG[@]}" "${OUT[@]}" >"$TMP/out" 2>"$TMP/err" &
 job=$!
 why=""
 started "$TMP/err" || why+=" the fit did not start;"

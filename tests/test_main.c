@@ -35,6 +35,7 @@ Suite *limits_suite(void);
 Suite *mjcf_suite(void);
 Suite *contact_force_suite(void);
 Suite *lm_suite(void);
+Suite *shard_suite(void);
 Suite *io_api_suite(void);
 Suite *fit_hooks_suite(void);
 Suite *dry_friction_suite(void);
@@ -91,6 +92,7 @@ static const struct {
     {"inertia_param", inertia_param_suite},
     {"backlash", backlash_suite},
     {"forward", forward_suite},
+    {"shard", shard_suite},
 };
 enum { NSUITE = (int)(sizeof suites / sizeof suites[0]) };
 
