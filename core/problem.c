@@ -78,6 +78,7 @@ void sid_problem_set_progress(sid_problem *p, sid_progress_fn fn, void *ctx)
     p->progress = fn;
     p->progress_ctx = ctx;
 }
+
 /* The shard new problems start with (sid_shard_set_default); size 0: none. */
 static sid_shard default_shard;
 
