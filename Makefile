@@ -29,7 +29,7 @@ CLI_OBJ   = $(CLI_SRC:%.c=$(B)/%.o)
 TEST_OBJ  = $(TEST_SRC:%.c=$(B)/%.o)
 ALL_FLAGS = $(WARN) $(CFLAGS) $(OMP) $(PKG_CFLAGS) -Icore -Iio -Icli
 
-.PHONY: all test unit debug bench clean logs deps demo fuzz fuzz-deps golden lib install uninstall install-check deb deb-deps
+.PHONY: all mpi test unit debug bench clean logs deps demo fuzz fuzz-deps golden lib install uninstall install-check deb deb-deps
 all: $(BIN) lib
 
 $(B)/%.o: %.c $(wildcard core/*.h io/*.h cli/*.h tests/*.h)
@@ -53,6 +53,22 @@ $(B)/libsysidcli.a: $(CLI_OBJ)
 $(BIN): $(B)/cli/main.o $(B)/libsysidcli.a $(B)/libsysidio.a $(B)/libsysid.a
 	$(CC) $(CFLAGS) $(OMP) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lcsv -llapack -lm
 
+# sysid-mpi (`make mpi`): the fit on many processes (mpi/main.c), compiled and linked with
+# Open MPI's mpicc; plain `make` and sysid never link MPI. `make test` builds it when mpicc is
+# there, for tests/cli_mpi.sh.
+MPICC    ?= mpicc
+HAVE_MPI  = $(call lazy,HAVE_MPI,command -v $(MPICC) 2>/dev/null)
+MPI_OBJ   = $(patsubst %.c,$(B)/%.o,$(wildcard mpi/*.c))
+
+$(B)/mpi/%.o: mpi/%.c $(wildcard core/*.h io/*.h cli/*.h mpi/*.h)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CPPFLAGS) $(ALL_FLAGS) -c $< -o $@
+
+$(B)/sysid-mpi: $(MPI_OBJ) $(B)/libsysidcli.a $(B)/libsysidio.a $(B)/libsysid.a
+	$(MPICC) $(CFLAGS) $(OMP) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lcsv -llapack -lm
+
+mpi: $(B)/sysid-mpi
+
 $(B)/test_runner: $(TEST_OBJ) $(B)/libsysidcli.a $(B)/libsysidio.a $(B)/libsysid.a
 	$(CC) $(CFLAGS) $(OMP) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lcsv -llapack $(CHECK_LIBS) $(MUJOCO_LIBS) -lm
 
@@ -68,7 +84,7 @@ test_cmd = $(if $(filter unit,$1),cd tests && ../$(B)/test_runner,$(if $(filter 
     SYSID=$(abspath $(BIN)) bash tests/golden/run.sh check,\
     SYSID=$(abspath $(BIN)) PNGSTAT=$(abspath $(B)/pngstat) SYSID_BUILD=$(abspath $(B)) SYSID_LDFLAGS="$(LDFLAGS)" bash tests/$1.sh))
 
-test: $(BIN) $(B)/test_runner $(B)/pngstat $(if $(SYSID_NO_INSTALL),,lib)
+test: $(BIN) $(B)/test_runner $(B)/pngstat $(if $(SYSID_NO_INSTALL),,lib) $(if $(and $(HAVE_MPI),$(filter cli_mpi,$(TEST_PARTS))),$(B)/sysid-mpi)
 	@$(MAKE) --no-print-directory $(TEST_PARTS:%=test-part-%)
 
 test-part-%: FORCE
@@ -91,8 +107,9 @@ golden: $(BIN)
 # slow everything and the test parts share the cores. It leaves out two parts that compare
 # outputs, not memory: the goldens (byte-identical outputs of fits every other part also runs)
 # and tests/cli_readme.sh (the README's commands); together they were 6 of its 21 minutes of
-# test time, which CI's 20 minutes no longer hold.
-DEBUG_PARTS = $(filter-out golden cli_readme,$(TEST_PARTS))
+# test time, which CI's 20 minutes no longer hold. And tests/cli_mpi.sh: Open MPI's own
+# allocations would be reported as leaks at exit (the MPI binary is built by `make mpi` alone).
+DEBUG_PARTS = $(filter-out golden cli_readme cli_mpi,$(TEST_PARTS))
 debug:
 	SYSID_NO_BROWSER=1 SYSID_NO_INSTALL=1 CK_EXCLUDE_TAGS=slow CK_TIMEOUT_MULTIPLIER=3 $(MAKE) B=build-debug BIN=build-debug/sysid OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	    LDFLAGS="-fsanitize=address,undefined" TEST_PARTS="$(DEBUG_PARTS)" test
@@ -127,9 +144,10 @@ logs: $(B)/mjlog
 
 # Debian packages the build, the tests and the benchmarks need; installs only what is missing.
 # chromium renders the HTML report in tests/cli_html.sh; zlib1g-dev builds its screenshot checker;
-# groff-base renders the man page in tests/cli_install.sh.
+# groff-base renders the man page in tests/cli_install.sh; openmpi-bin and libopenmpi-dev build
+# and run sysid-mpi (tests/cli_mpi.sh).
 DEB_PKGS = build-essential pkg-config libcjson-dev libcsv-dev libnlopt-dev liblapack-dev check libxml2-dev libmujoco-dev jq \
-           chromium zlib1g-dev groff-base
+           chromium zlib1g-dev groff-base openmpi-bin libopenmpi-dev
 deps:
 	@missing=$$(for p in $(DEB_PKGS); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \

@@ -26,6 +26,20 @@ int cmd_import(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 
+/* What a program that runs `sysid fit` as one of several processes (mpi/main.c: the ranks of
+ * one fit) changes; all zero (the default) is plain `sysid fit`. With interrupt, the fit reads
+ * that flag (the ranks' agreed one) instead of its own signal flag, which cmd_fit_signal()
+ * returns, and refuses a time limit (each rank's clock would stop a different iteration). With
+ * no_output, everything is computed and nothing printed or written (the ranks but 0); with
+ * before_write, every rank meets the others before rank 0 writes (one that failed stops all). */
+typedef struct {
+    volatile const int *interrupt;
+    int no_output;
+    void (*before_write)(void);   /* called where the outputs would be written (may not return) */
+} cmd_fit_embedding;
+extern cmd_fit_embedding cmd_fit_embed;
+int cmd_fit_signal(void);
+
 /* Print "sysid: error: MSG", c's usage line and "Try 'sysid CMD --help'." on stderr;
  * returns EXIT_INPUT. */
 int cmd_usage_error(const cmd_info *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

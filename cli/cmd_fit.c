@@ -89,6 +89,10 @@ static const cmd_info info = {
  * the program at once, as the user asks. The fit's hooks (sid_io_fit_hooks.interrupt) point
  * at `interrupted` (nonzero: the signal's number; an int is what glibc's sig_atomic_t is). */
 static volatile int interrupted = 0;
+
+cmd_fit_embedding cmd_fit_embed;
+
+int cmd_fit_signal(void) { return interrupted; }
 static const int stop_signal[3] = { SIGINT, SIGTERM, SIGHUP };
 static struct sigaction old_action[3];
 static int caught;
@@ -347,6 +351,11 @@ int cmd_fit(int argc, char **argv)
                   "optimizer only");
         goto done;
     }
+    if (cmd_fit_embed.interrupt && spec.time_limit > 0) {
+        cli_error("time limit (--time-limit or the spec's \"optimizer\": {\"time_limit\"}): not with several "
+                  "ranks, whose clocks would stop the fit at different iterations; use --max-iter");
+        goto done;
+    }
     for (int j = 0; j < nlog + nval; j++) {
         const char *path = log_path(&a, j);
         if (traj_csv_load(path, m, &spec.columns, &tr[j], &err) || hash_input(&in[j], path, &err)) {
@@ -358,12 +367,12 @@ int cmd_fit(int argc, char **argv)
 
     /* ---- the fit, what the data determine, predictions (fit_run.h) ---- */
     fit_progress fp = { .mode = progress_mode_for(cli_quiet, a.verbose) };
-    const sid_io_fit_hooks hooks = { on_progress, &fp, &interrupted };
+    const sid_io_fit_hooks hooks = { on_progress, &fp, cmd_fit_embed.interrupt ? cmd_fit_embed.interrupt : &interrupted };
     const fit_run_input fin = { robot, m, theta0, doc, &spec, nlog, nval, tr, paths, &hooks };
     if (fit_run(&fin, &f, &err) != SID_OK) {
         rc = cli_fail(&err);
-        if (err.status == SID_ERR_INTERRUPTED && interrupted)
-            rc = 128 + interrupted;   /* stopped while choosing the window: nothing to write */
+        if (err.status == SID_ERR_INTERRUPTED && *hooks.interrupt)
+            rc = 128 + *hooks.interrupt;   /* stopped while choosing the window: nothing to write */
         goto done;
     }
     report *r = &f->rep;
@@ -387,6 +396,13 @@ int cmd_fit(int argc, char **argv)
     if (!cli_quiet) {
         report_table(stderr, r);
         report_warnings(r);
+    }
+
+    if (cmd_fit_embed.before_write)
+        cmd_fit_embed.before_write();
+    if (cmd_fit_embed.no_output) {
+        rc = EXIT_OK;
+        goto done;
     }
 
     /* ---- write ---- */

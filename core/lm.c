@@ -98,6 +98,18 @@ static sid_status keep_window(void *ctx, sid_normal_sums *S, int w, sid_error *e
     return SID_OK;
 }
 
+/* With a shard (sid_problem_set_shard): the other processes' windows' blocks, so that every
+ * process solves the same system (the Schur reduction runs in window order, as here). */
+static sid_status gather_windows(lm_sys *L, sid_error *err)
+{
+    sid_problem *p = L->d->p;
+    const size_t ns = (size_t)L->ns, nf = (size_t)L->nf;
+    sid_status s = sid_problem_gather(p, L->V, sizeof(double) * ns * ns, 1, err);
+    if (!s) s = sid_problem_gather(p, L->C, sizeof(double) * ns * nf, 1, err);
+    if (!s) s = sid_problem_gather(p, L->g + nf, sizeof(double) * ns, 1, err);
+    return s;
+}
+
 /* The system at x (the driver's working theta and start states set from it): one Jacobian
  * pass, then every block scaled to the variables x and divided by nres. */
 static sid_status lm_linearize(lm_sys *L, const double *x, sid_error *err)
@@ -110,6 +122,7 @@ static sid_status lm_linearize(lm_sys *L, const double *x, sid_error *err)
                                   ns ? keep_window : NULL, L, L->A, L->g, &rr, err);
     d->r->jacobians++;
     d->r->evaluations++;
+    if (!s && ns) s = gather_windows(L, err);
     if (s) return s;
     /* d theta / d x: the scale, or theta itself in log space (1 in an inertia block, whose
      * columns then go through its 6 x 6 d I / d x: J_x = J_theta G, A_x = G^T A G, below);

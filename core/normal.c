@@ -66,6 +66,30 @@ static void add_rows(void *ctx, int row0, int rows, const double *r, const doubl
     }
 }
 
+/* With a shard: the other processes' chunk statuses (and errors, if one failed) or their
+ * rows of sums, and then every chunk's row added in chunk order, as one process would. */
+static sid_status gather_rows(sid_problem *p, double *rows, size_t rowlen, int n, double *A, double *g, double *rr,
+                              sid_normal_extra *ex, int progress, sid_error *err)
+{
+    sid_status s = sid_problem_gather(p, p->chunk_status, sizeof(sid_status), 0, err);
+    int failed = 0;
+    for (int c = 0; !s && c < p->nchunk; c++) failed |= p->chunk_status[c] != SID_OK;
+    if (!s && failed) return sid_problem_gather(p, p->chunk_err, sizeof(sid_error), 0, err);
+    if (!s) s = sid_problem_gather(p, rows, sizeof(double) * rowlen, 0, err);
+    for (int c = 0; !s && c < p->nchunk; c++) {
+        const double *row = rows + (size_t)c * rowlen;
+        for (size_t i = 0; i < (size_t)n * (size_t)n; i++) A[i] += row[i];
+        for (int i = 0; g && i < n; i++) g[i] += row[n * n + i];
+        *rr += row[n * n + n];
+        if (ex) {
+            for (size_t i = 0; i < (size_t)n * (size_t)n; i++) ex->M[i] += row[(size_t)(n * n + n + 1) + i];
+            for (int i = 0; i < 3 * ex->nchan; i++) ex->chan[i] += row[2 * n * n + n + 1 + i];
+        }
+    }
+    if (!s && progress && p->progress) p->progress(p->progress_ctx, p->nwin, p->nwin);
+    return s;
+}
+
 /* Rows per block: a few MB of J whatever the number of columns, and no more than a window. */
 #define BLOCK_DOUBLES ((size_t)1 << 18)
 
@@ -91,7 +115,10 @@ sid_status sid_normal_run_extra(sid_problem *p, const double *theta, const doubl
     const int cap = (size_t)maxrows < BLOCK_DOUBLES / (size_t)ncol ? maxrows : (int)(BLOCK_DOUBLES / (size_t)ncol);
     sid_normal_sums *S = sid_alloc(sizeof(sid_normal_sums) * (size_t)nlane);
     sid_status s = SID_OK;
-    int ok = S != NULL;
+    /* with a shard: each chunk's sums as a row (A, g, rr, then M and chan), gathered, then added */
+    const size_t rowlen = (size_t)n * (size_t)n + (size_t)n + 1 + (ex ? (size_t)n * (size_t)n + 3 * (size_t)ex->nchan : 0);
+    double *rows = p->shard.size ? sid_alloc(sizeof(double) * rowlen * (size_t)p->nchunk) : NULL;
+    int ok = S != NULL && (rows || !p->shard.size);
     for (int t = 0; ok && t < nlane; t++) ok = !sums_init(&S[t], p, n, ns, cap, ex ? ex->nchan : 0);
     if (!ok) {
         s = sid_error_set(err, SID_ERR_NOMEM, "out of memory");
@@ -108,7 +135,7 @@ sid_status sid_normal_run_extra(sid_problem *p, const double *theta, const doubl
 #ifdef _OPENMP
 #pragma omp parallel for ordered schedule(dynamic, 1) num_threads(nlane)
 #endif
-    for (int c = 0; c < p->nchunk; c++) {
+    for (int c = p->chunk_lo; c < p->chunk_hi; c++) {
 #ifdef _OPENMP
         const int t = omp_get_thread_num();
 #else
@@ -145,7 +172,15 @@ sid_status sid_normal_run_extra(sid_problem *p, const double *theta, const doubl
 #ifdef _OPENMP
 #pragma omp ordered
 #endif
-        if (!p->chunk_status[c]) {
+        if (!p->chunk_status[c] && rows) {
+            double *row = rows + (size_t)c * rowlen;
+            memcpy(row, St->A, sizeof(double) * (size_t)(n * n + n));
+            row[n * n + n] = St->rr;
+            if (ex) {
+                memcpy(row + n * n + n + 1, St->M, sizeof(double) * (size_t)n * (size_t)n);
+                memcpy(row + 2 * n * n + n + 1, St->chan, sizeof(double) * 3 * (size_t)ex->nchan);
+            }
+        } else if (!p->chunk_status[c]) {
             for (size_t i = 0; i < (size_t)n * (size_t)n; i++) A[i] += St->A[i];
             for (int i = 0; g && i < n; i++) g[i] += St->g[i];
             *rr += St->rr;
@@ -157,6 +192,7 @@ sid_status sid_normal_run_extra(sid_problem *p, const double *theta, const doubl
                 p->progress(p->progress_ctx, (c + 1) * p->chunk_windows < nwin ? (c + 1) * p->chunk_windows : nwin, nwin);
         }
     }
+    if (rows && (s = gather_rows(p, rows, rowlen, n, A, g, rr, ex, progress, err))) goto done;
     for (int c = 0; c < p->nchunk; c++)
         if (p->chunk_status[c]) {
             if (err) *err = p->chunk_err[c];
@@ -164,6 +200,7 @@ sid_status sid_normal_run_extra(sid_problem *p, const double *theta, const doubl
             goto done;
         }
 done:
+    sid_free(rows);
     for (int t = 0; S && t < nlane; t++) sums_free(&S[t]);
     sid_free(S);
     return s;

@@ -79,6 +79,37 @@ void sid_problem_set_progress(sid_problem *p, sid_progress_fn fn, void *ctx)
     p->progress = fn;
     p->progress_ctx = ctx;
 }
+
+/* The shard new problems start with (sid_shard_set_default); size 0: none. */
+static sid_shard default_shard;
+
+void sid_shard_set_default(const sid_shard *s)
+{
+    default_shard = s ? *s : (sid_shard){0};
+}
+
+void sid_problem_set_shard(sid_problem *p, const sid_shard *s)
+{
+    p->shard = s && s->size > 1 ? *s : (sid_shard){0};
+    p->chunk_lo = p->shard.size ? (int)((long)p->nchunk * p->shard.rank / p->shard.size) : 0;
+    p->chunk_hi = p->shard.size ? (int)((long)p->nchunk * (p->shard.rank + 1) / p->shard.size) : p->nchunk;
+}
+
+sid_status sid_problem_gather(const sid_problem *p, void *buf, size_t unit, int by_window, sid_error *err)
+{
+    const int size = p->shard.size;
+    if (!size) return SID_OK;
+    size_t *off = sid_alloc(sizeof(size_t) * (size_t)(size + 1));
+    if (!off) return sid_error_set(err, SID_ERR_NOMEM, "out of memory");
+    for (int r = 0; r <= size; r++) {
+        const long c = (long)p->nchunk * r / size, w = c * p->chunk_windows;
+        off[r] = unit * (size_t)(by_window ? (w < p->nwin ? w : p->nwin) : c);
+    }
+    sid_status s = p->shard.gather(p->shard.ctx, buf, off, err);
+    sid_free(off);
+    return s;
+}
+
 int sid_problem_nresiduals(const sid_problem *p) { return p->nres; }
 const double *sid_problem_scale_q(const sid_problem *p) { return p->sq; }
 const double *sid_problem_scale_qd(const sid_problem *p) { return p->sqd; }
@@ -249,6 +280,7 @@ sid_status sid_problem_create(sid_problem **out, const sid_model *m, const sid_t
         sid_problem_free(p);
         return sid_error_set(err, SID_ERR_INPUT, "no residuals: the logs have no velocities and the q weight is 0");
     }
+    sid_problem_set_shard(p, &default_shard);
     *out = p;
     return SID_OK;
 nomem:
@@ -301,6 +333,22 @@ static sid_status window_loss(const sid_problem *p, lane *L, const double *theta
     return sid_adjoint_window(p, L, theta, w, x0w, nseg, thetabar, x0bar, NULL, 0, err);
 }
 
+/* The other processes' chunks of a pass: statuses first (and their errors if one failed, so
+ * that every process returns the same one), then the partials the pass made. */
+static sid_status shard_gather_chunks(sid_problem *p, int grad, double *grad_x0, int rmse, sid_error *err)
+{
+    const size_t np = (size_t)p->m->nparam, nx = (size_t)(p->m->nq + p->m->nv), nxo = (size_t)(p->m->nqo + p->m->nvo);
+    sid_status s = sid_problem_gather(p, p->chunk_status, sizeof(sid_status), 0, err);
+    int failed = 0;
+    for (int c = 0; !s && c < p->nchunk; c++) failed |= p->chunk_status[c] != SID_OK;
+    if (!s && failed) s = sid_problem_gather(p, p->chunk_err, sizeof(sid_error), 0, err);
+    if (!s && !failed) s = sid_problem_gather(p, p->chunk_sum, sizeof(double), 0, err);
+    if (!s && !failed && grad) s = sid_problem_gather(p, p->chunk_grad, sizeof(double) * np, 0, err);
+    if (!s && !failed && grad_x0) s = sid_problem_gather(p, grad_x0, sizeof(double) * nxo, 1, err);
+    if (!s && !failed && rmse) s = sid_problem_gather(p, p->chunk_sse, sizeof(double) * nx, 0, err);
+    return s;
+}
+
 sid_status sid_problem_run_chunks(sid_problem *p, const double *theta, const double *x0, int grad, double *grad_x0,
                                   int rmse, sid_error *err)
 {
@@ -310,7 +358,7 @@ sid_status sid_problem_run_chunks(sid_problem *p, const double *theta, const dou
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 1) num_threads(p->nlane)
 #endif
-    for (int c = 0; c < p->nchunk; c++) {
+    for (int c = p->chunk_lo; c < p->chunk_hi; c++) {
 #ifdef _OPENMP
         lane *L = &p->lane[omp_get_thread_num()];
 #else
@@ -328,6 +376,10 @@ sid_status sid_problem_run_chunks(sid_problem *p, const double *theta, const dou
                                              sse ? sse + nq : NULL, g, grad_x0 ? grad_x0 + off : NULL, &p->chunk_err[c]);
             if (p->chunk_status[c]) break;
         }
+    }
+    if (p->shard.size) {
+        sid_status s = shard_gather_chunks(p, grad, grad_x0, rmse, err);
+        if (s) return s;
     }
     for (int c = 0; c < p->nchunk; c++)
         if (p->chunk_status[c]) {

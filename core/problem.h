@@ -55,12 +55,18 @@ struct sid_problem {
     sid_error *chunk_err;
     sid_progress_fn progress;     /* sid_problem_set_progress: called by long passes (the covariance) */
     void *progress_ctx;
+    sid_shard shard;              /* sid_problem_set_shard; shard.size 0: unsharded */
+    int chunk_lo, chunk_hi;       /* the chunks computed here: [chunk_lo, chunk_hi) */
 };
 
 /* Run the windows of every chunk, chunks in parallel; each chunk's sums start from zero.
  * With grad, chunk_grad holds each chunk's gradient; with rmse, chunk_sse its squared errors. */
 sid_status sid_problem_run_chunks(sid_problem *p, const double *theta, const double *x0, int grad, double *grad_x0,
                                   int rmse, sid_error *err);
+
+/* With a shard (sid_problem_set_shard), fill the other processes' parts of buf: unit bytes per
+ * chunk, or with by_window per window (chunk c's windows in order); without one, nothing. */
+sid_status sid_problem_gather(const sid_problem *p, void *buf, size_t unit, int by_window, sid_error *err);
 
 /* Residual terms of sample k at simulated state x = (q, v): adds 1/2 sum w (delta / s)^2 to
  * *sum, squared raw errors to sse_q / sse_qd (if not NULL) and, with xbar, the seed

@@ -475,6 +475,25 @@ void sid_problem_free(sid_problem *p);
  * all), called in window order from one thread at a time; fn NULL: none. */
 typedef void (*sid_progress_fn)(void *ctx, int done, int total);
 void sid_problem_set_progress(sid_problem *p, sid_progress_fn fn, void *ctx);
+/* Sharding over processes (mpi/: `sysid-mpi`, the same fit on many machines). Each of size
+ * processes computes only its contiguous block of the problem's chunks (chunks
+ * [nchunk rank / size, nchunk (rank + 1) / size)); wherever chunk partials are summed, gather
+ * fills the other processes' parts of buf, which is laid out by chunk (or by window) in order:
+ * process r's part is bytes [off[r], off[r + 1]) (off has size + 1 entries), and this process's
+ * part is already in place. Every process then adds all chunks in chunk order, so the sums are
+ * the same to the bit as one process's. gather is called at the same points, in the same order,
+ * on every process; its status, if not SID_OK, is the pass's. */
+typedef sid_status (*sid_shard_gather_fn)(void *ctx, void *buf, const size_t *off, sid_error *err);
+typedef struct {
+    int rank, size;
+    sid_shard_gather_fn gather;
+    void *ctx;
+} sid_shard;
+/* p's shard (NULL: none, every chunk here, the default). */
+void sid_problem_set_shard(sid_problem *p, const sid_shard *s);
+/* The shard every sid_problem_create after this call starts with (NULL: none): how one
+ * process's fit, with all the problems it makes, becomes one rank's part. */
+void sid_shard_set_default(const sid_shard *s);
 const sid_model *sid_problem_model(const sid_problem *p);
 int sid_problem_nwindows(const sid_problem *p);
 int sid_problem_nresiduals(const sid_problem *p);

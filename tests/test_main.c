@@ -35,6 +35,7 @@ Suite *limits_suite(void);
 Suite *mjcf_suite(void);
 Suite *contact_force_suite(void);
 Suite *lm_suite(void);
+Suite *shard_suite(void);
 Suite *io_api_suite(void);
 Suite *fit_hooks_suite(void);
 Suite *dry_friction_suite(void);
@@ -93,6 +94,7 @@ static const struct {
     {"backlash", backlash_suite},
     {"forward", forward_suite},
     {"command_grad", command_grad_suite},
+    {"shard", shard_suite},
 };
 enum { NSUITE = (int)(sizeof suites / sizeof suites[0]) };
 
