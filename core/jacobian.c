@@ -252,13 +252,9 @@ sid_status sid_window_jacobian_rows(const sid_problem *p, lane *L, sid_jac_work 
                                     sid_error *err)
 {
     block b = {jw, fn, ctx, 0, 0};
-    /* central differences where the step has no forward mode (sid_step_tangent_missing), and for
-     * now for every model with contact spheres: compliant contact's tangent is written and
-     * checked (tests/test_forward.c), but switching its Jacobian changes the covariance digits of
-     * four golden reports and the path of contact_recovery's lm_noisy fit, which the integrator
-     * decides on; dropping "|| p->m->nsphere" here switches it */
-    const int fd = sid_step_tangent_missing(p->step, p->m, p->logs[p->win[w].log]->push != NULL) != NULL ||
-                   p->m->nsphere;
+    /* central differences only where the step has no forward mode (sid_step_tangent_missing);
+     * compliant contact has one (checked in tests/test_forward.c) */
+    const int fd = sid_step_tangent_missing(p->step, p->m, p->logs[p->win[w].log]->push != NULL) != NULL;
     const sid_status s = fd ? window_rows_fd(p, L, jw, theta, x0w, w, idx, &b, err)
                             : window_rows_tangent(p, L, jw, theta, x0w, w, idx, &b, err);
     if (s) return s;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fit_driver.h"
 #include "robot_json.h"
 #include "robot_load.h"
 #include "test_util.h"
@@ -44,6 +45,31 @@ static sid_traj *box_log(const sid_model *m, const double *theta, const double *
     return tr;
 }
 
+/* The undamped (Gauss-Newton) model's predicted decrease at a fit's end, -g^T h / 2: h the LM
+ * step at damping 1e-12 (sid_lm_step), g the loss's gradient in the fit's scaled variables
+ * (the parameters' from sid_fit_objective, the start states' from the adjoint times their
+ * scales), relative to the loss. */
+static double gn_decrease(sid_problem *p, const double *theta, const double *x0, const sid_fit_opts *fo)
+{
+    const sid_model *m = sid_problem_model(p);
+    const int nq = sid_model_nq(m), nx = nq + sid_model_nv(m), nf = fo->nfree;
+    const int n = nf + sid_problem_nwindows(p) * nx;
+    double *h = malloc(sizeof(double) * (size_t)n), *g = malloc(sizeof(double) * (size_t)n);
+    double *grad = malloc(sizeof(double) * (size_t)sid_model_nparam(m)), f, f2;
+    sid_error err = {0};
+    ck_assert_msg(sid_lm_step(p, theta, x0, fo, 1e-12, h, &err) == SID_OK, "%s", err.msg);
+    ck_assert_msg(sid_fit_objective(p, theta, x0, fo, &f, g, &err) == SID_OK, "%s", err.msg);
+    ck_assert_msg(sid_problem_loss(p, theta, x0, &f2, grad, g + nf, &err) == SID_OK, "%s", err.msg);
+    const double *sq = sid_problem_scale_q(p), *sqd = sid_problem_scale_qd(p);
+    double gh = 0;
+    for (int k = 0; k < n; k++) {
+        const int i = (k - nf) % nx;
+        gh += g[k] * h[k] * (k < nf ? 1 : i < nq ? sq[i] : sqd[i - nq]);
+    }
+    free(h), free(g), free(grad);
+    return -0.5 * gh / f;
+}
+
 /* What a fit is held to. Bounds come from the figures the fit prints (measured on x86-64, gcc
  * -O3; the fits are deterministic), with a margin of about 1.5 to 3 on noisy data and of
  * several hundred where the error is rounding. Iteration counts, timings and NLopt's message
@@ -57,6 +83,8 @@ typedef struct {
     double floor;         /* > 0: loss <= floor * the loss of the truth from the logged start states */
     double over_noise;    /* > 0: loss <= over_noise * the noise floor (tu_noise_loss) */
     double stderr_rel;    /* largest stderr / truth the covariance may state (all identifiable) */
+    double gn_ftol;       /* > 0 (LM): the undamped model's predicted decrease at the end <= gn_ftol
+                           * ftol_rel of the loss (gn_decrease) */
 } expectation;
 
 static void recover(int mode, double noise, const expectation *x)
@@ -121,10 +149,12 @@ static void recover(int mode, double noise, const expectation *x)
     ck_assert_msg(sid_fit(p, theta, x0, &fo, &res, &err) == SID_OK, "%s", err.msg);
     sid_covariance_result *cov = sid_alloc(sizeof *cov);
     ck_assert_int_eq(sid_problem_covariance(p, theta, x0, nfree, idx, NULL, cov, &err), SID_OK);
+    const double gn = mode == ADJOINT_LM ? gn_decrease(p, theta, x0, &fo) : 0;
     const double noise_loss = tu_noise_loss(p, o.weight_q, o.weight_qd, 1e-3 * noise, 1e-2 * noise);
     fprintf(stderr, "contact recovery (%s, noise %g): loss %.3e -> %.3e (truth %.3e, noise floor %.3e), %d iterations, "
             "%d evaluations, %.2f s, %s\n", mode_name[mode], noise, res.loss0, res.loss, loss_truth, noise_loss,
             res.iterations, res.evaluations, res.seconds, res.message);
+    if (mode == ADJOINT_LM) fprintf(stderr, "  the undamped model's predicted decrease at the end: %.3e of the loss\n", gn);
     for (int j = 0; j < nfree; j++) {
         const int i = idx[j], k = mode == HARD && j == 1 ? 3 : j;
         const double nominal = truth[i] / truth_factor[k], e = fabs(theta[i] - truth[i]) / truth[i];
@@ -144,6 +174,9 @@ static void recover(int mode, double noise, const expectation *x)
                   res.loss0, x->loss_ratio);
     if (x->floor > 0)
         ck_assert_msg(res.loss <= x->floor * loss_truth, "loss %g > %g x the truth's %g", res.loss, x->floor, loss_truth);
+    if (x->gn_ftol > 0)
+        ck_assert_msg(gn <= x->gn_ftol * fo.ftol_rel, "converged where the Gauss-Newton model still promises %g of the loss",
+                      gn);
     if (x->over_noise > 0)
         ck_assert_msg(res.loss <= x->over_noise * noise_loss, "loss %g > %g x the noise floor %g", res.loss, x->over_noise,
                       noise_loss);
@@ -182,7 +215,7 @@ END_TEST
  * sub-millimetre penetrations that carry them. What holds: stiffness moved at least part of
  * the way (22 % of it measured; held: 10 %), the loss fell below the truth's and to within 8
  * times the noise floor.
- * Levenberg-Marquardt reaches that minimum from nominal (lm_noisy).
+ * Levenberg-Marquardt, from nominal, ends at another minimum (lm_noisy).
  */
 START_TEST(adjoint_noisy)
 {
@@ -192,17 +225,26 @@ START_TEST(adjoint_noisy)
 }
 END_TEST
 
-/* The same noisy logs fitted by Levenberg-Marquardt (the residuals' Jacobian, start states
- * eliminated window by window): from nominal to the minimum that L-BFGS stops short of.
- * Measured: friction 0.75 % off, stiffness 1.5 %, damping 0.71 %, mass 1.2 %; loss 1.787e-2 ->
- * 5.96e-5, 1.16 times the noise floor 5.15e-5; 30 iterations, 75 evaluations; stderr / truth
- * <= 2.7e-3. Held: every parameter within 5 % (the issue's target is 10 %), the loss within
- * twice the noise floor. The truth is not inside the 95 % intervals (friction is hundreds of
- * standard errors away): see the intervals' diagnostics. */
+/* The same noisy logs fitted by Levenberg-Marquardt (the residuals' exact Jacobian by forward
+ * mode, start states eliminated window by window). Measured: friction 6.8 % off, stiffness
+ * 1.35 %, damping 4.6 %, mass 5.0 %; loss 1.787e-2 -> 1.439e-4, below the truth's 5.081e-4 and
+ * 2.8 times the noise floor 5.15e-5; 75 iterations, 163 evaluations; stderr / truth <= 5.3e-3;
+ * at the end the undamped model promises 1.0e-7 of the loss (ftol_rel 1e-7). Held, with a
+ * margin of about 1.5: stiffness within 2 %, damping within 7 % (the issue's target for both is
+ * 10 %), friction within 10 %, mass 7.5 %, the loss within 4 times the noise floor; the
+ * Gauss-Newton prediction within twice ftol_rel (the stop rule before the undamped test stopped
+ * 28 iterations earlier, where it promised 1.0e-6). This is a local minimum, not a stop short
+ * of one: with the finite-difference Jacobian of before, whose rounding sent the first steps
+ * elsewhere, LM ended at a loss of 5.96e-5 with every parameter within 1.5 %; on the segment
+ * between the two end points the loss first rises (1.50e-4 at a twentieth of the way), and
+ * giving one window of the toss (window 9, its start spin 0.85 rad/s apart) the other end's
+ * start state alone takes the loss from 1.439e-4 to 9.0e-5: that window's start state sits in
+ * another basin. The truth is not inside the 95 % intervals (friction is 49 standard errors
+ * away): see the intervals' diagnostics. */
 START_TEST(lm_noisy)
 {
-    const expectation x = {.err = {0.05, 0.05, 0.05, 0.05}, .rest = {NOT_HELD, NOT_HELD, NOT_HELD, NOT_HELD},
-                           .loss_ratio = 0.01, .floor = 1, .over_noise = 2, .stderr_rel = 0.01};
+    const expectation x = {.err = {0.10, 0.02, 0.07, 0.075}, .rest = {NOT_HELD, NOT_HELD, NOT_HELD, NOT_HELD},
+                           .loss_ratio = 0.012, .floor = 1, .over_noise = 4, .gn_ftol = 2, .stderr_rel = 0.01};
     recover(ADJOINT_LM, 1, &x);
 }
 END_TEST

@@ -3,7 +3,8 @@
  * (MuJoCo's soft-constraint solver, ours the compliant model), and the cost of a gradient
  * relative to the loss alone, per contact gradient mode: compliant (exact adjoint), randomized
  * smoothing (2 N loss evaluations, N antithetic pairs) and hard contact (implicit gradient; its
- * backward pass re-solves each step's contact problem). */
+ * backward pass re-solves each step's contact problem); and one window's residual Jacobian,
+ * forward mode against central differences. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,6 +70,42 @@ static void run_box_loss(void *p)
     bench_sink = s + (c->grad ? c->grad[0] : 0);
 }
 
+/* One window's residual Jacobian: forward mode (sid_problem_window_jacobian), or central
+ * differences as the fallback for models without forward mode computes them (jacobian.c), 2
+ * ncol + 1 simulations of the window (here sid_problem_window_predict), each column's step
+ * scaled to its variable. */
+typedef struct {
+    sid_problem *p;
+    double *theta, *x0w, *r, *J, *q, *v;
+    const int *idx;
+    int nfree, ncol, w, fd;
+} box_jac_ctx;
+
+static void run_box_jac(void *ctx)
+{
+    box_jac_ctx *c = ctx;
+    sid_error err = {0};
+    if (!c->fd) {
+        bench_check(sid_problem_window_jacobian(c->p, c->theta, c->x0w, c->w, c->nfree, c->idx, c->r, c->J, &err), &err,
+                    "box jacobian");
+        bench_sink = c->J[0];
+        return;
+    }
+    bench_check(sid_problem_window_predict(c->p, c->theta, c->x0w, c->w, c->q, c->v, &err), &err, "box window");
+    double s = c->q[0];
+    for (int j = 0; j < c->ncol; j++) {
+        double *var = j < c->nfree ? &c->theta[c->idx[j]] : &c->x0w[j - c->nfree];
+        const double keep = *var, h = 1e-6 * fmax(fabs(keep), 1e-3);
+        for (int sign = -1; sign <= 1; sign += 2) {
+            *var = keep + sign * h;
+            bench_check(sid_problem_window_predict(c->p, c->theta, c->x0w, c->w, c->q, c->v, &err), &err, "box window");
+            s += c->q[0];
+        }
+        *var = keep;
+    }
+    bench_sink = s;
+}
+
 void bench_contact(void (*row)(int, const char *, const char *, const char *, const char *, const char *))
 {
     sid_model *m;
@@ -123,6 +160,43 @@ void bench_contact(void (*row)(int, const char *, const char *, const char *, co
     snprintf(ours, sizeof ours, "%.2f", lcells[2].median);
     snprintf(ratio, sizeof ratio, "**%.2f×** grad/forward", lcells[2].median / lcells[0].median);
     row(8, "loss+grad µs/step", "box, randomized smoothing, 8 pairs", ours, ref, ratio);
+
+    /* one window's residual Jacobian, friction, stiffness, damping and mass free, start state
+     * estimated (as contact_recovery's Levenberg-Marquardt fit): forward mode against central
+     * differences */
+    {
+        sid_loss_opts oj = o;
+        oj.estimate_start = 1;
+        sid_problem *pj = NULL;
+        bench_check(sid_problem_create(&pj, m, (const sid_traj *const *)&tr, 1, &oj, &err), &err, "box problem, jacobian");
+        static const char *const names[] = {"contact.ground.friction", "contact.ground.stiffness",
+                                            "contact.ground.damping", "links.box.mass"};
+        int idx[4];
+        for (int j = 0; j < 4; j++)
+            if ((idx[j] = sid_model_param_find(m, names[j])) < 0) bench_die("box: no parameter %s", names[j]);
+        const int nwin = sid_problem_nwindows(pj), nx = sid_model_nq(m) + sid_model_nv(m), w = nwin / 2;
+        const int rows = sid_problem_window_rows(pj, w), ncol = 4 + nx;
+        double *x0 = malloc(sizeof(double) * (size_t)(nwin * nx)), *th = malloc(sizeof(double) * (size_t)sid_model_nparam(m));
+        memcpy(th, theta, sizeof(double) * (size_t)sid_model_nparam(m));
+        sid_problem_start_states(pj, th, x0);
+        double *r = malloc(sizeof(double) * (size_t)rows), *J = malloc(sizeof(double) * (size_t)rows * (size_t)ncol);
+        double *q = malloc(sizeof(double) * (size_t)tr->n * 7), *v = malloc(sizeof(double) * (size_t)tr->n * 6);
+        box_jac_ctx jc[2];
+        for (int fd = 0; fd < 2; fd++) {
+            jc[fd] = (box_jac_ctx){pj, th, x0 + w * nx, r, J, q, v, idx, 4, ncol, w, fd};
+            bench_cell_init(&lcells[fd], run_box_jac, &jc[fd], 1e3);
+        }
+        bench_measure(lg, 2);
+        char cas[160];
+        snprintf(cas, sizeof cas, "box, compliant, one 0.2 s window's residual Jacobian, %d columns (4 params + start state)",
+                 ncol);
+        snprintf(ours, sizeof ours, "%.2f", lcells[0].median);
+        snprintf(ref, sizeof ref, "central differences %.2f", lcells[1].median);
+        snprintf(ratio, sizeof ratio, "**%.2f×** differences/forward", lcells[1].median / lcells[0].median);
+        row(8, "Jacobian ms/window", cas, ours, ref, ratio);
+        free(x0), free(th), free(r), free(J), free(q), free(v);
+        sid_problem_free(pj);
+    }
 
     /* hard contact: a problem of the model switched (a problem binds its step variant when made) */
     sid_model_set_contact_model(m, SID_CONTACT_HARD);
