@@ -69,8 +69,8 @@ sid_status sid_step_vjp(const sid_model *m, const double *theta, sid_workspace *
 /* Forward-mode twin of sid_step for ndir directions at once: on entry qdot (ndir x nq) and
  * vdot (ndir x nv) hold tangents of (q, v), thetadot (ndir x nparam) of theta; on return
  * qdot, vdot hold the tangents of (q1, v1). scratch: ndir x 9 nv doubles (RK4 stages).
- * Written for every joint, compliant contact and pushes; not for hard contact, nor for free
- * joints or pushes with dry friction (sid_step_tangent_missing). */
+ * Written for every joint, compliant and hard contact and pushes; not for free joints or
+ * pushes with dry friction (sid_step_tangent_missing). */
 sid_status sid_step_jvp(const sid_model *m, const double *theta, sid_workspace *ws, sid_integrator integ, double h,
                         const double *q, const double *v, const double *u, int ndir, const double *thetadot,
                         double *qdot, double *vdot, double *scratch, sid_error *err);
@@ -128,5 +128,8 @@ sid_status sid_hard_vjp_taped(const sid_step_ctx *c, const double *q, const doub
 sid_status sid_hard_vjp(const sid_step_ctx *c, const double *q, const double *v, const double *u, const double *q1bar,
                         const double *v1bar, double *qbar, double *vbar, double *thetabar, sid_error *err);
 int sid_hard_record_size(const sid_model *m);
+/* contact_hard_jvp.c: its tangent, the adjoint's contact system solved forwards. */
+sid_status sid_hard_jvp(const sid_step_ctx *c, const double *q, const double *v, const double *u, int ndir,
+                        const double *thetadot, double *qdot, double *vdot, double *scratch, sid_error *err);
 
 #endif
