@@ -256,9 +256,10 @@ sid_status sid_window_jacobian_rows(const sid_problem *p, lane *L, sid_jac_work 
      * now for every model with contact spheres: compliant contact's tangent is written and
      * checked (tests/test_forward.c), but switching its Jacobian changes the covariance digits of
      * four golden reports and the path of contact_recovery's lm_noisy fit, which the integrator
-     * decides on; dropping "|| p->m->nsphere" here switches it */
+     * decides on; dropping "|| p->m->nsphere" here switches it. Hard contact's tangent
+     * (contact_hard_jvp.c) is switched on. */
     const int fd = sid_step_tangent_missing(p->step, p->m, p->logs[p->win[w].log]->push != NULL) != NULL ||
-                   p->m->nsphere;
+                   (p->m->nsphere && p->m->contact != SID_CONTACT_HARD);
     const sid_status s = fd ? window_rows_fd(p, L, jw, theta, x0w, w, idx, &b, err)
                             : window_rows_tangent(p, L, jw, theta, x0w, w, idx, &b, err);
     if (s) return s;

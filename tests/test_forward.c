@@ -432,24 +432,6 @@ START_TEST(box_jacobian_speed)
 }
 END_TEST
 
-/* Hard contact keeps the central-difference fallback: its step says so. */
-START_TEST(hard_contact_has_no_tangent)
-{
-    double *theta;
-    sid_model *m = tu_box_robot(0, SID_CONTACT_HARD, 1, &theta);
-    ck_assert_ptr_nonnull(m);
-    sid_workspace *ws = sid_workspace_create(m);
-    double q[7] = {0, 0, 0.06, 1, 0, 0, 0}, v[6] = {0}, u[6] = {0}, qd[7] = {0}, vd[6] = {0}, scratch[54];
-    double *thd = calloc((size_t)m->nparam, sizeof(double));
-    sid_error err = {0};
-    ck_assert_int_eq(sid_step_jvp(m, theta, ws, SID_EULER, 1e-3, q, v, u, 1, thd, qd, vd, scratch, &err), SID_ERR_INPUT);
-    ck_assert_ptr_nonnull(strstr(err.msg, "hard contact"));
-    free(thd);
-    sid_workspace_free(ws);
-    sid_model_free(m);
-    sid_free(theta);
-}
-END_TEST
 
 Suite *forward_suite(void)
 {
@@ -458,7 +440,6 @@ Suite *forward_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_loop_test(tc, step_tangent_euler, 0, NMODEL);
     tcase_add_loop_test(tc, step_tangent_rk4, 0, NMODEL);
-    tcase_add_test(tc, hard_contact_has_no_tangent);
     suite_add_tcase(s, tc);
     /* ~200 window simulations each: `make test` runs them, the sanitizer pass leaves them out */
     TCase *win = tcase_create("forward_window");
