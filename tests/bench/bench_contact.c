@@ -3,7 +3,9 @@
  * (MuJoCo's soft-constraint solver, ours the compliant model), and the cost of a gradient
  * relative to the loss alone, per contact gradient mode: compliant (exact adjoint), randomized
  * smoothing (2 N loss evaluations, N antithetic pairs) and hard contact (implicit gradient; its
- * backward pass re-solves each step's contact problem). */
+ * backward pass re-solves each step's contact problem); and hard contact's window Jacobian
+ * (forward mode, contact_hard_jvp.c) against the 2 ncol + 1 window simulations of the central
+ * differences it replaced. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +69,34 @@ static void run_box_loss(void *p)
         s += loss;
     }
     bench_sink = s + (c->grad ? c->grad[0] : 0);
+}
+
+typedef struct {
+    sid_problem *p;
+    const double *theta;
+    double *x0;
+    int nsim, nfree;
+    const int *idx;
+    double *r, *J, *q, *v;
+} jac_ctx;
+
+static void run_jacobian(void *p)
+{
+    jac_ctx *c = p;
+    sid_error err = {0};
+    bench_check(sid_problem_window_jacobian(c->p, c->theta, c->x0, 0, c->nfree, c->idx, c->r, c->J, &err), &err,
+                "box Jacobian");
+    bench_sink = c->J[0];
+}
+
+/* What central differences cost: 2 ncol + 1 simulations of the window. */
+static void run_fd_sims(void *p)
+{
+    jac_ctx *c = p;
+    sid_error err = {0};
+    for (int k = 0; k < c->nsim; k++)
+        bench_check(sid_problem_window_predict(c->p, c->theta, c->x0, 0, c->q, c->v, &err), &err, "box window");
+    bench_sink = c->q[0];
 }
 
 void bench_contact(void (*row)(int, const char *, const char *, const char *, const char *, const char *))
@@ -137,7 +167,41 @@ void bench_contact(void (*row)(int, const char *, const char *, const char *, co
     snprintf(ref, sizeof ref, "loss only %.2f", lcells[0].median);
     snprintf(ratio, sizeof ratio, "**%.2f×** grad/forward", lcells[1].median / lcells[0].median);
     row(8, "loss+grad µs/step", "box, hard contact, implicit gradient (all params)", ours, ref, ratio);
+
+    /* hard contact's window Jacobian (covariance, Levenberg-Marquardt): forward mode against
+     * the simulations central differences need, on window 0 of a problem estimating its start */
+    o.estimate_start = 1;
+    sid_problem *pj = NULL;
+    bench_check(sid_problem_create(&pj, m, (const sid_traj *const *)&tr, 1, &o, &err), &err, "box problem, hard, start");
+    const int nx = sid_model_nq(m) + sid_model_nv(m);
+    int mask[512] = {0}, idx[512], nfree = 0;
+    const char *pat[] = {"links.*", "contact.ground.friction", "contact.ground.height", "contact.spheres.c1.*"};
+    for (size_t k = 0; k < sizeof pat / sizeof *pat; k++) sid_model_param_match(m, pat[k], mask);
+    for (int i = 0; i < sid_model_nparam(m); i++)
+        if (mask[i]) idx[nfree++] = i;
+    jac_ctx jc = {pj, theta, NULL, 0, nfree, idx, NULL, NULL, NULL, NULL};
+    const int rows = sid_problem_window_rows(pj, 0), ncol = nfree + nx;
+    jc.x0 = malloc(sizeof(double) * (size_t)(sid_problem_nwindows(pj) * nx));
+    sid_problem_start_states(pj, theta, jc.x0);
+    jc.r = malloc(sizeof(double) * (size_t)rows);
+    jc.J = malloc(sizeof(double) * (size_t)rows * (size_t)ncol);
+    jc.q = malloc(sizeof(double) * (size_t)tr->n * (size_t)sid_model_nq(m));   /* a window's samples at most */
+    jc.v = malloc(sizeof(double) * (size_t)tr->n * (size_t)sid_model_nv(m));
+    jc.nsim = 2 * ncol + 1;
+    bench_cell jcells[2];
+    bench_cell_init(&jcells[0], run_jacobian, &jc, 1e3);
+    bench_cell_init(&jcells[1], run_fd_sims, &jc, 1e3);
+    bench_cell *jg[2] = {&jcells[0], &jcells[1]};
+    bench_measure(jg, 2);
+    char cas[160];
+    snprintf(cas, sizeof cas, "box, hard contact, window Jacobian %d x %d (0.2 s, start estimated)", rows, ncol);
+    snprintf(ours, sizeof ours, "%.2f", jcells[0].median);
+    snprintf(ref, sizeof ref, "central differences %.2f", jcells[1].median);
+    snprintf(ratio, sizeof ratio, "**%.1f×** faster", jcells[1].median / jcells[0].median);
+    row(8, "Jacobian ms", cas, ours, ref, ratio);
     sid_model_set_contact_model(m, SID_CONTACT_COMPLIANT);
+    free(jc.x0), free(jc.r), free(jc.J), free(jc.q), free(jc.v);
+    sid_problem_free(pj);
 
     free(grad);
     sid_problem_free(ph);
