@@ -126,7 +126,7 @@ static void jacobian_rows(const sid_model *m, const sid_workspace *ws, int b, si
     }
 }
 
-static double total_mass(const sid_model *m, const double *theta)
+double sid_hard_total_mass(const sid_model *m, const double *theta)
 {
     double mt = 0;
     for (int b = 1; b < m->nbody; b++)
@@ -220,9 +220,8 @@ static void contact_point_vjp(const sid_model *m, sid_workspace *ws, int i, cons
     tsp[P_SPHERE_RADIUS] -= sid_v3_dot(sid_m3_tmul_v3(&ws->Rw[b], ez), cpb);
 }
 
-/* The impulses of the last solve as fixed forces H->seed (= lambda / h, world axes) at the
- * contact points: fext = (cp x Fb, Fb), Fb = R^T F. */
-static void impulse_forces(const sid_model *m, const double *theta, sid_workspace *ws, const void *ctx, sid_sv *fext)
+/* fext = (cp x Fb, Fb), Fb = R^T F for F = H->seed at each contact point (contact_hard.h). */
+void sid_hard_impulse_forces(const sid_model *m, const double *theta, sid_workspace *ws, const void *ctx, sid_sv *fext)
 {
     const struct sid_hard *H = ctx;
     (void)theta;
@@ -234,9 +233,9 @@ static void impulse_forces(const sid_model *m, const double *theta, sid_workspac
     }
 }
 
-/* Adjoint of impulse_forces with the forces held: only the contact points move. */
-static void impulse_forces_vjp(const sid_model *m, const double *theta, sid_workspace *ws, const void *ctx,
-                               const sid_sv *fextbar, double *thetabar)
+/* Adjoint of sid_hard_impulse_forces with the forces held: only the contact points move. */
+void sid_hard_impulse_forces_vjp(const sid_model *m, const double *theta, sid_workspace *ws, const void *ctx,
+                                 const sid_sv *fextbar, double *thetabar)
 {
     const struct sid_hard *H = ctx;
     for (int i = 0; i < H->nc; i++) {
@@ -283,9 +282,8 @@ static void contact_velocity_vjp(const sid_model *m, const double *theta, sid_wo
     }
 }
 
-/* Everything up to v+ (in H->vplus; a+ in H->aplus); ws->rk holds a, ws->M the factor of A. */
-static sid_status hard_forward(const sid_model *m, const double *theta, sid_workspace *ws, double h, const double *q,
-                               const double *v, const double *u, sid_hard_problem *P, sid_error *err)
+sid_status sid_hard_forward(const sid_model *m, const double *theta, sid_workspace *ws, double h, const double *q,
+                            const double *v, const double *u, sid_hard_problem *P, sid_error *err)
 {
     struct sid_hard *H = ws->hard;
     const int nv = m->nv;
@@ -295,7 +293,7 @@ static sid_status hard_forward(const sid_model *m, const double *theta, sid_work
     for (int i = 0; i < nv; i++) H->vstar[i] = v[i] + h * a[i];
     const int nc = H->nc = gather_contacts(m, theta, ws, h), n3 = 3 * nc;
     delassus(m, ws, n3);
-    const double mt = total_mass(m, theta);
+    const double mt = sid_hard_total_mass(m, theta);
     H->r = SID_HARD_REG / (mt > 0 ? mt : 1);
     P->n3 = n3, P->G = H->G, P->b = H->b, P->phi = H->phi, P->r = H->r, P->c = SID_HARD_BETA / h;
     P->mu = theta[m->p_ground + P_FRICTION];
@@ -331,7 +329,7 @@ sid_status sid_hard_step(const sid_step_ctx *c, const double *q, const double *v
     (void)rec;
     if (!ws->hard) return sid_error_set(err, SID_ERR_INPUT, "hard contact: the workspace has no contact scratch");
     sid_hard_problem P;
-    sid_status s = hard_forward(m, c->theta, ws, h, q, v, u, &P, err);
+    sid_status s = sid_hard_forward(m, c->theta, ws, h, q, v, u, &P, err);
     if (s) return s;
     memcpy(v1, ws->hard->vplus, sizeof(double) * (size_t)m->nv);
     sid_integrate_q(m, q, v1, h, q1);
@@ -357,7 +355,7 @@ sid_status sid_hard_vjp(const sid_step_ctx *c, const double *q, const double *v,
     struct sid_hard *H = ws->hard;
     if (!H) return sid_error_set(err, SID_ERR_INPUT, "hard contact: the workspace has no contact scratch");
     sid_hard_problem P;
-    sid_status s = hard_forward(m, theta, ws, h, q, v, u, &P, err);
+    sid_status s = sid_hard_forward(m, theta, ws, h, q, v, u, &P, err);
     if (s) return s;
     const int nv = m->nv, nc = H->nc, n3 = 3 * nc;
     double *abar = H->abar;
@@ -410,7 +408,7 @@ sid_status sid_hard_vjp(const sid_step_ctx *c, const double *q, const double *v,
     }
     /* R1's adjoint: the Euler step's, with the impulses as fixed external forces lambda / h */
     for (int i = 0; i < nc; i++) H->seed[i] = sid_v3_scale(1 / h, sid_v3_load(H->lam + 3 * i));
-    const sid_fext_source impulses = {impulse_forces, impulse_forces_vjp, H, NULL};
+    const sid_fext_source impulses = {sid_hard_impulse_forces, sid_hard_impulse_forces_vjp, H, NULL};
     sid_fd_vjp_factored(m, theta, ws, nc ? &impulses : NULL, q, v, u, h, H->aplus, ws->M, abar, qbar, vbar, thetabar);
     if (!nc || H->frozen) return SID_OK;
     /* zeta's adjoint: contact velocities J v+ and gaps through the kinematics at q, and v */
@@ -428,7 +426,7 @@ sid_status sid_hard_vjp(const sid_step_ctx *c, const double *q, const double *v,
     sid_world_pose_vjp(m, ws);
     sid_rnea_vjp_motion(m, ws, q, qbar, vbar, thetabar);
     /* r = reg / total mass; mu */
-    const double mt = total_mass(m, theta);
+    const double mt = sid_hard_total_mass(m, theta);
     if (mt > 0)
         for (int b = 1; b < m->nbody; b++)
             if (m->body[b].p_inertial >= 0) thetabar[m->body[b].p_inertial + P_MASS] -= rbar * H->r / mt;

@@ -121,26 +121,25 @@ sid_status sid_dry_jvp(const sid_step_ctx *c, const double *q, const double *v, 
     const double h = c->h;
     const int nq = m->nq, nv = m->nv, np = m->nparam;
     const size_t nn = sizeof(double) * (size_t)nv * (size_t)nv;
-    double *t = scratch, *ad = scratch + nv, *fd = scratch + 2 * nv;   /* 3 nv of the 9 nv given */
+    double *t = scratch, *ad = scratch + nv, *fd = scratch + 2 * nv, *v1 = scratch + 3 * nv;   /* 4 nv of 9 nv */
     sid_status s = dry_accel(c, q, v, u, 1, err);
     if (s) return s;
+    for (int i = 0; i < nv; i++) v1[i] = v[i] + h * D->a[i];
     for (int d = 0; d < ndir; d++) {
         double *qd = qdot + (size_t)d * (size_t)nq, *vd = vdot + (size_t)d * (size_t)nv;
         const double *thd = thetadot + (size_t)d * (size_t)np;
         memcpy(ws->M, D->Lp, nn);
-        sid_rnea(m, theta, ws, v, D->ac, NULL, ws->c);
-        sid_fd_jvp_dir(m, theta, ws, NULL, q, v, u, 0, D->ac, qd, vd, thd, t);
+        sid_fd_jvp_at(m, theta, ws, c->fx, v, D->ac);   /* with the pushes' (and any contact's) forces */
+        sid_fd_jvp_dir(m, theta, ws, c->fx, q, v, u, 0, D->ac, qd, vd, thd, t);
         sid_dry_jvp_solution(m, ws, t, qd, vd, thd, fd);
         memcpy(ws->M, D->Lh, nn);
-        sid_rnea(m, theta, ws, v, D->a, NULL, ws->c);
-        sid_fd_jvp_dir(m, theta, ws, NULL, q, v, u, h, D->a, qd, vd, thd, ad);
+        sid_fd_jvp_at(m, theta, ws, c->fx, v, D->a);
+        sid_fd_jvp_dir(m, theta, ws, c->fx, q, v, u, h, D->a, qd, vd, thd, ad);
         memset(D->e, 0, sizeof(double) * (size_t)nv);
         for (int j = 0; j < D->nf; j++) D->e[D->dof[j]] += D->sgn[j] * fd[j];
         sid_factor_solve(m, D->Lh, D->e);
-        for (int i = 0; i < nv; i++) {
-            vd[i] += h * (ad[i] + D->e[i]);
-            qd[i] += h * vd[i];
-        }
+        for (int i = 0; i < nv; i++) vd[i] += h * (ad[i] + D->e[i]);
+        sid_integrate_q_jvp(m, q, v1, h, qd, vd);   /* a free joint's quaternion too */
     }
     return SID_OK;
 }

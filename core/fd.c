@@ -167,6 +167,12 @@ sid_status sid_fd_jvp_prepare(const sid_model *m, const double *theta, sid_works
     return s;
 }
 
+void sid_fd_jvp_at(const sid_model *m, const double *theta, sid_workspace *ws, const sid_fext_source *fx,
+                   const double *v, const double *a)
+{
+    rnea_fext(m, theta, ws, fx, v, a, ws->c);
+}
+
 void sid_inverse_dynamics(const sid_model *m, const double *theta, sid_workspace *ws, const double *q,
                           const double *v, const double *a, double *tau)
 {

@@ -26,6 +26,10 @@ sid_status sid_fd_vjp(const sid_model *m, const double *theta, sid_workspace *ws
  * sid_fd_jvp_dir needs. */
 sid_status sid_fd_jvp_prepare(const sid_model *m, const double *theta, sid_workspace *ws, const sid_fext_source *fx,
                               const double *q, const double *v, const double *u, double hd, double *a, sid_error *err);
+/* The same RNEA alone, at an acceleration a the caller has, with the kinematics at q and the
+ * factor of A already in ws (after sid_fd at q): what sid_fd_jvp_prepare does without solving. */
+void sid_fd_jvp_at(const sid_model *m, const double *theta, sid_workspace *ws, const sid_fext_source *fx,
+                   const double *v, const double *a);
 /* Directional derivative ad of a along (qd, vd, thd), after sid_fd_jvp_prepare with the same fx
  * (its forces_jvp, or none if NULL) and pushes (ws->push). */
 void sid_fd_jvp_dir(const sid_model *m, const double *theta, sid_workspace *ws, const sid_fext_source *fx,

@@ -1,8 +1,8 @@
 /* jacobian.c — the residuals of one window and their exact Jacobian with respect to the free
  * parameters (and the window's start state), for the covariance report: forward-mode
  * differentiation through every step (the step's jvp, step.h), all directions at once; for models
- * whose forward-mode derivatives are not written (hard contact; free joints or pushes with dry
- * friction), central differences of simulations perturbed in each column instead. Rows leave in blocks as the simulation
+ * whose forward-mode derivatives are not written (dry friction with compliant contact), central
+ * differences of simulations perturbed in each column instead. Rows leave in blocks as the simulation
  * reaches them (jacobian.h), so a window of any length needs one block's memory. */
 #include "jacobian.h"
 #include "push.h"

@@ -10,7 +10,7 @@ static const sid_step_variant variants[2][NCONTACT] = {
                           NULL},
         [CONTACT_COMPLIANT] = {sid_euler_step, sid_euler_vjp_taped, sid_euler_vjp, sid_euler_jvp, sid_euler_record_size,
                                &sid_contact_compliant, NULL},
-        [CONTACT_HARD] = {sid_hard_step, sid_hard_vjp_taped, sid_hard_vjp, NULL, sid_hard_record_size, NULL, NULL},
+        [CONTACT_HARD] = {sid_hard_step, sid_hard_vjp_taped, sid_hard_vjp, sid_hard_jvp, sid_hard_record_size, NULL, NULL},
     },
     [SID_RK4] = {
         [CONTACT_NONE] = {sid_rk4_step, sid_rk4_vjp_taped, sid_rk4_vjp, sid_rk4_jvp, sid_rk4_record_size, NULL, NULL},
@@ -97,12 +97,11 @@ sid_status sid_step_take(const sid_step_variant *sv, const sid_step_ctx *c, cons
 
 const char *sid_step_tangent_missing(const sid_step_variant *sv, const sid_model *m, int pushed)
 {
-    if (!sv->jvp) return "forward-mode derivatives of hard contact are not implemented";
-    /* the dry-friction step's tangent has no free joints or external forces yet */
-    if (sv->jvp == sid_dry_jvp && m->nfree)
-        return "forward-mode derivatives of free joints with dry joint friction are not implemented";
-    if (sv->jvp == sid_dry_jvp && pushed)
-        return "forward-mode derivatives of logged pushes (f.* columns) with dry joint friction are not implemented";
+    (void)m, (void)pushed;   /* every row with a tangent takes free joints and pushes */
+    if (!sv->jvp)   /* of the rows that exist, only dry friction with compliant contact */
+        return sv->step == sid_dry_step
+                   ? "forward-mode derivatives of dry joint friction with compliant contact are not implemented"
+                   : "forward-mode derivatives of this step variant are not implemented";
     return NULL;
 }
 

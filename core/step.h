@@ -53,7 +53,8 @@ sid_step_ctx sid_step_context(const sid_step_variant *sv, const sid_model *m, co
 /* sv->step, then a check that (q1, v1) are finite. */
 sid_status sid_step_take(const sid_step_variant *sv, const sid_step_ctx *c, const double *q, const double *v,
                          const double *u, double *q1, double *v1, double *rec, sid_error *err);
-/* Why variant sv has no forward mode for model m (pushed: its log has pushes), or NULL if it has. */
+/* Why variant sv has no forward mode for model m (pushed: its log has pushes), or NULL if it
+ * has; every tangent written takes free joints and pushes, so today only the variant decides. */
 const char *sid_step_tangent_missing(const sid_step_variant *sv, const sid_model *m, int pushed);
 /* sv->jvp, or the error that forward mode is not implemented for the model. */
 sid_status sid_step_tangent(const sid_step_variant *sv, const sid_step_ctx *c, const double *q, const double *v,
@@ -69,8 +70,8 @@ sid_status sid_step_vjp(const sid_model *m, const double *theta, sid_workspace *
 /* Forward-mode twin of sid_step for ndir directions at once: on entry qdot (ndir x nq) and
  * vdot (ndir x nv) hold tangents of (q, v), thetadot (ndir x nparam) of theta; on return
  * qdot, vdot hold the tangents of (q1, v1). scratch: ndir x 9 nv doubles (RK4 stages).
- * Written for every joint, compliant contact and pushes; not for hard contact, nor for free
- * joints or pushes with dry friction (sid_step_tangent_missing). */
+ * Written for every joint, free joints, compliant and hard contact and pushes; not for dry
+ * friction with compliant contact (sid_step_tangent_missing). */
 sid_status sid_step_jvp(const sid_model *m, const double *theta, sid_workspace *ws, sid_integrator integ, double h,
                         const double *q, const double *v, const double *u, int ndir, const double *thetadot,
                         double *qdot, double *vdot, double *scratch, sid_error *err);
@@ -128,5 +129,8 @@ sid_status sid_hard_vjp_taped(const sid_step_ctx *c, const double *q, const doub
 sid_status sid_hard_vjp(const sid_step_ctx *c, const double *q, const double *v, const double *u, const double *q1bar,
                         const double *v1bar, double *qbar, double *vbar, double *thetabar, sid_error *err);
 int sid_hard_record_size(const sid_model *m);
+/* contact_hard_jvp.c: its tangent, the adjoint's contact system solved forwards. */
+sid_status sid_hard_jvp(const sid_step_ctx *c, const double *q, const double *v, const double *u, int ndir,
+                        const double *thetadot, double *qdot, double *vdot, double *scratch, sid_error *err);
 
 #endif

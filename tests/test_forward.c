@@ -1,6 +1,7 @@
 /* test_forward.c — forward mode (the step's tangent, sid_step_jvp) for free joints, compliant
  * contact and logged pushes: per model (a floating box with 8 corner spheres on compliant
- * ground; a pushed floating chain; a 2-link arm whose tip sphere touches the ground), the
+ * ground; a pushed floating chain; a 2-link arm whose tip sphere touches the ground; the
+ * pushed floating chain with dry joint friction, Euler only), the
  * step's tangent against central differences of the step, the dot-product test with the
  * step's adjoint, and the window Jacobian (now forward mode, jacobian.c) against central
  * differences of the window's residuals; and the Jacobian's time against the 2 ncol + 1
@@ -17,8 +18,9 @@
 
 Suite *forward_suite(void);
 
-enum { BOX, PUSHED, ARM, NMODEL };
-static const char *const model_name[NMODEL] = {"box with 8 corner spheres", "pushed floating chain", "arm touching ground"};
+enum { BOX, PUSHED, ARM, NMODEL, DRY = NMODEL, NALL };
+static const char *const model_name[NALL] = {"box with 8 corner spheres", "pushed floating chain", "arm touching ground",
+                                             "pushed floating chain, dry friction"};
 
 /* A box (0.2 x 0.15 x 0.1 m, 1 kg) on a free joint with a 5 mm sphere at each of its 8 corners;
  * ground at 0.01, stiffer and better damped than the defaults, friction 0.7. */
@@ -82,10 +84,32 @@ static sid_model *arm(double **theta)
     return m;
 }
 
+/* The pushed floating chain with dry joint friction (MuJoCo's frictionloss; no Stribeck term
+ * then) on its hinges. */
+static sid_model *dry_chain(double **theta)
+{
+    sid_robot_desc *d = tu_random_robot(23, 3, TU_FRICTION | TU_MOTORS | TU_OFFSETS);
+    int floating = 0;
+    for (int j = 0; j < d->njoint; j++) {
+        if (d->joint[j].parent == 0 && !floating) {
+            d->joint[j].type = SID_JOINT_FREE, floating = 1;
+            continue;
+        }
+        d->joint[j].friction_model = SID_FRICTION_DRY;
+        d->joint[j].has_stribeck = 0;
+    }
+    sid_model *m;
+    sid_error err = {0};
+    ck_assert_msg(sid_model_create(&m, theta, d, &err) == SID_OK, "%s", err.msg);
+    tu_desc_free(d);
+    return m;
+}
+
 static sid_model *make_model(int which, double **theta)
 {
     if (which == BOX) return box8(theta);
     if (which == ARM) return arm(theta);
+    if (which == DRY) return dry_chain(theta);
     sid_model *m = tu_random_model(23, 3, TU_FRICTION | TU_MOTORS | TU_OFFSETS, 1, theta);
     ck_assert_ptr_nonnull(m);
     return m;
@@ -102,7 +126,7 @@ static void make_state(const sid_model *m, int which, unsigned *s, double *q, do
         const double tilt = tu_uniform(s, -0.04, 0.04);
         q[2] = 0.062, q[3] = cos(tilt), q[4] = sin(tilt), q[5] = 0.3 * sin(tilt), q[6] = 0.1 * sin(tilt);
     }
-    if (which == PUSHED) q[3] += 1.5;
+    if (which == PUSHED || which == DRY) q[3] += 1.5;
 }
 
 /* Random pushes held this interval, world and link frame, on every link. */
@@ -131,7 +155,7 @@ static void fixture_make(step_fixture *f, int which, unsigned seed)
     unsigned s = seed;
     make_state(f->m, which, &s, f->q, f->v, f->u);
     make_push(f->m, &s, f->push);
-    f->ws->push = which == PUSHED ? f->push : NULL;
+    f->ws->push = which == PUSHED || which == DRY ? f->push : NULL;
 }
 
 static void fixture_free(step_fixture *f)
@@ -232,7 +256,7 @@ END_TEST
 static sid_traj *make_log(const sid_model *m, int which, const double *theta, int n)
 {
     sid_traj *tr = tu_synth_log(m, theta, n, 2e-3, which == ARM ? 1.5 : 0.5, 5);
-    if (which == PUSHED) {
+    if (which == PUSHED || which == DRY) {
         const size_t per = (size_t)m->nbody * SID_PUSH_STRIDE;
         tr->push = sid_alloc((size_t)tr->n * per * sizeof(double));
         ck_assert_ptr_nonnull(tr->push);
@@ -432,39 +456,20 @@ START_TEST(box_jacobian_speed)
 }
 END_TEST
 
-/* Hard contact keeps the central-difference fallback: its step says so. */
-START_TEST(hard_contact_has_no_tangent)
-{
-    double *theta;
-    sid_model *m = tu_box_robot(0, SID_CONTACT_HARD, 1, &theta);
-    ck_assert_ptr_nonnull(m);
-    sid_workspace *ws = sid_workspace_create(m);
-    double q[7] = {0, 0, 0.06, 1, 0, 0, 0}, v[6] = {0}, u[6] = {0}, qd[7] = {0}, vd[6] = {0}, scratch[54];
-    double *thd = calloc((size_t)m->nparam, sizeof(double));
-    sid_error err = {0};
-    ck_assert_int_eq(sid_step_jvp(m, theta, ws, SID_EULER, 1e-3, q, v, u, 1, thd, qd, vd, scratch, &err), SID_ERR_INPUT);
-    ck_assert_ptr_nonnull(strstr(err.msg, "hard contact"));
-    free(thd);
-    sid_workspace_free(ws);
-    sid_model_free(m);
-    sid_free(theta);
-}
-END_TEST
 
 Suite *forward_suite(void)
 {
     Suite *s = suite_create("forward");
     TCase *tc = tcase_create("forward");
     tcase_set_timeout(tc, 60);
-    tcase_add_loop_test(tc, step_tangent_euler, 0, NMODEL);
+    tcase_add_loop_test(tc, step_tangent_euler, 0, NALL);
     tcase_add_loop_test(tc, step_tangent_rk4, 0, NMODEL);
-    tcase_add_test(tc, hard_contact_has_no_tangent);
     suite_add_tcase(s, tc);
     /* ~200 window simulations each: `make test` runs them, the sanitizer pass leaves them out */
     TCase *win = tcase_create("forward_window");
     tcase_set_timeout(win, 120);
     tcase_set_tags(win, "slow");
-    tcase_add_loop_test(win, window_jacobian_euler, 0, NMODEL);
+    tcase_add_loop_test(win, window_jacobian_euler, 0, NALL);
     tcase_add_loop_test(win, window_jacobian_rk4, 0, NMODEL);
     suite_add_tcase(s, win);
     TCase *speed = tcase_create("forward_speed");

@@ -235,8 +235,83 @@ static double central(check *c, double *x)
     return (L[0] - 8 * L[1] + 8 * L[2] - L[3]) / (12 * e);
 }
 
-/* The step's VJP at (q, v) against differences for q, v and every parameter; the contacts'
- * modes must be `want` (sphere order; -1: not a contact). */
+/* The step at (q, v, theta) + e (qd, vd, thd) into q1, v1. */
+static void step_along(check *c, double e, const double *qd, const double *vd, const double *thd, double *q1, double *v1)
+{
+    const sid_model *m = c->m;
+    double q[16], v[16], *th = malloc(sizeof(double) * (size_t)m->nparam);
+    for (int i = 0; i < m->nq; i++) q[i] = c->q[i] + e * qd[i];
+    for (int i = 0; i < m->nv; i++) v[i] = c->v[i] + e * vd[i];
+    for (int i = 0; i < m->nparam; i++) th[i] = c->theta[i] + e * thd[i];
+    sid_error err = {0};
+    ck_assert_msg(sid_step(m, th, c->ws, SID_EULER, c->h, q, v, c->u, q1, v1, &err) == SID_OK, "%s", err.msg);
+    free(th);
+}
+
+/* Forward mode (contact_hard_jvp.c) at the check's state: the tangent along three directions
+ * (state only, parameters only, both; parameters scaled by their size) against fourth-order
+ * central differences of the step along each, relative to the tangent's largest entry (worst
+ * into *fd_err), and the dot-product test <J d, w> = <d, J^T w> with the adjoint's qbar, vbar,
+ * thetabar for the check's weights (into *dot_err). *naive_err: the differences' error of the
+ * tangent with the impulses held fixed (frozen), which must fail. */
+static void tangent_check(check *c, const double *qbar, const double *vbar, const double *thetabar, double *fd_err,
+                          double *dot_err, double *naive_err)
+{
+    const sid_model *m = c->m;
+    const int nq = m->nq, nv = m->nv, np = m->nparam, nd = 3;
+    double *thd = calloc((size_t)(nd * np), sizeof(double)), qd0[3 * 16] = {0}, vd0[3 * 16] = {0};
+    double qd[3 * 16], vd[3 * 16], qn[3 * 16], vn[3 * 16], *scratch = calloc((size_t)(nd * 9 * nv), sizeof(double));
+    unsigned s = 901;
+    for (int d = 0; d < nd; d++) {
+        if (d != 1) {
+            for (int i = 0; i < nq; i++) qd0[d * nq + i] = tu_uniform(&s, -1, 1);
+            for (int i = 0; i < nv; i++) vd0[d * nv + i] = tu_uniform(&s, -1, 1);
+        }
+        if (d != 0)
+            for (int i = 0; i < np; i++)
+                thd[(size_t)(d * np + i)] = tu_uniform(&s, -1, 1) * fmax(0.1, fabs(c->theta[i]));
+    }
+    sid_error err = {0};
+    for (int frozen = 0; frozen < 2; frozen++) {
+        double *qo = frozen ? qn : qd, *vo = frozen ? vn : vd;
+        memcpy(qo, qd0, sizeof qd0);
+        memcpy(vo, vd0, sizeof vd0);
+        sid_hard_set_frozen(c->ws, frozen);
+        ck_assert_msg(sid_step_jvp(m, c->theta, c->ws, SID_EULER, c->h, c->q, c->v, c->u, nd, thd, qo, vo, scratch, &err) ==
+                      SID_OK, "%s", err.msg);
+    }
+    sid_hard_set_frozen(c->ws, 0);
+    *fd_err = *dot_err = *naive_err = 0;
+    for (int d = 0; d < nd; d++) {
+        const double e = fd_scale, off[4] = {-2, -1, 1, 2};
+        double q1[4][16], v1[4][16], big = 0, diff = 0, diffn = 0;
+        for (int k = 0; k < 4; k++) step_along(c, off[k] * e, qd0 + d * nq, vd0 + d * nv, thd + (size_t)(d * np), q1[k], v1[k]);
+        for (int i = 0; i < nq + nv; i++) {
+            const double *y[4] = {i < nq ? &q1[0][i] : &v1[0][i - nq], i < nq ? &q1[1][i] : &v1[1][i - nq],
+                                  i < nq ? &q1[2][i] : &v1[2][i - nq], i < nq ? &q1[3][i] : &v1[3][i - nq]};
+            const double num = (*y[0] - 8 * *y[1] + 8 * *y[2] - *y[3]) / (12 * e);
+            const double an = i < nq ? qd[d * nq + i] : vd[d * nv + i - nq];
+            const double nai = i < nq ? qn[d * nq + i] : vn[d * nv + i - nq];
+            big = fmax(big, fabs(an));
+            diff = fmax(diff, fabs(an - num));
+            diffn = fmax(diffn, fabs(nai - num));
+        }
+        *fd_err = fmax(*fd_err, diff / big);
+        *naive_err = fmax(*naive_err, diffn / big);
+        double lhs = 0, rhs = 0, mag = 0;
+        for (int i = 0; i < nq; i++) lhs += qd[d * nq + i] * c->wq[i], mag += fabs(qd[d * nq + i] * c->wq[i]);
+        for (int i = 0; i < nv; i++) lhs += vd[d * nv + i] * c->wv[i], mag += fabs(vd[d * nv + i] * c->wv[i]);
+        for (int i = 0; i < nq; i++) rhs += qd0[d * nq + i] * qbar[i], mag += fabs(qd0[d * nq + i] * qbar[i]);
+        for (int i = 0; i < nv; i++) rhs += vd0[d * nv + i] * vbar[i], mag += fabs(vd0[d * nv + i] * vbar[i]);
+        for (int i = 0; i < np; i++) rhs += thd[(size_t)(d * np + i)] * thetabar[i], mag += fabs(thd[(size_t)(d * np + i)] * thetabar[i]);
+        *dot_err = fmax(*dot_err, fabs(lhs - rhs) / mag);
+    }
+    free(thd);
+    free(scratch);
+}
+
+/* The step's VJP at (q, v) against differences for q, v and every parameter, and its tangent
+ * (tangent_check); the contacts' modes must be `want` (sphere order; -1: not a contact). */
 static void step_check(const char *name, sid_model *m, double *theta, const double *q, const double *v, const int *want,
                        double tol)
 {
@@ -297,6 +372,13 @@ static void step_check(const char *name, sid_model *m, double *theta, const doub
             "of max |g| %.3g; naive adjoint's worst error %.2g\n", name, modes, res, worst, where, worst_abs, gmax, naive);
     ck_assert_msg(worst <= tol, "%s: relative error %g at %s", name, worst, where);
     ck_assert_msg(naive > 1e-2, "%s: the naive adjoint passes too (%g): the check cannot tell", name, naive);
+    double tfd, tdot, tnaive;
+    tangent_check(&c, qbar, vbar, thetabar, &tfd, &tdot, &tnaive);
+    fprintf(stderr, "hard step JVP, %s: tangent vs central differences %.2e, dot-product test with the VJP %.2e; naive "
+            "tangent's error %.2g\n", name, tfd, tdot, tnaive);
+    ck_assert_msg(tfd <= tol, "%s: tangent vs central differences %g", name, tfd);
+    ck_assert_msg(tdot <= 1e-10, "%s: dot-product test %g", name, tdot);
+    ck_assert_msg(tnaive > 1e-2, "%s: the naive tangent passes too (%g): the check cannot tell", name, tnaive);
     free(tn);
     free(thetabar);
     sid_workspace_free(c.ws);

@@ -22,6 +22,7 @@ Suite *fit_suite(void);
 Suite *recovery_suite(void);
 Suite *free_suite(void);
 Suite *hard_contact_suite(void);
+Suite *hard_forward_suite(void);
 Suite *contact_mujoco_suite(void);
 Suite *contact_recovery_suite(void);
 Suite *json_edit_suite(void);
@@ -66,6 +67,7 @@ static const struct {
     {"recovery", recovery_suite},
     {"free", free_suite},
     {"hard_contact", hard_contact_suite},
+    {"hard_forward", hard_forward_suite},
     {"contact_mujoco", contact_mujoco_suite},
     {"contact_recovery", contact_recovery_suite},
     {"json_edit", json_edit_suite},

@@ -4,7 +4,8 @@
  * relative to the loss alone, per contact gradient mode: compliant (exact adjoint), randomized
  * smoothing (2 N loss evaluations, N antithetic pairs) and hard contact (implicit gradient; its
  * backward pass re-solves each step's contact problem); and one window's residual Jacobian,
- * forward mode against central differences. */
+ * compliant and hard, forward mode against the 2 ncol + 1 window simulations of the central
+ * differences it replaced. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,40 +71,62 @@ static void run_box_loss(void *p)
     bench_sink = s + (c->grad ? c->grad[0] : 0);
 }
 
-/* One window's residual Jacobian: forward mode (sid_problem_window_jacobian), or central
- * differences as the fallback for models without forward mode computes them (jacobian.c), 2
- * ncol + 1 simulations of the window (here sid_problem_window_predict), each column's step
- * scaled to its variable. */
 typedef struct {
     sid_problem *p;
-    double *theta, *x0w, *r, *J, *q, *v;
+    const double *theta;
+    double *x0;                     /* the window's start state */
+    int w, nsim, nfree;
     const int *idx;
-    int nfree, ncol, w, fd;
-} box_jac_ctx;
+    double *r, *J, *q, *v;
+} jac_ctx;
 
-static void run_box_jac(void *ctx)
+static void run_jacobian(void *p)
 {
-    box_jac_ctx *c = ctx;
+    jac_ctx *c = p;
     sid_error err = {0};
-    if (!c->fd) {
-        bench_check(sid_problem_window_jacobian(c->p, c->theta, c->x0w, c->w, c->nfree, c->idx, c->r, c->J, &err), &err,
-                    "box jacobian");
-        bench_sink = c->J[0];
-        return;
-    }
-    bench_check(sid_problem_window_predict(c->p, c->theta, c->x0w, c->w, c->q, c->v, &err), &err, "box window");
-    double s = c->q[0];
-    for (int j = 0; j < c->ncol; j++) {
-        double *var = j < c->nfree ? &c->theta[c->idx[j]] : &c->x0w[j - c->nfree];
-        const double keep = *var, h = 1e-6 * fmax(fabs(keep), 1e-3);
-        for (int sign = -1; sign <= 1; sign += 2) {
-            *var = keep + sign * h;
-            bench_check(sid_problem_window_predict(c->p, c->theta, c->x0w, c->w, c->q, c->v, &err), &err, "box window");
-            s += c->q[0];
-        }
-        *var = keep;
-    }
-    bench_sink = s;
+    bench_check(sid_problem_window_jacobian(c->p, c->theta, c->x0, c->w, c->nfree, c->idx, c->r, c->J, &err), &err,
+                "box Jacobian");
+    bench_sink = c->J[0];
+}
+
+/* What central differences cost: 2 ncol + 1 simulations of the window. */
+static void run_fd_sims(void *p)
+{
+    jac_ctx *c = p;
+    sid_error err = {0};
+    for (int k = 0; k < c->nsim; k++)
+        bench_check(sid_problem_window_predict(c->p, c->theta, c->x0, c->w, c->q, c->v, &err), &err, "box window");
+    bench_sink = c->q[0];
+}
+
+/* One window's residual Jacobian (w, its start state estimated, nfree parameters idx free):
+ * forward mode against the 2 ncol + 1 simulations of the window central differences need. */
+static void bench_window_jacobian(void (*row)(int, const char *, const char *, const char *, const char *, const char *),
+                                  const char *label, sid_problem *pj, const double *theta, const int *idx, int nfree,
+                                  int w, int nsample)
+{
+    const sid_model *m = sid_problem_model(pj);
+    const int nwin = sid_problem_nwindows(pj), nx = sid_model_nq(m) + sid_model_nv(m);
+    const int rows = sid_problem_window_rows(pj, w), ncol = nfree + nx;
+    double *x0 = malloc(sizeof(double) * (size_t)(nwin * nx));
+    sid_problem_start_states(pj, theta, x0);
+    jac_ctx jc = {pj, theta, x0 + (size_t)w * (size_t)nx, w, 2 * ncol + 1, nfree, idx, NULL, NULL, NULL, NULL};
+    jc.r = malloc(sizeof(double) * (size_t)rows);
+    jc.J = malloc(sizeof(double) * (size_t)rows * (size_t)ncol);
+    jc.q = malloc(sizeof(double) * (size_t)nsample * (size_t)sid_model_nq(m));   /* a window's samples at most */
+    jc.v = malloc(sizeof(double) * (size_t)nsample * (size_t)sid_model_nv(m));
+    bench_cell jcells[2];
+    bench_cell_init(&jcells[0], run_jacobian, &jc, 1e3);
+    bench_cell_init(&jcells[1], run_fd_sims, &jc, 1e3);
+    bench_cell *jg[2] = {&jcells[0], &jcells[1]};
+    bench_measure(jg, 2);
+    char cas[200], ours[64], ref[64], ratio[64];
+    snprintf(cas, sizeof cas, "%s, window Jacobian %d x %d (0.2 s, start estimated)", label, rows, ncol);
+    snprintf(ours, sizeof ours, "%.2f", jcells[0].median);
+    snprintf(ref, sizeof ref, "central differences %.2f", jcells[1].median);
+    snprintf(ratio, sizeof ratio, "**%.1f×** faster", jcells[1].median / jcells[0].median);
+    row(8, "Jacobian ms", cas, ours, ref, ratio);
+    free(x0), free(jc.r), free(jc.J), free(jc.q), free(jc.v);
 }
 
 void bench_contact(void (*row)(int, const char *, const char *, const char *, const char *, const char *))
@@ -174,27 +197,8 @@ void bench_contact(void (*row)(int, const char *, const char *, const char *, co
         int idx[4];
         for (int j = 0; j < 4; j++)
             if ((idx[j] = sid_model_param_find(m, names[j])) < 0) bench_die("box: no parameter %s", names[j]);
-        const int nwin = sid_problem_nwindows(pj), nx = sid_model_nq(m) + sid_model_nv(m), w = nwin / 2;
-        const int rows = sid_problem_window_rows(pj, w), ncol = 4 + nx;
-        double *x0 = malloc(sizeof(double) * (size_t)(nwin * nx)), *th = malloc(sizeof(double) * (size_t)sid_model_nparam(m));
-        memcpy(th, theta, sizeof(double) * (size_t)sid_model_nparam(m));
-        sid_problem_start_states(pj, th, x0);
-        double *r = malloc(sizeof(double) * (size_t)rows), *J = malloc(sizeof(double) * (size_t)rows * (size_t)ncol);
-        double *q = malloc(sizeof(double) * (size_t)tr->n * 7), *v = malloc(sizeof(double) * (size_t)tr->n * 6);
-        box_jac_ctx jc[2];
-        for (int fd = 0; fd < 2; fd++) {
-            jc[fd] = (box_jac_ctx){pj, th, x0 + w * nx, r, J, q, v, idx, 4, ncol, w, fd};
-            bench_cell_init(&lcells[fd], run_box_jac, &jc[fd], 1e3);
-        }
-        bench_measure(lg, 2);
-        char cas[160];
-        snprintf(cas, sizeof cas, "box, compliant, one 0.2 s window's residual Jacobian, %d columns (4 params + start state)",
-                 ncol);
-        snprintf(ours, sizeof ours, "%.2f", lcells[0].median);
-        snprintf(ref, sizeof ref, "central differences %.2f", lcells[1].median);
-        snprintf(ratio, sizeof ratio, "**%.2f×** differences/forward", lcells[1].median / lcells[0].median);
-        row(8, "Jacobian ms/window", cas, ours, ref, ratio);
-        free(x0), free(th), free(r), free(J), free(q), free(v);
+        bench_window_jacobian(row, "box, compliant (friction, stiffness, damping, mass)", pj, theta, idx, 4,
+                              sid_problem_nwindows(pj) / 2, tr->n);
         sid_problem_free(pj);
     }
 
@@ -211,7 +215,20 @@ void bench_contact(void (*row)(int, const char *, const char *, const char *, co
     snprintf(ref, sizeof ref, "loss only %.2f", lcells[0].median);
     snprintf(ratio, sizeof ratio, "**%.2f×** grad/forward", lcells[1].median / lcells[0].median);
     row(8, "loss+grad µs/step", "box, hard contact, implicit gradient (all params)", ours, ref, ratio);
+
+    /* hard contact's window Jacobian (covariance, Levenberg-Marquardt): forward mode against
+     * the simulations central differences need, on window 0 of a problem estimating its start */
+    o.estimate_start = 1;
+    sid_problem *pj = NULL;
+    bench_check(sid_problem_create(&pj, m, (const sid_traj *const *)&tr, 1, &o, &err), &err, "box problem, hard, start");
+    int mask[512] = {0}, idx[512], nfree = 0;
+    const char *pat[] = {"links.*", "contact.ground.friction", "contact.ground.height", "contact.spheres.c1.*"};
+    for (size_t k = 0; k < sizeof pat / sizeof *pat; k++) sid_model_param_match(m, pat[k], mask);
+    for (int i = 0; i < sid_model_nparam(m); i++)
+        if (mask[i]) idx[nfree++] = i;
+    bench_window_jacobian(row, "box, hard contact", pj, theta, idx, nfree, 0, tr->n);
     sid_model_set_contact_model(m, SID_CONTACT_COMPLIANT);
+    sid_problem_free(pj);
 
     free(grad);
     sid_problem_free(ph);
