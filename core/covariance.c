@@ -1,11 +1,22 @@
-/* covariance.c — what the data determine: parameter covariance sigma^2 (J^T J)^-1 from the
- * exact residual Jacobian, and the near-null directions of J that the data cannot resolve.
+/* covariance.c — what the data determine: parameter covariance from the exact residual
+ * Jacobian, and the near-null directions of J that the data cannot resolve.
  *
  * J^T J is first scaled to unit diagonal (C = D J^T J D, D = diag(1 / |J_k|)) so that its
  * eigenvalues compare parameters of different units; eigenvectors with eigenvalue below
  * SID_NULL_RATIO times the largest are combinations the data do not determine. The covariance
- * is the pseudo-inverse on the rest; a parameter that takes part in a null direction has no
- * standard error (HUGE_VAL) and is reported as not identifiable, never as a number.
+ * is built on the pseudo-inverse A+ on the rest; a parameter that takes part in a null
+ * direction has no standard error (HUGE_VAL) and is reported as not identifiable, never as a
+ * number.
+ *
+ * Classic covariance. The rows are residuals of different channels (each logged coordinate's
+ * position or velocity, divided by its scale), whose noise differs relative to their scales:
+ * 1 mm on a 2 cm bounce and 1 mm on a 1 m slide are not one variance. One pooled sigma^2
+ * (J^T J)^-1 then overstates some parameters' errors and understates others' (by up to the
+ * square root of the number of channels). For white noise of variance sigma_c^2 on channel
+ * c the unweighted least-squares estimate has exactly A+ (sum_c sigma_c^2 J_c^T J_c) A+ (J_c:
+ * the channel's rows, start states projected out), so that is the classic covariance, with
+ * sigma_c^2 = (|r_c|^2 / n_c) nres / dof (the degrees of freedom shared in proportion to the
+ * rows). Equal variances give sigma^2 A+ again.
  *
  * J is never held: normal.c sums each window's rows into J^T J as they arrive, so memory is
  * O(P^2) per thread plus one block, the same to the bit for any number of threads; each
@@ -27,24 +38,112 @@
  * times a noise level that is itself an overestimate cannot be measurement noise.
  *
  * The robust interval is the cluster-robust sandwich over windows, G/(G-1) A+ (sum_w g_w g_w^T)
- * A+ (Liang and Zeger 1986; G/(G-1) is the usual CR1 small-sample factor): windows are the
- * clusters because each has its own start state, which cuts the correlation at its start; on
- * white residuals its expectation is sigma^2 A+ again, the classic covariance. */
+ * A+ (Liang and Zeger 1986; G/(G-1) is the usual CR1 small-sample factor, and for windows
+ * that carry equal information exactly the bias of the scores' outer products, which lose
+ * A_w A+ A_w each to the fit): windows are the clusters because each has its own start state,
+ * which cuts the correlation at its start; on white residuals its expectation is the classic
+ * covariance. It is estimated from G pieces, fewer in effect when a few windows carry a
+ * parameter, so its interval takes the Student t quantile on Bell and McCaffrey's degrees of
+ * freedom (robust_dof) rather than 1.96 (4 degrees of freedom: 2.78). CR2's per-window leverage correction would need each window's
+ * (I - A_w A+)^(-1/2) after the pass; G/(G-1) is its equal-windows value. */
 #include "linalg.h"
 #include "normal.h"
+#include "student_t.h"
 
 #include <math.h>
 #include <string.h>
 
+/* Memory and work limits of the refinements (beyond them: the pooled sigma^2, and G - 1 for
+ * the robust interval's degrees of freedom): each channel's share of J^T J per thread,
+ * nchan n^2 doubles; every window's reduced J^T J, G n^2 doubles and G n^3 operations. */
+#define COV_CHANNEL_DOUBLES ((size_t)1 << 21)
+#define COV_WINDOW_DOUBLES ((size_t)1 << 22)
+#define COV_DOF_WORK 3e8
+
+/* What the window callback needs: each window's reduced J^T J is kept for the degrees of
+ * freedom as the running sum of its chunk after it (Acum, G x n x n, or NULL). */
+typedef struct {
+    int n;
+    double *Acum;
+} cov_ctx;
+
+/* out = scale D P (D M D) P D, P the scaled pseudo-inverse (n x n); T: n x n scratch. */
+static void sandwich(int n, const double *P, const double *dscale, const double *M, double scale, double *out,
+                     double *T)
+{
+    for (int a = 0; a < n; a++)   /* T = P (D M D) */
+        for (int b = 0; b < n; b++) {
+            double v = 0;
+            for (int c = 0; c < n; c++) v += P[a * n + c] * dscale[c] * M[c * n + b] * dscale[b];
+            T[a * n + b] = v;
+        }
+    for (int a = 0; a < n; a++)
+        for (int b = 0; b < n; b++) {
+            double v = 0;
+            for (int c = 0; c < n; c++) v += T[a * n + c] * P[c * n + b];
+            out[a * n + b] = scale * dscale[a] * dscale[b] * v;
+        }
+}
+
+/* Degrees of freedom of the robust variance of parameter k (Bell and McCaffrey 2002, the
+ * Satterthwaite approximation): under the working model of white residuals of one variance,
+ * the CR1 estimate of a_k^T cov a_k (a_k = A+ e_k) is a quadratic form in the windows'
+ * scores, sum_w (a_k^T g_w)^2, with g_w = s_w - A_w A+ s (s_w independent, cov A_w, s their
+ * sum), so (a_k^T g_w)_w has covariance O = diag(lambda_w) - Z^T A+ Z, lambda_w = a_k^T A_w a_k,
+ * Z's columns z_w = A_w a_k; its dof is tr(O)^2 / tr(O^2). Equal windows give G - 1; one
+ * window that carries most of a parameter's information gives close to 1, and t quantiles
+ * widen the interval accordingly. Aw: the G reduced window blocks; Ap = A+ (n x n). */
+static double robust_dof(int n, int G, const double *Aw, const double *Ap, int k, double *z, double *K, double *T)
+{
+    const double *a = Ap + (size_t)k * (size_t)n;   /* A+ is symmetric: row k is a_k */
+    double trO = 0, sl2 = 0, slm = 0;
+    memset(K, 0, sizeof(double) * (size_t)(n * n));
+    for (int w = 0; w < G; w++) {
+        const double *Ak = Aw + (size_t)w * (size_t)(n * n);
+        double lam = 0, mww = 0;
+        for (int i = 0; i < n; i++) {
+            double v = 0;
+            for (int j = 0; j < n; j++) v += Ak[i * n + j] * a[j];
+            z[i] = v;
+            lam += a[i] * v;
+        }
+        for (int i = 0; i < n; i++) {
+            double v = 0;
+            for (int j = 0; j < n; j++) v += Ap[i * n + j] * z[j];
+            mww += z[i] * v;
+            for (int j = 0; j < n; j++) K[i * n + j] += z[i] * z[j];
+        }
+        trO += lam - mww;
+        sl2 += lam * lam;
+        slm += lam * mww;
+    }
+    for (int i = 0; i < n; i++)   /* T = A+ K; sum_wv m_wv^2 = tr(T T) */
+        for (int j = 0; j < n; j++) {
+            double v = 0;
+            for (int c = 0; c < n; c++) v += Ap[i * n + c] * K[c * n + j];
+            T[i * n + j] = v;
+        }
+    double mm = 0;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) mm += T[i * n + j] * T[j * n + i];
+    const double trO2 = sl2 - 2 * slm + mm;
+    const double dof = trO2 > 0 ? trO * trO / trO2 : G - 1;
+    return fmin(fmax(dof, 1), G - 1);
+}
+
 /* Covariance and null directions from the normal matrix A = J^T J (n x n, destroyed), the
- * residual sum of squares rr and the degrees of freedom. */
-static sid_status from_normal(int n, double *A, const double *M, int nwin, double rr, int dof, sid_covariance_result *out,
+ * robust meat M, each channel's share of J^T J Mc (nchan x n x n, or NULL: one sigma^2) with
+ * its residual sums ch (as sid_normal_extra), every window's reduced J^T J Aw (or NULL), the
+ * residual sum of squares rr, the number of rows nres and the degrees of freedom. */
+static sid_status from_normal(int n, double *A, const double *M, const double *Mc, const double *ch, int nchan,
+                              const double *Aw, int nwin, double rr, long nres, int dof, sid_covariance_result *out,
                               sid_error *err)
 {
     memset(out, 0, sizeof *out);
-    double *V = sid_alloc(sizeof(double) * (size_t)(2 * n * n + 2 * n));
+    double *V = sid_alloc(sizeof(double) * (size_t)(4 * n * n + 3 * n));
     if (!V) return sid_error_set(err, SID_ERR_NOMEM, "out of memory");
-    double *P = V + n * n, *dscale = P + n * n, *ev = dscale + n;
+    double *P = V + n * n, *Mw = P + n * n, *Ap = Mw + n * n, *dscale = Ap + n * n, *ev = dscale + n, *z = ev + n;
+    memset(P, 0, sizeof(double) * (size_t)(n * n));
     for (int a = 0; a < n; a++) dscale[a] = A[a * n + a] > 0 ? 1 / sqrt(A[a * n + a]) : 0;
     for (int a = 0; a < n; a++)
         for (int b = 0; b < n; b++) A[a * n + b] *= dscale[a] * dscale[b];
@@ -77,25 +176,35 @@ static sid_status from_normal(int n, double *A, const double *M, int nwin, doubl
     }
     out->cond = emin_kept > 0 ? emax / emin_kept : HUGE_VAL;
     for (int a = 0; a < n; a++)
-        for (int b = 0; b < n; b++) out->cov[a * n + b] = out->sigma2 * dscale[a] * dscale[b] * P[a * n + b];
+        for (int b = 0; b < n; b++) Ap[a * n + b] = dscale[a] * dscale[b] * P[a * n + b];
+    /* classic: each channel's own noise variance, dof-corrected in proportion to its rows,
+     * sigma_c^2 = (rr_c / n_c) nres / dof, and A+ (sum_c sigma_c^2 J_c^T J_c) A+; with one
+     * variance on every channel it is sigma^2 A+ again */
+    out->noise_per_channel = Mc != NULL && dof > 0;
+    if (out->noise_per_channel) {
+        memset(Mw, 0, sizeof(double) * (size_t)(n * n));
+        for (int c = 0; c < nchan; c++) {
+            const double cnt = ch[3 * c + 2];
+            if (!(cnt > 0)) continue;
+            const double s2 = ch[3 * c] / cnt * (double)nres / dof;
+            if (c < SID_MAX_CHANNELS) out->sigma2_channel[c] = s2;
+            const double *Mk = Mc + (size_t)c * (size_t)(n * n);
+            for (int i = 0; i < n * n; i++) Mw[i] += s2 * Mk[i];
+        }
+        sandwich(n, P, dscale, Mw, 1, out->cov, V);
+    } else {
+        for (int i = 0; i < n * n; i++) out->cov[i] = out->sigma2 * Ap[i];
+    }
     for (int a = 0; a < n; a++) out->stderr_[a] = out->identifiable[a] ? sqrt(fmax(out->cov[a * n + a], 0)) : HUGE_VAL;
-    /* sandwich: D P (D M D) P D, P the scaled pseudo-inverse; V is free again (n x n) */
+    /* the cluster-robust sandwich, CR1, with t quantiles on its degrees of freedom */
     out->nwindows = nwin;
-    const double cr1 = nwin > 1 ? (double)nwin / (nwin - 1) : 1;
-    for (int a = 0; a < n; a++)   /* V = P (D M D) */
-        for (int b = 0; b < n; b++) {
-            double v = 0;
-            for (int c = 0; c < n; c++) v += P[a * n + c] * dscale[c] * M[c * n + b] * dscale[b];
-            V[a * n + b] = v;
-        }
-    for (int a = 0; a < n; a++)
-        for (int b = 0; b < n; b++) {
-            double v = 0;
-            for (int c = 0; c < n; c++) v += V[a * n + c] * P[c * n + b];
-            out->cov_robust[a * n + b] = cr1 * dscale[a] * dscale[b] * v;
-        }
-    for (int a = 0; a < n; a++)
+    sandwich(n, P, dscale, M, nwin > 1 ? (double)nwin / (nwin - 1) : 1, out->cov_robust, V);
+    for (int a = 0; a < n; a++) {
         out->stderr_robust[a] = out->identifiable[a] ? sqrt(fmax(out->cov_robust[a * n + a], 0)) : HUGE_VAL;
+        out->dof_robust[a] = nwin > 1 ? nwin - 1 : 1;
+        if (Aw && nwin > 1 && out->identifiable[a]) out->dof_robust[a] = robust_dof(n, nwin, Aw, Ap, a, z, Mw, V);
+        out->t95_robust[a] = sid_student_t_quantile(0.975, out->dof_robust[a]);
+    }
     sid_free(V);
     return SID_OK;
 }
@@ -164,11 +273,14 @@ static void pinv_solve(int m, double *B, int n, const double *C, double *X, doub
 }
 
 /* After window w's rows: eliminate its start state, A -= C^T B+ C (Schur complement), and add
- * the window's score with the start state eliminated, g = gw - (B+ C)^T gs, to M as g g^T. */
+ * the window's score with the start state eliminated, g = gw - (B+ C)^T gs, to M as g g^T;
+ * each channel's share of J^T J gets its start-state terms, (Jp - Js X)^T (Jp - Js X) over
+ * the channel's rows, X = B+ C; the window's reduced block is kept for the dof (cov_ctx). */
 static sid_status eliminate_start(void *ctx, sid_normal_sums *S, int w, sid_error *err)
 {
     const int n = S->n, ns = S->ns;
-    (void)ctx, (void)w, (void)err;
+    const cov_ctx *cx = ctx;
+    (void)err;
     if (ns) {
         pinv_solve(ns, S->B, n, S->C, S->X, S->V);
         for (int a = 0; a < n; a++)
@@ -176,9 +288,26 @@ static sid_status eliminate_start(void *ctx, sid_normal_sums *S, int w, sid_erro
                 for (int k = 0; k < ns; k++) S->A[a * n + b] -= S->C[k * n + a] * S->X[k * n + b];
         for (int a = 0; a < n; a++)
             for (int k = 0; k < ns; k++) S->gw[a] -= S->X[k * n + a] * S->gs[k];
+        for (int c = 0; S->Mc && c < S->nchan; c++) {
+            double *Mk = S->Mc + (size_t)c * (size_t)(n * n), *Ck = S->Cc + (size_t)c * (size_t)(ns * n);
+            const double *Bk = S->Bc + (size_t)c * (size_t)(ns * ns);
+            for (int k = 0; k < ns; k++)   /* Ck becomes Y = Bk X - 2 Ck, in place (element by element) */
+                for (int b = 0; b < n; b++) {
+                    double v = -2 * Ck[k * n + b];
+                    for (int j = 0; j < ns; j++) v += Bk[k * ns + j] * S->X[j * n + b];
+                    Ck[k * n + b] = v;
+                }
+            for (int a = 0; a < n; a++)   /* Mk += (X^T Y + Y^T X) / 2 = X^T Bk X - X^T Ck - Ck^T X */
+                for (int b = 0; b < n; b++) {
+                    double v = 0;
+                    for (int k = 0; k < ns; k++) v += S->X[k * n + a] * Ck[k * n + b] + S->X[k * n + b] * Ck[k * n + a];
+                    Mk[a * n + b] += 0.5 * v;
+                }
+        }
     }
     for (int a = 0; a < n; a++)
         for (int b = 0; b < n; b++) S->M[a * n + b] += S->gw[a] * S->gw[b];
+    if (cx->Acum) memcpy(cx->Acum + (size_t)w * (size_t)(n * n), S->A, sizeof(double) * (size_t)(n * n));
     return SID_OK;
 }
 
@@ -191,13 +320,24 @@ sid_status sid_problem_covariance(sid_problem *p, const double *theta, const dou
     if (n < 1 || n > SID_MAX_FREE) return sid_error_set(err, SID_ERR_INPUT, "covariance: %d free parameters (1..%d)", n, SID_MAX_FREE);
     long nres = 0;
     for (int w = 0; w < nwin; w++) nres += sid_problem_window_rows(p, w);
-    const int nc = sid_model_nq(m) + sid_model_nv(m);
-    double *A = sid_alloc(sizeof(double) * ((size_t)n * (size_t)n * 2 + 3 * (size_t)nc)), rr = 0;
+    const int nc = m->nqo + m->nvo + 1;   /* the logged coordinates' channels and the other rows' */
+    const size_t nn = (size_t)n * (size_t)n;
+    const int per_channel = (size_t)nc * nn <= COV_CHANNEL_DOUBLES;
+    const int keep_windows = nwin > 1 && (size_t)nwin * nn <= COV_WINDOW_DOUBLES && (double)nwin * (double)nn * n <= COV_DOF_WORK;
+    double *A = sid_alloc(sizeof(double) * (nn * 2 + 3 * (size_t)nc + (per_channel ? (size_t)nc * nn : 0) +
+                                            (keep_windows ? (size_t)nwin * nn : 0))), rr = 0;
     if (!A) return sid_error_set(err, SID_ERR_NOMEM, "out of memory");
-    sid_normal_extra ex = { A + n * n, nc, A + 2 * n * n };
-    sid_status s = sid_normal_run_extra(p, theta, x0, n, idx, interrupt, 1, eliminate_start, NULL, A, NULL, &rr, &ex, err);
+    double *Mc = per_channel ? A + 2 * nn + 3 * (size_t)nc : NULL;
+    cov_ctx cx = { n, keep_windows ? A + 2 * nn + 3 * (size_t)nc + (per_channel ? (size_t)nc * nn : 0) : NULL };
+    sid_normal_extra ex = { A + nn, nc, A + 2 * nn, Mc };
+    sid_status s = sid_normal_run_extra(p, theta, x0, n, idx, interrupt, 1, eliminate_start, &cx, A, NULL, &rr, &ex, err);
     if (s == SID_ERR_INTERRUPTED) sid_error_prefix(err, "covariance");
-    if (!s) s = from_normal(n, A, ex.M, nwin, rr, (int)(nres - n - (long)nwin * ns), out, err);
+    if (!s && cx.Acum) {   /* running sums within each chunk -> each window's own block */
+        for (int w = nwin - 1; w > 0; w--)
+            if (w % p->chunk_windows)
+                for (size_t i = 0; i < nn; i++) cx.Acum[(size_t)w * nn + i] -= cx.Acum[(size_t)(w - 1) * nn + i];
+    }
+    if (!s) s = from_normal(n, A, ex.M, Mc, ex.chan, nc, cx.Acum, nwin, rr, nres, (int)(nres - n - (long)nwin * ns), out, err);
     if (!s) diagnose(p, ex.chan, out);
     sid_free(A);
     return s;

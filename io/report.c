@@ -288,11 +288,15 @@ static void parameter(jb *b, cJSON *list, const report *r, int k)
     if (r->cov) {
         num_or_null(b, o, "stderr_robust", se_r);
         if (isfinite(se_r)) {
+            /* Student t on the sandwich's degrees of freedom: it is estimated from G windows */
+            const double t = r->cov->t95_robust[k];
             cJSON *ci = add(b, o, "ci95_robust", cJSON_CreateArray());
-            num(b, ci, NULL, x - 1.96 * se_r);
-            num(b, ci, NULL, x + 1.96 * se_r);
+            num(b, ci, NULL, x - t * se_r);
+            num(b, ci, NULL, x + t * se_r);
+            num(b, o, "dof_robust", r->cov->dof_robust[k]);
         } else {
             add(b, o, "ci95_robust", cJSON_CreateNull());
+            add(b, o, "dof_robust", cJSON_CreateNull());
         }
     }
     add(b, o, "identifiable", c.identifiable < 0 ? cJSON_CreateNull() : cJSON_CreateBool(c.identifiable));
@@ -330,6 +334,8 @@ static void identifiability(jb *b, cJSON *o, const report *r)
     b->where = "identifiability";
     integer(b, x, "dof", cv->dof);
     num(b, x, "residual_variance", cv->sigma2);
+    /* the classic covariance's noise model: one variance per residual channel, or pooled */
+    str(b, x, "noise", cv->noise_per_channel ? "per_channel" : "pooled");
     num_or_null(b, x, "condition", cv->cond);
     cJSON *nd = add(b, x, "null_directions", cJSON_CreateArray());
     for (int d = 0; d < cv->nnull; d++) {
@@ -646,7 +652,7 @@ void report_table(FILE *f, const report *r)
         const double shown = robust && c.identifiable == 1 ? r->cov->stderr_robust[k] : c.stderr_;
         if (c.identifiable == 1 && isfinite(shown)) {
             snprintf(se, sizeof se, "%.3g", shown);
-            snprintf(ci, sizeof ci, "%.3g", 1.96 * shown);
+            snprintf(ci, sizeof ci, "%.3g", (robust ? r->cov->t95_robust[k] : 1.96) * shown);
         } else {
             snprintf(se, sizeof se, "-");
             snprintf(ci, sizeof ci, "-");

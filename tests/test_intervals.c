@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "student_t.h"
 #include "test_util.h"
 
 Suite *intervals_suite(void);
@@ -114,14 +115,19 @@ static void invert(int n, double *A, double *X)
 
 /* Dense, from each window's explicit Jacobian [Jp Js]: the start state projected out,
  * Jt = (I - Js (Js^T Js)^-1 Js^T) Jp, A = sum Jt^T Jt, M = sum (Jt^T r)(Jt^T r)^T, and the
- * sandwich G/(G-1) A^-1 M A^-1 into R (n x n); the lag-1 sums per channel into lag (nq + nv). */
+ * sandwich G/(G-1) A^-1 M A^-1 into R (n x n); the lag-1 sums per channel into lag (nq + nv);
+ * the classic covariance A^-1 (sum_c sigma_c^2 Jt_c^T Jt_c) A^-1 over channels c into Cl, with
+ * sigma_c^2 = |r_c|^2 / n_c * rows / dof; the robust interval's degrees of freedom into dof (n):
+ * tr(O)^2 / tr(O^2), O = diag(a^T A_w a) - (A_w a)^T A^-1 (A_v a) as an explicit G x G matrix. */
 static void dense_sandwich(sid_problem *p, const fixture *f, const double *theta, const double *x0, int estimate,
-                           double *R, double *lag)
+                           double *R, double *lag, double *Cl, double *dof)
 {
     const int n = f->n, nq = sid_model_nq(f->m), nx = nq + sid_model_nv(f->m), ns = estimate ? nx : 0, nc = n + ns;
     const int G = sid_problem_nwindows(p);
     double *A = calloc((size_t)(n * n), sizeof(double)), *M = calloc((size_t)(n * n), sizeof(double));
     double *Ai = malloc(sizeof(double) * (size_t)(n * n)), *rr = calloc((size_t)(2 * nx), sizeof(double));
+    double *Mc = calloc((size_t)(nx * n * n), sizeof(double)), *Aw = calloc((size_t)(G * n * n), sizeof(double));
+    long nres = 0;
     for (int w = 0; w < G; w++) {
         const int rows = sid_problem_window_rows(p, w);
         double *r = malloc(sizeof(double) * (size_t)rows), *J = malloc(sizeof(double) * (size_t)rows * (size_t)nc);
@@ -150,8 +156,13 @@ static void dense_sandwich(sid_problem *p, const fixture *f, const double *theta
                 g[a] += jt[a] * r[i];
             }
             for (int a = 0; a < n; a++)
-                for (int b = 0; b < n; b++) A[a * n + b] += jt[a] * jt[b];
+                for (int b = 0; b < n; b++) {
+                    A[a * n + b] += jt[a] * jt[b];
+                    Aw[(size_t)w * n * n + a * n + b] += jt[a] * jt[b];
+                    Mc[(size_t)(i % nx) * n * n + a * n + b] += jt[a] * jt[b];
+                }
         }
+        nres += rows;
         for (int a = 0; a < n; a++)
             for (int b = 0; b < n; b++) M[a * n + b] += g[a] * g[b];
         /* per channel: rows of a sample are q then qd, all logged here */
@@ -172,6 +183,47 @@ static void dense_sandwich(sid_problem *p, const fixture *f, const double *theta
             R[a * n + b] = (double)G / (G - 1) * v;
         }
     for (int c = 0; c < nx; c++) lag[c] = rr[2 * c + 1] / rr[2 * c];
+    const double dofr = (double)(nres - n - (long)G * ns);
+    double *W = calloc((size_t)(n * n), sizeof(double));
+    for (int c = 0; c < nx; c++)
+        for (int i = 0; i < n * n; i++) W[i] += rr[2 * c] / (double)(nres / nx) * (double)nres / dofr * Mc[(size_t)c * n * n + i];
+    for (int a = 0; a < n; a++)
+        for (int b = 0; b < n; b++) {
+            double v = 0;
+            for (int c = 0; c < n; c++)
+                for (int d = 0; d < n; d++) v += Ai[a * n + c] * W[c * n + d] * Ai[d * n + b];
+            Cl[a * n + b] = v;
+        }
+    double *Z = malloc(sizeof(double) * (size_t)(G * n)), *O = malloc(sizeof(double) * (size_t)(G * G));
+    for (int k = 0; k < n; k++) {
+        const double *ak = Ai + k * n;
+        for (int w = 0; w < G; w++)
+            for (int a = 0; a < n; a++) {
+                double v = 0;
+                for (int b = 0; b < n; b++) v += Aw[(size_t)w * n * n + a * n + b] * ak[b];
+                Z[w * n + a] = v;
+            }
+        for (int w = 0; w < G; w++)
+            for (int v = 0; v < G; v++) {
+                double m = 0;
+                for (int a = 0; a < n; a++)
+                    for (int b = 0; b < n; b++) m += Z[w * n + a] * Ai[a * n + b] * Z[v * n + b];
+                double lam = 0;
+                for (int a = 0; a < n; a++) lam += ak[a] * Z[w * n + a];
+                O[w * G + v] = (w == v ? lam : 0) - m;
+            }
+        double tr = 0, tr2 = 0;
+        for (int w = 0; w < G; w++) {
+            tr += O[w * G + w];
+            for (int v = 0; v < G; v++) tr2 += O[w * G + v] * O[v * G + w];
+        }
+        dof[k] = fmin(fmax(tr * tr / tr2, 1), G - 1);
+    }
+    free(Z);
+    free(O);
+    free(W);
+    free(Mc);
+    free(Aw);
     free(A);
     free(M);
     free(Ai);
@@ -191,17 +243,26 @@ START_TEST(sandwich_matches_dense)
         sid_covariance_result *c = sid_alloc(sizeof *c);
         sid_error err = {0};
         ck_assert_msg(sid_problem_covariance(p, f.theta, x0, f.n, f.idx, NULL, c, &err) == SID_OK, "%s", err.msg);
-        double R[64 * 64], lag[64];
-        dense_sandwich(p, &f, f.theta, x0, estimate, R, lag);
+        double R[64 * 64], lag[64], Cl[64 * 64], dof[64];
+        dense_sandwich(p, &f, f.theta, x0, estimate, R, lag, Cl, dof);
         const int n = f.n;
-        double worst = 0;
+        double worst = 0, worst_cl = 0, worst_dof = 0;
         for (int a = 0; a < n; a++)
             for (int b = 0; b < n; b++) {
-                const double scale = sqrt(R[a * n + a] * R[b * n + b]);
+                const double scale = sqrt(R[a * n + a] * R[b * n + b]), scl = sqrt(Cl[a * n + a] * Cl[b * n + b]);
                 worst = fmax(worst, fabs(c->cov_robust[a * n + b] - R[a * n + b]) / scale);
+                worst_cl = fmax(worst_cl, fabs(c->cov[a * n + b] - Cl[a * n + b]) / scl);
             }
-        fprintf(stderr, "intervals: sandwich vs dense (start states %s): worst %.2g\n", estimate ? "fitted" : "logged", worst);
+        for (int a = 0; a < n; a++) {
+            worst_dof = fmax(worst_dof, fabs(c->dof_robust[a] - dof[a]) / dof[a]);
+            ck_assert_msg(tu_rel_err(c->t95_robust[a], sid_student_t_quantile(0.975, dof[a]), 0) < 1e-8, "t quantile");
+        }
+        fprintf(stderr, "intervals: sandwich vs dense (start states %s): worst %.2g, classic per channel %.2g, dof %.2g "
+                "(dof %.3g .. %.3g of G - 1 = %d)\n", estimate ? "fitted" : "logged", worst, worst_cl, worst_dof, dof[0],
+                dof[n - 1], c->nwindows - 1);
         ck_assert_msg(worst < 1e-10, "estimate %d: sandwich off the dense one by %.3g", estimate, worst);
+        ck_assert_msg(worst_cl < 1e-10, "estimate %d: classic covariance off the dense one by %.3g", estimate, worst_cl);
+        ck_assert_msg(worst_dof < 1e-8, "estimate %d: robust dof off the dense ones by %.3g", estimate, worst_dof);
         ck_assert_int_eq(c->nwindows, sid_problem_nwindows(p));
         for (int ch = 0; ch < c->nchan; ch++)
             ck_assert_msg(fabs(c->lag1[ch] - lag[ch]) < 1e-12, "channel %d lag1 %.15g vs %.15g", ch, c->lag1[ch], lag[ch]);
