@@ -22,14 +22,15 @@
  * O(P^2) per thread plus one block, the same to the bit for any number of threads; each
  * window's start state is eliminated as soon as its rows are in.
  *
- * sigma^2 (J^T J)^-1 assumes white residuals: true when the model fits and the noise is
+ * The classic covariance assumes white residuals: true when the model fits and the noise is
  * independent, false when the model does not fit (a systematic error is smooth from sample to
  * sample). Two checks of that assumption come from the same pass: each residual channel's lag-1
  * autocorrelation, and its RMS against the noise the log itself shows (the second difference of
- * a logged coordinate, q_{k+1} - 2 q_k + q_{k-1}, has variance 6 sigma^2 for white noise of
- * variance sigma^2 plus h^4 q''''-size signal, so it estimates the noise from above).
+ * a logged coordinate, q_{k+1} - 2 q_k + q_{k-1}, is N(0, 6 sigma^2) for white noise of
+ * variance sigma^2 plus the signal's h^2 q'', so its median size estimates the noise, from
+ * above where the signal is fast).
  *
- * Thresholds. Lag 1 above SID_DIAG_LAG1 = 0.3: for AR(1) residuals and smooth regressors the
+ * Thresholds. |Lag 1| above SID_DIAG_LAG1 = 0.3: for AR(1) residuals and smooth regressors the
  * variance of a fitted parameter is (1 + rho) / (1 - rho) times the white-noise one, 1.86 at
  * 0.3, so a nominal 95 % interval covers about 85 %; it must also be outside the white-noise
  * band (4 / sqrt(n), four standard deviations, so that a few dozen channels do not raise false
@@ -209,49 +210,84 @@ static sid_status from_normal(int n, double *A, const double *M, const double *M
     return SID_OK;
 }
 
+/* The k-th smallest of v[0..n-1] (reordered): quickselect, Hoare's partition. */
+static double kth_smallest(double *v, long n, long k)
+{
+    long lo = 0, hi = n - 1;
+    while (lo < hi) {
+        const double pivot = v[lo + (hi - lo) / 2];
+        long i = lo, j = hi;
+        while (i <= j) {
+            while (v[i] < pivot) i++;
+            while (v[j] > pivot) j--;
+            if (i <= j) {
+                const double t = v[i];
+                v[i++] = v[j], v[j--] = t;
+            }
+        }
+        if (k <= j) hi = j;
+        else if (k >= i) lo = i;
+        else break;
+    }
+    return v[k];
+}
+
 /* The residual diagnostics from the per-channel sums ch (nchan x 3, as sid_normal_extra). */
-static void diagnose(const sid_problem *p, const double *ch, sid_covariance_result *out)
+static sid_status diagnose(const sid_problem *p, const double *ch, sid_covariance_result *out, sid_error *err)
 {
     const sid_model *m = p->m;
     const int nq = m->nqo, nv = m->nvo, nc = nq + nv;   /* the logged coordinates (backlash.h) */
+    long nsamp = 0;
+    for (int l = 0; l < p->nlog; l++) nsamp += p->logs[l]->n;
+    double *d2 = sid_alloc(sizeof(double) * (size_t)(nsamp > 0 ? nsamp : 1));
+    if (!d2) return sid_error_set(err, SID_ERR_NOMEM, "out of memory");
     out->nchan = nc;
     out->worst_lag1 = out->worst_ratio = -1;
     out->rms_over_noise = 0;
     out->residuals_white = 1;
     for (int c = 0; c < nc; c++) {
-        /* the log's noise: sum of squared second differences over every log that has the channel */
-        double d2 = 0;
+        /* the log's noise from the median |second difference| over every log that has the
+         * channel: for white noise of variance sigma^2 it is N(0, 6 sigma^2), whose median
+         * absolute value is 0.67449 sqrt(6) sigma; a median, because impacts and other sudden
+         * changes put a few huge second differences into a log (the tossed box's angular
+         * velocities: an RMS of 0.17 rad/s where the noise is 0.01) and must not hide a misfit */
         long nd = 0;
         for (int l = 0; l < p->nlog; l++) {
             const sid_traj *tr = p->logs[l];
             const double *y = c < nq ? tr->q : tr->qd;
             const int stride = c < nq ? nq : nv, i = c < nq ? c : c - nq;
             if (!y) continue;
-            for (int k = 1; k + 1 < tr->n; k++) {
-                const double d = y[(size_t)(k + 1) * stride + i] - 2 * y[(size_t)k * stride + i] + y[(size_t)(k - 1) * stride + i];
-                d2 += d * d;
-                nd++;
-            }
+            for (int k = 1; k + 1 < tr->n; k++)
+                d2[nd++] = fabs(y[(size_t)(k + 1) * stride + i] - 2 * y[(size_t)k * stride + i] + y[(size_t)(k - 1) * stride + i]);
+        }
+        double med = 0;
+        if (nd) {
+            med = kth_smallest(d2, nd, nd / 2);
+            if (nd % 2 == 0) med = 0.5 * (med + kth_smallest(d2, nd / 2, nd / 2 - 1));   /* the lower half's largest */
         }
         const double *cs = ch + 3 * c;
         const int cnt = (int)cs[2];
         const double w = c < nq ? p->o.weight_q : p->o.weight_qd, sc = c < nq ? p->sq[c] : p->sqd[c - nq];
         out->count[c] = cnt;
-        out->noise[c] = nd ? sqrt(d2 / (6.0 * (double)nd)) : 0;
+        out->noise[c] = med / (0.6744897501960817 * sqrt(6.0));
         if (!cnt || !(w > 0)) continue;
         const double rms_scaled = sqrt(cs[0] / cnt);
         out->rms[c] = rms_scaled * sc / sqrt(w);
         out->lag1[c] = cs[0] > 0 ? cs[1] / cs[0] : 0;
-        out->correlated[c] = out->lag1[c] > SID_DIAG_LAG1 && out->lag1[c] > 4 / sqrt((double)cnt) &&
+        /* either sign: white noise has none; a negative one (a fit that oscillates about the
+         * data) widens rather than narrows the true error, but the model does not fit either */
+        out->correlated[c] = fabs(out->lag1[c]) > SID_DIAG_LAG1 && fabs(out->lag1[c]) > 4 / sqrt((double)cnt) &&
                              out->rms[c] > 0.5 * out->noise[c] && rms_scaled > 1e-10;
         if (out->correlated[c]) out->residuals_white = 0;
-        if (out->worst_lag1 < 0 || out->lag1[c] > out->lag1[out->worst_lag1]) out->worst_lag1 = c;
+        if (out->worst_lag1 < 0 || fabs(out->lag1[c]) > fabs(out->lag1[out->worst_lag1])) out->worst_lag1 = c;
         if (out->noise[c] > 0 && out->rms[c] / out->noise[c] > out->rms_over_noise) {
             out->rms_over_noise = out->rms[c] / out->noise[c];
             out->worst_ratio = c;
         }
     }
     out->mismatch = !out->residuals_white || out->rms_over_noise > SID_DIAG_RMS_RATIO;
+    sid_free(d2);
+    return SID_OK;
 }
 
 /* B+ C for the symmetric positive semi-definite B (m x m, destroyed) and C (m x n), into X;
@@ -338,7 +374,7 @@ sid_status sid_problem_covariance(sid_problem *p, const double *theta, const dou
                 for (size_t i = 0; i < nn; i++) cx.Acum[(size_t)w * nn + i] -= cx.Acum[(size_t)(w - 1) * nn + i];
     }
     if (!s) s = from_normal(n, A, ex.M, Mc, ex.chan, nc, cx.Acum, nwin, rr, nres, (int)(nres - n - (long)nwin * ns), out, err);
-    if (!s) diagnose(p, ex.chan, out);
+    if (!s) s = diagnose(p, ex.chan, out, err);
     sid_free(A);
     return s;
 }

@@ -704,10 +704,11 @@ void report_warnings(const report *r)
         const sid_covariance_result *cv = r->cov;
         char name[160];
         if (!cv->residuals_white && cv->worst_lag1 >= 0)
-            sid_io_warn("residuals are correlated (lag-1 autocorrelation %.2f on %s, white noise: below %g): the "
-                        "model does not fit the data; sigma^2 (J^T J)^-1 intervals are too narrow, use the robust "
+            sid_io_warn("residuals are correlated (lag-1 autocorrelation %.2f on %s, white noise: within +-%g): the "
+                        "model does not fit the data; sigma^2 (J^T J)^-1 intervals are %s, use the robust "
                         "ones (report: parameters[].ci95_robust; the table shows them)",
-                        cv->lag1[cv->worst_lag1], channel_name(r->m, cv->worst_lag1, name, sizeof name), SID_DIAG_LAG1);
+                        cv->lag1[cv->worst_lag1], channel_name(r->m, cv->worst_lag1, name, sizeof name), SID_DIAG_LAG1,
+                        cv->lag1[cv->worst_lag1] > 0 ? "too narrow" : "not to be trusted");
         if (cv->rms_over_noise > SID_DIAG_RMS_RATIO && cv->worst_ratio >= 0)
             sid_io_warn("the residual RMS on %s is %.3g times the noise level the log shows (%.3g): the model does "
                         "not fit the data; sigma^2 (J^T J)^-1 intervals are too narrow, use the robust ones "
