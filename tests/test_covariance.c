@@ -87,6 +87,12 @@ START_TEST(same_bits_for_any_thread_count)
         ck_assert(!memcmp(c[t]->cov, c[0]->cov, sizeof(double) * nn));
         ck_assert(!memcmp(c[t]->stderr_, c[0]->stderr_, sizeof(double) * (size_t)f.n));
         ck_assert_int_eq(c[t]->nnull, c[0]->nnull);
+        /* the robust interval, its degrees of freedom and the diagnostics' noise levels too */
+        ck_assert(!memcmp(c[t]->cov_robust, c[0]->cov_robust, sizeof(double) * nn));
+        ck_assert(!memcmp(c[t]->dof_robust, c[0]->dof_robust, sizeof(double) * (size_t)f.n));
+        ck_assert(!memcmp(c[t]->t95_robust, c[0]->t95_robust, sizeof(double) * (size_t)f.n));
+        ck_assert(!memcmp(c[t]->sigma2_channel, c[0]->sigma2_channel, sizeof(double) * (size_t)c[0]->nchan));
+        ck_assert(!memcmp(c[t]->noise, c[0]->noise, sizeof(double) * (size_t)c[0]->nchan));
     }
     for (int t = 0; t < 3; t++) sid_free(c[t]);
     fixture_free(&f);
