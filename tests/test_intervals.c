@@ -463,7 +463,7 @@ Suite *intervals_suite(void)
     tcase_add_test(tc, mismatch_flagged);
     tcase_add_test(tc, at_optimum_converged);
     suite_add_tcase(s, tc);
-    /* 16 fits: about 9 s of CPU, numerics rather than memory */
+    /* 16 fits: about 7 s optimised, numerics rather than memory */
     TCase *spread = tcase_create("spread");
     tcase_set_tags(spread, "slow");
     tcase_set_timeout(spread, 300);
