@@ -6,7 +6,7 @@
 #include <omp.h>
 #endif
 
-static int sums_init(sid_normal_sums *S, const sid_problem *p, int n, int ns, int cap, int nchan)
+static int sums_init(sid_normal_sums *S, const sid_problem *p, int n, int ns, int cap, int nchan, int per_channel)
 {
     memset(S, 0, sizeof *S);
     S->n = n, S->ns = ns, S->nchan = nchan, S->nq = p->m->nqo;   /* channels: the logged coordinates */
@@ -16,6 +16,10 @@ static int sums_init(sid_normal_sums *S, const sid_problem *p, int n, int ns, in
     S->A = S->buf, S->g = S->A + nn, S->B = S->g + n, S->C = S->B + ss, S->gs = S->C + sn;
     S->X = S->gs + ns, S->V = S->X + sn;
     if (nchan) S->gw = S->V + ss + ns, S->M = S->gw + n, S->chan = S->M + nn, S->last = S->chan + 3 * nchan;
+    if (per_channel) {
+        if (!(S->Mc = sid_alloc(sizeof(double) * (size_t)nchan * (nn + ss + sn)))) return -1;
+        S->Bc = S->Mc + (size_t)nchan * nn, S->Cc = S->Bc + (size_t)nchan * ss;
+    }
     return sid_jac_work_init(&S->jw, p, n, cap);
 }
 
@@ -23,6 +27,7 @@ static void sums_free(sid_normal_sums *S)
 {
     sid_jac_work_free(&S->jw);
     sid_free(S->buf);
+    sid_free(S->Mc);
 }
 
 /* A block of a window's rows into the sums: the parameters' Jp^T Jp and Jp^T r (in row order,
@@ -46,12 +51,25 @@ static void add_rows(void *ctx, int row0, int rows, const double *r, const doubl
         for (int i = 0; i < rows; i++) {
             const double *row = J + (size_t)i * (size_t)ncol;
             for (int a = 0; a < n; a++) S->gw[a] += row[a] * r[i];
-            const int gr = row0 + i, j = gr % S->per_sample, c = j < S->qrows ? j : S->nq + j - S->qrows;
-            if (j >= S->qrows + S->qdrows) continue;   /* torque sensor rows: no channel of their own here */
+            const int gr = row0 + i, j = gr % S->per_sample;
+            /* torque sensor rows share the last channel, without a lag (they are not one series) */
+            const int c = j < S->qrows ? j : j < S->qrows + S->qdrows ? S->nq + j - S->qrows : S->nchan - 1;
             double *cs = S->chan + 3 * c;
             cs[0] += r[i] * r[i];
-            if (gr >= S->per_sample) cs[1] += r[i] * S->last[c];
             cs[2] += 1;
+            if (S->Mc) {
+                const size_t nn = (size_t)n * (size_t)n;
+                double *Mc = S->Mc + (size_t)c * nn, *Bc = S->Bc + (size_t)c * (size_t)(ns * ns), *Cc = S->Cc + (size_t)c * (size_t)(ns * n);
+                const double *rx = row + n;
+                for (int a = 0; a < n; a++)
+                    for (int b = 0; b < n; b++) Mc[a * n + b] += row[a] * row[b];
+                for (int a = 0; a < ns; a++) {
+                    for (int b = 0; b < ns; b++) Bc[a * ns + b] += rx[a] * rx[b];
+                    for (int b = 0; b < n; b++) Cc[a * n + b] += rx[a] * row[b];
+                }
+            }
+            if (c == S->nchan - 1) continue;
+            if (gr >= S->per_sample) cs[1] += r[i] * S->last[c];
             S->last[c] = r[i];
         }
     }
@@ -84,6 +102,8 @@ static sid_status gather_rows(sid_problem *p, double *rows, size_t rowlen, int n
         if (ex) {
             for (size_t i = 0; i < (size_t)n * (size_t)n; i++) ex->M[i] += row[(size_t)(n * n + n + 1) + i];
             for (int i = 0; i < 3 * ex->nchan; i++) ex->chan[i] += row[2 * n * n + n + 1 + i];
+            const double *mc = row + 2 * (size_t)n * (size_t)n + (size_t)n + 1 + 3 * (size_t)ex->nchan;
+            for (size_t i = 0; ex->Mc && i < (size_t)ex->nchan * (size_t)n * (size_t)n; i++) ex->Mc[i] += mc[i];
         }
     }
     if (!s && progress && p->progress) p->progress(p->progress_ctx, p->nwin, p->nwin);
@@ -115,11 +135,12 @@ sid_status sid_normal_run_extra(sid_problem *p, const double *theta, const doubl
     const int cap = (size_t)maxrows < BLOCK_DOUBLES / (size_t)ncol ? maxrows : (int)(BLOCK_DOUBLES / (size_t)ncol);
     sid_normal_sums *S = sid_alloc(sizeof(sid_normal_sums) * (size_t)nlane);
     sid_status s = SID_OK;
-    /* with a shard: each chunk's sums as a row (A, g, rr, then M and chan), gathered, then added */
-    const size_t rowlen = (size_t)n * (size_t)n + (size_t)n + 1 + (ex ? (size_t)n * (size_t)n + 3 * (size_t)ex->nchan : 0);
+    /* with a shard: each chunk's sums as a row (A, g, rr, then M, chan and Mc), gathered, then added */
+    const size_t nn = (size_t)n * (size_t)n, nmc = ex && ex->Mc ? (size_t)ex->nchan * nn : 0;
+    const size_t rowlen = nn + (size_t)n + 1 + (ex ? nn + 3 * (size_t)ex->nchan + nmc : 0);
     double *rows = p->shard.size ? sid_alloc(sizeof(double) * rowlen * (size_t)p->nchunk) : NULL;
     int ok = S != NULL && (rows || !p->shard.size);
-    for (int t = 0; ok && t < nlane; t++) ok = !sums_init(&S[t], p, n, ns, cap, ex ? ex->nchan : 0);
+    for (int t = 0; ok && t < nlane; t++) ok = !sums_init(&S[t], p, n, ns, cap, ex ? ex->nchan : 0, ex && ex->Mc);
     if (!ok) {
         s = sid_error_set(err, SID_ERR_NOMEM, "out of memory");
         goto done;
@@ -130,6 +151,7 @@ sid_status sid_normal_run_extra(sid_problem *p, const double *theta, const doubl
     if (ex) {
         memset(ex->M, 0, sizeof(double) * (size_t)n * (size_t)n);
         memset(ex->chan, 0, sizeof(double) * 3 * (size_t)ex->nchan);
+        if (ex->Mc) memset(ex->Mc, 0, sizeof(double) * (size_t)ex->nchan * (size_t)n * (size_t)n);
     }
     /* the loss's chunks and per-chunk status, unused while this pass runs */
 #ifdef _OPENMP
@@ -147,6 +169,7 @@ sid_status sid_normal_run_extra(sid_problem *p, const double *theta, const doubl
         if (St->chan) {
             memset(St->M, 0, sizeof(double) * (size_t)n * (size_t)n);
             memset(St->chan, 0, sizeof(double) * 3 * (size_t)St->nchan);
+            if (St->Mc) memset(St->Mc, 0, sizeof(double) * (size_t)St->nchan * (size_t)n * (size_t)n);
         }
         p->chunk_status[c] = SID_OK;
         for (int w = c * p->chunk_windows; w < (c + 1) * p->chunk_windows && w < nwin; w++) {
@@ -162,6 +185,7 @@ sid_status sid_normal_run_extra(sid_problem *p, const double *theta, const doubl
                 St->qrows = p->o.weight_q > 0 ? St->nq : 0;
                 St->qdrows = p->o.weight_qd > 0 && p->logs[win->log]->qd ? p->m->nvo : 0;
                 St->per_sample = sid_problem_window_rows(p, w) / (win->rb - win->ra + 1);
+                if (St->Mc) memset(St->Bc, 0, sizeof(double) * (size_t)St->nchan * (size_t)(ns * ns + ns * n));
             }
             sid_status sw = sid_window_jacobian_rows(p, &p->lane[t], &St->jw, theta,
                                                      x0 ? x0 + (size_t)w * (size_t)nx : NULL, w, idx, add_rows, St,
@@ -179,6 +203,7 @@ sid_status sid_normal_run_extra(sid_problem *p, const double *theta, const doubl
             if (ex) {
                 memcpy(row + n * n + n + 1, St->M, sizeof(double) * (size_t)n * (size_t)n);
                 memcpy(row + 2 * n * n + n + 1, St->chan, sizeof(double) * 3 * (size_t)ex->nchan);
+                if (nmc) memcpy(row + 2 * nn + (size_t)n + 1 + 3 * (size_t)ex->nchan, St->Mc, sizeof(double) * nmc);
             }
         } else if (!p->chunk_status[c]) {
             for (size_t i = 0; i < (size_t)n * (size_t)n; i++) A[i] += St->A[i];
@@ -187,6 +212,7 @@ sid_status sid_normal_run_extra(sid_problem *p, const double *theta, const doubl
             if (ex) {
                 for (size_t i = 0; i < (size_t)n * (size_t)n; i++) ex->M[i] += St->M[i];
                 for (int i = 0; i < 3 * ex->nchan; i++) ex->chan[i] += St->chan[i];
+                for (size_t i = 0; ex->Mc && i < (size_t)ex->nchan * (size_t)n * (size_t)n; i++) ex->Mc[i] += St->Mc[i];
             }
             if (progress && p->progress)
                 p->progress(p->progress_ctx, (c + 1) * p->chunk_windows < nwin ? (c + 1) * p->chunk_windows : nwin, nwin);

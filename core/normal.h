@@ -29,16 +29,22 @@ typedef struct {
     double *chan;         /* (nchan x 3) the chunk's per-channel sum r^2, sum r_k r_{k-1}, count */
     double *last;         /* (nchan) the current window's previous residual of each channel */
     int nchan, nq, qrows, qdrows, per_sample;   /* channels; the current window's q, qd rows and rows per sample */
+    /* with sid_normal_extra's Mc only (else NULL): per channel, the chunk's sum of Jp^T Jp over
+     * the channel's rows (nchan x n x n; the callback folds each window's start-state terms in)
+     * and the current window's Js^T Js, Js^T Jp over them (nchan x ns x ns, nchan x ns x n) */
+    double *Mc, *Bc, *Cc;
 } sid_normal_sums;
 
 /* What the robust covariance and the residual diagnostics need beyond J^T J (covariance.c):
  * the sum over windows of what the callback folds into S->M (from S->gw, the window's score),
- * and per residual channel (q coordinate i is channel i, velocity i is nq + i) the sums
- * sum r^2, sum r_k r_{k-1} (lag one sample, within a window) and the number of rows. */
+ * and per residual channel (q coordinate i is channel i, velocity i is nq + i, every other row
+ * -- torque sensors -- channel nq + nv) the sums sum r^2, sum r_k r_{k-1} (lag one sample,
+ * within a window) and the number of rows; with Mc, each channel's share of J^T J (S->Mc). */
 typedef struct {
     double *M;            /* (nfree x nfree) */
-    int nchan;            /* nq + nv */
+    int nchan;            /* nq + nv + 1 */
     double *chan;         /* (nchan x 3) */
+    double *Mc;           /* (nchan x nfree x nfree) or NULL */
 } sid_normal_extra;
 
 /* Called after window w's rows are in S (from one thread at a time per S, windows in parallel). */

@@ -695,7 +695,12 @@ typedef struct {
     int dof;                              /* nres - nfree */
     double sigma2;                        /* |r|^2 / dof, the residual variance */
     double cond;                          /* condition number of the scaled J^T J on its determined part */
-    double cov[SID_MAX_FREE * SID_MAX_FREE];   /* (nfree x nfree) sigma^2 (J^T J)^+ in parameter units */
+    /* (nfree x nfree) in parameter units: (J^T J)^+ (sum_c sigma_c^2 J_c^T J_c) (J^T J)^+ over the
+     * residual channels c, each with its own noise variance (covariance.c); sigma^2 (J^T J)^+
+     * where the channels' shares would not fit in memory (noise_per_channel 0) */
+    double cov[SID_MAX_FREE * SID_MAX_FREE];
+    int noise_per_channel;
+    double sigma2_channel[SID_MAX_CHANNELS];   /* sigma_c^2 per channel (as count below; 0: none) */
     double stderr_[SID_MAX_FREE];         /* sqrt(cov_kk); HUGE_VAL where not identifiable */
     int identifiable[SID_MAX_FREE];
     int nnull;                            /* unresolved directions */
@@ -706,6 +711,9 @@ typedef struct {
      * with its start state eliminated (covariance.c); on the identifiable parameters. */
     double cov_robust[SID_MAX_FREE * SID_MAX_FREE];
     double stderr_robust[SID_MAX_FREE];   /* HUGE_VAL where not identifiable */
+    double dof_robust[SID_MAX_FREE];      /* its degrees of freedom (Bell-McCaffrey; at most G - 1) */
+    double t95_robust[SID_MAX_FREE];      /* the 97.5 % Student t quantile on them: ci95_robust's half-width
+                                           * is t95_robust stderr_robust */
     int nwindows;                         /* G */
     /* Residual diagnostics at the fitted point, per channel (q coordinate i is channel i, velocity
      * i is nq + i; count 0: the channel has no residuals): */

@@ -288,11 +288,15 @@ static void parameter(jb *b, cJSON *list, const report *r, int k)
     if (r->cov) {
         num_or_null(b, o, "stderr_robust", se_r);
         if (isfinite(se_r)) {
+            /* Student t on the sandwich's degrees of freedom: it is estimated from G windows */
+            const double t = r->cov->t95_robust[k];
             cJSON *ci = add(b, o, "ci95_robust", cJSON_CreateArray());
-            num(b, ci, NULL, x - 1.96 * se_r);
-            num(b, ci, NULL, x + 1.96 * se_r);
+            num(b, ci, NULL, x - t * se_r);
+            num(b, ci, NULL, x + t * se_r);
+            num(b, o, "dof_robust", r->cov->dof_robust[k]);
         } else {
             add(b, o, "ci95_robust", cJSON_CreateNull());
+            add(b, o, "dof_robust", cJSON_CreateNull());
         }
     }
     add(b, o, "identifiable", c.identifiable < 0 ? cJSON_CreateNull() : cJSON_CreateBool(c.identifiable));
@@ -330,6 +334,8 @@ static void identifiability(jb *b, cJSON *o, const report *r)
     b->where = "identifiability";
     integer(b, x, "dof", cv->dof);
     num(b, x, "residual_variance", cv->sigma2);
+    /* the classic covariance's noise model: one variance per residual channel, or pooled */
+    str(b, x, "noise", cv->noise_per_channel ? "per_channel" : "pooled");
     num_or_null(b, x, "condition", cv->cond);
     cJSON *nd = add(b, x, "null_directions", cJSON_CreateArray());
     for (int d = 0; d < cv->nnull; d++) {
@@ -646,7 +652,7 @@ void report_table(FILE *f, const report *r)
         const double shown = robust && c.identifiable == 1 ? r->cov->stderr_robust[k] : c.stderr_;
         if (c.identifiable == 1 && isfinite(shown)) {
             snprintf(se, sizeof se, "%.3g", shown);
-            snprintf(ci, sizeof ci, "%.3g", 1.96 * shown);
+            snprintf(ci, sizeof ci, "%.3g", (robust ? r->cov->t95_robust[k] : 1.96) * shown);
         } else {
             snprintf(se, sizeof se, "-");
             snprintf(ci, sizeof ci, "-");
@@ -698,10 +704,11 @@ void report_warnings(const report *r)
         const sid_covariance_result *cv = r->cov;
         char name[160];
         if (!cv->residuals_white && cv->worst_lag1 >= 0)
-            sid_io_warn("residuals are correlated (lag-1 autocorrelation %.2f on %s, white noise: below %g): the "
-                        "model does not fit the data; sigma^2 (J^T J)^-1 intervals are too narrow, use the robust "
+            sid_io_warn("residuals are correlated (lag-1 autocorrelation %.2f on %s, white noise: within +-%g): the "
+                        "model does not fit the data; sigma^2 (J^T J)^-1 intervals are %s, use the robust "
                         "ones (report: parameters[].ci95_robust; the table shows them)",
-                        cv->lag1[cv->worst_lag1], channel_name(r->m, cv->worst_lag1, name, sizeof name), SID_DIAG_LAG1);
+                        cv->lag1[cv->worst_lag1], channel_name(r->m, cv->worst_lag1, name, sizeof name), SID_DIAG_LAG1,
+                        cv->lag1[cv->worst_lag1] > 0 ? "too narrow" : "not to be trusted");
         if (cv->rms_over_noise > SID_DIAG_RMS_RATIO && cv->worst_ratio >= 0)
             sid_io_warn("the residual RMS on %s is %.3g times the noise level the log shows (%.3g): the model does "
                         "not fit the data; sigma^2 (J^T J)^-1 intervals are too narrow, use the robust ones "

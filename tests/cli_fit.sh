@@ -79,8 +79,8 @@ jqt "$R" '.settings.start == "fitted" and .settings.window == 0.5 and .settings.
 jqt "$R" '.parameters | length == 3' || why+=" 3 parameters;"
 jqt "$R" '.parameters | map(.name) == ["links.pole.mass", "joints.hinge.armature", "joints.hinge.friction.viscous"]' ||
     why+=" parameter names/order;"
-jqt "$R" '.parameters | all(keys == (["at_bound", "bounds", "change", "ci95", "ci95_robust", "fitted", "identifiable",
-    "name", "nominal", "poorly_determined", "relative_change", "relative_stderr", "stderr", "stderr_robust", "unit"]))' ||
+jqt "$R" '.parameters | all(keys == (["at_bound", "bounds", "change", "ci95", "ci95_robust", "dof_robust", "fitted",
+    "identifiable", "name", "nominal", "poorly_determined", "relative_change", "relative_stderr", "stderr", "stderr_robust", "unit"]))' ||
     why+=" parameter keys;"
 jqt "$R" '.parameters | all(.identifiable == true and .stderr > 0 and .poorly_determined == false and .at_bound == null)' ||
     why+=" identifiable with a standard error;"

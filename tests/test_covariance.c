@@ -1,5 +1,6 @@
 /* test_covariance.c — the covariance's sums: the same to the bit for any number of threads,
- * and a window longer than one block of rows summed as its whole Jacobian would be. */
+ * and a window longer than one block of rows summed as its whole Jacobian would be (its
+ * per-channel noise variances and the covariance they give against a dense computation). */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
@@ -86,6 +87,12 @@ START_TEST(same_bits_for_any_thread_count)
         ck_assert(!memcmp(c[t]->cov, c[0]->cov, sizeof(double) * nn));
         ck_assert(!memcmp(c[t]->stderr_, c[0]->stderr_, sizeof(double) * (size_t)f.n));
         ck_assert_int_eq(c[t]->nnull, c[0]->nnull);
+        /* the robust interval, its degrees of freedom and the diagnostics' noise levels too */
+        ck_assert(!memcmp(c[t]->cov_robust, c[0]->cov_robust, sizeof(double) * nn));
+        ck_assert(!memcmp(c[t]->dof_robust, c[0]->dof_robust, sizeof(double) * (size_t)f.n));
+        ck_assert(!memcmp(c[t]->t95_robust, c[0]->t95_robust, sizeof(double) * (size_t)f.n));
+        ck_assert(!memcmp(c[t]->sigma2_channel, c[0]->sigma2_channel, sizeof(double) * (size_t)c[0]->nchan));
+        ck_assert(!memcmp(c[t]->noise, c[0]->noise, sizeof(double) * (size_t)c[0]->nchan));
     }
     for (int t = 0; t < 3; t++) sid_free(c[t]);
     fixture_free(&f);
@@ -118,26 +125,49 @@ START_TEST(long_window_summed_in_blocks)
     const int rows = sid_problem_window_rows(p, 0), n = f.n;
     ck_assert_int_gt((long)rows * n, 4L << 18);
     double *r = malloc(sizeof(double) * (size_t)rows), *J = malloc(sizeof(double) * (size_t)rows * (size_t)n);
+    /* per residual channel (a sample's rows: q, then qd, here every coordinate) J_c^T J_c and |r_c|^2 */
+    const int nch = sid_model_nq(f.m) + sid_model_nv(f.m);
     double *A = calloc((size_t)(n * n), sizeof(double)), *Ai = malloc(sizeof(double) * (size_t)(n * n)), rr = 0;
+    double *Mc = calloc((size_t)(nch * n * n), sizeof(double)), rc[64] = {0}, cnt[64] = {0};
     sid_error err = {0};
     ck_assert_msg(sid_problem_window_jacobian(p, f.truth, NULL, 0, n, f.idx, r, J, &err) == SID_OK, "%s", err.msg);
+    ck_assert_int_eq(rows % nch, 0);
     for (int i = 0; i < rows; i++) {
+        const int ch = i % nch;
         rr += r[i] * r[i];
+        rc[ch] += r[i] * r[i], cnt[ch] += 1;
         for (int a = 0; a < n; a++)
-            for (int b = 0; b < n; b++) A[a * n + b] += J[(size_t)i * n + a] * J[(size_t)i * n + b];
+            for (int b = 0; b < n; b++) {
+                A[a * n + b] += J[(size_t)i * n + a] * J[(size_t)i * n + b];
+                Mc[(size_t)ch * n * n + a * n + b] += J[(size_t)i * n + a] * J[(size_t)i * n + b];
+            }
     }
     sid_covariance_result *c = sid_alloc(sizeof *c);
     ck_assert_msg(sid_problem_covariance(p, f.truth, NULL, n, f.idx, NULL, c, &err) == SID_OK, "%s", err.msg);
     /* |r|^2 in the whole window's row order, to the bit */
     ck_assert_int_eq(c->dof, rows - n);
     ck_assert(c->sigma2 == rr / (rows - n));
+    ck_assert(c->noise_per_channel);
     invert(n, A, Ai);
+    /* A^-1 (sum_c sigma_c^2 J_c^T J_c) A^-1, sigma_c^2 = |r_c|^2 / n_c * rows / dof */
+    double *W = calloc((size_t)(n * n), sizeof(double));
+    for (int ch = 0; ch < nch; ch++) {
+        const double s2 = rc[ch] / cnt[ch] * rows / (rows - n);
+        ck_assert_msg(tu_rel_err(c->sigma2_channel[ch], s2, 0) < 1e-12, "channel %d: sigma^2 %.15g vs %.15g", ch,
+                      c->sigma2_channel[ch], s2);
+        for (int i = 0; i < n * n; i++) W[i] += s2 * Mc[(size_t)ch * n * n + i];
+    }
     for (int a = 0; a < n; a++) {
         ck_assert(c->identifiable[a]);
-        const double se = sqrt(c->sigma2 * Ai[a * n + a]);
+        double v = 0;
+        for (int x = 0; x < n; x++)
+            for (int y = 0; y < n; y++) v += Ai[a * n + x] * W[x * n + y] * Ai[y * n + a];
+        const double se = sqrt(v);
         ck_assert_msg(tu_rel_err(c->stderr_[a], se, 0) < 1e-8, "%s: %.15g vs %.15g", sid_model_param(f.m, f.idx[a])->name,
                       c->stderr_[a], se);
     }
+    free(W);
+    free(Mc);
     sid_free(c);
     free(r);
     free(J);

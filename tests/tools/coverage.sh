@@ -9,7 +9,9 @@
 # ci95 (classic) or ci95_robust (sandwich) hold the truth. Then the same with a mismatched
 # model: the truth has dry friction (MuJoCo's frictionloss, 0.1 N m on both joints) and the fit
 # has the smooth Coulomb model, coulomb freed too; counted as well, with the report's verdict.
-# Prints one table; run from the repository root: bash tests/tools/coverage.sh 50
+# ci95_robust is fitted +- t stderr_robust, t on the report's dof_robust (mean shown).
+# CASES="matched" or "mismatched" runs one half. Prints one table; run from the repository
+# root: bash tests/tools/coverage.sh 50
 set -eu
 N=${1:-50}
 T=${2:-3}
@@ -32,7 +34,8 @@ noisy() {   # noisy CLEAN SEED: q columns (2, 3) +1e-3 N(0,1), qd columns (4, 5)
         { for (i = 2; i <= 5; i++) $i = sprintf("%.17g", $i + (i <= 3 ? 1e-3 : 1e-2) * g()); print }' "$1"
 }
 
-for case in matched mismatched; do
+CASES=${CASES:-matched mismatched}
+for case in $CASES; do
     free=(--free-only 'joints.*.friction.viscous' --free-only 'joints.*.armature')
     [ $case = mismatched ] && free+=(--free-only 'joints.*.friction.coulomb')
     for s in $(seq 1 "$N"); do
@@ -42,7 +45,7 @@ for case in matched mismatched; do
     done
 done
 
-for case in matched mismatched; do
+for case in $CASES; do
     jq -s -r --slurpfile t "$TMP/truth_$case.json" --arg case "$case" '
         ($t[0].parameters | map({(.name): .value}) | add) as $truth
         | (map(.parameters[]) | group_by(.name)) as $g
@@ -50,12 +53,13 @@ for case in matched mismatched; do
            | [$case, $n, ($v | tostring), (length | tostring),
               ((map(select(.ci95 != null and .ci95[0] <= $v and $v <= .ci95[1])) | length) * 100 / length | floor | tostring) + " %",
               ((map(select(.ci95_robust != null and .ci95_robust[0] <= $v and $v <= .ci95_robust[1])) | length) * 100 / length | floor | tostring) + " %",
-              (map(.fitted) | add / length | tostring)]
+              (map(.fitted) | add / length | tostring),
+              (map(.dof_robust // empty) | if length > 0 then add / length * 10 | round / 10 | tostring else "" end)]
            | join(" | ")),
           ([$case, "verdict model_mismatch", "", (length | tostring),
             ((map(select(.diagnostics.verdict == "model_mismatch")) | length) * 100 / length | floor | tostring) + " %",
-            "", ""] | join(" | ")),
+            "", "", ""] | join(" | ")),
           ([$case, "stop converged", "", (length | tostring),
-            ((map(select(.stop == "converged")) | length) * 100 / length | floor | tostring) + " %", "", ""] | join(" | "))
+            ((map(select(.stop == "converged")) | length) * 100 / length | floor | tostring) + " %", "", "", ""] | join(" | "))
     ' "$TMP"/rep_${case}_*.json
-done | { echo "case | parameter | truth | fits | ci95 covers | ci95_robust covers | mean fitted"; echo "---|---|---|---|---|---|---"; cat; }
+done | { echo "case | parameter | truth | fits | ci95 covers | ci95_robust covers | mean fitted | mean dof_robust"; echo "---|---|---|---|---|---|---|---"; cat; }
