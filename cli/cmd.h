@@ -25,6 +25,7 @@ int cmd_diff(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_excite(int argc, char **argv);
 
 /* Print "sysid: error: MSG", c's usage line and "Try 'sysid CMD --help'." on stderr;
  * returns EXIT_INPUT. */
