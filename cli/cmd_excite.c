@@ -219,8 +219,8 @@ int cmd_excite(int argc, char **argv)
     const char *const *x = a.excite;
     double duration, dt, harm, f0, ramp, nq_, nqd_, mtau, mvel, mang, seed, evals;
     if (number(x[EXCITE_DURATION], "--duration", 0, 1e-9, &duration) || number(x[EXCITE_DT], "--dt", 0.01, 1e-9, &dt) ||
-        number(x[EXCITE_HARMONICS], "--harmonics", 5, 1, &harm) ||
-        number(x[EXCITE_BASE_FREQ], "--base-freq", 0.2, 1e-9, &f0) || number(x[EXCITE_RAMP], "--ramp", 1, 0, &ramp) ||
+        number(x[EXCITE_HARMONICS], "--harmonics", 8, 1, &harm) ||
+        number(x[EXCITE_BASE_FREQ], "--base-freq", 0.25, 1e-9, &f0) || number(x[EXCITE_RAMP], "--ramp", 1, 0, &ramp) ||
         number(x[EXCITE_NOISE_Q], "--noise-q", 1e-3, 1e-300, &nq_) ||
         number(x[EXCITE_NOISE_QD], "--noise-qd", 1e-2, 0, &nqd_) ||
         number(x[EXCITE_MAX_TORQUE], "--max-torque", -1, 1e-300, &mtau) ||
@@ -234,9 +234,9 @@ int cmd_excite(int argc, char **argv)
         return cmd_usage_error(&info, "--seed and --max-evals: expected whole numbers");
     if (duration / dt > 1e7)
         return cmd_usage_error(&info, "--duration %g s at --dt %g s: more than 1e7 samples", duration, dt);
-    sid_excite_criterion crit = SID_EXCITE_LOGDET;
-    if (x[EXCITE_CRITERION] && strcmp(x[EXCITE_CRITERION], "worst") == 0) crit = SID_EXCITE_WORST;
-    else if (x[EXCITE_CRITERION] && strcmp(x[EXCITE_CRITERION], "logdet") != 0)
+    sid_excite_criterion crit = SID_EXCITE_WORST;
+    if (x[EXCITE_CRITERION] && strcmp(x[EXCITE_CRITERION], "logdet") == 0) crit = SID_EXCITE_LOGDET;
+    else if (x[EXCITE_CRITERION] && strcmp(x[EXCITE_CRITERION], "worst") != 0)
         return cmd_usage_error(&info, "--criterion: expected logdet or worst, got '%s'", x[EXCITE_CRITERION]);
     int optimise = 1;
     if (x[EXCITE_DESIGN] && strcmp(x[EXCITE_DESIGN], "random") == 0) optimise = 0;

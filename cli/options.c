@@ -181,10 +181,10 @@ static const opt_row rows[] = {
       "command and sample interval (default 0.01)" },
     { 0, "--harmonics", "H", TEXT, AT(excite[EXCITE_HARMONICS]), DESIGN, CMD_EXCITE,
       "harmonics of the Fourier series per joint\n"
-      "(default 5; 2 H coefficients per joint)" },
+      "(default 8; 2 H coefficients per joint)" },
     { 0, "--base-freq", "HZ", TEXT, AT(excite[EXCITE_BASE_FREQ]), DESIGN, CMD_EXCITE,
       "fundamental frequency; harmonics HZ .. H HZ\n"
-      "(default 0.2)" },
+      "(default 0.25)" },
     { 0, "--ramp", "S", TEXT, AT(excite[EXCITE_RAMP]), DESIGN, CMD_EXCITE,
       "seconds of the sin^2 ramps from and back to rest\n"
       "(default 1, at most a quarter of the duration)" },
@@ -206,10 +206,10 @@ static const opt_row rows[] = {
       "from (default 1)" },
     { 0, "--max-evals", "N", TEXT, AT(excite[EXCITE_MAX_EVALS]), DESIGN, CMD_EXCITE,
       "designs the optimizer may simulate (default 200)" },
-    { 0, "--criterion", "logdet|worst", TEXT, AT(excite[EXCITE_CRITERION]), DESIGN, CMD_EXCITE,
-      "maximise log det of the relative information\n"
-      "(default), or minimise the worst relative standard\n"
-      "error" },
+    { 0, "--criterion", "worst|logdet", TEXT, AT(excite[EXCITE_CRITERION]), DESIGN, CMD_EXCITE,
+      "minimise the largest relative standard error\n"
+      "(default), or maximise log det of the relative\n"
+      "information (D-optimal)" },
     { 0, "--design", "optimal|random", TEXT, AT(excite[EXCITE_DESIGN]), DESIGN, CMD_EXCITE,
       "random: the seeded random multi-sine scaled to the\n"
       "limits, not optimised (a baseline)" },

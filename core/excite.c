@@ -223,14 +223,14 @@ static double score(const sid_model *m, const double *theta, const sid_excite_op
                     sid_excite_result *r)
 {
     const int n = o->nfree;
-    double *C = W, *V = C + n * n, *P = V + n * n, *Pf = P + n * n, *D = Pf + n * n, *ev = D + n;
+    double *C = W, *V = C + n * n, *P = V + n * n, *D = P + n * n, *ev = D + n;
     for (int a = 0; a < n; a++) D[a] = F[a * n + a] > 0 ? 1 / sqrt(F[a * n + a]) : 0;
     for (int a = 0; a < n; a++)
         for (int b = 0; b < n; b++) C[a * n + b] = F[a * n + b] * D[a] * D[b];
     if (sid_sym_eigen(C, n, ev, V)) sid_jacobi_eigen(C, n, ev, V);
     double emax = 0;
     for (int i = 0; i < n; i++) emax = fmax(emax, ev[i]);
-    memset(P, 0, sizeof(double) * (size_t)(2 * n * n));
+    memset(P, 0, sizeof(double) * (size_t)(n * n));
     int *ident = (int *)(void *)C;   /* C is free again: n ints fit in n^2 doubles */
     for (int a = 0; a < n; a++) ident[a] = D[a] > 0;
     double emin = emax, logdet = 0;
@@ -238,8 +238,6 @@ static double score(const sid_model *m, const double *theta, const sid_excite_op
     for (int i = 0; i < n; i++) {
         const double floor_ev = fmax(ev[i], 1e-12 * emax);
         logdet += log(floor_ev > 0 ? floor_ev : 1e-300);
-        for (int a = 0; a < n; a++)
-            for (int b = 0; b < n; b++) Pf[a * n + b] += V[a * n + i] * V[b * n + i] / floor_ev;
         if (!(ev[i] >= SID_NULL_RATIO * emax) || !(emax > 0)) {
             r->nnull++;
             for (int a = 0; a < n; a++)
@@ -251,7 +249,7 @@ static double score(const sid_model *m, const double *theta, const sid_excite_op
             for (int b = 0; b < n; b++) P[a * n + b] += V[a * n + i] * V[b * n + i] / ev[i];
     }
     r->cond = emin > 0 ? emax / emin : HUGE_VAL;
-    double worst_floored = 0;
+    double worst_ident = 0;
     r->worst_rel = 0;
     r->worst = 0;
     for (int a = 0; a < n; a++) {
@@ -261,11 +259,12 @@ static double score(const sid_model *m, const double *theta, const sid_excite_op
         r->se[a] = ident[a] ? sqrt(fmax(P[a * n + a], 0)) * D[a] : HUGE_VAL;
         const double rel = r->se[a] / typ;
         if (rel > r->worst_rel || a == 0) r->worst_rel = rel, r->worst = a;
-        const double relf = D[a] > 0 ? sqrt(fmax(Pf[a * n + a], 0)) * D[a] / typ : 1e300;
-        worst_floored = fmax(worst_floored, relf);
+        if (ident[a]) worst_ident = fmax(worst_ident, rel);
     }
     r->logdet = logdet;
-    if (o->criterion == SID_EXCITE_WORST) return log(worst_floored);
+    /* over the parameters this design resolves, each unresolved direction costs a factor e^5:
+     * directions no design can resolve (a structural null) then cost every design the same */
+    if (o->criterion == SID_EXCITE_WORST) return worst_ident > 0 ? log(worst_ident) + 5.0 * r->nnull : 1e300;
     return -logdet / n;
 }
 

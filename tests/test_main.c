@@ -49,6 +49,7 @@ Suite *window_select_suite(void);
 Suite *inertia_param_suite(void);
 Suite *backlash_suite(void);
 Suite *forward_suite(void);
+Suite *excite_suite(void);
 
 /* name: as the suite's own suite_create gives it (CK_RUN_SUITE compares against that) */
 static const struct {
@@ -91,6 +92,7 @@ static const struct {
     {"inertia_param", inertia_param_suite},
     {"backlash", backlash_suite},
     {"forward", forward_suite},
+    {"excite", excite_suite},
 };
 enum { NSUITE = (int)(sizeof suites / sizeof suites[0]) };
 

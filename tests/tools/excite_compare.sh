@@ -10,7 +10,8 @@
 # each (largest SE / |value| over the parameters), predicted and achieved, and their ratios.
 #
 #   SYSID=./sysid bash tests/tools/excite_compare.sh [N]
-# Environment: ROBOT, FREE (the --free-only globs), TRUTH (the --set list), LIMITS, DESIGN (more
+# Environment: ROBOT, FREE (the --free-only globs), TRUTH (the --set list), LIMITS (duration, limits
+# and series of both designs), DESIGN (more
 # excite flags), FIT (more fit flags), NQ, NQD (noise), SUB (substeps). Defaults: the double
 # pendulum of README "Designing the experiment".
 set -u
@@ -19,7 +20,7 @@ N=${1:-10}
 ROBOT=${ROBOT:-data/double_pendulum/robot.json}
 FREE=${FREE:-"links.*.mass joints.*.armature joints.*.friction.viscous"}
 TRUTH=${TRUTH:-"links.upper.mass=1.26 links.fore.mass=0.76 joints.shoulder.armature=0.011 joints.elbow.armature=0.0045 joints.shoulder.friction.viscous=0.055 joints.elbow.friction.viscous=0.027"}
-LIMITS=${LIMITS:-"--duration 10 --max-torque 5 --max-velocity 6 --max-angle 2"}
+LIMITS=${LIMITS:-"--duration 10 --max-torque 5 --max-velocity 6 --max-angle 2 --harmonics 8 --base-freq 0.25"}
 DESIGN=${DESIGN:-"--criterion worst --max-evals 400"}
 FIT=${FIT:-"--window 0.5 --start fitted --optimizer lm"}
 NQ=${NQ:-1e-3}
