@@ -27,15 +27,16 @@ static const cmd_info info = {
     "Design an excitation trajectory for ROBOT (robot.json, URDF or MJCF): per motor\n"
     "joint a band-limited Fourier series (a torque for torque and current motors, a\n"
     "position reference for position servos) about the command that holds the start\n"
-    "pose (q = 0, or the middle of a limit that excludes 0) at rest, under sin^2\n"
-    "ramps at both ends, optimised so that a fit of the parameters the spec frees\n"
-    "(as sysid fit: -c, --free) learns the most: the information J^T J of the fit's\n"
-    "windowed residuals, scaled by the assumed noise, every window's start state\n"
-    "eliminated, at the nominal parameters. Every candidate is scaled to the largest\n"
-    "amplitude whose simulation stays within 97 % of each joint's position, velocity\n"
-    "and torque limit: the robot's (limit, limit.effort, limit.velocity, a servo's\n"
-    "limit), else --max-angle, --max-velocity, --max-torque. The coefficients are\n"
-    "optimised derivative-free (NLopt BOBYQA) from a seeded random multi-sine.\n"
+    "pose at rest (--pose; q = 0, or the middle of a limit that excludes 0), under\n"
+    "sin^2 ramps at both ends, optimised so that a fit of the parameters the spec\n"
+    "frees (as sysid fit: -c, --free) learns the most: the information J^T J of the\n"
+    "fit's windowed residuals, scaled by the assumed noise, every window's start\n"
+    "state eliminated, at the nominal parameters. Every candidate is scaled to the\n"
+    "largest amplitude whose simulation stays within 97 % of each joint's position,\n"
+    "velocity and torque limit: the robot's (limit, limit.effort, limit.velocity, a\n"
+    "servo's limit), else --max-angle, --max-velocity, --max-torque. The\n"
+    "coefficients are optimised derivative-free (NLopt BOBYQA) from a seeded random\n"
+    "multi-sine.\n"
     "\n"
     "-o writes the design as a log: t, q.*, qd.* (the nominal model's predicted,\n"
     "noise-free trajectory) and u.* (the commands to play). stdout gets the predicted\n"
@@ -72,8 +73,24 @@ typedef struct {
 } limits;
 
 /* Each moving joint's start pose and limits: the robot file's, else the flags' (-1: none). */
-static int joint_limits(const char *robot, const sid_model *m, double max_angle, double max_vel, double max_tau,
-                        limits *L)
+/* --pose Q,Q,...: nq numbers into q0; 0, or a usage error. */
+static int parse_pose(const char *s, int nq, double *q0)
+{
+    const char *p = s;
+    for (int i = 0; i < nq; i++) {
+        char *end;
+        q0[i] = strtod(p, &end);
+        if (end == p || !isfinite(q0[i]) || (i + 1 < nq ? *end != ',' : *end != '\0')) {
+            cmd_usage_error(&info, "--pose: expected %d comma-separated numbers (one per joint, in q order), got '%s'", nq, s);
+            return -1;
+        }
+        p = end + 1;
+    }
+    return 0;
+}
+
+static int joint_limits(const char *robot, const sid_model *m, const double *pose, double max_angle, double max_vel,
+                        double max_tau, limits *L)
 {
     sid_robot_desc d;
     sid_error err = { 0 };
@@ -91,9 +108,15 @@ static int joint_limits(const char *robot, const sid_model *m, double max_angle,
         }
         double lo = j->has_limit_lower ? j->limit_lower : -HUGE_VAL, hi = j->has_limit_upper ? j->limit_upper : HUGE_VAL;
         double q0 = 0;
-        if (!(lo < 0 && 0 < hi) && isfinite(lo) && isfinite(hi)) q0 = 0.5 * (lo + hi);
+        if (pose) q0 = pose[iq];
+        else if (!(lo < 0 && 0 < hi) && isfinite(lo) && isfinite(hi)) q0 = 0.5 * (lo + hi);
         else if (!(lo < 0)) q0 = lo + (max_angle > 0 ? max_angle : 1);
         else if (!(0 < hi)) q0 = hi - (max_angle > 0 ? max_angle : 1);
+        if (pose && !(lo < q0 && q0 < hi)) {
+            cli_error("%s: joint '%s': --pose %g is not inside its limits [%g, %g]", robot, name, q0, lo, hi);
+            rc = EXIT_INPUT;
+            break;
+        }
         if (!isfinite(lo) || !isfinite(hi)) {
             if (!(max_angle > 0)) {
                 cli_error("%s: joint '%s' has no position limit%s: give --max-angle X (the range q0 +- X)", robot, name,
@@ -262,7 +285,18 @@ int cmd_excite(int argc, char **argv)
         goto done;
     }
     limits L = { buf, buf + nq, buf + 2 * nq, buf + 3 * nq, buf + 3 * nq + nv };
-    if ((rc = joint_limits(robot, m, mang, mvel, mtau, &L)) != EXIT_OK)
+    double *pose = NULL;
+    if (x[EXCITE_POSE]) {
+        pose = calloc((size_t)nq + 1, sizeof *pose);
+        if (!pose || parse_pose(x[EXCITE_POSE], nq, pose)) {
+            free(pose);
+            rc = EXIT_INPUT;
+            goto done;
+        }
+    }
+    rc = joint_limits(robot, m, pose, mang, mvel, mtau, &L);
+    free(pose);
+    if (rc != EXIT_OK)
         goto done;
     sid_excite_opts o = { 0 };
     o.duration = duration, o.dt = dt, o.harmonics = (int)harm, o.f0 = f0, o.ramp = ramp;

@@ -210,6 +210,11 @@ static const opt_row rows[] = {
       "minimise the largest relative standard error\n"
       "(default), or maximise log det of the relative\n"
       "information (D-optimal)" },
+    { 0, "--pose", "Q,Q,...", TEXT, AT(excite[EXCITE_POSE]), DESIGN, CMD_EXCITE,
+      "the start (and hold) pose, one value per joint in\n"
+      "q order (default 0, or the middle of a limit that\n"
+      "excludes 0); an open-loop design needs a stable one\n"
+      "(hanging) for torque-driven joints" },
     { 0, "--design", "optimal|random", TEXT, AT(excite[EXCITE_DESIGN]), DESIGN, CMD_EXCITE,
       "random: the seeded random multi-sine scaled to the\n"
       "limits, not optimised (a baseline)" },

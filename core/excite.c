@@ -31,6 +31,8 @@ typedef struct {
     sid_traj *tr;              /* the current design */
     double *qs, *vs;           /* (n x nq), (n x nv) its simulation */
     double *F, *W;             /* (nfree x nfree) information and scratch (4 nfree^2 + 2 nfree) */
+    double use0;               /* the limits the hold alone uses (s = 0) */
+    double s_prev;             /* the last feasible amplitude, where the next search starts */
     double best_f;
     double *best_c;
     int evals;
@@ -135,10 +137,11 @@ static double simulate_at(design *d, double s, double *use3)
 static double feasible_scale(design *d)
 {
     const double M = SID_EXCITE_MARGIN;
-    /* g = use - M: lo feasible (glo <= 0), hi not (ghi > 0); Illinois: a side kept twice has its g halved */
-    double lo = 0, glo = -M, hi = 0, ghi = 0, s = 1, last = 0;
+    /* g = use - M: lo feasible (glo <= 0), hi not (ghi > 0); Illinois: a side kept twice has its g
+     * halved. s = 0 is the hold (d->use0, feasible); the search starts from the last design's s. */
+    double lo = 0, glo = d->use0 - M, hi = 0, ghi = 0, s = d->s_prev, last = -1;
     int side = 0;
-    for (int it = 0; it < 10; it++) {
+    for (int it = 0; it < 16; it++) {
         const double g = simulate_at(d, s, NULL) - M;
         last = s;
         if (g <= 0) {
@@ -151,12 +154,13 @@ static double feasible_scale(design *d)
             side = 1;
         }
         if (lo > 0 && glo > -0.01 * M && side == -1) break;
-        if (hi == 0) s = fmin(lo * M / (glo + M), 8 * lo);                /* not bracketed yet: proportional */
-        else if (!(ghi < 1e300)) s = 0.5 * (lo + hi);                    /* diverged: bisect */
+        if (hi == 0) s = lo * fmin((M - d->use0) / fmax(glo + M - d->use0, 1e-12), 8);   /* not bracketed: proportional */
+        else if (!(ghi < 1e300)) s = lo > 0 ? 0.5 * (lo + hi) : 0.1 * hi;   /* diverged: back off fast */
         else s = lo - glo * (hi - lo) / (ghi - glo);
         if (hi > 0 && !(s > lo && s < hi)) s = 0.5 * (lo + hi);
     }
     if (last != lo) simulate_at(d, lo, NULL);
+    if (lo > 0) d->s_prev = lo;
     return lo;
 }
 
@@ -380,7 +384,7 @@ sid_status sid_excite_run(const sid_model *m, const double *theta, const sid_exc
                           sid_error *err)
 {
     memset(r, 0, sizeof *r);
-    design d = { .m = m, .theta = theta, .o = o, .nq = m->nq, .nv = m->nv, .best_f = HUGE_VAL };
+    design d = { .m = m, .theta = theta, .o = o, .nq = m->nq, .nv = m->nv, .best_f = HUGE_VAL, .s_prev = 1 };
     const int H = o->harmonics, nv = m->nv, nq = m->nq, nf = o->nfree;
     d.body = sid_alloc(sizeof(int) * (size_t)(nv ? nv : 1));
     if (!d.body) return sid_error_set(err, SID_ERR_NOMEM, "out of memory");
@@ -438,6 +442,13 @@ sid_status sid_excite_run(const sid_model *m, const double *theta, const sid_exc
         d.tr->qd[i] = 0;
     }
     if ((s = sid_sim_check(&o->loss.sim, d.tr, err))) goto done;
+    memset(d.shape, 0, sizeof(double) * (size_t)d.n * (size_t)nv);
+    d.use0 = simulate_at(&d, 0, NULL);
+    if (!(d.use0 < SID_EXCITE_MARGIN)) {
+        s = sid_error_set(err, SID_ERR_INPUT, "excite: holding the start pose alone uses %.3g of a limit (more than %g): "
+                          "raise the torque limit or choose another start", d.use0, SID_EXCITE_MARGIN);
+        goto done;
+    }
     /* the random multi-sine: unit amplitude, a random phase per harmonic and joint */
     unsigned long long rs = 0x5EED0000ULL ^ (unsigned long long)o->seed;
     for (int j = 0; j < nv * H; j++) {

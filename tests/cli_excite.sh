@@ -76,8 +76,8 @@ check "determinism: same bytes for the same inputs and any threads" "$why"
 # ---- designed against random ----------------------------------------------------------------------
 # The random multi-sine (unit amplitude, random phase per harmonic; --design random) of the same
 # limits, scaled the same way, is the design's own starting point. Measured at these settings
-# (4 s, 3 harmonics, 60 evaluations): worst relative standard error 1.11 % designed, 2.95 % random;
-# asserted: at least 1.6 times smaller (measured 2.65).
+# (4 s, 3 harmonics, 60 evaluations): worst relative standard error 0.92 % designed, 2.95 % random;
+# asserted: at least 2 times smaller (measured 3.2).
 run excite "$ROBOT" "${SMALL[@]}" --design random --json -o "$TMP/rnd.csv"
 cp "$TMP/out" "$TMP/rnd.json"
 why=""
@@ -88,7 +88,7 @@ cmp -s "$TMP/rnd.csv" "$TMP/rnd2.csv" && why+=" --seed 2 gives the same multi-si
 a=$(jq .worst_relative_se "$TMP/ex.json")
 b=$(jq .worst_relative_se "$TMP/rnd.json")
 echo "worst relative SE: designed $a, random $b" >&2
-awk -v a="$a" -v b="$b" 'BEGIN { exit !(b >= 1.6 * a) }' || why+=" worst relative SE designed $a, random $b;"
+awk -v a="$a" -v b="$b" 'BEGIN { exit !(b >= 2 * a) }' || why+=" worst relative SE designed $a, random $b;"
 check "designed: worst predicted standard error smaller than the random multi-sine's" "$why"
 
 # ---- refused inputs: exit 2, nothing written -------------------------------------------------------
@@ -113,6 +113,8 @@ refused "no position limit" "joint 'shoulder' has no position limit" "$ROBOT" --
 refused "bad harmonics" "--harmonics: expected a number >= 1" "$ROBOT" "${LIM[@]}" --harmonics 0 -o "$TMP/no.csv"
 refused "bad criterion" "--criterion: expected logdet or worst" "$ROBOT" "${LIM[@]}" --criterion best -o "$TMP/no.csv"
 refused "negative noise" "--noise-q: expected a number" "$ROBOT" "${LIM[@]}" --noise-q -1 -o "$TMP/no.csv"
+refused "a pose of the wrong size" "--pose: expected 2 comma-separated numbers" "$ROBOT" "${LIM[@]}" --pose 0.1 -o "$TMP/no.csv"
+refused "a pose outside the limits" "--pose 3 is not inside its limits" "$ROBOT" "${LIM[@]}" --pose 3,0 -o "$TMP/no.csv"
 refused "overwrite the robot" "would overwrite the input" "$ROBOT" "${LIM[@]}" -o "$ROBOT"
 refused "a free glob that matches nothing" "nosuch" "$ROBOT" "${LIM[@]}" --free-only 'nosuch.*' -o "$TMP/no.csv"
 jq 'del(.joints[1].motor)' "$ROBOT" >"$TMP/nomotor.json"
