@@ -114,7 +114,9 @@ refused "bad harmonics" "--harmonics: expected a number >= 1" "$ROBOT" "${LIM[@]
 refused "bad criterion" "--criterion: expected logdet or worst" "$ROBOT" "${LIM[@]}" --criterion best -o "$TMP/no.csv"
 refused "negative noise" "--noise-q: expected a number" "$ROBOT" "${LIM[@]}" --noise-q -1 -o "$TMP/no.csv"
 refused "a pose of the wrong size" "--pose: expected 2 comma-separated numbers" "$ROBOT" "${LIM[@]}" --pose 0.1 -o "$TMP/no.csv"
-refused "a pose outside the limits" "--pose 3 is not inside its limits" "$ROBOT" "${LIM[@]}" --pose 3,0 -o "$TMP/no.csv"
+jq '.joints[0].limit = {"lower": -1, "upper": 1}' "$ROBOT" >"$TMP/limited.json"
+refused "a pose outside the robot's limit" "joint 'shoulder': --pose 3 is not inside its limits [-1, 1]" \
+    "$TMP/limited.json" "${LIM[@]}" --pose 3,0 -o "$TMP/no.csv"
 refused "overwrite the robot" "would overwrite the input" "$ROBOT" "${LIM[@]}" -o "$ROBOT"
 refused "a free glob that matches nothing" "nosuch" "$ROBOT" "${LIM[@]}" --free-only 'nosuch.*' -o "$TMP/no.csv"
 jq 'del(.joints[1].motor)' "$ROBOT" >"$TMP/nomotor.json"
