@@ -154,7 +154,7 @@ static void print_text(const sid_model *m, const double *theta, const sid_excite
                        int nwin)
 {
     char a[32], b[32], c[32];
-    printf("excitation: %g s at %g Hz, %d harmonics of %g Hz per joint (%d coefficients), %s, %d designs simulated\n",
+    printf("excitation: %g s at %g Hz, %d harmonics of %g Hz per joint (%d coefficients), %s, %d evaluations\n",
            o->duration, 1 / o->dt, o->harmonics, o->f0, 2 * o->harmonics * sid_model_nv(m),
            !o->optimise ? "random multi-sine" : o->criterion == SID_EXCITE_WORST ? "optimised (worst)" :
                                                                                    "optimised (logdet)",
