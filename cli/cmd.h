@@ -25,6 +25,7 @@ int cmd_diff(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_excite(int argc, char **argv);
 
 /* What a program that runs `sysid fit` as one of several processes (mpi/main.c: the ranks of
  * one fit) changes; all zero (the default) is plain `sysid fit`. With interrupt, the fit reads

@@ -24,6 +24,7 @@ static const struct cmd_struct {
     { "import", cmd_import, "convert a URDF or MJCF robot into robot.json" },
     { "export", cmd_export, "write fitted values back into a copy of the URDF or MJCF file" },
     { "report", cmd_report, "rebuild a fit's HTML page from its report, robot and logs" },
+    { "excite", cmd_excite, "design an excitation: the command a fit learns most from, within limits" },
 };
 #define NCOMMANDS (int)(sizeof commands / sizeof commands[0])
 

@@ -29,11 +29,12 @@ typedef enum {
 } opt_kind;
 
 /* Help sections, in the order printed. */
-typedef enum { OUTPUT, FITSPEC, CHECKS, OTHER, NSECTION } opt_section;
+typedef enum { OUTPUT, FITSPEC, CHECKS, DESIGN, OTHER, NSECTION } opt_section;
 static const char *const section_title[NSECTION] = {
     "Outputs:",
     "Fit specification (these options override the file -c reads):",
     "Checks:",
+    "The excitation (sysid excite):",
     "Other options:",
 };
 
@@ -55,7 +56,7 @@ typedef struct {
 #define ALL (CMD_PARAMS | CMD_VALIDATE | CMD_SIMULATE | CMD_FIT | CMD_GRAD | CMD_EVAL | CMD_DIFF)
 
 static const opt_row rows[] = {
-    { 'o', "--output", "FILE", TEXT, AT(out), OUTPUT, CMD_FIT | CMD_SIMULATE | CMD_PARAMS | CMD_REPORT | CMD_IMPORT | CMD_EXPORT | CMD_GRAD,
+    { 'o', "--output", "FILE", TEXT, AT(out), OUTPUT, CMD_EXCITE | CMD_FIT | CMD_SIMULATE | CMD_PARAMS | CMD_REPORT | CMD_IMPORT | CMD_EXPORT | CMD_GRAD,
       "write the output (see above) to FILE, atomically;\n"
       "- is stdout (where fit and simulate write without -o)" },
     { 0, "--wrt", "params|commands", TEXT, AT(wrt), OUTPUT, CMD_GRAD,
@@ -81,26 +82,26 @@ static const opt_row rows[] = {
       "URDF: repair inertias that break the triangle\n"
       "inequality by a rounding margin (as MuJoCo's\n"
       "balanceinertia; MJCF files say it in <compiler>)" },
-    { 0, "--json", NULL, SWITCH, AT(json), OUTPUT, ALL & ~CMD_SIMULATE,
+    { 0, "--json", NULL, SWITCH, AT(json), OUTPUT, CMD_EXCITE | (ALL & ~CMD_SIMULATE),
       "print the result as one JSON object on stdout" },
 
-    { 'c', "--config", "SPEC.json", TEXT, AT(spec.path), FITSPEC, ALL & ~(CMD_PARAMS | CMD_DIFF),
+    { 'c', "--config", "SPEC.json", TEXT, AT(spec.path), FITSPEC, CMD_EXCITE | (ALL & ~(CMD_PARAMS | CMD_DIFF)),
       "read a fit spec (FORMATS.md; examples in configs/)" },
-    { 0, "--free", "GLOB", SPEC, 0, FITSPEC, FITTING,
+    { 0, "--free", "GLOB", SPEC, 0, FITSPEC, CMD_EXCITE | FITTING,
       "also free the parameters GLOB matches (repeatable;\n"
       "adds to the spec's list). Without any, fit frees\n"
       "masses, armature, friction and motor constants of\n"
       "everything that moves" },
-    { 0, "--free-only", "GLOB", SPEC, 0, FITSPEC, FITTING,
+    { 0, "--free-only", "GLOB", SPEC, 0, FITSPEC, CMD_EXCITE | FITTING,
       "free the parameters GLOB matches instead of the\n"
       "spec's list (repeatable)" },
-    { 0, "--fix", "GLOB", SPEC, 0, FITSPEC, FITTING,
+    { 0, "--fix", "GLOB", SPEC, 0, FITSPEC, CMD_EXCITE | FITTING,
       "hold the parameters GLOB matches fixed, even where\n"
       "a free glob or the default set includes them" },
     { 0, "--bounds", "GLOB=LO:HI | GLOB=scale:A:B | JSON", SPEC, 0, FITSPEC, FITTING,
       "bounds of the parameters GLOB matches (repeatable;\n"
       "checked before the spec's, the first match wins)" },
-    { 0, "--window", "S", SPEC, 0, FITSPEC, (WINDOWED | CMD_VALIDATE) & ~CMD_FIT,
+    { 0, "--window", "S", SPEC, 0, FITSPEC, CMD_EXCITE | ((WINDOWED | CMD_VALIDATE) & ~CMD_FIT),
       "seconds per window (default 0.5); 0: one window per\n"
       "log, a free-running simulation" },
     { 0, "--weight-tau", "W", SPEC, 0, FITSPEC, WINDOWED,
@@ -121,13 +122,13 @@ static const opt_row rows[] = {
       "velocity is noise); auto (default): from positions\n"
       "when the columns differ from the positions'\n"
       "derivative by more than 25 % (rms), as stderr says" },
-    { 0, "--integrator", "euler|rk4", SPEC, 0, FITSPEC, SIMULATING | CMD_VALIDATE,
+    { 0, "--integrator", "euler|rk4", SPEC, 0, FITSPEC, CMD_EXCITE | (SIMULATING | CMD_VALIDATE),
       "semi-implicit Euler (as MuJoCo; default) or RK4" },
-    { 0, "--substeps", "N", SPEC, 0, FITSPEC, SIMULATING | CMD_VALIDATE,
+    { 0, "--substeps", "N", SPEC, 0, FITSPEC, CMD_EXCITE | (SIMULATING | CMD_VALIDATE),
       "simulation steps per log interval (default 1)" },
-    { 0, "--max-dt", "S", SPEC, 0, FITSPEC, SIMULATING | CMD_VALIDATE,
+    { 0, "--max-dt", "S", SPEC, 0, FITSPEC, CMD_EXCITE | (SIMULATING | CMD_VALIDATE),
       "also split any log interval longer than S seconds" },
-    { 0, "--contact", "compliant|hard", SPEC, 0, FITSPEC, SIMULATING,
+    { 0, "--contact", "compliant|hard", SPEC, 0, FITSPEC, CMD_EXCITE | SIMULATING,
       "override the robot's contact model" },
     { 0, "--columns", "MAP", SPEC, 0, FITSPEC, SIMULATING | CMD_VALIDATE,
       "log column names: JSON {\"q.elbow\": \"pos2\"} or\n"
@@ -137,7 +138,7 @@ static const opt_row rows[] = {
     { 0, "--units", "MAP", SPEC, 0, FITSPEC, SIMULATING | CMD_VALIDATE,
       "units of logical columns: {\"q.*\": \"deg\"} or\n"
       "t=ns,q.*=deg (FORMATS.md lists them)" },
-    { 0, "--threads", "N", SPEC, 0, FITSPEC, WINDOWED,
+    { 0, "--threads", "N", SPEC, 0, FITSPEC, CMD_EXCITE | WINDOWED,
       "windows evaluated in parallel (default 0: all\n"
       "cores); the result is the same, to the bit, for any N" },
     { 0, "--optimizer", "lbfgs|lm", SPEC, 0, FITSPEC, FITTING,
@@ -178,12 +179,56 @@ static const opt_row rows[] = {
       "exit 1 if any |relative change| exceeds REL, or a\n"
       "parameter was added or removed; default: no gate" },
 
-    { 'q', "--quiet", NULL, SWITCH, AT(quiet), OTHER, ALL | CMD_REPORT | CMD_IMPORT | CMD_EXPORT,
+    { 0, "--duration", "S", TEXT, AT(excite[EXCITE_DURATION]), DESIGN, CMD_EXCITE,
+      "length of the excitation in seconds (required)" },
+    { 0, "--dt", "S", TEXT, AT(excite[EXCITE_DT]), DESIGN, CMD_EXCITE,
+      "command and sample interval (default 0.01)" },
+    { 0, "--harmonics", "H", TEXT, AT(excite[EXCITE_HARMONICS]), DESIGN, CMD_EXCITE,
+      "harmonics of the Fourier series per joint\n"
+      "(default 8; 2 H coefficients per joint)" },
+    { 0, "--base-freq", "HZ", TEXT, AT(excite[EXCITE_BASE_FREQ]), DESIGN, CMD_EXCITE,
+      "fundamental frequency; harmonics HZ .. H HZ\n"
+      "(default 0.25)" },
+    { 0, "--ramp", "S", TEXT, AT(excite[EXCITE_RAMP]), DESIGN, CMD_EXCITE,
+      "seconds of the sin^2 ramps from and back to rest\n"
+      "(default 1, at most a quarter of the duration)" },
+    { 0, "--noise-q", "X", TEXT, AT(excite[EXCITE_NOISE_Q]), DESIGN, CMD_EXCITE,
+      "assumed position noise, rad or m (default 1e-3)" },
+    { 0, "--noise-qd", "X", TEXT, AT(excite[EXCITE_NOISE_QD]), DESIGN, CMD_EXCITE,
+      "assumed velocity noise, rad/s or m/s (default\n"
+      "1e-2; 0: velocities are not measured)" },
+    { 0, "--max-torque", "X", TEXT, AT(excite[EXCITE_MAX_TORQUE]), DESIGN, CMD_EXCITE,
+      "torque limit of joints without limit.effort or a\n"
+      "servo limit in the robot, N*m or N" },
+    { 0, "--max-velocity", "X", TEXT, AT(excite[EXCITE_MAX_VELOCITY]), DESIGN, CMD_EXCITE,
+      "speed limit of joints without limit.velocity" },
+    { 0, "--max-angle", "X", TEXT, AT(excite[EXCITE_MAX_ANGLE]), DESIGN, CMD_EXCITE,
+      "range q0 +- X of joints without a position limit\n"
+      "(a missing side of a limit too)" },
+    { 0, "--seed", "N", TEXT, AT(excite[EXCITE_SEED]), DESIGN, CMD_EXCITE,
+      "seed of the random multi-sine the design starts\n"
+      "from (default 1)" },
+    { 0, "--max-evals", "N", TEXT, AT(excite[EXCITE_MAX_EVALS]), DESIGN, CMD_EXCITE,
+      "designs the optimizer may simulate (default 200)" },
+    { 0, "--criterion", "worst|logdet", TEXT, AT(excite[EXCITE_CRITERION]), DESIGN, CMD_EXCITE,
+      "minimise the largest relative standard error\n"
+      "(default), or maximise log det of the relative\n"
+      "information (D-optimal)" },
+    { 0, "--pose", "Q,Q,...", TEXT, AT(excite[EXCITE_POSE]), DESIGN, CMD_EXCITE,
+      "the start (and hold) pose, one value per joint in\n"
+      "q order (default 0, or the middle of a limit that\n"
+      "excludes 0); an open-loop design needs a stable one\n"
+      "(hanging) for torque-driven joints" },
+    { 0, "--design", "optimal|random", TEXT, AT(excite[EXCITE_DESIGN]), DESIGN, CMD_EXCITE,
+      "random: the seeded random multi-sine scaled to the\n"
+      "limits, not optimised (a baseline)" },
+
+    { 'q', "--quiet", NULL, SWITCH, AT(quiet), OTHER, CMD_EXCITE | (ALL | CMD_REPORT | CMD_IMPORT | CMD_EXPORT),
       "no progress, warnings or timings on stderr" },
     { 'v', "--verbose", NULL, SWITCH, AT(verbose), OTHER, CMD_FIT,
       "progress: a line per iteration (default: one line\n"
       "redrawn on a terminal, one a second in a pipe)" },
-    { 'h', "--help", NULL, HELP, 0, OTHER, ALL | CMD_REPORT | CMD_IMPORT | CMD_EXPORT,
+    { 'h', "--help", NULL, HELP, 0, OTHER, CMD_EXCITE | (ALL | CMD_REPORT | CMD_IMPORT | CMD_EXPORT),
       "this text" },
 };
 #define NROW (int)(sizeof rows / sizeof rows[0])

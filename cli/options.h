@@ -22,6 +22,7 @@ enum {
     CMD_REPORT = 1 << 7,
     CMD_IMPORT = 1 << 8,
     CMD_EXPORT = 1 << 9,
+    CMD_EXCITE = 1 << 10,
 };
 
 /* A command as the parser and its help see it. */
@@ -50,6 +51,13 @@ typedef struct {
     const char *v[CMD_MAX_LIST];
 } cmd_list;
 
+/* sysid excite's own options: their places in cmd_args.excite. */
+enum {
+    EXCITE_DURATION, EXCITE_DT, EXCITE_HARMONICS, EXCITE_BASE_FREQ, EXCITE_RAMP, EXCITE_NOISE_Q, EXCITE_NOISE_QD,
+    EXCITE_MAX_TORQUE, EXCITE_MAX_VELOCITY, EXCITE_MAX_ANGLE, EXCITE_SEED, EXCITE_MAX_EVALS, EXCITE_CRITERION,
+    EXCITE_DESIGN, EXCITE_POSE, EXCITE_NOPT
+};
+
 /* Everything a command line says; a command reads the fields its rows fill. */
 typedef struct {
     cmd_spec_args spec;        /* -c and the fit-spec flags */
@@ -62,6 +70,7 @@ typedef struct {
     double max_rmse, max_loss, tol;    /* -1: not given */
     cmd_list validate;         /* --validate LOG.csv... */
     cmd_list set;              /* --set NAME=VALUE... */
+    const char *excite[EXCITE_NOPT];   /* sysid excite's own options, as typed (cmd_excite.c reads them) */
     int nop;                   /* operands: argv without the options */
     char **op;
 } cmd_args;

@@ -175,7 +175,7 @@ check "option without value" "$([ "$rc" -eq 2 ] || echo " exit $rc;")$(grep -q "
 
 # ---- options: a command's help lists exactly the options it accepts ----------------------
 
-COMMANDS="params validate simulate fit grad eval diff"
+COMMANDS="params validate simulate fit grad eval diff excite"
 
 # help_flags CMD: "FLAG value|none" for each flag on the option lines of CMD's help
 # ("  -o, --output FILE   ...", "  --json   ...", "  --bounds GLOB=LO:HI | ..." on its own).

@@ -52,6 +52,7 @@ Suite *inertia_param_suite(void);
 Suite *backlash_suite(void);
 Suite *forward_suite(void);
 Suite *command_grad_suite(void);
+Suite *excite_suite(void);
 
 /* name: as the suite's own suite_create gives it (CK_RUN_SUITE compares against that) */
 static const struct {
@@ -97,6 +98,7 @@ static const struct {
     {"forward", forward_suite},
     {"command_grad", command_grad_suite},
     {"shard", shard_suite},
+    {"excite", excite_suite},
 };
 enum { NSUITE = (int)(sizeof suites / sizeof suites[0]) };
 
