@@ -257,24 +257,53 @@ static sid_sv inertia_dot_mul(const sid_inertia *I, const sid_inertia *Id, sid_s
                        pd);
 }
 
-/* The direction-independent part of the tangent of a revolute joint's transform. E = Q^T RT^T
- * with dQ/dq = [ax]x Q gives dE/dq = -[ax]x E, so with S = (ax, 0) (Featherstone 2008, 2.x)
- *   dX/dq m = -S x (X m) = (X m) x S,   d(X^T f)/dq = X^T (S x* f):
- * per unit qdot at the current v_p, a_p and f_b, computed once for all directions. */
+/* The direction-independent parts of the tangent of a revolute or fixed joint's body, at the
+ * current X, v, a and f. E = Q^T RT^T with dQ/dq = [ax]x Q gives dE/dq = -[ax]x E, so with
+ * S = (ax, 0) (Featherstone 2008, 2.x)
+ *   dX/dq m = -S x (X m) = (X m) x S,   d(X^T f)/dq = X^T (S x* f),
+ * per unit qdot at v_p, a_p and f_b; the joint velocity tangent's v x (vdot S) = vdot (v x S);
+ * and the bias force's tangent v' x* I v + v x* I v' = B v' as a 6 x 6 matrix B (columns: unit
+ * v'). Computed once for all directions. */
 static void jvp_shared(const sid_model *m, sid_workspace *ws)
 {
     for (int b = 1; b < m->nbody; b++) {
         const sid_body *bd = &m->body[b];
-        if (bd->type != SID_JOINT_REVOLUTE) continue;
-        const sid_v3 ax = sid_v3_load(bd->axis);
+        if (bd->type == SID_JOINT_FREE || bd->type == SID_JOINT_PRISMATIC) continue;
         const sid_xform *X = &ws->X[b];
-        const sid_sv xv = sid_xform_motion(X, ws->v[bd->parent]), xa = sid_xform_motion(X, ws->a[bd->parent]);
-        const sid_sv f = ws->f[b];
-        ws->jv_v[b] = sid_sv_make(sid_v3_cross(xv.w, ax), sid_v3_cross(xv.l, ax));
-        ws->jv_a[b] = sid_sv_make(sid_v3_cross(xa.w, ax), sid_v3_cross(xa.l, ax));
-        ws->jv_f[b] = sid_xform_force_inv(X, sid_sv_make(sid_v3_cross(ax, f.w), sid_v3_cross(ax, f.l)));
+        if (bd->type == SID_JOINT_REVOLUTE) {
+            const sid_v3 ax = sid_v3_load(bd->axis);
+            const sid_sv xv = sid_xform_motion(X, ws->v[bd->parent]), xa = sid_xform_motion(X, ws->a[bd->parent]);
+            const sid_sv f = ws->f[b], v = ws->v[b];
+            ws->jv_v[b] = sid_sv_make(sid_v3_cross(xv.w, ax), sid_v3_cross(xv.l, ax));
+            ws->jv_a[b] = sid_sv_make(sid_v3_cross(xa.w, ax), sid_v3_cross(xa.l, ax));
+            ws->jv_f[b] = sid_xform_force_inv(X, sid_sv_make(sid_v3_cross(ax, f.w), sid_v3_cross(ax, f.l)));
+            ws->jv_vS[b] = sid_sv_make(sid_v3_cross(v.w, ax), sid_v3_cross(v.l, ax));
+        } else {
+            ws->jv_v[b] = ws->jv_a[b] = ws->jv_f[b] = ws->jv_vS[b] = sid_sv_zero();
+        }
+        double *B = ws->jv_B + 36 * (size_t)b;
+        for (int k = 0; k < 6; k++) {
+            double e[6] = {0, 0, 0, 0, 0, 0};
+            e[k] = 1;
+            const sid_sv u = sid_sv_make(sid_v3_load(e), sid_v3_load(e + 3));
+            const sid_sv c = sid_sv_add(sid_sv_crossf(u, ws->h[b]), sid_sv_crossf(ws->v[b], sid_inertia_mul(&ws->I[b], u)));
+            const double col[6] = {c.w.x, c.w.y, c.w.z, c.l.x, c.l.y, c.l.z};
+            for (int i = 0; i < 6; i++) B[6 * i + k] = col[i];
+        }
     }
     ws->jv_valid = 1;
+}
+
+/* B x for a row-major 6 x 6 B. */
+static sid_sv mat6_mul(const double *B, sid_sv x)
+{
+    const double xv[6] = {x.w.x, x.w.y, x.w.z, x.l.x, x.l.y, x.l.z};
+    double y[6];
+    for (int i = 0; i < 6; i++) {
+        const double *r = B + 6 * i;
+        y[i] = r[0] * xv[0] + r[1] * xv[1] + r[2] * xv[2] + r[3] * xv[3] + r[4] * xv[4] + r[5] * xv[5];
+    }
+    return sid_sv_make(sid_v3_load(y), sid_v3_load(y + 3));
 }
 
 static int all_zero(const double *x, int n)
@@ -310,56 +339,6 @@ void sid_rnea_jvp_motion(const sid_model *m, const double *theta, sid_workspace 
         const int p = bd->parent, isfree = bd->type == SID_JOINT_FREE;
         const sid_xform *X = &ws->X[b];
         const double *od = isfree ? NULL : thetadot + bd->p_origin;
-        sid_sv Xvd, Xad;   /* the transform's tangent applied to v_p and a_p */
-        sid_m3 Ed;
-        sid_v3 rd;
-        if (!poses && od && bd->type != SID_JOINT_PRISMATIC && all_zero(od, 6)) {
-            const double qd = bd->type == SID_JOINT_REVOLUTE ? qdot[bd->qadr] : 0;
-            Xvd = sid_sv_scale(qd, ws->jv_v[b]);
-            Xad = sid_sv_scale(qd, ws->jv_a[b]);
-            ws->jv_fx[b] = sid_sv_scale(qd, ws->jv_f[b]);
-        } else {
-            if (isfree) {
-                sid_free_xform_jvp(bd, q, qdot, &Ed, &rd);
-            } else {
-                const sid_m3 *dR = ws->dRT + 3 * b;
-                sid_m3 RTd = sid_m3_zero();
-                if (!all_zero(od + P_RPY, 3))
-                    for (int k = 0; k < 3; k++)
-                        for (int i = 0; i < 3; i++)
-                            for (int j = 0; j < 3; j++) RTd.m[i][j] += dR[k].m[i][j] * od[P_RPY + k];
-                const sid_v3 ax = sid_v3_load(bd->axis);
-                const double qd = bd->qadr >= 0 ? qdot[bd->qadr] : 0;
-                /* E = (RT Q)^T:  Edot = (RTd Q + RT [ax]x Q qd)^T */
-                sid_m3 RQd = sid_m3_mul(&RTd, &ws->Q[b]);
-                rd = sid_v3_load(od + P_XYZ);
-                if (bd->type == SID_JOINT_REVOLUTE) {
-                    const sid_m3 K = sid_m3_skew(sid_v3_scale(qd, ax)), KQ = sid_m3_mul(&K, &ws->Q[b]),
-                                 RKQ = sid_m3_mul(&ws->RT[b], &KQ);
-                    for (int i = 0; i < 3; i++)
-                        for (int j = 0; j < 3; j++) RQd.m[i][j] += RKQ.m[i][j];
-                }
-                if (bd->type == SID_JOINT_PRISMATIC) {
-                    rd = sid_v3_add(rd, sid_m3_mul_v3(&RTd, sid_v3_scale(q[bd->qadr], ax)));
-                    rd = sid_v3_add(rd, sid_m3_mul_v3(&ws->RT[b], sid_v3_scale(qd, ax)));
-                }
-                Ed = sid_m3_transpose(&RQd);
-            }
-            ws->Ebar[b] = Ed;
-            ws->rbar[b] = rd;
-            if (poses) {
-                /* R_b = R_p E^T, p_b = p_p + R_p r */
-                const sid_m3 Et = sid_m3_transpose(&X->E), Edt = sid_m3_transpose(&Ed);
-                const sid_m3 A = sid_m3_mul(&ws->Rwbar[p], &Et), B = sid_m3_mul(&ws->Rw[p], &Edt);
-                for (int i = 0; i < 3; i++)
-                    for (int j = 0; j < 3; j++) ws->Rwbar[b].m[i][j] = A.m[i][j] + B.m[i][j];
-                ws->pwbar[b] = sid_v3_add(sid_v3_add(ws->pwbar[p], sid_m3_mul_v3(&ws->Rwbar[p], X->r)),
-                                          sid_m3_mul_v3(&ws->Rw[p], rd));
-            }
-            Xvd = xform_motion_dot(X, &Ed, rd, ws->v[p]);
-            Xad = xform_motion_dot(X, &Ed, rd, ws->a[p]);
-            ws->jv_fx[b] = xform_force_inv_dot(X, &Ed, rd, ws->f[b]);
-        }
         /* the inertia's tangent, where this direction moves it */
         sid_inertia Id = {0, {0, 0, 0}, {{{0}}}};
         const int inertial = bd->p_inertial >= 0 && !all_zero(thetadot + bd->p_inertial, P_INERTIA + 6);
@@ -371,6 +350,66 @@ void sid_rnea_jvp_motion(const sid_model *m, const double *theta, sid_workspace 
             Id.Ic = Icd;
         }
         ws->Ibar[b] = Id;
+        if (!poses && od && bd->type != SID_JOINT_PRISMATIC && all_zero(od, 6)) {
+            /* vJ = vq S, aJ = qdd S: vd = qd (X v_p x S) + X vd_p + vdq S,
+             * ad = qd (X a_p x S) + X ad_p + vd x vJ + vdq (v x S), fd = I ad + B vd (+ Idot terms) */
+            const int rev = bd->type == SID_JOINT_REVOLUTE;
+            const double qd = rev ? qdot[bd->qadr] : 0, vdq = rev ? vdot[bd->vadr] : 0;
+            const sid_v3 wJ = ws->vJ[b].w;
+            vd[b] = sid_sv_add(sid_sv_add(sid_sv_scale(qd, ws->jv_v[b]), sid_xform_motion(X, vd[p])),
+                               rev ? sid_sv_scale(vdq, sid_joint_col(bd, X, 0)) : sid_sv_zero());
+            ad[b] = sid_sv_add(sid_sv_add(sid_sv_scale(qd, ws->jv_a[b]), sid_xform_motion(X, ad[p])),
+                               sid_sv_add(sid_sv_make(sid_v3_cross(vd[b].w, wJ), sid_v3_cross(vd[b].l, wJ)),
+                                          sid_sv_scale(vdq, ws->jv_vS[b])));
+            fd[b] = sid_sv_add(sid_inertia_mul(&ws->I[b], ad[b]), mat6_mul(ws->jv_B + 36 * (size_t)b, vd[b]));
+            if (inertial)
+                fd[b] = sid_sv_add(fd[b], sid_sv_add(inertia_dot_mul(&ws->I[b], &Id, ws->a[b]),
+                                                     sid_sv_crossf(ws->v[b], inertia_dot_mul(&ws->I[b], &Id, ws->v[b]))));
+            ws->jv_fx[b] = sid_sv_scale(qd, ws->jv_f[b]);
+            continue;
+        }
+        /* the general form: the transform's tangent Edot, rdot */
+        sid_m3 Ed;
+        sid_v3 rd;
+        if (isfree) {
+            sid_free_xform_jvp(bd, q, qdot, &Ed, &rd);
+        } else {
+            const sid_m3 *dR = ws->dRT + 3 * b;
+            sid_m3 RTd = sid_m3_zero();
+            if (!all_zero(od + P_RPY, 3))
+                for (int k = 0; k < 3; k++)
+                    for (int i = 0; i < 3; i++)
+                        for (int j = 0; j < 3; j++) RTd.m[i][j] += dR[k].m[i][j] * od[P_RPY + k];
+            const sid_v3 ax = sid_v3_load(bd->axis);
+            const double qd = bd->qadr >= 0 ? qdot[bd->qadr] : 0;
+            /* E = (RT Q)^T:  Edot = (RTd Q + RT [ax]x Q qd)^T */
+            sid_m3 RQd = sid_m3_mul(&RTd, &ws->Q[b]);
+            rd = sid_v3_load(od + P_XYZ);
+            if (bd->type == SID_JOINT_REVOLUTE) {
+                const sid_m3 K = sid_m3_skew(sid_v3_scale(qd, ax)), KQ = sid_m3_mul(&K, &ws->Q[b]),
+                             RKQ = sid_m3_mul(&ws->RT[b], &KQ);
+                for (int i = 0; i < 3; i++)
+                    for (int j = 0; j < 3; j++) RQd.m[i][j] += RKQ.m[i][j];
+            }
+            if (bd->type == SID_JOINT_PRISMATIC) {
+                rd = sid_v3_add(rd, sid_m3_mul_v3(&RTd, sid_v3_scale(q[bd->qadr], ax)));
+                rd = sid_v3_add(rd, sid_m3_mul_v3(&ws->RT[b], sid_v3_scale(qd, ax)));
+            }
+            Ed = sid_m3_transpose(&RQd);
+        }
+        ws->Ebar[b] = Ed;
+        ws->rbar[b] = rd;
+        if (poses) {
+            /* R_b = R_p E^T, p_b = p_p + R_p r */
+            const sid_m3 Et = sid_m3_transpose(&X->E), Edt = sid_m3_transpose(&Ed);
+            const sid_m3 A = sid_m3_mul(&ws->Rwbar[p], &Et), B = sid_m3_mul(&ws->Rw[p], &Edt);
+            for (int i = 0; i < 3; i++)
+                for (int j = 0; j < 3; j++) ws->Rwbar[b].m[i][j] = A.m[i][j] + B.m[i][j];
+            ws->pwbar[b] = sid_v3_add(sid_v3_add(ws->pwbar[p], sid_m3_mul_v3(&ws->Rwbar[p], X->r)),
+                                      sid_m3_mul_v3(&ws->Rw[p], rd));
+        }
+        const sid_sv Xvd = xform_motion_dot(X, &Ed, rd, ws->v[p]), Xad = xform_motion_dot(X, &Ed, rd, ws->a[p]);
+        ws->jv_fx[b] = xform_force_inv_dot(X, &Ed, rd, ws->f[b]);
         sid_sv vJd = sid_sv_zero(), aJd = sid_sv_zero();
         if (isfree) {
             /* vJ = (w, E v_lin), aJ = (alpha, E a_lin + vJ.l x vJ.w) with a held fixed */

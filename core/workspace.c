@@ -46,6 +46,8 @@ static sid_workspace *carve(const sid_model *m, sid_carve *c)
     w.jv_a = sid_carve_take(c, nb, sizeof *w.jv_a);
     w.jv_f = sid_carve_take(c, nb, sizeof *w.jv_f);
     w.jv_fx = sid_carve_take(c, nb, sizeof *w.jv_fx);
+    w.jv_vS = sid_carve_take(c, nb, sizeof *w.jv_vS);
+    w.jv_B = sid_carve_take(c, 36 * nb, sizeof *w.jv_B);
     w.M = sid_carve_take(c, nv * nv, sizeof *w.M);
     w.c = sid_carve_take(c, nv, sizeof *w.c);
     w.F = sid_carve_take(c, nv, sizeof *w.F);

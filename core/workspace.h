@@ -59,6 +59,8 @@ struct sid_workspace {
      * jv_valid 0 whenever the kinematics or the RNEA rewrite them. jv_fx: one direction's
      * transform tangent term of the parent force, from the motion pass to the force pass. */
     sid_sv *jv_v, *jv_a, *jv_f, *jv_fx;
+    sid_sv *jv_vS;        /* (nbody) v_b x S, the joint velocity tangent's share of the acceleration */
+    double *jv_B;         /* (nbody x 36) d(v x* I v)/dv at the current v, row-major 6 x 6 */
     int jv_valid;
     /* joint space */
     double *M;            /* (nv x nv) mass matrix with armature and implicit damping; then its factor L^T L */
