@@ -315,8 +315,8 @@ static int all_zero(const double *x, int n)
 
 /* The motion pass's tangent; the tangents live in the adjoint arrays, which a JVP does not
  * need: body velocity, acceleration and net force in vbar, abar, fbar, the transform's in
- * Ebar, rbar (where the general form below computes it), the inertia's in Ibar and, with world
- * poses (spheres or pushes), theirs in Rwbar, pwbar; the transform's term of the parent force
+ * Ebar, rbar (where the general form below computes it) and, with world poses (spheres or
+ * pushes), theirs in Rwbar, pwbar; the transform's term of the parent force
  * in jv_fx, for sid_rnea_jvp_forces. The acceleration a is held fixed. A revolute or fixed
  * joint whose origin does not move in this direction (no origin parameter in it, no world
  * poses) scales jvp_shared's terms by its qdot instead of forming Edot: the common case of a
@@ -349,7 +349,6 @@ void sid_rnea_jvp_motion(const sid_model *m, const double *theta, sid_workspace 
             Id.c = sid_v3_load(pi + P_COM);
             Id.Ic = Icd;
         }
-        ws->Ibar[b] = Id;
         if (!poses && od && bd->type != SID_JOINT_PRISMATIC && all_zero(od, 6)) {
             /* vJ = vq S, aJ = qdd S: vd = qd (X v_p x S) + X vd_p + vdq S,
              * ad = qd (X a_p x S) + X ad_p + vd x vJ + vdq (v x S), fd = I ad + B vd (+ Idot terms) */
