@@ -13,6 +13,7 @@
 void sid_rnea_motion(const sid_model *m, const double *theta, sid_workspace *ws, const double *v, const double *a)
 {
     const double *g = theta + m->p_gravity;
+    ws->jv_valid = 0;
     ws->v[0] = sid_sv_zero();
     ws->a[0] = sid_sv_make(sid_v3_make(0, 0, 0), sid_v3_make(-g[0], -g[1], -g[2]));
     ws->f[0] = sid_sv_zero();
@@ -40,6 +41,7 @@ void sid_rnea_motion(const sid_model *m, const double *theta, sid_workspace *ws,
  * then, leaves to root, tau_b = S^T f_b and f_p += X_b^T f_b. */
 void sid_rnea_forces(const sid_model *m, sid_workspace *ws, const sid_sv *fext, double *tau)
 {
+    ws->jv_valid = 0;
     if (fext)
         for (int b = 1; b < m->nbody; b++) ws->f[b] = sid_sv_add(ws->f[b], sid_sv_scale(-1, fext[b]));
     for (int b = m->nbody - 1; b >= 1; b--) {
@@ -255,10 +257,70 @@ static sid_sv inertia_dot_mul(const sid_inertia *I, const sid_inertia *Id, sid_s
                        pd);
 }
 
+/* The direction-independent parts of the tangent of a revolute or fixed joint's body, at the
+ * current X, v, a and f. E = Q^T RT^T with dQ/dq = [ax]x Q gives dE/dq = -[ax]x E, so with
+ * S = (ax, 0) (Featherstone 2008, 2.x)
+ *   dX/dq m = -S x (X m) = (X m) x S,   d(X^T f)/dq = X^T (S x* f),
+ * per unit qdot at v_p, a_p and f_b; the joint velocity tangent's v x (vdot S) = vdot (v x S);
+ * and the bias force's tangent v' x* I v + v x* I v' = B v' as a 6 x 6 matrix B (columns: unit
+ * v'). Computed once for all directions. */
+static void jvp_shared(const sid_model *m, sid_workspace *ws)
+{
+    for (int b = 1; b < m->nbody; b++) {
+        const sid_body *bd = &m->body[b];
+        if (bd->type == SID_JOINT_FREE || bd->type == SID_JOINT_PRISMATIC) continue;
+        const sid_xform *X = &ws->X[b];
+        if (bd->type == SID_JOINT_REVOLUTE) {
+            const sid_v3 ax = sid_v3_load(bd->axis);
+            const sid_sv xv = sid_xform_motion(X, ws->v[bd->parent]), xa = sid_xform_motion(X, ws->a[bd->parent]);
+            const sid_sv f = ws->f[b], v = ws->v[b];
+            ws->jv_v[b] = sid_sv_make(sid_v3_cross(xv.w, ax), sid_v3_cross(xv.l, ax));
+            ws->jv_a[b] = sid_sv_make(sid_v3_cross(xa.w, ax), sid_v3_cross(xa.l, ax));
+            ws->jv_f[b] = sid_xform_force_inv(X, sid_sv_make(sid_v3_cross(ax, f.w), sid_v3_cross(ax, f.l)));
+            ws->jv_vS[b] = sid_sv_make(sid_v3_cross(v.w, ax), sid_v3_cross(v.l, ax));
+        } else {
+            ws->jv_v[b] = ws->jv_a[b] = ws->jv_f[b] = ws->jv_vS[b] = sid_sv_zero();
+        }
+        double *B = ws->jv_B + 36 * (size_t)b;
+        for (int k = 0; k < 6; k++) {
+            double e[6] = {0, 0, 0, 0, 0, 0};
+            e[k] = 1;
+            const sid_sv u = sid_sv_make(sid_v3_load(e), sid_v3_load(e + 3));
+            const sid_sv c = sid_sv_add(sid_sv_crossf(u, ws->h[b]), sid_sv_crossf(ws->v[b], sid_inertia_mul(&ws->I[b], u)));
+            const double col[6] = {c.w.x, c.w.y, c.w.z, c.l.x, c.l.y, c.l.z};
+            for (int i = 0; i < 6; i++) B[6 * i + k] = col[i];
+        }
+    }
+    ws->jv_valid = 1;
+}
+
+/* B x for a row-major 6 x 6 B. */
+static sid_sv mat6_mul(const double *B, sid_sv x)
+{
+    const double xv[6] = {x.w.x, x.w.y, x.w.z, x.l.x, x.l.y, x.l.z};
+    double y[6];
+    for (int i = 0; i < 6; i++) {
+        const double *r = B + 6 * i;
+        y[i] = r[0] * xv[0] + r[1] * xv[1] + r[2] * xv[2] + r[3] * xv[3] + r[4] * xv[4] + r[5] * xv[5];
+    }
+    return sid_sv_make(sid_v3_load(y), sid_v3_load(y + 3));
+}
+
+static int all_zero(const double *x, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (x[i] != 0) return 0;
+    return 1;
+}
+
 /* The motion pass's tangent; the tangents live in the adjoint arrays, which a JVP does not
  * need: body velocity, acceleration and net force in vbar, abar, fbar, the transform's in
- * Ebar, rbar, the inertia's in Ibar and, with world poses (spheres or pushes), theirs in Rwbar,
- * pwbar. The acceleration a is held fixed. */
+ * Ebar, rbar (where the general form below computes it) and, with world poses (spheres or
+ * pushes), theirs in Rwbar, pwbar; the transform's term of the parent force
+ * in jv_fx, for sid_rnea_jvp_forces. The acceleration a is held fixed. A revolute or fixed
+ * joint whose origin does not move in this direction (no origin parameter in it, no world
+ * poses) scales jvp_shared's terms by its qdot instead of forming Edot: the common case of a
+ * Jacobian's many directions, which then share everything that does not depend on them. */
 void sid_rnea_jvp_motion(const sid_model *m, const double *theta, sid_workspace *ws, const double *q,
                          const double *qdot, const double *vdot, const double *thetadot)
 {
@@ -266,6 +328,7 @@ void sid_rnea_jvp_motion(const sid_model *m, const double *theta, sid_workspace 
     (void)theta;   /* ws is bound to theta by the sid_kinematics before sid_rnea */
     sid_sv *vd = ws->vbar, *ad = ws->abar, *fd = ws->fbar;
     const double *gd = thetadot + m->p_gravity;
+    if (!ws->jv_valid) jvp_shared(m, ws);
     vd[0] = sid_sv_zero();
     ad[0] = sid_sv_make(sid_v3_make(0, 0, 0), sid_v3_make(-gd[0], -gd[1], -gd[2]));
     fd[0] = sid_sv_zero();
@@ -274,17 +337,48 @@ void sid_rnea_jvp_motion(const sid_model *m, const double *theta, sid_workspace 
     for (int b = 1; b < nb; b++) {
         const sid_body *bd = &m->body[b];
         const int p = bd->parent, isfree = bd->type == SID_JOINT_FREE;
+        const sid_xform *X = &ws->X[b];
+        const double *od = isfree ? NULL : thetadot + bd->p_origin;
+        /* the inertia's tangent, where this direction moves it */
+        sid_inertia Id = {0, {0, 0, 0}, {{{0}}}};
+        const int inertial = bd->p_inertial >= 0 && !all_zero(thetadot + bd->p_inertial, P_INERTIA + 6);
+        if (inertial) {
+            const double *pi = thetadot + bd->p_inertial, *J = pi + P_INERTIA;
+            const sid_m3 Icd = {{{J[0], J[3], J[4]}, {J[3], J[1], J[5]}, {J[4], J[5], J[2]}}};
+            Id.m = pi[P_MASS];
+            Id.c = sid_v3_load(pi + P_COM);
+            Id.Ic = Icd;
+        }
+        if (!poses && od && bd->type != SID_JOINT_PRISMATIC && all_zero(od, 6)) {
+            /* vJ = vq S, aJ = qdd S: vd = qd (X v_p x S) + X vd_p + vdq S,
+             * ad = qd (X a_p x S) + X ad_p + vd x vJ + vdq (v x S), fd = I ad + B vd (+ Idot terms) */
+            const int rev = bd->type == SID_JOINT_REVOLUTE;
+            const double qd = rev ? qdot[bd->qadr] : 0, vdq = rev ? vdot[bd->vadr] : 0;
+            const sid_v3 wJ = ws->vJ[b].w;
+            vd[b] = sid_sv_add(sid_sv_add(sid_sv_scale(qd, ws->jv_v[b]), sid_xform_motion(X, vd[p])),
+                               rev ? sid_sv_scale(vdq, sid_joint_col(bd, X, 0)) : sid_sv_zero());
+            ad[b] = sid_sv_add(sid_sv_add(sid_sv_scale(qd, ws->jv_a[b]), sid_xform_motion(X, ad[p])),
+                               sid_sv_add(sid_sv_make(sid_v3_cross(vd[b].w, wJ), sid_v3_cross(vd[b].l, wJ)),
+                                          sid_sv_scale(vdq, ws->jv_vS[b])));
+            fd[b] = sid_sv_add(sid_inertia_mul(&ws->I[b], ad[b]), mat6_mul(ws->jv_B + 36 * (size_t)b, vd[b]));
+            if (inertial)
+                fd[b] = sid_sv_add(fd[b], sid_sv_add(inertia_dot_mul(&ws->I[b], &Id, ws->a[b]),
+                                                     sid_sv_crossf(ws->v[b], inertia_dot_mul(&ws->I[b], &Id, ws->v[b]))));
+            ws->jv_fx[b] = sid_sv_scale(qd, ws->jv_f[b]);
+            continue;
+        }
+        /* the general form: the transform's tangent Edot, rdot */
         sid_m3 Ed;
         sid_v3 rd;
         if (isfree) {
             sid_free_xform_jvp(bd, q, qdot, &Ed, &rd);
         } else {
-            const double *od = thetadot + bd->p_origin;
             const sid_m3 *dR = ws->dRT + 3 * b;
             sid_m3 RTd = sid_m3_zero();
-            for (int k = 0; k < 3; k++)
-                for (int i = 0; i < 3; i++)
-                    for (int j = 0; j < 3; j++) RTd.m[i][j] += dR[k].m[i][j] * od[P_RPY + k];
+            if (!all_zero(od + P_RPY, 3))
+                for (int k = 0; k < 3; k++)
+                    for (int i = 0; i < 3; i++)
+                        for (int j = 0; j < 3; j++) RTd.m[i][j] += dR[k].m[i][j] * od[P_RPY + k];
             const sid_v3 ax = sid_v3_load(bd->axis);
             const double qd = bd->qadr >= 0 ? qdot[bd->qadr] : 0;
             /* E = (RT Q)^T:  Edot = (RTd Q + RT [ax]x Q qd)^T */
@@ -304,7 +398,6 @@ void sid_rnea_jvp_motion(const sid_model *m, const double *theta, sid_workspace 
         }
         ws->Ebar[b] = Ed;
         ws->rbar[b] = rd;
-        const sid_xform *X = &ws->X[b];
         if (poses) {
             /* R_b = R_p E^T, p_b = p_p + R_p r */
             const sid_m3 Et = sid_m3_transpose(&X->E), Edt = sid_m3_transpose(&Ed);
@@ -314,15 +407,8 @@ void sid_rnea_jvp_motion(const sid_model *m, const double *theta, sid_workspace 
             ws->pwbar[b] = sid_v3_add(sid_v3_add(ws->pwbar[p], sid_m3_mul_v3(&ws->Rwbar[p], X->r)),
                                       sid_m3_mul_v3(&ws->Rw[p], rd));
         }
-        sid_inertia Id = {0, {0, 0, 0}, {{{0}}}};
-        if (bd->p_inertial >= 0) {
-            const double *pi = thetadot + bd->p_inertial, *J = pi + P_INERTIA;
-            const sid_m3 Icd = {{{J[0], J[3], J[4]}, {J[3], J[1], J[5]}, {J[4], J[5], J[2]}}};
-            Id.m = pi[P_MASS];
-            Id.c = sid_v3_load(pi + P_COM);
-            Id.Ic = Icd;
-        }
-        ws->Ibar[b] = Id;
+        const sid_sv Xvd = xform_motion_dot(X, &Ed, rd, ws->v[p]), Xad = xform_motion_dot(X, &Ed, rd, ws->a[p]);
+        ws->jv_fx[b] = xform_force_inv_dot(X, &Ed, rd, ws->f[b]);
         sid_sv vJd = sid_sv_zero(), aJd = sid_sv_zero();
         if (isfree) {
             /* vJ = (w, E v_lin), aJ = (alpha, E a_lin + vJ.l x vJ.w) with a held fixed */
@@ -335,15 +421,19 @@ void sid_rnea_jvp_motion(const sid_model *m, const double *theta, sid_workspace 
         } else if (bd->vadr >= 0) {
             vJd = sid_sv_scale(vdot[bd->vadr], sid_joint_col(bd, X, 0));
         }
-        vd[b] = sid_sv_add(sid_sv_add(xform_motion_dot(X, &Ed, rd, ws->v[p]), sid_xform_motion(X, vd[p])), vJd);
-        ad[b] = sid_sv_add(sid_sv_add(sid_sv_add(xform_motion_dot(X, &Ed, rd, ws->a[p]), sid_xform_motion(X, ad[p])), aJd),
+        vd[b] = sid_sv_add(sid_sv_add(Xvd, sid_xform_motion(X, vd[p])), vJd);
+        ad[b] = sid_sv_add(sid_sv_add(sid_sv_add(Xad, sid_xform_motion(X, ad[p])), aJd),
                            sid_sv_add(sid_sv_crossm(vd[b], ws->vJ[b]), sid_sv_crossm(ws->v[b], vJd)));
-        const sid_sv hd = sid_sv_add(sid_inertia_mul(&ws->I[b], vd[b]), inertia_dot_mul(&ws->I[b], &Id, ws->v[b]));
-        fd[b] = sid_sv_add(sid_sv_add(sid_inertia_mul(&ws->I[b], ad[b]), inertia_dot_mul(&ws->I[b], &Id, ws->a[b])),
-                           sid_sv_add(sid_sv_crossf(vd[b], ws->h[b]), sid_sv_crossf(ws->v[b], hd)));
+        sid_sv hd = sid_inertia_mul(&ws->I[b], vd[b]), Ia = sid_inertia_mul(&ws->I[b], ad[b]);
+        if (inertial) {
+            hd = sid_sv_add(hd, inertia_dot_mul(&ws->I[b], &Id, ws->v[b]));
+            Ia = sid_sv_add(Ia, inertia_dot_mul(&ws->I[b], &Id, ws->a[b]));
+        }
+        fd[b] = sid_sv_add(Ia, sid_sv_add(sid_sv_crossf(vd[b], ws->h[b]), sid_sv_crossf(ws->v[b], hd)));
     }
 }
 
+/* After sid_rnea_jvp_motion in the same direction (its jv_fx and, for free joints, Ebar). */
 void sid_rnea_jvp_forces(const sid_model *m, sid_workspace *ws, const sid_sv *fextdot, double *taudot)
 {
     sid_sv *fd = ws->fbar;
@@ -358,7 +448,7 @@ void sid_rnea_jvp_forces(const sid_model *m, sid_workspace *ws, const sid_sv *fe
                 taudot[bd->vadr + k] += ws->Ebar[b].m[0][k] * ws->f[b].l.x + ws->Ebar[b].m[1][k] * ws->f[b].l.y +
                                         ws->Ebar[b].m[2][k] * ws->f[b].l.z;
         }
-        sid_sv_acc(&fd[bd->parent], xform_force_inv_dot(&ws->X[b], &ws->Ebar[b], ws->rbar[b], ws->f[b]));
+        sid_sv_acc(&fd[bd->parent], ws->jv_fx[b]);
         sid_sv_acc(&fd[bd->parent], sid_xform_force_inv(&ws->X[b], fd[b]));
     }
 }

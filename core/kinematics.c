@@ -87,6 +87,7 @@ void sid_workspace_bind(const sid_model *m, const double *theta, sid_workspace *
 void sid_kinematics(const sid_model *m, const double *theta, sid_workspace *ws, const double *q)
 {
     sid_workspace_bind(m, theta, ws);
+    ws->jv_valid = 0;
     for (int b = 1; b < m->nbody; b++) {
         const sid_body *bd = &m->body[b];
         if (bd->type == SID_JOINT_FREE) {

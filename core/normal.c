@@ -37,12 +37,16 @@ static void add_rows(void *ctx, int row0, int rows, const double *r, const doubl
     sid_normal_sums *S = ctx;
     const int n = S->n, ns = S->ns, ncol = n + ns;
     double *A = S->A, *B = S->B, *C = S->C;
+    /* without start states nothing but these sums touches A, which stays symmetric to the bit
+     * (row[a] row[b] = row[b] row[a]): the lower triangle only, mirrored after the window */
+    const int lower = !ns;
     for (int i = 0; i < rows; i++) {
         const double *row = J + (size_t)i * (size_t)ncol;
         S->rr += r[i] * r[i];
         for (int a = 0; a < n; a++) {
             S->g[a] += row[a] * r[i];
-            for (int b = 0; b < n; b++) A[a * n + b] += row[a] * row[b];
+            const int nb = lower ? a + 1 : n;
+            for (int b = 0; b < nb; b++) A[a * n + b] += row[a] * row[b];
         }
     }
     if (S->chan) {
@@ -190,6 +194,9 @@ sid_status sid_normal_run_extra(sid_problem *p, const double *theta, const doubl
             sid_status sw = sid_window_jacobian_rows(p, &p->lane[t], &St->jw, theta,
                                                      x0 ? x0 + (size_t)w * (size_t)nx : NULL, w, idx, add_rows, St,
                                                      &p->chunk_err[c]);
+            if (!ns)   /* add_rows summed the lower triangle */
+                for (int a = 0; a < n; a++)
+                    for (int b = a + 1; b < n; b++) St->A[a * n + b] = St->A[b * n + a];
             if (!sw && fn) sw = fn(ctx, St, w, &p->chunk_err[c]);
             if ((p->chunk_status[c] = sw)) break;
         }

@@ -42,6 +42,12 @@ static sid_workspace *carve(const sid_model *m, sid_carve *c)
     w.Ebar = sid_carve_take(c, nb, sizeof *w.Ebar);
     w.rbar = sid_carve_take(c, nb, sizeof *w.rbar);
     w.Ibar = sid_carve_take(c, nb, sizeof *w.Ibar);
+    w.jv_v = sid_carve_take(c, nb, sizeof *w.jv_v);
+    w.jv_a = sid_carve_take(c, nb, sizeof *w.jv_a);
+    w.jv_f = sid_carve_take(c, nb, sizeof *w.jv_f);
+    w.jv_fx = sid_carve_take(c, nb, sizeof *w.jv_fx);
+    w.jv_vS = sid_carve_take(c, nb, sizeof *w.jv_vS);
+    w.jv_B = sid_carve_take(c, 36 * nb, sizeof *w.jv_B);
     w.M = sid_carve_take(c, nv * nv, sizeof *w.M);
     w.c = sid_carve_take(c, nv, sizeof *w.c);
     w.F = sid_carve_take(c, nv, sizeof *w.F);

@@ -54,6 +54,14 @@ struct sid_workspace {
     sid_m3 *Ebar;
     sid_v3 *rbar;
     sid_inertia *Ibar;
+    /* forward mode's direction-independent part of a revolute joint's transform tangent
+     * (dynamics.c): per unit qdot, dX/dq v_p, dX/dq a_p, d(X^T)/dq f_b at the current v, a, f;
+     * jv_valid 0 whenever the kinematics or the RNEA rewrite them. jv_fx: one direction's
+     * transform tangent term of the parent force, from the motion pass to the force pass. */
+    sid_sv *jv_v, *jv_a, *jv_f, *jv_fx;
+    sid_sv *jv_vS;        /* (nbody) v_b x S, the joint velocity tangent's share of the acceleration */
+    double *jv_B;         /* (nbody x 36) d(v x* I v)/dv at the current v, row-major 6 x 6 */
+    int jv_valid;
     /* joint space */
     double *M;            /* (nv x nv) mass matrix with armature and implicit damping; then its factor L^T L */
     double *c, *F, *rhs, *tmp;   /* (nv) */

@@ -18,9 +18,10 @@
 
 Suite *forward_suite(void);
 
-enum { BOX, PUSHED, ARM, NMODEL, DRY = NMODEL, NALL };
+/* NMODEL: the models stepped by euler and rk4; DRY (dry friction) by euler only */
+enum { BOX, PUSHED, ARM, TREE, NMODEL, DRY = NMODEL, NALL };
 static const char *const model_name[NALL] = {"box with 8 corner spheres", "pushed floating chain", "arm touching ground",
-                                             "pushed floating chain, dry friction"};
+                                             "fixed-base tree", "pushed floating chain, dry friction"};
 
 /* A box (0.2 x 0.15 x 0.1 m, 1 kg) on a free joint with a 5 mm sphere at each of its 8 corners;
  * ground at 0.01, stiffer and better damped than the defaults, friction 0.7. */
@@ -110,6 +111,11 @@ static sid_model *make_model(int which, double **theta)
     if (which == BOX) return box8(theta);
     if (which == ARM) return arm(theta);
     if (which == DRY) return dry_chain(theta);
+    if (which == TREE) {   /* no world poses: revolute and fixed joints take the shared form (dynamics.c) */
+        sid_model *t = tu_random_model(31, 5, TU_BRANCHED | TU_PRISMATIC | TU_FIXED | TU_FRICTION | TU_MOTORS, 0, theta);
+        ck_assert_ptr_nonnull(t);
+        return t;
+    }
     sid_model *m = tu_random_model(23, 3, TU_FRICTION | TU_MOTORS | TU_OFFSETS, 1, theta);
     ck_assert_ptr_nonnull(m);
     return m;
@@ -179,7 +185,18 @@ static void step_at(step_fixture *f, sid_integrator integ, double h, double e, c
     free(th);
 }
 
-/* Three directions at once (state only, parameters only, both), random and scaled; the tangent
+/* Whether direction d (of step_check's five) moves parameter i: d 0 none, 1 and 2 all, 3 all but
+ * the joint origins, 4 the origins of every other joint only (the tangent's shared form for
+ * joints whose origin does not move, its general form for the others, in one pass). */
+static int moves_param(const sid_model *m, int d, int i)
+{
+    const sid_param_info *pi = sid_model_param(m, i);
+    const int origin = pi->kind == SID_P_XYZ || pi->kind == SID_P_RPY;
+    return d == 1 || d == 2 || (d == 3 && !origin) || (d == 4 && origin && pi->owner % 2 == 0);
+}
+
+/* Five directions at once (state only, parameters only, both; both without origins, both with
+ * half the origins), random and scaled; the tangent
  * against central differences of the step along each (step e = 1e-7 on directions of unit
  * size: truncation ~ (e / width)^2 ~ 1e-8 relative with the contact's 1 mm activation width,
  * rounding ~ 1e-16 / e ~ 1e-9; tolerance 1e-7 of the tangent's largest entry), and the
@@ -189,18 +206,18 @@ static void step_check(int which, sid_integrator integ, unsigned seed)
     step_fixture f;
     fixture_make(&f, which, seed);
     const sid_model *m = f.m;
-    const int nq = m->nq, nv = m->nv, np = m->nparam, nd = 3;
+    const int nq = m->nq, nv = m->nv, np = m->nparam, nd = 5;
     const double h = 1e-3;
-    double *thd = calloc((size_t)(nd * np), sizeof(double)), qd[3 * 64] = {0}, vd[3 * 64] = {0};
-    double qd0[3 * 64], vd0[3 * 64], *scratch = calloc((size_t)(nd * 9 * nv), sizeof(double));
+    double *thd = calloc((size_t)(nd * np), sizeof(double)), qd[5 * 64] = {0}, vd[5 * 64] = {0};
+    double qd0[5 * 64], vd0[5 * 64], *scratch = calloc((size_t)(nd * 9 * nv), sizeof(double));
     unsigned s = seed * 7 + 1;
     for (int d = 0; d < nd; d++) {
         if (d != 1) {
             for (int i = 0; i < nq; i++) qd[d * nq + i] = tu_uniform(&s, -1, 1);
             for (int i = 0; i < nv; i++) vd[d * nv + i] = tu_uniform(&s, -1, 1);
         }
-        if (d != 0)
-            for (int i = 0; i < np; i++) thd[(size_t)d * (size_t)np + (size_t)i] = tu_uniform(&s, -1, 1) * pscale(f.theta[i]);
+        for (int i = 0; i < np; i++)
+            if (moves_param(m, d, i)) thd[(size_t)d * (size_t)np + (size_t)i] = tu_uniform(&s, -1, 1) * pscale(f.theta[i]);
     }
     memcpy(qd0, qd, sizeof qd);
     memcpy(vd0, vd, sizeof vd);

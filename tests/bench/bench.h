@@ -36,7 +36,10 @@ extern int bench_reps;          /* repetitions per cell (5; 3 with BENCH_QUICK) 
 extern double bench_min_time;   /* seconds per repetition of a cell (0.3; 0.05 with BENCH_QUICK) */
 extern volatile double bench_sink;   /* results go here so no work is optimised away */
 
-double bench_now(void);   /* CLOCK_MONOTONIC, seconds */
+/* BENCH_CPU=1: cells timed by the process's CPU time, for a machine other work loads
+ * (single-threaded rows only); else the wall clock */
+int bench_cpu_time(void);
+double bench_now(void);   /* CLOCK_MONOTONIC (BENCH_CPU: CLOCK_PROCESS_CPUTIME_ID), seconds */
 void bench_cell_init(bench_cell *c, void (*run)(void *), void *ctx, double scale);
 void bench_measure(bench_cell *const *cells, int n);
 

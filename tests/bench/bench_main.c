@@ -816,11 +816,11 @@ static void bench_fit(bench_robot *r, const double *q0, const double *amp, doubl
     snprintf(ref, sizeof ref, "MuJoCo FD %.1f s (%d it, %d ev, %d rollouts)", c[1].median, mc.iterations,
              mc.evaluations, mc.evaluations * (k + 1));
     snprintf(ratio, sizeof ratio, "**%.0f×** faster", c[1].median / c[0].median);
-    row(6, "fit wall time", cas, ours, ref, ratio);
+    row(6, bench_cpu_time() ? "fit CPU time" : "fit wall time", cas, ours, ref, ratio);
     snprintf(cas, sizeof cas, "same, Levenberg-Marquardt from nominal (`--optimizer lm`)");
     snprintf(ours, sizeof ours, "%.2f s (%d it, %d ev)", c[2].median, fl.res.iterations, fl.res.evaluations);
     snprintf(ratio, sizeof ratio, "**%.0f×** faster", c[1].median / c[2].median);
-    row(6, "fit wall time", cas, ours, ref, ratio);
+    row(6, bench_cpu_time() ? "fit CPU time" : "fit wall time", cas, ours, ref, ratio);
     snprintf(cas, sizeof cas, "same fits, worst joint's q RMSE (nominal: %.2g rad); worst param error vs truth",
              rm0);
     snprintf(ours, sizeof ours, "%.2g rad; %.2g", rm_ours, max_rel_err(fc.theta, truth, idx, k));
