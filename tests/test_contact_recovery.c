@@ -204,7 +204,9 @@ END_TEST
 
 /* 1 mm of noise on positions, 0.01 m/s on velocities, start states estimated. Measured:
  * friction 2.8 % off, mass 4.5 %; loss 1.787e-2 -> 2.962e-4, below the truth's 5.081e-4 (from
- * the logged starts) but 5.7 times the noise floor 5.15e-5; stderr / truth <= 8.4e-3.
+ * the logged starts) but 5.7 times the noise floor 5.15e-5; stderr / truth <= 2.1e-2 (8.4e-3
+ * while the classic interval pooled one sigma^2 over q and qd rows; each channel's own noise
+ * gives the velocity rows, noisier relative to their scale, their due, core/covariance.c).
  * Stiffness (33.5 % off, 18690 for 14000 from a nominal 20000) and damping (70 % off, 20421
  * for 12000: it moved away from the truth) are not held to the truth, and the truth is not held
  * inside the covariance's 95 % interval (stiffness is 56 standard errors away, damping 84,
@@ -221,7 +223,7 @@ END_TEST
 START_TEST(adjoint_noisy)
 {
     const expectation x = {.err = {0.04, NOT_HELD, NOT_HELD, 0.05}, .rest = {NOT_HELD, 0.9, NOT_HELD, NOT_HELD},
-                           .loss_ratio = 0.03, .floor = 1, .over_noise = 8, .stderr_rel = 0.02};
+                           .loss_ratio = 0.03, .floor = 1, .over_noise = 8, .stderr_rel = 0.03};
     recover(ADJOINT, 1, &x);
 }
 END_TEST
