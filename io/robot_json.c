@@ -822,6 +822,20 @@ static int put_param(cJSON *root, const sid_param_info *p, double x, double abse
 }
 
 /* The serialised form: a copy of doc with every parameter put in (numbers as numfmt's). */
+/* The contact model the parameters were fitted with, when it is not the one the document
+ * names (a fit spec's "contact_model" or --contact overrode it): NULL when they agree. The
+ * fitted friction of a hard-contact fit would mislead a reader who simulates it compliant. */
+static const char *contact_model_change(const cJSON *doc, const sid_model *m)
+{
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(doc, "contact");
+    if (!cJSON_IsObject(c))
+        return NULL;
+    const cJSON *k = cJSON_GetObjectItemCaseSensitive(c, "model");
+    const int hard_in_doc = cJSON_IsString(k) && strcmp(k->valuestring, "hard") == 0;
+    const int hard = sid_model_contact_model(m) == SID_CONTACT_HARD;
+    return hard == hard_in_doc ? NULL : hard ? "hard" : "compliant";
+}
+
 static cJSON *serialised(const char *path, const cJSON *doc, const sid_model *m,
                          const double *theta, const double *absent, sid_error *err)
 {
@@ -835,6 +849,18 @@ static cJSON *serialised(const char *path, const cJSON *doc, const sid_model *m,
         sid_error_set(err, SID_ERR_INPUT, "%s: not written: the document has a number "
                       "that is not finite, or memory ran out", path);
         return NULL;
+    }
+    const char *model = contact_model_change(doc, m);
+    if (model) {
+        cJSON *c = cJSON_GetObjectItemCaseSensitive(out, "contact");
+        cJSON *v = cJSON_CreateString(model);
+        if (!v || (cJSON_GetObjectItemCaseSensitive(c, "model") ? !cJSON_ReplaceItemInObjectCaseSensitive(c, "model", v)
+                                                                : !cJSON_AddItemToObject(c, "model", v))) {
+            cJSON_Delete(v);
+            cJSON_Delete(out);
+            sid_error_set(err, SID_ERR_NOMEM, "%s: not written: out of memory", path);
+            return NULL;
+        }
     }
     for (int i = 0; i < sid_model_nparam(m); i++)
         if (put_param(out, sid_model_param(m, i), theta[i], absent[i])) {
@@ -861,13 +887,20 @@ static int spells(const char *text, size_t n, double x)
 /* The input's text with each parameter that differs from it spliced in, by the rules of
  * put_param (an absent field is added only when it is not the default; a vector the file
  * lacks is written whole); NULL if that cannot be done. */
-static char *patched(const char *src, const sid_model *m, const double *theta,
+static char *patched(const char *src, const cJSON *doc, const sid_model *m, const double *theta,
                      const double *absent)
 {
     char *text = malloc(strlen(src) + 1);
     if (!text)
         return NULL;
     strcpy(text, src);
+    const char *model = contact_model_change(doc, m);
+    char quoted[16];
+    snprintf(quoted, sizeof quoted, "\"%s\"", model ? model : "");
+    if (model && json_edit_set(&text, "contact.model", quoted)) {
+        free(text);
+        return NULL;
+    }
     for (int i = 0; i < sid_model_nparam(m); i++) {
         const sid_param_info *p = sid_model_param(m, i);
         const sid_param_row *row = p->row;
@@ -951,7 +984,7 @@ cJSON *robot_json_fitted(const char *path, const cJSON *doc, const sid_model *m,
     }
     /* The patched text must read as the serialised document, or it is not used: a bug here
      * then costs the layout, never a value. */
-    char *text = patched(doc->valuestring, m, theta, absent);
+    char *text = patched(doc->valuestring, doc, m, theta, absent);
     free(absent);
     cJSON *raw = text && reads_as(text, out) ? cJSON_CreateRaw(text) : NULL;
     if (!raw)

@@ -466,6 +466,20 @@ run fit "$FIX/box.json" "$FIX/box_log.csv" --free links.box.mass --max-iter 1 --
 jqt "$TMP/out" '.contact_model == "hard"' || why+=" --contact hard not applied;"
 check "contact_model: the robot's, or --contact's" "$why"
 
+# the fitted robot names the contact model its parameters were fitted with (it was "compliant"
+# after a --contact hard fit); the robot's own model leaves the key as the file has it
+why=""
+"$SYSID" fit "$FIX/box.json" "$FIX/box_log.csv" --free links.box.mass --max-iter 1 --contact hard -q -o "$TMP/hard.json" ||
+    why+=" --contact hard: exit $?;"
+jqt "$TMP/hard.json" '.contact.model == "hard"' || why+=" --contact hard wrote $(jq -c .contact.model "$TMP/hard.json");"
+"$SYSID" fit "$TMP/hard.json" "$FIX/box_log.csv" --free links.box.mass --max-iter 1 --contact compliant -q -o "$TMP/back.json" ||
+    why+=" --contact compliant: exit $?;"
+jqt "$TMP/back.json" '.contact.model == "compliant"' || why+=" back to compliant wrote $(jq -c .contact.model "$TMP/back.json");"
+"$SYSID" fit "$FIX/box.json" "$FIX/box_log.csv" --free links.box.mass --max-iter 1 -q -o "$TMP/same.json" || why+=" exit $?;"
+[ "$(jq -c '.contact | has("model")' "$FIX/box.json")" = "$(jq -c '.contact | has("model")' "$TMP/same.json")" ] ||
+    why+=" the robot's own model changed the key;"
+check "fitted robot: contact.model is the model the fit used" "$why"
+
 printf '{"free": ["links.pole.mass"], "smoothing": {"sigma": -1, "pairs": 4}}' >"$TMP/bad_sigma.json"
 printf '{"free": ["links.pole.mass"], "smoothing": {"sigma": 0.1}}' >"$TMP/bad_pairs.json"
 printf '{"free": ["links.pole.mass"], "smoothing": {"sigma": 0.1, "pairs": 4, "seed": 1.5}}' >"$TMP/bad_seed.json"
