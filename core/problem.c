@@ -110,6 +110,16 @@ sid_status sid_problem_gather(const sid_problem *p, void *buf, size_t unit, int 
     return s;
 }
 
+void sid_problem_name_failed_ranks(sid_problem *p)
+{
+    const int size = p->shard.size;
+    for (int c = 0, r = 0; size && c < p->nchunk; c++) {
+        while ((long)p->nchunk * (r + 1) / size <= c) r++;   /* rank r runs chunk c */
+        if (p->chunk_status[c] == SID_ERR_NOMEM)
+            sid_error_prefix(&p->chunk_err[c], "rank %d of %d, chunk %d", r, size, c);
+    }
+}
+
 int sid_problem_nresiduals(const sid_problem *p) { return p->nres; }
 const double *sid_problem_scale_q(const sid_problem *p) { return p->sq; }
 const double *sid_problem_scale_qd(const sid_problem *p) { return p->sqd; }
@@ -342,6 +352,7 @@ static sid_status shard_gather_chunks(sid_problem *p, int grad, double *grad_x0,
     int failed = 0;
     for (int c = 0; !s && c < p->nchunk; c++) failed |= p->chunk_status[c] != SID_OK;
     if (!s && failed) s = sid_problem_gather(p, p->chunk_err, sizeof(sid_error), 0, err);
+    if (!s && failed) sid_problem_name_failed_ranks(p);
     if (!s && !failed) s = sid_problem_gather(p, p->chunk_sum, sizeof(double), 0, err);
     if (!s && !failed && grad) s = sid_problem_gather(p, p->chunk_grad, sizeof(double) * np, 0, err);
     if (!s && !failed && grad_x0) s = sid_problem_gather(p, grad_x0, sizeof(double) * nxo, 1, err);

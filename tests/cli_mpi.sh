@@ -79,6 +79,22 @@ run fit "$ROBOT" "${LOGS[@]}" -c "$SPEC" --start logged -q -o "$TMP/lg.json" --r
 mrun 3 fit "$ROBOT" "${LOGS[@]}" -c "$SPEC" --start logged -q -o "$TMP/lg_3.json" --report "$TMP/lg_3_r.json"
 same "mpirun -n 3 --start logged: the bytes of sysid fit" lg lg_3
 
+# four logs of different lengths (0.3 to 2 s: 1 to 4 windows each) and a validation log: the
+# ranks' blocks of windows begin and end inside logs, and each rank holds no window of some log
+{ head -1 "$TMP/synth.csv"; sed -n 3002,3301p "$TMP/synth.csv"; } >"$TMP/c.csv"
+{ head -1 "$TMP/synth.csv"; sed -n 3302,4001p "$TMP/synth.csv"; } >"$TMP/d.csv"
+{ head -1 "$TMP/synth.csv"; sed -n 4002,5001p "$TMP/synth.csv"; } >"$TMP/e.csv"
+LOGS4=("$TMP/c.csv" "$TMP/b.csv" "$TMP/d.csv" "$TMP/e.csv" --validate "$TMP/a.csv")
+run fit "$ROBOT" "${LOGS4[@]}" -c "$SPEC" -q --threads 1 -o "$TMP/l4.json" --report "$TMP/l4_r.json"
+why=""
+[ "$rc" -eq 0 ] || why+=" exit $rc;"
+jqt "$TMP/l4_r.json" '.settings.windows >= 8 and (.logs | length) == 4' || why+=" not 4 logs in 8+ windows;"
+check "sysid fit, 4 logs of different lengths and a validation log: the reference" "$why"
+for n in 2 3; do
+    mrun $n fit "$ROBOT" "${LOGS4[@]}" -c "$SPEC" -q --threads 1 -o "$TMP/l4_$n.json" --report "$TMP/l4_${n}_r.json"
+    same "mpirun -n $n, 4 logs of different lengths and a validation log: the bytes of sysid fit" l4 l4_$n
+done
+
 # ---- what sysid-mpi refuses ----------------------------------------------------------------------
 mrun 2 simulate "$ROBOT" "$TMP/a.csv"
 why=""

@@ -4,7 +4,7 @@
  * Every rank must end with the bits of one unsharded problem: loss, gradient, start-state
  * gradient, RMSE, L-BFGS and LM fits with fitted start states, and the covariance with its
  * robust interval and diagnostics; and a chunk that fails on one rank fails every rank with
- * its error. (tests/cli_mpi.sh runs the same through MPI; this one also runs under the
+ * its error, naming that rank if it ran out of memory. (tests/cli_mpi.sh runs the same through MPI; this one also runs under the
  * sanitizers, which leave MPI out.) */
 #include <check.h>
 #include <math.h>
@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "normal.h"
+#include "problem.h"
 #include "test_util.h"
 
 Suite *shard_suite(void);
@@ -240,12 +242,110 @@ START_TEST(ranks_give_the_bits_of_one_process)
 }
 END_TEST
 
+/* One rank runs out of memory in a chunk of the normal equations (the window callback says
+ * so, as an allocation would): every rank returns that error, naming the rank that had it. */
+typedef struct {
+    const setup *s;
+    world *wd;
+    int rank, fail_window;
+    sid_status st;
+    sid_error err;
+    int chunk;      /* the failing window's chunk */
+} oom_job;
+
+static sid_status oom_at(void *ctx, sid_normal_sums *S, int w, sid_error *err)
+{
+    (void)S;
+    const oom_job *j = ctx;
+    return w == j->fail_window ? sid_error_set(err, SID_ERR_NOMEM, "out of memory") : SID_OK;
+}
+
+static void *oom_run(void *arg)
+{
+    oom_job *j = arg;
+    const setup *s = j->s;
+    sid_problem *p;
+    j->st = sid_problem_create(&p, s->m, (const sid_traj *const *)s->log, 2, &s->o, &j->err);
+    if (j->st) return NULL;
+    rank_ctx ctx = { j->wd, j->rank };
+    if (j->wd->size) {
+        const sid_shard sh = { j->rank, j->wd->size, copy_gather, &ctx };
+        sid_problem_set_shard(p, &sh);
+    }
+    j->chunk = j->fail_window / p->chunk_windows;
+    double A[16 * 16], g[16], rr = 0;
+    memset(A, 0, sizeof A), memset(g, 0, sizeof g);
+    j->st = sid_normal_run(p, s->theta, NULL, s->nf, s->idx, NULL, 0, oom_at, j, A, g, &rr, &j->err);
+    sid_problem_free(p);
+    return NULL;
+}
+
+START_TEST(out_of_memory_names_the_rank)
+{
+    setup s = {0};
+    sid_robot_desc *desc = tu_random_robot(44, 2, TU_FRICTION);
+    double *theta;
+    sid_error err = {0};
+    ck_assert_msg(sid_model_create(&s.m, &theta, desc, &err) == SID_OK, "%s", err.msg);
+    tu_desc_free(desc);
+    s.theta = theta;
+    int mask[1024] = {0};
+    sid_model_param_match(s.m, "joints.*.friction.viscous", mask);
+    for (int i = 0; i < sid_model_nparam(s.m) && s.nf < 16; i++)
+        if (mask[i]) s.idx[s.nf++] = i;
+    ck_assert_int_ge(s.nf, 1);
+    s.log[0] = tu_synth_log(s.m, theta, 201, 1e-3, 0.4, 7);
+    s.log[1] = tu_synth_log(s.m, theta, 151, 1e-3, 0.4, 8);
+    sid_loss_opts_defaults(&s.o);
+    s.o.window = 0.05;
+    s.o.threads = 1;
+    /* unsharded: the error as it was */
+    world none = { .size = 0 };
+    oom_job ref = { &s, &none, 0, 5, 0, {0}, 0 };
+    oom_run(&ref);
+    ck_assert_int_eq(ref.st, SID_ERR_NOMEM);
+    ck_assert_str_eq(ref.err.msg, "out of memory");
+    for (int size = 2; size <= MAX_RANKS; size++) {
+        world wd = { .size = size };
+        pthread_barrier_init(&wd.bar, NULL, (unsigned)size);
+        oom_job jobs[MAX_RANKS];
+        pthread_t th[MAX_RANKS];
+        for (int r = 0; r < size; r++) {
+            jobs[r] = (oom_job){ &s, &wd, r, 5, 0, {0}, 0 };
+            ck_assert_int_eq(pthread_create(&th[r], NULL, oom_run, &jobs[r]), 0);
+        }
+        for (int r = 0; r < size; r++) pthread_join(th[r], NULL);
+        pthread_barrier_destroy(&wd.bar);
+        /* the rank whose block of chunks holds the failing one, as sid_problem_set_shard splits them */
+        sid_problem *p;
+        ck_assert(sid_problem_create(&p, s.m, (const sid_traj *const *)s.log, 2, &s.o, &err) == SID_OK);
+        const int nchunk = p->nchunk, c = jobs[0].chunk;
+        sid_problem_free(p);
+        int owner = -1;
+        for (int r = 0; r < size; r++)
+            if ((long)nchunk * r / size <= c && c < (long)nchunk * (r + 1) / size) owner = r;
+        ck_assert_int_ge(owner, 1);   /* not rank 0: the others' failures are the point */
+        char want[128];
+        snprintf(want, sizeof want, "rank %d of %d, chunk %d: out of memory", owner, size, c);
+        for (int r = 0; r < size; r++) {
+            ck_assert_int_eq(jobs[r].st, SID_ERR_NOMEM);
+            ck_assert_str_eq(jobs[r].err.msg, want);
+        }
+    }
+    sid_traj_free(s.log[0]);
+    sid_traj_free(s.log[1]);
+    sid_free(theta);
+    sid_model_free(s.m);
+}
+END_TEST
+
 Suite *shard_suite(void)
 {
     Suite *s = suite_create("shard");
     TCase *tc = tcase_create("ranks");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, ranks_give_the_bits_of_one_process);
+    tcase_add_test(tc, out_of_memory_names_the_rank);
     suite_add_tcase(s, tc);
     return s;
 }
