@@ -13,14 +13,7 @@ ROBOT=data/pendulum/robot.json
 rel() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; if (b < 0) b = -b; exit !(d <= t * b) }'; }
 
 # ---- data with a known truth: the pendulum with a heavier pole and more friction --------------
-"$SYSID" params "$ROBOT" --set links.pole.mass=0.9 --set joints.hinge.friction.viscous=0.03 \
-    -o "$TMP/truth.json" 2>"$TMP/err" &&
-    "$SYSID" simulate "$TMP/truth.json" data/pendulum/log.csv -o "$TMP/synth.csv" 2>"$TMP/err"
-if [ $? -ne 0 ] || [ ! -s "$TMP/synth.csv" ]; then
-    fail "setup: cannot make synthetic data with params --set and simulate"
-    echo "$passed passed, $failed failed"
-    exit 1
-fi
+pendulum_truth
 
 # ---- the flag -------------------------------------------------------------------------------------
 run fit --help

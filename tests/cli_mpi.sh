@@ -34,14 +34,7 @@ SPEC=$FIX/fit/pendulum.json   # mass, viscous friction, armature free
 ROBOT=data/pendulum/robot.json
 
 # ---- data with a known truth, cut into two logs (windows of both on every rank count) -------------
-"$SYSID" params "$ROBOT" --set links.pole.mass=0.9 --set joints.hinge.friction.viscous=0.03 \
-    -o "$TMP/truth.json" 2>"$TMP/err" &&
-    "$SYSID" simulate "$TMP/truth.json" data/pendulum/log.csv -o "$TMP/synth.csv" 2>"$TMP/err"
-if [ $? -ne 0 ] || [ ! -s "$TMP/synth.csv" ]; then
-    fail "setup: cannot make synthetic data with params --set and simulate"
-    echo "$passed passed, $failed failed"
-    exit 1
-fi
+pendulum_truth
 head -1201 "$TMP/synth.csv" >"$TMP/a.csv"
 { head -1 "$TMP/synth.csv"; sed -n 1202,3001p "$TMP/synth.csv"; } >"$TMP/b.csv"
 LOGS=("$TMP/a.csv" "$TMP/b.csv")

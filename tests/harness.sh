@@ -51,3 +51,17 @@ expect_invalid() {
     no_temp "$TMP" || why+=" a temporary file was left;"
     check "$name" "$why"
 }
+
+# $TMP/truth.json and $TMP/synth.csv: the pendulum with a heavier pole (0.9 kg) and more friction
+# (0.03), replaying data/pendulum/log.csv's commands: data with a known truth, which the
+# nominal robot fits exactly. Ends the script (exit 1) when they cannot be made.
+pendulum_truth() {
+    "$SYSID" params data/pendulum/robot.json --set links.pole.mass=0.9 --set joints.hinge.friction.viscous=0.03 \
+        -o "$TMP/truth.json" 2>"$TMP/err" &&
+        "$SYSID" simulate "$TMP/truth.json" data/pendulum/log.csv -o "$TMP/synth.csv" 2>"$TMP/err"
+    if [ $? -ne 0 ] || [ ! -s "$TMP/synth.csv" ]; then
+        fail "setup: cannot make synthetic data with params --set and simulate"
+        echo "$passed passed, $failed failed"
+        exit 1
+    fi
+}

@@ -202,22 +202,9 @@ END_TEST
 
 /* ---- servos --------------------------------------------------------------------------------- */
 
-/* joint j: a position servo with a torque limit (j % 3 == 0), one without (1), a velocity
- * servo with one (2): the limit's tanh makes du's effect depend on the state */
-static void servos(sid_robot_desc *d)
-{
-    unsigned s = 29;
-    for (int j = 0; j < d->njoint; j++) {
-        sid_joint_desc *jd = &d->joint[j];
-        if (jd->type != SID_JOINT_REVOLUTE && jd->type != SID_JOINT_PRISMATIC) continue;
-        jd->motor = j % 3 == 2 ? SID_MOTOR_VELOCITY : SID_MOTOR_POSITION;
-        jd->gear = tu_uniform(&s, 1, 3);
-        jd->kp = tu_uniform(&s, 2, 10);
-        jd->kd = tu_uniform(&s, 0.1, 1);
-        jd->has_servo_limit = j % 3 != 1;
-        jd->servo_limit = tu_uniform(&s, 1, 3);
-    }
-}
+/* tu_servos: position servos with and without a torque limit, velocity servos; the limit's
+ * tanh makes du's effect depend on the state */
+static void servos(sid_robot_desc *d) { tu_servos(d, 29, 1, 3); }
 
 START_TEST(servo)
 {

@@ -29,17 +29,7 @@ Suite *servo_suite(void);
 static sid_robot_desc *servo_robot(unsigned seed)
 {
     sid_robot_desc *d = tu_random_robot(seed, 6, TU_ALL);
-    unsigned s = seed * 7 + 1;
-    for (int j = 0; j < d->njoint; j++) {
-        sid_joint_desc *jd = &d->joint[j];
-        if (jd->type != SID_JOINT_REVOLUTE && jd->type != SID_JOINT_PRISMATIC) continue;
-        jd->motor = j % 3 == 2 ? SID_MOTOR_VELOCITY : SID_MOTOR_POSITION;
-        jd->gear = tu_uniform(&s, 1, 3);
-        jd->kp = tu_uniform(&s, 2, 10);
-        jd->kd = tu_uniform(&s, 0.1, 1);
-        jd->has_servo_limit = j % 3 != 1;
-        jd->servo_limit = tu_uniform(&s, 2, 6);
-    }
+    tu_servos(d, seed * 7 + 1, 2, 6);
     return d;
 }
 

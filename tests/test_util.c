@@ -59,6 +59,21 @@ sid_model *tu_random_model(unsigned seed, int njoint, int features, int floating
     return m;
 }
 
+void tu_servos(sid_robot_desc *d, unsigned seed, double limit_lo, double limit_hi)
+{
+    unsigned s = seed;
+    for (int j = 0; j < d->njoint; j++) {
+        sid_joint_desc *jd = &d->joint[j];
+        if (jd->type != SID_JOINT_REVOLUTE && jd->type != SID_JOINT_PRISMATIC) continue;
+        jd->motor = j % 3 == 2 ? SID_MOTOR_VELOCITY : SID_MOTOR_POSITION;
+        jd->gear = tu_uniform(&s, 1, 3);
+        jd->kp = tu_uniform(&s, 2, 10);
+        jd->kd = tu_uniform(&s, 0.1, 1);
+        jd->has_servo_limit = j % 3 != 1;
+        jd->servo_limit = tu_uniform(&s, limit_lo, limit_hi);
+    }
+}
+
 sid_robot_desc *tu_random_robot(unsigned seed, int njoint, int features)
 {
     unsigned s = seed * 2654435761u + 12345u;

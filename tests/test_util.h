@@ -19,6 +19,10 @@ enum {
  * origins, rpy, masses, COMs and full inertia tensors. Free with tu_desc_free. */
 sid_robot_desc *tu_random_robot(unsigned seed, int njoint, int features);
 void tu_desc_free(sid_robot_desc *d);
+/* Make d's motors servos (revolute and prismatic joints): joint j a position servo with a
+ * torque limit (j % 3 == 0), a position servo without one (1), a velocity servo with one (2);
+ * gear 1..3, kp 2..10, kd 0.1..1 and limits in [limit_lo, limit_hi], drawn from seed. */
+void tu_servos(sid_robot_desc *d, unsigned seed, double limit_lo, double limit_hi);
 /* The index of parameter name in m; the test fails when m has none. */
 int tu_param(const sid_model *m, const char *name);
 /* tu_random_robot's model, with its first joint off the root link made free when floating
