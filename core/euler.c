@@ -29,6 +29,13 @@ sid_status sid_euler_step(const sid_step_ctx *c, const double *q, const double *
     return SID_OK;
 }
 
+void sid_euler_after_jvp(const sid_step_ctx *c, const double *q, const double *v, double *q1, double *v1)
+{
+    const double *a = c->ws->rk, h = c->h;   /* sid_fd's a, as sid_euler_step's (sid_fd_jvp_prepare) */
+    for (int i = 0; i < c->m->nv; i++) v1[i] = v[i] + h * a[i];
+    sid_integrate_q(c->m, q, v1, h, q1);
+}
+
 /* The step's adjoint given its acceleration a and the factor L of A (step.h). */
 void sid_euler_reverse(const sid_step_ctx *c, const double *q, const double *v, const double *u, const double *a,
                           const double *L, const double *q1bar, const double *v1bar, double *qbar, double *vbar,

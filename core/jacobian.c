@@ -225,8 +225,8 @@ static sid_status window_rows_tangent(const sid_problem *p, lane *L, sid_jac_wor
         sid_delay_jvp_seed(m, theta, tr, k, ndir, nfree, idx, thd);
         L->ws->push = sid_push_at(tr, m->nbody, k);   /* the interval's pushes, held */
         for (int j = 0; j < nsub; j++) {
-            if ((s = sid_step_tangent(p->step, &c, x, x + nq, u, ndir, thd, qdot, vdot, jw->scratch, err)) ||
-                (s = sid_step_take(p->step, &c, x, x + nq, u, L->x1, L->x1 + nq, NULL, err))) {
+            if ((s = sid_step_tangent_take(p->step, &c, x, x + nq, u, ndir, thd, qdot, vdot, jw->scratch, L->x1,
+                                           L->x1 + nq, err))) {
                 L->ws->push = NULL;
                 return s;
             }

@@ -411,7 +411,9 @@ sid_status sid_lm_run(sid_driver *d, sid_error *err)
         nu = 2;
         r->iterations++;
         const int last = small || (o->max_iter > 0 && r->iterations >= o->max_iter);
-        if (!last || o->progress) {
+        /* a loss at rounding level stops at the top of the loop before the system is used: no
+         * pass for it (unless progress reports the gradient) */
+        if ((!last && F > SID_EXACT_LOSS) || o->progress) {
             if ((s = lm_linearize(&L, x, err))) goto stopped;
         }
         if (o->progress) o->progress(o->ctx, r->iterations, F, gnorm_p(&L), sid_driver_now() - d->t0);

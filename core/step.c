@@ -7,9 +7,9 @@ enum { CONTACT_NONE, CONTACT_COMPLIANT, CONTACT_HARD, NCONTACT };
 static const sid_step_variant variants[2][NCONTACT] = {
     [SID_EULER] = {
         [CONTACT_NONE] = {sid_euler_step, sid_euler_vjp_taped, sid_euler_vjp, sid_euler_jvp, sid_euler_record_size, NULL,
-                          NULL},
+                          NULL, sid_euler_after_jvp},
         [CONTACT_COMPLIANT] = {sid_euler_step, sid_euler_vjp_taped, sid_euler_vjp, sid_euler_jvp, sid_euler_record_size,
-                               &sid_contact_compliant, NULL},
+                               &sid_contact_compliant, NULL, sid_euler_after_jvp},
         [CONTACT_HARD] = {sid_hard_step, sid_hard_vjp_taped, sid_hard_vjp, sid_hard_jvp, sid_hard_record_size, NULL, NULL},
     },
     [SID_RK4] = {
@@ -112,6 +112,18 @@ sid_status sid_step_tangent(const sid_step_variant *sv, const sid_step_ctx *c, c
     const char *why = sid_step_tangent_missing(sv, c->m, c->ws->push != NULL);
     if (why) return sid_error_set(err, SID_ERR_INPUT, "%s", why);
     return sv->jvp(c, q, v, u, ndir, thetadot, qdot, vdot, scratch, err);
+}
+
+sid_status sid_step_tangent_take(const sid_step_variant *sv, const sid_step_ctx *c, const double *q, const double *v,
+                                 const double *u, int ndir, const double *thetadot, double *qdot, double *vdot,
+                                 double *scratch, double *q1, double *v1, sid_error *err)
+{
+    sid_status s = sid_step_tangent(sv, c, q, v, u, ndir, thetadot, qdot, vdot, scratch, err);
+    if (s) return s;
+    if (!sv->after_jvp) return sid_step_take(sv, c, q, v, u, q1, v1, NULL, err);
+    sv->after_jvp(c, q, v, q1, v1);
+    if ((s = check_finite(q1, c->m->nq, "q", err)) || (s = check_finite(v1, c->m->nv, "v", err))) return s;
+    return SID_OK;
 }
 
 sid_status sid_step(const sid_model *m, const double *theta, sid_workspace *ws, sid_integrator integ, double h,

@@ -34,6 +34,10 @@ typedef sid_status (*sid_step_jvp_fn)(const sid_step_ctx *c, const double *q, co
                                       const double *thetadot, double *qdot, double *vdot, double *scratch,
                                       sid_error *err);
 
+/* The step's result (q1, v1) from what its jvp just left in the workspace, so that forward mode
+ * need not run the step's dynamics a second time; bit for bit the step's own. */
+typedef void (*sid_step_after_jvp_fn)(const sid_step_ctx *c, const double *q, const double *v, double *q1, double *v1);
+
 typedef struct {
     sid_step_fn step;
     sid_step_vjp_taped_fn vjp_taped;
@@ -42,6 +46,7 @@ typedef struct {
     int (*record_size)(const sid_model *m);   /* doubles of the tape record */
     const sid_fext_source *fx;           /* external forces the dynamics includes */
     const char *unsupported;             /* non-NULL: this combination is an input error, and why */
+    sid_step_after_jvp_fn after_jvp;     /* NULL: the step is taken again after its jvp */
 } sid_step_variant;
 
 /* The variant for model m's contact model and integrator integ; NULL (with the reason in err)
@@ -60,6 +65,12 @@ const char *sid_step_tangent_missing(const sid_step_variant *sv, const sid_model
 sid_status sid_step_tangent(const sid_step_variant *sv, const sid_step_ctx *c, const double *q, const double *v,
                             const double *u, int ndir, const double *thetadot, double *qdot, double *vdot,
                             double *scratch, sid_error *err);
+
+/* sid_step_tangent, then the step itself into (q1, v1) (as sid_step_take, without a record):
+ * from what the tangent left where the variant can (after_jvp), else by taking it again. */
+sid_status sid_step_tangent_take(const sid_step_variant *sv, const sid_step_ctx *c, const double *q, const double *v,
+                                 const double *u, int ndir, const double *thetadot, double *qdot, double *vdot,
+                                 double *scratch, double *q1, double *v1, sid_error *err);
 
 /* Adjoint of sid_step: given the adjoints q1bar, v1bar of its outputs, accumulate
  * qbar += (dq1/dq)^T q1bar + (dv1/dq)^T v1bar, likewise vbar and thetabar (nparam). */
@@ -89,6 +100,8 @@ sid_status sid_euler_vjp(const sid_step_ctx *c, const double *q, const double *v
 sid_status sid_euler_jvp(const sid_step_ctx *c, const double *q, const double *v, const double *u, int ndir,
                          const double *thetadot, double *qdot, double *vdot, double *scratch, sid_error *err);
 int sid_euler_record_size(const sid_model *m);
+/* The Euler step from the acceleration sid_euler_jvp left in ws->rk. */
+void sid_euler_after_jvp(const sid_step_ctx *c, const double *q, const double *v, double *q1, double *v1);
 
 /* rk4.c: classic Runge-Kutta; record (stage states and accelerations, four stage factors). */
 sid_status sid_rk4_step(const sid_step_ctx *c, const double *q, const double *v, const double *u, double *q1,

@@ -262,6 +262,41 @@ static void step_check(int which, sid_integrator integ, unsigned seed)
     fixture_free(&f);
 }
 
+/* The step a tangent leaves (sid_step_tangent_take: from the jvp's own dynamics where the
+ * variant can, step.h after_jvp) is the step itself, bit for bit: the Jacobian pass simulates
+ * the same trajectory as the loss. */
+static void step_after_tangent_check(int which, sid_integrator integ, unsigned seed)
+{
+    step_fixture f;
+    fixture_make(&f, which, seed);
+    const sid_model *m = f.m;
+    const int nq = m->nq, nv = m->nv, np = m->nparam, nd = 3;
+    double *thd = calloc((size_t)(nd * np), sizeof(double)), qd[3 * 64] = {0}, vd[3 * 64] = {0};
+    double *scratch = calloc((size_t)(nd * 9 * nv), sizeof(double)), q1[64], v1[64], q2[64], v2[64];
+    unsigned s = seed * 5 + 3;
+    for (int i = 0; i < nd * nq; i++) qd[i] = tu_uniform(&s, -1, 1);
+    for (int i = 0; i < nd * nv; i++) vd[i] = tu_uniform(&s, -1, 1);
+    for (int i = 0; i < nd * np; i++) thd[i] = tu_uniform(&s, -1, 1) * pscale(f.theta[i % np]);
+    sid_error err = {0};
+    const sid_step_variant *sv = sid_step_variant_find(m, integ, &err);
+    ck_assert_msg(sv != NULL, "%s", err.msg);
+    const sid_step_ctx c = sid_step_context(sv, m, f.theta, f.ws, 1e-3);
+    ck_assert_msg(sid_step_tangent_take(sv, &c, f.q, f.v, f.u, nd, thd, qd, vd, scratch, q1, v1, &err) == SID_OK, "%s",
+                  err.msg);
+    ck_assert_msg(sid_step_take(sv, &c, f.q, f.v, f.u, q2, v2, NULL, &err) == SID_OK, "%s", err.msg);
+    ck_assert_msg(!memcmp(q1, q2, sizeof(double) * (size_t)nq) && !memcmp(v1, v2, sizeof(double) * (size_t)nv),
+                  "%s (%s): the step after its tangent differs from the step", model_name[which],
+                  integ == SID_EULER ? "euler" : "rk4");
+    free(thd);
+    free(scratch);
+    fixture_free(&f);
+}
+
+START_TEST(step_after_tangent_euler) { step_after_tangent_check(_i, SID_EULER, 41 + (unsigned)_i); }
+END_TEST
+START_TEST(step_after_tangent_rk4) { step_after_tangent_check(_i, SID_RK4, 51 + (unsigned)_i); }
+END_TEST
+
 START_TEST(step_tangent_euler) { step_check(_i, SID_EULER, 11 + (unsigned)_i); }
 END_TEST
 START_TEST(step_tangent_rk4) { step_check(_i, SID_RK4, 21 + (unsigned)_i); }
@@ -481,6 +516,8 @@ Suite *forward_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_loop_test(tc, step_tangent_euler, 0, NALL);
     tcase_add_loop_test(tc, step_tangent_rk4, 0, NMODEL);
+    tcase_add_loop_test(tc, step_after_tangent_euler, 0, NALL);
+    tcase_add_loop_test(tc, step_after_tangent_rk4, 0, NMODEL);
     suite_add_tcase(s, tc);
     /* ~200 window simulations each: `make test` runs them, the sanitizer pass leaves them out */
     TCase *win = tcase_create("forward_window");
