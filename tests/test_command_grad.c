@@ -289,14 +289,7 @@ static void make_box(fixture *f, sid_contact_model model)
     const double q0[7] = {0, 0, 0.0674, cos(0.01), sin(0.01), 0.003, 0}, v0[6] = {0.4, -0.2, -0.02, 0.1, -0.1, 2};
     memcpy(tr->q, q0, sizeof q0);
     memcpy(tr->qd, v0, sizeof v0);
-    sid_sim_opts o;
-    sid_sim_opts_defaults(&o);
-    sid_error err = {0};
-    double *q = malloc(sizeof(double) * (size_t)(n * tr->nq)), *v = malloc(sizeof(double) * (size_t)(n * tr->nv));
-    ck_assert_msg(sid_simulate(f->m, f->theta, tr, &o, q, v, &err) == SID_OK, "%s", err.msg);
-    memcpy(tr->q, q, sizeof(double) * (size_t)(n * tr->nq));
-    memcpy(tr->qd, v, sizeof(double) * (size_t)(n * tr->nv));
-    free(q), free(v);
+    tu_replay(f->m, f->theta, tr, NULL);
     tu_add_noise(tr, 1e-3, 1e-2, 10);
     f->tr[0] = tr;
     f->nlog = 1;

@@ -34,15 +34,7 @@ static sid_traj *box_log(const sid_model *m, const double *theta, const double *
     for (int k = 0; k < NSAMPLE; k++) tr->t[k] = 1e-3 * k;
     memcpy(tr->q, q0, 7 * sizeof(double));
     memcpy(tr->qd, v0, 6 * sizeof(double));
-    double *q = malloc(sizeof(double) * 7 * NSAMPLE), *v = malloc(sizeof(double) * 6 * NSAMPLE);
-    sid_sim_opts o;
-    sid_sim_opts_defaults(&o);
-    sid_error err = {0};
-    ck_assert_msg(sid_simulate(m, theta, tr, &o, q, v, &err) == SID_OK, "%s", err.msg);
-    memcpy(tr->q, q, sizeof(double) * 7 * NSAMPLE);
-    memcpy(tr->qd, v, sizeof(double) * 6 * NSAMPLE);
-    free(q);
-    free(v);
+    tu_replay(m, theta, tr, NULL);
     return tr;
 }
 

@@ -327,17 +327,7 @@ static sid_traj *make_log(const sid_model *m, int which, const double *theta, in
         memcpy(tr->q, q0, sizeof q0);
         memcpy(tr->qd, v0, sizeof v0);
     }
-    if (which != ARM) {   /* re-simulate from the start state above, with the pushes */
-        sid_sim_opts o;
-        sid_sim_opts_defaults(&o);
-        sid_error err = {0};
-        double *q = malloc(sizeof(double) * (size_t)(n * m->nq)), *v = malloc(sizeof(double) * (size_t)(n * m->nv));
-        ck_assert_msg(sid_simulate(m, theta, tr, &o, q, v, &err) == SID_OK, "%s", err.msg);
-        memcpy(tr->q, q, sizeof(double) * (size_t)(n * m->nq));
-        memcpy(tr->qd, v, sizeof(double) * (size_t)(n * m->nv));
-        free(q);
-        free(v);
-    }
+    if (which != ARM) tu_replay(m, theta, tr, NULL);   /* re-simulate from the start state above, with the pushes */
     return tr;
 }
 

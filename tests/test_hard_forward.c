@@ -35,15 +35,7 @@ static sid_traj *make_log(const sid_model *m, int scene, const double *theta, in
         memcpy(tr->qd, vl, sizeof vl);
         tr->q[7] = 1.0;
     }
-    sid_sim_opts o;
-    sid_sim_opts_defaults(&o);
-    sid_error err = {0};
-    double *q = malloc(sizeof(double) * (size_t)(n * m->nq)), *v = malloc(sizeof(double) * (size_t)(n * m->nv));
-    ck_assert_msg(sid_simulate(m, theta, tr, &o, q, v, &err) == SID_OK, "%s", err.msg);
-    memcpy(tr->q, q, sizeof(double) * (size_t)(n * m->nq));
-    memcpy(tr->qd, v, sizeof(double) * (size_t)(n * m->nv));
-    free(q);
-    free(v);
+    tu_replay(m, theta, tr, NULL);
     return tr;
 }
 

@@ -43,13 +43,7 @@ static void resimulate(const sid_model *m, const double *theta, sid_traj *tr, si
     sid_sim_opts o;
     sid_sim_opts_defaults(&o);
     o.integrator = integ;
-    sid_error err = {0};
-    double *q = malloc(sizeof(double) * (size_t)(tr->n * m->nq)), *v = malloc(sizeof(double) * (size_t)(tr->n * m->nv));
-    ck_assert_msg(sid_simulate(m, theta, tr, &o, q, v, &err) == SID_OK, "%s", err.msg);
-    memcpy(tr->q, q, sizeof(double) * (size_t)(tr->n * m->nq));
-    memcpy(tr->qd, v, sizeof(double) * (size_t)(tr->n * m->nv));
-    free(q);
-    free(v);
+    tu_replay(m, theta, tr, &o);
 }
 
 /* The adjoint gradient of the windowed loss of a pushed log against central differences

@@ -215,6 +215,22 @@ sid_traj *tu_synth_log(const sid_model *m, const double *theta_true, int n, doub
     return tr;
 }
 
+void tu_replay(const sid_model *m, const double *theta, sid_traj *tr, const sid_sim_opts *o)
+{
+    sid_sim_opts dflt;
+    sid_sim_opts_defaults(&dflt);
+    const size_t nq = (size_t)tr->n * (size_t)tr->nq, nv = (size_t)tr->n * (size_t)tr->nv;
+    double *q = malloc(sizeof(double) * nq), *v = malloc(sizeof(double) * nv);
+    ck_assert_ptr_nonnull(q);
+    ck_assert_ptr_nonnull(v);
+    sid_error err = {0};
+    ck_assert_msg(sid_simulate(m, theta, tr, o ? o : &dflt, q, v, &err) == SID_OK, "%s", err.msg);
+    memcpy(tr->q, q, sizeof(double) * nq);
+    memcpy(tr->qd, v, sizeof(double) * nv);
+    free(q);
+    free(v);
+}
+
 void tu_add_noise(sid_traj *tr, double sq, double sqd, unsigned seed)
 {
     /* Box-Muller on the test generator */

@@ -43,6 +43,10 @@ double tu_rel_err(double a, double b, double atol);
 /* A log of n samples at dt whose commands are sums of three sines of amplitude amp per
  * motor and whose states are simulated (Euler, one substep) with theta_true. */
 sid_traj *tu_synth_log(const sid_model *m, const double *theta_true, int n, double dt, double amp, unsigned seed);
+/* Replay tr's commands (and pushes) from its first state under o (NULL: the defaults) and write
+ * the simulated states over its q and qd: a log the model at theta makes exactly. The test
+ * fails when the simulation does. */
+void tu_replay(const sid_model *m, const double *theta, sid_traj *tr, const sid_sim_opts *o);
 /* Add Gaussian noise of standard deviation sq to q and sqd to qd. */
 void tu_add_noise(sid_traj *tr, double sq, double sqd, unsigned seed);
 /* The noise floor of problem p (loss weights weight_q, weight_qd) on logs with velocities and
