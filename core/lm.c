@@ -29,8 +29,9 @@
  * point the step left (g^T A^-1 g / 2 off the bounds) must be below ftol_rel too. MINPACK's
  * lmder judges the damped step's prediction alone, which is small whenever lambda is large
  * (Madsen-Nielsen-Tingleff test the gradient and the step instead): after a run of rejections a
- * short step that predicts and gains little looked converged (contact_recovery's noisy box fit, on finite-difference Jacobians, stopped so at
- * lambda 1.4e5, the Gauss-Newton model still promising 4.4e-4 of the loss). */
+ * short step that predicts and gains little looked converged (contact_recovery's noisy box fit,
+ * on finite-difference Jacobians, stopped so at lambda 1.4e5, the Gauss-Newton model still
+ * promising 4.4e-4 of the loss). */
 #include "fit_driver.h"
 #include "normal.h"
 
@@ -395,13 +396,13 @@ sid_status sid_lm_run(sid_driver *d, sid_error *err)
             lambda *= nu, nu *= 2, rejects++;
             continue;
         }
-        const double actred = F - Ft, F_old = F;
+        const double actred = F - Ft;
         /* a small actual and predicted decrease says converged only if the damping is not what
          * made the prediction small: a heavily damped step is short and predicts little wherever
          * it is taken. So the undamped (Gauss-Newton) model at the point left must predict a
          * small decrease too; the step tried stays accepted either way. */
-        int small = actred <= ftol * F_old && pred <= ftol * F_old;
-        if (small) small = lm_gn_predicted(&L, x, lambda) <= ftol * F_old;   /* -1: the damped test stands */
+        int small = actred <= ftol * F && pred <= ftol * F;
+        if (small) small = lm_gn_predicted(&L, x, lambda) <= ftol * F;   /* -1: the damped test stands */
         memcpy(x, L.xt, sizeof(double) * (size_t)n);
         F = Ft;
         d->best_f = F;

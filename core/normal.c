@@ -93,15 +93,10 @@ static void add_rows(void *ctx, int row0, int rows, const double *r, const doubl
 static sid_status gather_rows(sid_problem *p, double *rows, size_t rowlen, int n, double *A, double *g, double *rr,
                               sid_normal_extra *ex, int progress, sid_error *err)
 {
-    sid_status s = sid_problem_gather(p, p->chunk_status, sizeof(sid_status), 0, err);
-    int failed = 0;
-    for (int c = 0; !s && c < p->nchunk; c++) failed |= p->chunk_status[c] != SID_OK;
-    if (!s && failed) {
-        s = sid_problem_gather(p, p->chunk_err, sizeof(sid_error), 0, err);
-        if (!s) sid_problem_name_failed_ranks(p);
-        return s;
-    }
-    if (!s) s = sid_problem_gather(p, rows, sizeof(double) * rowlen, 0, err);
+    int failed;
+    sid_status s = sid_problem_gather_status(p, &failed, err);
+    if (s || failed) return s;
+    s = sid_problem_gather(p, rows, sizeof(double) * rowlen, 0, err);
     for (int c = 0; !s && c < p->nchunk; c++) {
         const double *row = rows + (size_t)c * rowlen;
         for (size_t i = 0; i < (size_t)n * (size_t)n; i++) A[i] += row[i];

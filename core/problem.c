@@ -110,14 +110,20 @@ sid_status sid_problem_gather(const sid_problem *p, void *buf, size_t unit, int 
     return s;
 }
 
-void sid_problem_name_failed_ranks(sid_problem *p)
+sid_status sid_problem_gather_status(sid_problem *p, int *failed, sid_error *err)
 {
+    *failed = 0;
+    sid_status s = sid_problem_gather(p, p->chunk_status, sizeof(sid_status), 0, err);
+    for (int c = 0; !s && c < p->nchunk; c++) *failed |= p->chunk_status[c] != SID_OK;
+    if (s || !*failed) return s;
+    if ((s = sid_problem_gather(p, p->chunk_err, sizeof(sid_error), 0, err))) return s;
     const int size = p->shard.size;
     for (int c = 0, r = 0; size && c < p->nchunk; c++) {
         while ((long)p->nchunk * (r + 1) / size <= c) r++;   /* rank r runs chunk c */
         if (p->chunk_status[c] == SID_ERR_NOMEM)
             sid_error_prefix(&p->chunk_err[c], "rank %d of %d, chunk %d", r, size, c);
     }
+    return SID_OK;
 }
 
 int sid_problem_nresiduals(const sid_problem *p) { return p->nres; }
@@ -343,16 +349,13 @@ static sid_status window_loss(const sid_problem *p, lane *L, const double *theta
     return sid_adjoint_window(p, L, theta, w, x0w, nseg, thetabar, x0bar, NULL, 0, err);
 }
 
-/* The other processes' chunks of a pass: statuses first (and their errors if one failed, so
- * that every process returns the same one), then the partials the pass made. */
+/* The other processes' chunks of a pass: statuses first (sid_problem_gather_status), then the
+ * partials the pass made. */
 static sid_status shard_gather_chunks(sid_problem *p, int grad, double *grad_x0, int rmse, sid_error *err)
 {
     const size_t np = (size_t)p->m->nparam, nx = (size_t)(p->m->nq + p->m->nv), nxo = (size_t)(p->m->nqo + p->m->nvo);
-    sid_status s = sid_problem_gather(p, p->chunk_status, sizeof(sid_status), 0, err);
-    int failed = 0;
-    for (int c = 0; !s && c < p->nchunk; c++) failed |= p->chunk_status[c] != SID_OK;
-    if (!s && failed) s = sid_problem_gather(p, p->chunk_err, sizeof(sid_error), 0, err);
-    if (!s && failed) sid_problem_name_failed_ranks(p);
+    int failed;
+    sid_status s = sid_problem_gather_status(p, &failed, err);
     if (!s && !failed) s = sid_problem_gather(p, p->chunk_sum, sizeof(double), 0, err);
     if (!s && !failed && grad) s = sid_problem_gather(p, p->chunk_grad, sizeof(double) * np, 0, err);
     if (!s && !failed && grad_x0) s = sid_problem_gather(p, grad_x0, sizeof(double) * nxo, 1, err);

@@ -67,10 +67,12 @@ sid_status sid_problem_run_chunks(sid_problem *p, const double *theta, const dou
 /* With a shard (sid_problem_set_shard), fill the other processes' parts of buf: unit bytes per
  * chunk, or with by_window per window (chunk c's windows in order); without one, nothing. */
 sid_status sid_problem_gather(const sid_problem *p, void *buf, size_t unit, int by_window, sid_error *err);
-/* With a shard, once the chunk errors are gathered: each chunk that ran out of memory names the
- * process that ran it ("rank R of N, chunk c: out of memory"), the machine to look at. Other
- * failures (a trial point that diverges) keep one process's words, which the report may quote. */
-void sid_problem_name_failed_ranks(sid_problem *p);
+/* With a shard, after a pass: every chunk's status, and when one failed (*failed set) every
+ * chunk's error, so that every process returns the same one. A chunk that ran out of memory
+ * names the process that ran it ("rank R of N, chunk c: out of memory"), the machine to look
+ * at; other failures (a trial point that diverges) keep one process's words, which the report
+ * may quote. */
+sid_status sid_problem_gather_status(sid_problem *p, int *failed, sid_error *err);
 
 /* Residual terms of sample k at simulated state x = (q, v): adds 1/2 sum w (delta / s)^2 to
  * *sum, squared raw errors to sse_q / sse_qd (if not NULL) and, with xbar, the seed
