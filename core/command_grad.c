@@ -6,22 +6,20 @@
  *
  * Thread count. Each window adds into a buffer of its own, covering the samples it can read
  * (from sid_delay_first_sample of its start to its end); the windows run in parallel in the
- * problem's chunks, and their buffers are summed into the logs' arrays in window order
- * afterwards, so the result does not depend on the number of threads. */
+ * problem's chunks (sid_problem_run_chunks, as the loss's gradient), and their buffers are
+ * summed into the logs' arrays in window order afterwards, so the result does not depend on
+ * the number of threads. */
 #include "delay.h"
 #include "problem.h"
 
 #include <math.h>
 #include <string.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 sid_status sid_problem_grad_commands(sid_problem *p, const double *theta, const double *x0, double *loss,
                                      double *const *ubar, sid_error *err)
 {
     const sid_model *m = p->m;
-    const int nu = m->nvo, nxo = m->nqo + m->nvo, np = m->nparam;
+    const int nu = m->nvo;
     /* window w's buffer: rows first[w] .. k1 of its log, from off[w] */
     int *first = sid_alloc(sizeof(int) * (size_t)p->nwin);
     size_t *off = sid_alloc(sizeof(size_t) * (size_t)(p->nwin + 1));
@@ -41,34 +39,8 @@ sid_status sid_problem_grad_commands(sid_problem *p, const double *theta, const 
         sid_free(off);
         return sid_error_set(err, SID_ERR_NOMEM, "out of memory");
     }
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(p->nlane)
-#endif
-    for (int c = 0; c < p->nchunk; c++) {
-#ifdef _OPENMP
-        lane *L = &p->lane[omp_get_thread_num()];
-#else
-        lane *L = &p->lane[0];
-#endif
-        double *g = p->chunk_grad + (size_t)c * (size_t)np;   /* thetabar: wanted by the sweep, not returned */
-        p->chunk_sum[c] = 0;
-        p->chunk_status[c] = SID_OK;
-        memset(g, 0, sizeof(double) * (size_t)np);
-        for (int w = c * p->chunk_windows; w < (c + 1) * p->chunk_windows && w < p->nwin; w++) {
-            const window *win = &p->win[w];
-            const double *x0w = x0 ? x0 + (size_t)w * (size_t)nxo : NULL;
-            int nseg;
-            sid_status s = sid_rollout_window(p, L, theta, win, x0w, 1, &p->chunk_sum[c], NULL, NULL, &nseg,
-                                              &p->chunk_err[c]);
-            if (!s)
-                s = sid_adjoint_window(p, L, theta, win, x0w, nseg, g, NULL, buf + off[w], first[w],
-                                       &p->chunk_err[c]);
-            if ((p->chunk_status[c] = s)) break;
-        }
-    }
-    sid_status s = SID_OK;
-    for (int c = 0; c < p->nchunk && !s; c++)
-        if ((s = p->chunk_status[c]) && err) *err = p->chunk_err[c];
+    const sid_ubar_out ub = {buf, off, first};
+    sid_status s = sid_problem_run_chunks(p, theta, x0, 1, NULL, 0, &ub, err);   /* thetabar: wanted by the sweep */
     if (!s) {
         const double inv = 1.0 / p->nres;
         double sum = 0;

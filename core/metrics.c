@@ -6,7 +6,7 @@ sid_status sid_problem_rmse(sid_problem *p, const double *theta, const double *x
                             sid_error *err)
 {
     const int nq = p->m->nq, nv = p->m->nv, nx = nq + nv;
-    sid_status s = sid_problem_run_chunks(p, theta, x0, 0, NULL, 1, err);
+    sid_status s = sid_problem_run_chunks(p, theta, x0, 0, NULL, 1, NULL, err);
     if (s) return s;
     long nsamp = 0, nsamp_qd = 0;
     for (int w = 0; w < p->nwin; w++) {

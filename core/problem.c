@@ -339,14 +339,16 @@ void sid_problem_window_samples(const sid_problem *p, int w, int *log, int *star
 }
 
 
-/* Loss sum of one window; with thetabar, accumulate its gradient (and the start state's). */
+/* Loss sum of one window; with thetabar, accumulate its gradient (and the start state's, and
+ * with ubar its commands', from sample ubar_k0). */
 static sid_status window_loss(const sid_problem *p, lane *L, const double *theta, const window *w, const double *x0w,
-                              double *sum, double *sse_q, double *sse_qd, double *thetabar, double *x0bar, sid_error *err)
+                              double *sum, double *sse_q, double *sse_qd, double *thetabar, double *x0bar, double *ubar,
+                              int ubar_k0, sid_error *err)
 {
     int nseg;
     sid_status s = sid_rollout_window(p, L, theta, w, x0w, thetabar != NULL, sum, sse_q, sse_qd, &nseg, err);
     if (s || !thetabar) return s;
-    return sid_adjoint_window(p, L, theta, w, x0w, nseg, thetabar, x0bar, NULL, 0, err);
+    return sid_adjoint_window(p, L, theta, w, x0w, nseg, thetabar, x0bar, ubar, ubar_k0, err);
 }
 
 /* The other processes' chunks of a pass: statuses first (sid_problem_gather_status), then the
@@ -364,7 +366,7 @@ static sid_status shard_gather_chunks(sid_problem *p, int grad, double *grad_x0,
 }
 
 sid_status sid_problem_run_chunks(sid_problem *p, const double *theta, const double *x0, int grad, double *grad_x0,
-                                  int rmse, sid_error *err)
+                                  int rmse, const sid_ubar_out *ub, sid_error *err)
 {
     const sid_model *m = p->m;
     /* x0 and grad_x0: nxo per window (logged coordinates); the squared errors: nx per chunk */
@@ -387,7 +389,8 @@ sid_status sid_problem_run_chunks(sid_problem *p, const double *theta, const dou
         for (int w = c * p->chunk_windows; w < (c + 1) * p->chunk_windows && w < p->nwin; w++) {
             const size_t off = (size_t)w * (size_t)nxo;
             p->chunk_status[c] = window_loss(p, L, theta, &p->win[w], x0 ? x0 + off : NULL, &p->chunk_sum[c], sse,
-                                             sse ? sse + nq : NULL, g, grad_x0 ? grad_x0 + off : NULL, &p->chunk_err[c]);
+                                             sse ? sse + nq : NULL, g, grad_x0 ? grad_x0 + off : NULL,
+                                             ub ? ub->buf + ub->off[w] : NULL, ub ? ub->first[w] : 0, &p->chunk_err[c]);
             if (p->chunk_status[c]) break;
         }
     }
@@ -407,7 +410,7 @@ sid_status sid_problem_loss(sid_problem *p, const double *theta, const double *x
                             double *grad_x0, sid_error *err)
 {
     const int np = p->m->nparam, nx = p->m->nqo + p->m->nvo;
-    sid_status s = sid_problem_run_chunks(p, theta, x0, grad != NULL, grad_x0, 0, err);
+    sid_status s = sid_problem_run_chunks(p, theta, x0, grad != NULL, grad_x0, 0, NULL, err);
     if (s) return s;
     const double inv = 1.0 / p->nres;
     double sum = 0;

@@ -59,10 +59,19 @@ struct sid_problem {
     int chunk_lo, chunk_hi;       /* the chunks computed here: [chunk_lo, chunk_hi) */
 };
 
+/* Where the backward pass puts the commands' cotangents (command_grad.c): window w's, for
+ * samples first[w] .. k1 of its log, at buf + off[w] (nvo per sample). */
+typedef struct {
+    double *buf;
+    const size_t *off;
+    const int *first;
+} sid_ubar_out;
+
 /* Run the windows of every chunk, chunks in parallel; each chunk's sums start from zero.
- * With grad, chunk_grad holds each chunk's gradient; with rmse, chunk_sse its squared errors. */
+ * With grad, chunk_grad holds each chunk's gradient; with rmse, chunk_sse its squared errors;
+ * with ub (grad too, no shard), every window's command cotangents. */
 sid_status sid_problem_run_chunks(sid_problem *p, const double *theta, const double *x0, int grad, double *grad_x0,
-                                  int rmse, sid_error *err);
+                                  int rmse, const sid_ubar_out *ub, sid_error *err);
 
 /* With a shard (sid_problem_set_shard), fill the other processes' parts of buf: unit bytes per
  * chunk, or with by_window per window (chunk c's windows in order); without one, nothing. */
