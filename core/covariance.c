@@ -290,24 +290,6 @@ static sid_status diagnose(const sid_problem *p, const double *ch, sid_covarianc
     return SID_OK;
 }
 
-/* B+ C for the symmetric positive semi-definite B (m x m, destroyed) and C (m x n), into X;
- * V: m x m + m doubles of scratch. */
-static void pinv_solve(int m, double *B, int n, const double *C, double *X, double *V)
-{
-    double *ev = V + m * m, emax = 0;
-    sid_jacobi_eigen(B, m, ev, V);
-    for (int i = 0; i < m; i++) emax = fmax(emax, ev[i]);
-    memset(X, 0, sizeof(double) * (size_t)(m * n));
-    for (int i = 0; i < m; i++) {
-        if (!(ev[i] > 1e-14 * emax)) continue;
-        for (int b = 0; b < n; b++) {
-            double vc = 0;
-            for (int k = 0; k < m; k++) vc += V[k * m + i] * C[k * n + b];
-            for (int a = 0; a < m; a++) X[a * n + b] += V[a * m + i] * vc / ev[i];
-        }
-    }
-}
-
 /* After window w's rows: eliminate its start state, A -= C^T B+ C (Schur complement), and add
  * the window's score with the start state eliminated, g = gw - (B+ C)^T gs, to M as g g^T;
  * each channel's share of J^T J gets its start-state terms, (Jp - Js X)^T (Jp - Js X) over
@@ -318,10 +300,7 @@ static sid_status eliminate_start(void *ctx, sid_normal_sums *S, int w, sid_erro
     const cov_ctx *cx = ctx;
     (void)err;
     if (ns) {
-        pinv_solve(ns, S->B, n, S->C, S->X, S->V);
-        for (int a = 0; a < n; a++)
-            for (int b = 0; b < n; b++)
-                for (int k = 0; k < ns; k++) S->A[a * n + b] -= S->C[k * n + a] * S->X[k * n + b];
+        sid_normal_eliminate_start(S);
         for (int a = 0; a < n; a++)
             for (int k = 0; k < ns; k++) S->gw[a] -= S->X[k * n + a] * S->gs[k];
         for (int c = 0; S->Mc && c < S->nchan; c++) {

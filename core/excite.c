@@ -176,25 +176,11 @@ static void shape_from(design *d, const double *c)
         }
 }
 
-/* After window w's rows: eliminate its start state, A -= C^T B+ C. */
+/* After window w's rows: eliminate its start state (normal.h). */
 static sid_status eliminate(void *ctx, sid_normal_sums *S, int w, sid_error *err)
 {
     (void)ctx, (void)w, (void)err;
-    const int n = S->n, ns = S->ns;
-    if (!ns) return SID_OK;
-    double *ev = S->V + ns * ns, emax = 0;
-    sid_jacobi_eigen(S->B, ns, ev, S->V);   /* B = V diag(ev) V^T */
-    for (int i = 0; i < ns; i++) emax = fmax(emax, ev[i]);
-    for (int i = 0; i < ns; i++) {
-        if (!(ev[i] > 1e-14 * emax)) continue;
-        for (int a = 0; a < n; a++) {   /* X row i = v_i^T C / sqrt(ev_i) */
-            double x = 0;
-            for (int k = 0; k < ns; k++) x += S->V[k * ns + i] * S->C[k * n + a];
-            S->X[i * n + a] = x / sqrt(ev[i]);
-        }
-        for (int a = 0; a < n; a++)
-            for (int b = 0; b < n; b++) S->A[a * n + b] -= S->X[i * n + a] * S->X[i * n + b];
-    }
+    if (S->ns) sid_normal_eliminate_start(S);
     return SID_OK;
 }
 

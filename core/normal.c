@@ -1,6 +1,8 @@
 /* normal.c — J^T J and J^T r of the windowed residuals, window by window (see normal.h). */
 #include "normal.h"
+#include "linalg.h"
 
+#include <math.h>
 #include <string.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -86,6 +88,26 @@ static void add_rows(void *ctx, int row0, int rows, const double *r, const doubl
             for (int b = 0; b < n; b++) C[a * n + b] += rx[a] * row[b];
         }
     }
+}
+
+void sid_normal_eliminate_start(sid_normal_sums *S)
+{
+    const int n = S->n, ns = S->ns;
+    double *ev = S->V + ns * ns, emax = 0;
+    sid_jacobi_eigen(S->B, ns, ev, S->V);   /* B = V diag(ev) V^T */
+    for (int i = 0; i < ns; i++) emax = fmax(emax, ev[i]);
+    memset(S->X, 0, sizeof(double) * (size_t)(ns * n));
+    for (int i = 0; i < ns; i++) {
+        if (!(ev[i] > 1e-14 * emax)) continue;
+        for (int b = 0; b < n; b++) {
+            double vc = 0;
+            for (int k = 0; k < ns; k++) vc += S->V[k * ns + i] * S->C[k * n + b];
+            for (int a = 0; a < ns; a++) S->X[a * n + b] += S->V[a * ns + i] * vc / ev[i];
+        }
+    }
+    for (int a = 0; a < n; a++)
+        for (int b = 0; b < n; b++)
+            for (int k = 0; k < ns; k++) S->A[a * n + b] -= S->C[k * n + a] * S->X[k * n + b];
 }
 
 /* With a shard: the other processes' chunk statuses (and errors, if one failed) or their

@@ -47,6 +47,11 @@ typedef struct {
     double *Mc;           /* (nchan x nfree x nfree) or NULL */
 } sid_normal_extra;
 
+/* Window w's start state eliminated from S (its Schur complement), for a callback: X = B+ C
+ * (B's pseudo-inverse: eigenvalues below 1e-14 of the largest count as 0; B destroyed, V
+ * scratch) and A -= C^T X. */
+void sid_normal_eliminate_start(sid_normal_sums *S);
+
 /* Called after window w's rows are in S (from one thread at a time per S, windows in parallel). */
 typedef sid_status (*sid_normal_window_fn)(void *ctx, sid_normal_sums *S, int w, sid_error *err);
 
