@@ -91,6 +91,20 @@ void sid_delay_vjp_end(const sid_model *m, const double *theta, const sid_traj *
     }
 }
 
+int sid_delay_jvp_cols(const sid_model *m, int nfree, const int *idx, int *cols)
+{
+    int n = 0;
+    for (int d = 0; d < nfree; d++) cols[n++] = idx[d];
+    for (int b = 1; b < m->nbody; b++) {
+        if (m->body[b].p_delay < 0) continue;
+        const int ib = m->body[b].p_dof + P_TORQUE_BIAS;
+        int seen = 0;
+        for (int c = 0; c < n && !seen; c++) seen = cols[c] == ib;
+        if (!seen) cols[n++] = ib;
+    }
+    return n;
+}
+
 void sid_delay_jvp_seed(const sid_model *m, const double *theta, const sid_traj *tr, int k, int ndir, int nfree,
                         const int *idx, double *thetadot)
 {

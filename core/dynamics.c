@@ -83,6 +83,31 @@ void sid_rnea_vjp_forces(const sid_model *m, sid_workspace *ws, const double *ta
         for (int b = 0; b < nb; b++) fextbar[b] = sid_sv_make(sid_v3_neg(ws->fbar[b].w), sid_v3_neg(ws->fbar[b].l));
 }
 
+/* The reverse motion pass's parameter adjoints: the inertias' (Ibar) and gravity's (a0 = (0, -g)). */
+static void rnea_vjp_theta(const sid_model *m, const sid_workspace *ws, double *thetabar)
+{
+    if (!thetabar) return;
+    for (int b = 1; b < m->nbody; b++) {
+        const sid_body *bd = &m->body[b];
+        if (bd->p_inertial < 0) continue;
+        double *tb = thetabar + bd->p_inertial;
+        const sid_inertia *Ib = &ws->Ibar[b];
+        tb[P_MASS] += Ib->m;
+        tb[P_COM + 0] += Ib->c.x;
+        tb[P_COM + 1] += Ib->c.y;
+        tb[P_COM + 2] += Ib->c.z;
+        tb[P_INERTIA + 0] += Ib->Ic.m[0][0];
+        tb[P_INERTIA + 1] += Ib->Ic.m[1][1];
+        tb[P_INERTIA + 2] += Ib->Ic.m[2][2];
+        tb[P_INERTIA + 3] += Ib->Ic.m[0][1] + Ib->Ic.m[1][0];
+        tb[P_INERTIA + 4] += Ib->Ic.m[0][2] + Ib->Ic.m[2][0];
+        tb[P_INERTIA + 5] += Ib->Ic.m[1][2] + Ib->Ic.m[2][1];
+    }
+    thetabar[m->p_gravity + 0] -= ws->abar[0].l.x;
+    thetabar[m->p_gravity + 1] -= ws->abar[0].l.y;
+    thetabar[m->p_gravity + 2] -= ws->abar[0].l.z;
+}
+
 void sid_rnea_vjp_motion(const sid_model *m, sid_workspace *ws, const double *q, double *qbar, double *vbar,
                          double *thetabar)
 {
@@ -110,27 +135,8 @@ void sid_rnea_vjp_motion(const sid_model *m, sid_workspace *ws, const double *q,
             sid_m3_acc_outer(&ws->Ebar[b], vJbar.l, vlin);
         }
         for (int k = 0; k < sid_joint_ndof(bd) && vbar; k++) vbar[bd->vadr + k] += sid_sv_dot(sid_joint_col(bd, &ws->X[b], k), vJbar);
-        if (thetabar && bd->p_inertial >= 0) {
-            double *tb = thetabar + bd->p_inertial;
-            const sid_inertia *Ib = &ws->Ibar[b];
-            tb[P_MASS] += Ib->m;
-            tb[P_COM + 0] += Ib->c.x;
-            tb[P_COM + 1] += Ib->c.y;
-            tb[P_COM + 2] += Ib->c.z;
-            tb[P_INERTIA + 0] += Ib->Ic.m[0][0];
-            tb[P_INERTIA + 1] += Ib->Ic.m[1][1];
-            tb[P_INERTIA + 2] += Ib->Ic.m[2][2];
-            tb[P_INERTIA + 3] += Ib->Ic.m[0][1] + Ib->Ic.m[1][0];
-            tb[P_INERTIA + 4] += Ib->Ic.m[0][2] + Ib->Ic.m[2][0];
-            tb[P_INERTIA + 5] += Ib->Ic.m[1][2] + Ib->Ic.m[2][1];
-        }
     }
-    /* a0 = (0, -g) */
-    if (thetabar) {
-        thetabar[m->p_gravity + 0] -= ws->abar[0].l.x;
-        thetabar[m->p_gravity + 1] -= ws->abar[0].l.y;
-        thetabar[m->p_gravity + 2] -= ws->abar[0].l.z;
-    }
+    rnea_vjp_theta(m, ws, thetabar);
     sid_kinematics_vjp(m, ws, q, qbar, thetabar);
 }
 
@@ -431,6 +437,62 @@ void sid_rnea_jvp_motion(const sid_model *m, const double *theta, sid_workspace 
         }
         fd[b] = sid_sv_add(Ia, sid_sv_add(sid_sv_crossf(vd[b], ws->h[b]), sid_sv_crossf(ws->v[b], hd)));
     }
+}
+
+int sid_rnea_vjp_rows_ok(const sid_model *m, const sid_workspace *ws, int ncols, const int *cols)
+{
+    if (m->nsphere || ws->push) return 0;
+    for (int b = 1; b < m->nbody; b++) {
+        const sid_body *bd = &m->body[b];
+        if (bd->type != SID_JOINT_REVOLUTE && bd->type != SID_JOINT_FIXED) return 0;
+        for (int c = 0; c < ncols; c++)
+            if (cols[c] >= bd->p_origin && cols[c] < bd->p_origin + 6) return 0;
+    }
+    return 1;
+}
+
+/* The transpose of sid_rnea_jvp_motion's fast path, forces then motion: the joint angles'
+ * adjoints are jvp_shared's per-unit-qdot terms dotted with the adjoints they meet, where the
+ * general sweep accumulates Ebar, rbar and reduces them in sid_kinematics_vjp. */
+void sid_rnea_vjp_rows(const sid_model *m, sid_workspace *ws, const double *taubar, double *qbar, double *vbar,
+                       double *thetabar)
+{
+    const int nb = m->nbody;
+    sid_sv *vb = ws->vbar, *ab = ws->abar, *fb = ws->fbar;
+    if (!ws->jv_valid) jvp_shared(m, ws);
+    for (int b = 0; b < nb; b++) {
+        vb[b] = ab[b] = fb[b] = sid_sv_zero();
+        memset(&ws->Ibar[b], 0, sizeof ws->Ibar[b]);
+    }
+    /* the force pass, root to leaves: fbar_b = S taubar_b + X_b fbar_p */
+    for (int b = 1; b < nb; b++) {
+        const sid_body *bd = &m->body[b];
+        const sid_xform *X = &ws->X[b];
+        const sid_sv fp = fb[bd->parent];
+        if (bd->type == SID_JOINT_REVOLUTE) {
+            sid_sv_acc(&fb[b], sid_sv_scale(taubar[bd->vadr], sid_joint_col(bd, X, 0)));
+            qbar[bd->qadr] += sid_sv_dot(ws->jv_f[b], fp);
+        }
+        sid_sv_acc(&fb[b], sid_xform_motion(X, fp));
+    }
+    /* the motion pass, leaves to root */
+    for (int b = nb - 1; b >= 1; b--) {
+        const sid_body *bd = &m->body[b];
+        const int p = bd->parent, rev = bd->type == SID_JOINT_REVOLUTE;
+        const sid_xform *X = &ws->X[b];
+        sid_sv hbar = sid_sv_zero(), vJbar = sid_sv_zero();
+        sid_inertia_mul_vjp(&ws->I[b], ws->a[b], fb[b], &ab[b], &ws->Ibar[b]);
+        sid_sv_crossf_vjp(ws->v[b], ws->h[b], fb[b], &vb[b], &hbar);
+        sid_inertia_mul_vjp(&ws->I[b], ws->v[b], hbar, &vb[b], &ws->Ibar[b]);
+        sid_sv_acc(&ab[p], sid_xform_force_inv(X, ab[b]));   /* X^T, the motion transform's transpose */
+        sid_sv_crossm_vjp(ws->v[b], ws->vJ[b], ab[b], &vb[b], &vJbar);
+        sid_sv_acc(&vb[p], sid_xform_force_inv(X, vb[b]));
+        if (!rev) continue;
+        qbar[bd->qadr] += sid_sv_dot(ws->jv_a[b], ab[b]) + sid_sv_dot(ws->jv_v[b], vb[b]);
+        sid_sv_acc(&vJbar, vb[b]);
+        vbar[bd->vadr] += sid_sv_dot(sid_joint_col(bd, X, 0), vJbar);
+    }
+    rnea_vjp_theta(m, ws, thetabar);
 }
 
 /* After sid_rnea_jvp_motion in the same direction (its jv_fx and, for free joints, Ebar). */

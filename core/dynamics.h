@@ -24,6 +24,13 @@ void sid_rnea_vjp_forces(const sid_model *m, sid_workspace *ws, const double *ta
 void sid_rnea_vjp_motion(const sid_model *m, sid_workspace *ws, const double *q, double *qbar, double *vbar,
                          double *thetabar);
 /* Both halves, for RNEA without external forces. */
+/* Whether sid_rnea_vjp_rows may replace sid_rnea_vjp for thetabar read only at cols: revolute
+ * and fixed joints only, no world poses (spheres, pushes), no origin among cols. */
+int sid_rnea_vjp_rows_ok(const sid_model *m, const sid_workspace *ws, int ncols, const int *cols);
+/* sid_rnea_vjp (no external forces) through forward mode's per-body terms, at the RNEA state of
+ * the last sid_rnea at (q, v, a); thetabar right at the inertias and gravity only. */
+void sid_rnea_vjp_rows(const sid_model *m, sid_workspace *ws, const double *taubar, double *qbar, double *vbar,
+                       double *thetabar);
 void sid_rnea_vjp(const sid_model *m, sid_workspace *ws, const double *q, const double *taubar, double *qbar,
                   double *vbar, double *thetabar);
 /* Forward-mode twin of sid_rnea (call right after it): the directional derivative taudot of

@@ -89,10 +89,14 @@ sid_status sid_euler_jvp(const sid_step_ctx *c, const double *q, const double *v
     sid_status s = sid_fd_jvp_prepare(m, theta, ws, c->fx, q, v, u, h, a, err);
     if (s) return s;
     for (int i = 0; i < nv; i++) v1[i] = v[i] + h * a[i];
+    const int rows = c->cols && sid_fd_rows_pay(m, ndir);
+    if (rows) sid_fd_jacobian_rows(m, theta, ws, c->fx, q, v, u, h, a, c->ncols, c->cols, ws->jrows);
     /* adot from A adot = Rdot; vdot1 = vdot + h adot, qdot1 = (q (+) h v1)' */
     for (int d = 0; d < ndir; d++) {
         double *qd = qdot + (size_t)d * (size_t)nq, *vd = vdot + (size_t)d * (size_t)nv;
-        sid_fd_jvp_dir(m, theta, ws, c->fx, q, v, u, h, a, qd, vd, thetadot + (size_t)d * (size_t)np, ad);
+        const double *thd = thetadot + (size_t)d * (size_t)np;
+        if (rows) sid_fd_jvp_rows(m, ws->jrows, c->ncols, c->cols, qd, vd, thd, ad);
+        else sid_fd_jvp_dir(m, theta, ws, c->fx, q, v, u, h, a, qd, vd, thd, ad);
         for (int i = 0; i < nv; i++) vd[i] += h * ad[i];
         sid_integrate_q_jvp(m, q, v1, h, qd, vd);
     }

@@ -75,9 +75,13 @@ sid_status sid_forward_dynamics(const sid_model *m, const double *theta, sid_wor
     return sid_fd(m, theta, ws, sid_contact_source(m), q, v, u, hd, a, err);
 }
 
-void sid_fd_vjp_factored(const sid_model *m, const double *theta, sid_workspace *ws, const sid_fext_source *fx,
-                         const double *q, const double *v, const double *u, double hd, const double *a,
-                         const double *L, const double *abar, double *qbar, double *vbar, double *thetabar)
+/* How fd_vjp finds the RNEA state at (q, v, a): computes it, or finds it in ws
+ * (sid_fd_jvp_prepare's), and then may reverse it by sid_rnea_vjp_rows. */
+enum { VJP_FORWARD, VJP_AT, VJP_AT_ROWS };
+
+static void fd_vjp(const sid_model *m, const double *theta, sid_workspace *ws, const sid_fext_source *fx,
+                   const double *q, const double *v, const double *u, double hd, const double *a, const double *L,
+                   const double *abar, double *qbar, double *vbar, double *thetabar, int mode)
 {
     const int nv = m->nv;
     double *w = ws->w;
@@ -103,9 +107,19 @@ void sid_fd_vjp_factored(const sid_model *m, const double *theta, sid_workspace 
         td[P_VISCOUS] -= (v[j] + hd * a[j]) * w[j];
         td[P_ARMATURE] -= a[i] * w[i];
     }
-    sid_kinematics(m, theta, ws, q);
-    rnea_fext(m, theta, ws, fx, v, a, ws->c);
-    rnea_fext_vjp(m, theta, ws, fx, q, ws->rhs, qbar, vbar, thetabar);
+    if (mode == VJP_FORWARD) {
+        sid_kinematics(m, theta, ws, q);
+        rnea_fext(m, theta, ws, fx, v, a, ws->c);
+    }
+    if (mode == VJP_AT_ROWS) sid_rnea_vjp_rows(m, ws, ws->rhs, qbar, vbar, thetabar);
+    else rnea_fext_vjp(m, theta, ws, fx, q, ws->rhs, qbar, vbar, thetabar);
+}
+
+void sid_fd_vjp_factored(const sid_model *m, const double *theta, sid_workspace *ws, const sid_fext_source *fx,
+                         const double *q, const double *v, const double *u, double hd, const double *a,
+                         const double *L, const double *abar, double *qbar, double *vbar, double *thetabar)
+{
+    fd_vjp(m, theta, ws, fx, q, v, u, hd, a, L, abar, qbar, vbar, thetabar, VJP_FORWARD);
 }
 
 sid_status sid_fd_vjp(const sid_model *m, const double *theta, sid_workspace *ws, const sid_fext_source *fx,
@@ -186,4 +200,56 @@ void sid_inverse_dynamics_vjp(const sid_model *m, const double *theta, sid_works
 {
     sid_inverse_dynamics(m, theta, ws, q, v, a, ws->c);
     rnea_fext_vjp(m, theta, ws, sid_contact_source(m), q, taubar, qbar, vbar, thetabar);
+}
+
+/* Row i of the Jacobian is the adjoint of a_i: one reverse sweep with abar = e_i. The sweeps
+ * leave the RNEA state at (q, v, a) as they found it, so it is computed once, by the prepare.
+ * Stored by columns (entry (i, j) at j nv + i), so that a direction adds whole columns. */
+void sid_fd_jacobian_rows(const sid_model *m, const double *theta, sid_workspace *ws, const sid_fext_source *fx,
+                          const double *q, const double *v, const double *u, double hd, const double *a, int ncols,
+                          const int *cols, double *rows)
+{
+    const int nq = m->nq, nv = m->nv;
+    double *thbar = ws->jbar, *e = thbar + m->nparam, *row = e + nv;
+    const int mode = !fx && sid_rnea_vjp_rows_ok(m, ws, ncols, cols) ? VJP_AT_ROWS : VJP_AT;
+    memset(thbar, 0, sizeof(double) * (size_t)m->nparam);
+    memset(e, 0, sizeof(double) * (size_t)nv);
+    for (int i = 0; i < nv; i++) {
+        memset(row, 0, sizeof(double) * (size_t)(nq + nv));
+        for (int c = 0; c < ncols; c++) thbar[cols[c]] = 0;   /* the other entries are never read */
+        e[i] = 1;
+        fd_vjp(m, theta, ws, fx, q, v, u, hd, a, ws->M, e, row, row + nq, thbar, mode);
+        e[i] = 0;
+        for (int j = 0; j < nq + nv; j++) rows[(size_t)j * (size_t)nv + (size_t)i] = row[j];
+        for (int c = 0; c < ncols; c++) rows[(size_t)(nq + nv + c) * (size_t)nv + (size_t)i] = thbar[cols[c]];
+    }
+}
+
+/* x times column j of the rows, added to ad; a zero x adds nothing (most of a parameter
+ * direction's thd). */
+static void add_column(const double *col, double x, int nv, double *ad)
+{
+    if (x == 0) return;
+    for (int i = 0; i < nv; i++) ad[i] += x * col[i];
+}
+
+void sid_fd_jvp_rows(const sid_model *m, const double *rows, int ncols, const int *cols, const double *qd,
+                     const double *vd, const double *thd, double *ad)
+{
+    const int nq = m->nq, nv = m->nv;
+    memset(ad, 0, sizeof(double) * (size_t)nv);
+    for (int j = 0; j < nq; j++) add_column(rows + (size_t)j * (size_t)nv, qd[j], nv, ad);
+    for (int j = 0; j < nv; j++) add_column(rows + (size_t)(nq + j) * (size_t)nv, vd[j], nv, ad);
+    for (int c = 0; c < ncols; c++) add_column(rows + (size_t)(nq + nv + c) * (size_t)nv, thd[cols[c]], nv, ad);
+}
+
+int sid_fd_rows_force = -1;
+
+/* A reverse sweep costs about 1.4 directions' tangents at any size (1 to 3 us per sweep for
+ * 7 to 30 joints), so the rows pay from about 1.5 nv directions: measured crossovers 4 (nv 2),
+ * 8 (7), 22 (15) and 45 (30). */
+int sid_fd_rows_pay(const sid_model *m, int ndir)
+{
+    if (sid_fd_rows_force >= 0) return sid_fd_rows_force;
+    return 2 * ndir > 3 * m->nv;
 }

@@ -35,6 +35,21 @@ void sid_fd_jvp_at(const sid_model *m, const double *theta, sid_workspace *ws, c
 void sid_fd_jvp_dir(const sid_model *m, const double *theta, sid_workspace *ws, const sid_fext_source *fx,
                     const double *q, const double *v, const double *u, double hd, const double *a, const double *qd,
                     const double *vd, const double *thd, double *ad);
+/* The Jacobian of a, row by row, after sid_fd_jvp_prepare: row i (nq + nv + ncols entries,
+ * stored by columns: (i, j) at j nv + i) is (da_i/dq, da_i/dv, da_i/dtheta[cols]), by one
+ * reverse sweep per row (uses ws->jbar).
+ * Cheaper than sid_fd_jvp_dir per direction when there are many more directions than nv. */
+void sid_fd_jacobian_rows(const sid_model *m, const double *theta, sid_workspace *ws, const sid_fext_source *fx,
+                          const double *q, const double *v, const double *u, double hd, const double *a, int ncols,
+                          const int *cols, double *rows);
+/* ad = rows (qd, vd, thd[cols]): sid_fd_jvp_dir's ad, for a thd that is zero outside cols. */
+void sid_fd_jvp_rows(const sid_model *m, const double *rows, int ncols, const int *cols, const double *qd,
+                     const double *vd, const double *thd, double *ad);
+/* Whether ndir directions cost less by sid_fd_jacobian_rows than by sid_fd_jvp_dir. */
+int sid_fd_rows_pay(const sid_model *m, int ndir);
+/* Tests only: 0 or 1 makes sid_fd_rows_pay answer that (-1, the default: by cost); set it
+ * before a pass, not during one. */
+extern int sid_fd_rows_force;
 /* Inverse dynamics (RNEA with the model's compliant contact, no friction, no motor, no
  * armature): tau = M(q) a + c(q, v) - J^T fext. */
 void sid_inverse_dynamics(const sid_model *m, const double *theta, sid_workspace *ws, const double *q,

@@ -30,6 +30,7 @@ static void jac_carve(sid_jac_work *jw, const sid_problem *p, sid_carve *c)
     jw->r = sid_carve_take(c, (size_t)jw->cap, sizeof(double));
     jw->J = sid_carve_take(c, (size_t)jw->cap * nd, sizeof(double));
     jw->thd = sid_carve_take(c, nd * np, sizeof(double));
+    jw->cols = sid_carve_take(c, nd + (size_t)p->m->nbody, sizeof(int));
     jw->qdot = sid_carve_take(c, nd * nq, sizeof(double));
     jw->vdot = sid_carve_take(c, nd * nv, sizeof(double));
     jw->scratch = sid_carve_take(c, nd * 9 * nv, sizeof(double));
@@ -205,6 +206,7 @@ static sid_status window_rows_tangent(const sid_problem *p, lane *L, sid_jac_wor
                     if (m->body[bd].bl_q >= 0) qdot[(size_t)d * (size_t)nq + (size_t)m->body[bd].bl_q] = -1;
                 }
     }
+    jw->ncols = sid_delay_jvp_cols(m, nfree, idx, jw->cols);
     for (int j = 0; j < ndir - nfree; j++)   /* a logged coordinate, and the motor side that starts at it */
         sid_backlash_seed(m, j, qdot + (size_t)(nfree + j) * (size_t)nq, vdot + (size_t)(nfree + j) * (size_t)nv);
     int nt = 0;
@@ -221,7 +223,8 @@ static sid_status window_rows_tangent(const sid_problem *p, lane *L, sid_jac_wor
         const double dt = tr->t[k + 1] - tr->t[k];
         const int nsub = sid_substeps(&p->o.sim, dt);
         const double h = dt / nsub, *u = sid_delay_u(m, theta, tr, k, L->ws);
-        const sid_step_ctx c = sid_step_context(p->step, m, theta, L->ws, h);
+        sid_step_ctx c = sid_step_context(p->step, m, theta, L->ws, h);
+        c.cols = jw->cols, c.ncols = jw->ncols;
         sid_delay_jvp_seed(m, theta, tr, k, ndir, nfree, idx, thd);
         L->ws->push = sid_push_at(tr, m->nbody, k);   /* the interval's pushes, held */
         for (int j = 0; j < nsub; j++) {

@@ -13,6 +13,7 @@ typedef struct {
     int nfree, ncol, cap;
     double *r, *J;                          /* (cap), (cap x ncol): the block being filled */
     double *thd, *qdot, *vdot, *scratch;    /* forward mode: tangents of ncol directions */
+    int *cols, ncols;                       /* the entries of theta where thd can be nonzero (delay.h) */
     double *th, *x0, *dz, *xs, *rs;         /* differences: (nparam), (nq + nv), (ncol), and the
                                              * state and residual rows of 2 ncol + 1 simulations */
     void *buf;

@@ -75,7 +75,7 @@ const sid_step_variant *sid_step_variant_find(const sid_model *m, sid_integrator
 sid_step_ctx sid_step_context(const sid_step_variant *sv, const sid_model *m, const double *theta, sid_workspace *ws,
                               double h)
 {
-    return (sid_step_ctx){m, theta, ws, h, sv->fx};
+    return (sid_step_ctx){m, theta, ws, h, sv->fx, NULL, 0};
 }
 
 static sid_status check_finite(const double *x, int n, const char *what, sid_error *err)

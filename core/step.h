@@ -16,6 +16,11 @@ typedef struct {
     sid_workspace *ws;
     double h;                     /* step length [s] */
     const sid_fext_source *fx;    /* external forces of the variant's contact model, or NULL */
+    /* forward mode: the entries of theta where a direction's thetadot may be nonzero (a
+     * Jacobian pass's free parameters, jacobian.c), which lets a step with many directions form
+     * its acceleration's Jacobian rows instead (fd.h); NULL: not known */
+    const int *cols;
+    int ncols;
 } sid_step_ctx;
 
 /* (q, v) -> (q1, v1) with u held; with rec, writes the step's tape record. */

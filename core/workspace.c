@@ -11,6 +11,7 @@
 static sid_workspace *carve(const sid_model *m, sid_carve *c)
 {
     const size_t nb = (size_t)m->nbody, nv = (size_t)(m->nv > 0 ? m->nv : 1), nq = (size_t)(m->nq > 0 ? m->nq : 1);
+    const size_t np = (size_t)(m->nparam > 0 ? m->nparam : 1);
     sid_workspace *ws = sid_carve_take(c, 1, sizeof *ws);
     sid_workspace w = {0};
     w.nbody = m->nbody;
@@ -54,6 +55,8 @@ static sid_workspace *carve(const sid_model *m, sid_carve *c)
     w.rhs = sid_carve_take(c, nv, sizeof *w.rhs);
     w.tmp = sid_carve_take(c, nv, sizeof *w.tmp);
     w.w = sid_carve_take(c, nv, sizeof *w.w);
+    w.jrows = sid_carve_take(c, nv * (nq + nv + np), sizeof *w.jrows);
+    w.jbar = sid_carve_take(c, np + 2 * nv + nq, sizeof *w.jbar);
     w.ud = sid_carve_take(c, nv, sizeof *w.ud);
     w.dsave = sid_carve_take(c, nv, sizeof *w.dsave);
     w.rk = sid_carve_take(c, (3 * nq + 7 * nv), sizeof *w.rk);

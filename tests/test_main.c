@@ -51,6 +51,7 @@ Suite *window_select_suite(void);
 Suite *inertia_param_suite(void);
 Suite *backlash_suite(void);
 Suite *forward_suite(void);
+Suite *jacobian_rows_suite(void);
 Suite *command_grad_suite(void);
 Suite *excite_suite(void);
 
@@ -96,6 +97,7 @@ static const struct {
     {"inertia_param", inertia_param_suite},
     {"backlash", backlash_suite},
     {"forward", forward_suite},
+    {"jacobian_rows", jacobian_rows_suite},
     {"command_grad", command_grad_suite},
     {"shard", shard_suite},
     {"excite", excite_suite},
