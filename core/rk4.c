@@ -169,6 +169,7 @@ sid_status sid_rk4_jvp(const sid_step_ctx *c, const double *q, const double *v, 
     double *qs = ws->rk, *V = qs + nq, *A = V + 4 * nv;
     double *qd_s = ws->rkbar, *vd_s = qd_s + nq;
     const double cn[4] = {0, 0.5, 0.5, 1};   /* stage nodes */
+    const int rows = c->cols && sid_fd_rows_pay(m, ndir);   /* each stage by its Jacobian rows (fd.h) */
     memcpy(V, v, sizeof(double) * (size_t)nv);
     for (int st = 0; st < 4; st++) {
         double *Vs = V + (size_t)st * (size_t)nv, *As = A + (size_t)st * (size_t)nv;
@@ -179,6 +180,7 @@ sid_status sid_rk4_jvp(const sid_step_ctx *c, const double *q, const double *v, 
             for (int i = 0; i < nv; i++) Vs[i] = v[i] + cn[st] * h * As[i - nv];
         }
         if ((s = sid_fd_jvp_prepare(m, theta, ws, c->fx, qs, Vs, u, 0, As, err))) return s;
+        if (rows) sid_fd_jacobian_rows(m, theta, ws, c->fx, qs, Vs, u, 0, As, c->ncols, c->cols, ws->jrows);
         for (int d = 0; d < ndir; d++) {
             double *sc = scratch + (size_t)d * 9 * (size_t)nv;
             const double *qd = qdot + (size_t)d * (size_t)nq, *vd = vdot + (size_t)d * (size_t)nv;
@@ -190,8 +192,9 @@ sid_status sid_rk4_jvp(const sid_step_ctx *c, const double *q, const double *v, 
                 for (int i = 0; i < nv; i++) vd_s[i] = vd[i] + cn[st] * h * sc[(st - 1) * nv + i];
                 memcpy(sc + (size_t)(4 + st - 1) * (size_t)nv, vd_s, sizeof(double) * (size_t)nv);
             }
-            sid_fd_jvp_dir(m, theta, ws, c->fx, qs, Vs, u, 0, As, qd_s, vd_s, thetadot + (size_t)d * (size_t)np,
-                           sc + (size_t)st * (size_t)nv);
+            const double *thd = thetadot + (size_t)d * (size_t)np;
+            if (rows) sid_fd_jvp_rows(m, ws->jrows, c->ncols, c->cols, qd_s, vd_s, thd, sc + (size_t)st * (size_t)nv);
+            else sid_fd_jvp_dir(m, theta, ws, c->fx, qs, Vs, u, 0, As, qd_s, vd_s, thd, sc + (size_t)st * (size_t)nv);
         }
     }
     /* q1 = q (+) h/6 vs, vs = v + 2 v2 + 2 v3 + v4;  v1 = v + h/6 (a1 + 2 a2 + 2 a3 + a4)

@@ -1,6 +1,6 @@
 /* test_jacobian_rows.c — forward mode by the acceleration's Jacobian rows (fd.c's
  * sid_fd_jacobian_rows: one reverse sweep per joint instead of one tangent per direction,
- * through dynamics.c's sid_rnea_vjp_rows where the model allows): the window Jacobian made
+ * through dynamics.c's sid_rnea_vjp_rows where the model allows), Euler and RK4: the window Jacobian made
  * through the rows against the same made one tangent per direction (sid_fd_jvp_dir, itself
  * checked against central differences in test_forward.c and test_hard_forward.c), for every
  * parameter kind the step meets — inertias, friction, armature, motors, offsets, origins,
@@ -94,9 +94,8 @@ static int fast_sweep(const sid_model *m, int nfree, const int *idx)
     return ok;
 }
 
-START_TEST(rows_match_directions)
+static void rows_check(int which, sid_integrator integ)
 {
-    const int which = _i;
     double *theta;
     sid_model *m = make_model(which, &theta);
     ck_assert_ptr_nonnull(m);
@@ -112,6 +111,7 @@ START_TEST(rows_match_directions)
     o.window = 0.08;
     o.estimate_start = 1;
     o.threads = 1;
+    o.sim.integrator = integ;
     sid_problem *p;
     sid_error err = {0};
     ck_assert_msg(sid_problem_create(&p, m, (const sid_traj *const *)&log, 1, &o, &err) == SID_OK, "%s", err.msg);
@@ -152,8 +152,8 @@ START_TEST(rows_match_directions)
         }
         free(r0), free(r1), free(J0), free(J1);
     }
-    fprintf(stderr, "jacobian_rows: %s (%d columns, %s sweep): rows vs directions %.2e at %s\n", case_name[which], ncol,
-            fast ? "fast" : "general", worst, where);
+    fprintf(stderr, "jacobian_rows: %s, %s (%d columns, %s sweep): rows vs directions %.2e at %s\n", case_name[which],
+            integ == SID_EULER ? "euler" : "rk4", ncol, fast ? "fast" : "general", worst, where);
     ck_assert_msg(worst < 1e-9, "%s: rows vs directions %.3g at %s", case_name[which], worst, where);
     free(x0);
     sid_problem_free(p);
@@ -161,13 +161,18 @@ START_TEST(rows_match_directions)
     sid_model_free(m);
     sid_free(theta);
 }
+
+START_TEST(rows_euler) { rows_check(_i, SID_EULER); }
+END_TEST
+START_TEST(rows_rk4) { rows_check(_i, SID_RK4); }
 END_TEST
 
 Suite *jacobian_rows_suite(void)
 {
     Suite *s = suite_create("jacobian_rows");
     TCase *tc = tcase_create("rows");
-    tcase_add_loop_test(tc, rows_match_directions, 0, NCASE);
+    tcase_add_loop_test(tc, rows_euler, 0, NCASE);
+    tcase_add_loop_test(tc, rows_rk4, 0, NCASE);
     suite_add_tcase(s, tc);
     return s;
 }
