@@ -125,16 +125,34 @@ sid_status sid_dry_jvp(const sid_step_ctx *c, const double *q, const double *v, 
     sid_status s = dry_accel(c, q, v, u, 1, err);
     if (s) return s;
     for (int i = 0; i < nv; i++) v1[i] = v[i] + h * D->a[i];
+    /* with many directions, the Jacobian rows of both forward dynamics once (fd.h) instead of
+     * both RNEAs and tangents per direction */
+    const int rows = c->cols && sid_fd_rows_pay(m, ndir);
+    double *rows_c = ws->jrows, *rows_a = ws->jrows + (size_t)nv * (size_t)(nq + nv + c->ncols);
+    if (rows) {
+        memcpy(ws->M, D->Lp, nn);
+        sid_fd_jvp_at(m, theta, ws, c->fx, v, D->ac);
+        sid_fd_jacobian_rows(m, theta, ws, c->fx, q, v, u, 0, D->ac, c->ncols, c->cols, rows_c);
+        memcpy(ws->M, D->Lh, nn);
+        sid_fd_jvp_at(m, theta, ws, c->fx, v, D->a);
+        sid_fd_jacobian_rows(m, theta, ws, c->fx, q, v, u, h, D->a, c->ncols, c->cols, rows_a);
+    }
     for (int d = 0; d < ndir; d++) {
         double *qd = qdot + (size_t)d * (size_t)nq, *vd = vdot + (size_t)d * (size_t)nv;
         const double *thd = thetadot + (size_t)d * (size_t)np;
-        memcpy(ws->M, D->Lp, nn);
-        sid_fd_jvp_at(m, theta, ws, c->fx, v, D->ac);   /* with the pushes' (and any contact's) forces */
-        sid_fd_jvp_dir(m, theta, ws, c->fx, q, v, u, 0, D->ac, qd, vd, thd, t);
-        sid_dry_jvp_solution(m, ws, t, qd, vd, thd, fd);
-        memcpy(ws->M, D->Lh, nn);
-        sid_fd_jvp_at(m, theta, ws, c->fx, v, D->a);
-        sid_fd_jvp_dir(m, theta, ws, c->fx, q, v, u, h, D->a, qd, vd, thd, ad);
+        if (rows) {
+            sid_fd_jvp_rows(m, rows_c, c->ncols, c->cols, qd, vd, thd, t);
+            sid_dry_jvp_solution(m, ws, t, qd, vd, thd, fd);
+            sid_fd_jvp_rows(m, rows_a, c->ncols, c->cols, qd, vd, thd, ad);
+        } else {
+            memcpy(ws->M, D->Lp, nn);
+            sid_fd_jvp_at(m, theta, ws, c->fx, v, D->ac);   /* with the pushes' (and any contact's) forces */
+            sid_fd_jvp_dir(m, theta, ws, c->fx, q, v, u, 0, D->ac, qd, vd, thd, t);
+            sid_dry_jvp_solution(m, ws, t, qd, vd, thd, fd);
+            memcpy(ws->M, D->Lh, nn);
+            sid_fd_jvp_at(m, theta, ws, c->fx, v, D->a);
+            sid_fd_jvp_dir(m, theta, ws, c->fx, q, v, u, h, D->a, qd, vd, thd, ad);
+        }
         memset(D->e, 0, sizeof(double) * (size_t)nv);
         for (int j = 0; j < D->nf; j++) D->e[D->dof[j]] += D->sgn[j] * fd[j];
         sid_factor_solve(m, D->Lh, D->e);

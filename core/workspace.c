@@ -55,7 +55,7 @@ static sid_workspace *carve(const sid_model *m, sid_carve *c)
     w.rhs = sid_carve_take(c, nv, sizeof *w.rhs);
     w.tmp = sid_carve_take(c, nv, sizeof *w.tmp);
     w.w = sid_carve_take(c, nv, sizeof *w.w);
-    w.jrows = sid_carve_take(c, nv * (nq + nv + np), sizeof *w.jrows);
+    w.jrows = sid_carve_take(c, 2 * nv * (nq + nv + np), sizeof *w.jrows);
     w.jbar = sid_carve_take(c, np + 2 * nv + nq, sizeof *w.jbar);
     w.ud = sid_carve_take(c, nv, sizeof *w.ud);
     w.dsave = sid_carve_take(c, nv, sizeof *w.dsave);

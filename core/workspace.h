@@ -66,7 +66,8 @@ struct sid_workspace {
     double *M;            /* (nv x nv) mass matrix with armature and implicit damping; then its factor L^T L */
     double *c, *F, *rhs, *tmp;   /* (nv) */
     double *w;            /* (nv) adjoint solve w = A^-1 abar */
-    double *jrows;        /* (nv x (nq + nv + nparam)) the acceleration's Jacobian rows (sid_fd_jacobian_rows) */
+    double *jrows;        /* (2 nv x (nq + nv + nparam)) the acceleration's Jacobian rows (sid_fd_jacobian_rows),
+                           * room for two (euler_dry.c) */
     double *jbar;         /* (nparam + 2 nv + nq) their sweeps' thetabar, unit abar and row */
     double *ud, *dsave;   /* (nv) delayed commands, torque_bias adjoints set aside (delay.h) */
     double *ubar;         /* (nv) or NULL: where the step adjoints add dL/du of the commands they were
