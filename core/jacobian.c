@@ -1,9 +1,8 @@
 /* jacobian.c — the residuals of one window and their exact Jacobian with respect to the free
- * parameters (and the window's start state), for the covariance report: forward-mode
- * differentiation through every step (the step's jvp, step.h), all directions at once; for models
- * whose forward-mode derivatives are not written (dry friction with compliant contact), central
- * differences of simulations perturbed in each column instead. Rows leave in blocks as the simulation
- * reaches them (jacobian.h), so a window of any length needs one block's memory. */
+ * parameters (and the window's start state), for LM, the covariance report and sysid excite:
+ * forward-mode differentiation through every step (the step's jvp, step.h, which every step
+ * variant has), all directions at once. Rows leave in blocks as the simulation reaches them
+ * (jacobian.h), so a window of any length needs one block's memory. */
 #include "jacobian.h"
 #include "push.h"
 
@@ -25,8 +24,8 @@ int sid_problem_window_rows(const sid_problem *p, int w)
 /* The carving of sid_jac_work's buffer (c->base NULL: only counted). */
 static void jac_carve(sid_jac_work *jw, const sid_problem *p, sid_carve *c)
 {
-    const size_t nq = (size_t)p->m->nq, nv = (size_t)p->m->nv, nx = nq + nv, np = (size_t)p->m->nparam;
-    const size_t nd = (size_t)jw->ncol, copies = 2 * nd + 1;
+    const size_t nq = (size_t)p->m->nq, nv = (size_t)p->m->nv, np = (size_t)p->m->nparam;
+    const size_t nd = (size_t)jw->ncol;
     jw->r = sid_carve_take(c, (size_t)jw->cap, sizeof(double));
     jw->J = sid_carve_take(c, (size_t)jw->cap * nd, sizeof(double));
     jw->thd = sid_carve_take(c, nd * np, sizeof(double));
@@ -34,11 +33,6 @@ static void jac_carve(sid_jac_work *jw, const sid_problem *p, sid_carve *c)
     jw->qdot = sid_carve_take(c, nd * nq, sizeof(double));
     jw->vdot = sid_carve_take(c, nd * nv, sizeof(double));
     jw->scratch = sid_carve_take(c, nd * 9 * nv, sizeof(double));
-    jw->th = sid_carve_take(c, np, sizeof(double));
-    jw->x0 = sid_carve_take(c, nx, sizeof(double));
-    jw->dz = sid_carve_take(c, nd, sizeof(double));
-    jw->xs = sid_carve_take(c, copies * nx, sizeof(double));
-    jw->rs = sid_carve_take(c, copies * nx, sizeof(double));
 }
 
 int sid_jac_work_init(sid_jac_work *jw, const sid_problem *p, int nfree, int cap)
@@ -84,99 +78,6 @@ static void block_flush(block *b)
     if (b->n) b->fn(b->ctx, b->row0, b->n, b->jw->r, b->jw->J);
     b->row0 += b->n;
     b->n = 0;
-}
-
-/* Set th to the parameters of simulation j of the differences (0: unperturbed; 1 + 2c and
- * 2 + 2c: column c moved up and down), or back to theta when j is 0. */
-static void fd_theta(const sid_jac_work *jw, const double *theta, const int *idx, int j, double *th)
-{
-    const int c = (j - 1) / 2;
-    if (j == 0 || c >= jw->nfree) return;
-    th[idx[c]] = j % 2 ? theta[idx[c]] + jw->dz[c] : theta[idx[c]] - jw->dz[c];
-}
-
-static void fd_restore(const sid_jac_work *jw, const double *theta, const int *idx, int j, double *th)
-{
-    const int c = (j - 1) / 2;
-    if (j > 0 && c < jw->nfree) th[idx[c]] = theta[idx[c]];
-}
-
-/* The window Jacobian by central differences, for models whose forward-mode derivatives are
- * not written (sid_step_tangent_missing): 2 ncol + 1 simulations, each step scaled to its
- * variable's size, advanced together sample by sample so that each sample's rows are complete
- * at once. Used only for the covariance report; gradients stay exact (adjoint). */
-static sid_status window_rows_fd(const sid_problem *p, lane *L, sid_jac_work *jw, const double *theta,
-                                 const double *x0w, int w, const int *idx, block *b, sid_error *err)
-{
-    const sid_model *m = p->m;
-    const int nq = m->nq, nv = m->nv, nx = nq + nv, nfree = jw->nfree, ncol = jw->ncol, copies = 2 * ncol + 1;
-    const window *win = &p->win[w];
-    const sid_traj *tr = p->logs[win->log];
-    double *th = jw->th;
-    sid_status s;
-    memcpy(th, theta, sizeof(double) * (size_t)m->nparam);
-    /* jw->x0: the start in the logged coordinates (a window's start state, backlash.h) */
-    if (x0w) memcpy(jw->x0, x0w, sizeof(double) * (size_t)(m->nqo + m->nvo));
-    else sid_rollout_start_logged(p, theta, win, jw->x0);
-    sid_rollout_start_state(p, theta, win, x0w, jw->xs);
-    for (int c = 0; c < ncol; c++) {
-        const double z0 = c < nfree ? theta[idx[c]] : jw->x0[c - nfree];
-        jw->dz[c] = 1e-6 * fmax(fabs(z0), 0.1);
-        for (int j = 1 + 2 * c; j <= 2 + 2 * c; j++) {
-            double *x = jw->xs + (size_t)j * (size_t)nx;
-            if (c < nfree) {
-                /* a parameter column keeps the caller's start convention; a start column needs x0 */
-                fd_theta(jw, theta, idx, j, th);
-                sid_rollout_start_state(p, th, win, x0w, x);
-                fd_restore(jw, theta, idx, j, th);
-            } else {
-                memcpy(x, jw->x0, sizeof(double) * (size_t)(m->nqo + m->nvo));
-                x[c - nfree] = j % 2 ? z0 + jw->dz[c] : z0 - jw->dz[c];
-                sid_backlash_expand(m, x, x);
-            }
-        }
-    }
-    for (int k = win->k0;; k++) {
-        if (k >= win->ra && k <= win->rb) {
-            int nr = 0;
-            for (int j = 0; j < copies; j++) {
-                fd_theta(jw, theta, idx, j, th);
-                nr = sid_loss_residual_rows(p, th, tr, k, jw->xs + (size_t)j * (size_t)nx, 0, 0, NULL, NULL, NULL,
-                                            jw->rs + (size_t)j * (size_t)nx, NULL);
-                fd_restore(jw, theta, idx, j, th);
-            }
-            block_make_room(b, nr);
-            for (int i = 0; i < nr; i++) {
-                double *row = jw->J + (size_t)(b->n + i) * (size_t)ncol;
-                jw->r[b->n + i] = jw->rs[i];
-                for (int c = 0; c < ncol; c++)
-                    row[c] = (jw->rs[(size_t)(1 + 2 * c) * (size_t)nx + (size_t)i] -
-                              jw->rs[(size_t)(2 + 2 * c) * (size_t)nx + (size_t)i]) / (2 * jw->dz[c]);
-            }
-            b->n += nr;
-        }
-        if (k == win->k1) break;
-        const double dt = tr->t[k + 1] - tr->t[k];
-        const int nsub = sid_substeps(&p->o.sim, dt);
-        const double h = dt / nsub;
-        L->ws->push = sid_push_at(tr, m->nbody, k);
-        for (int j = 0; j < copies; j++) {
-            double *x = jw->xs + (size_t)j * (size_t)nx;
-            fd_theta(jw, theta, idx, j, th);
-            const double *u = sid_delay_u(m, th, tr, k, L->ws);
-            const sid_step_ctx c = sid_step_context(p->step, m, th, L->ws, h);
-            for (int i = 0; i < nsub; i++) {
-                if ((s = sid_step_take(p->step, &c, x, x + nq, u, L->x1, L->x1 + nq, NULL, err))) {
-                    L->ws->push = NULL;
-                    return s;
-                }
-                memcpy(x, L->x1, sizeof(double) * (size_t)nx);
-            }
-            fd_restore(jw, theta, idx, j, th);
-        }
-        L->ws->push = NULL;
-    }
-    return SID_OK;
 }
 
 /* Forward mode: the tangents of all ncol directions carried through every step. */
@@ -255,11 +156,7 @@ sid_status sid_window_jacobian_rows(const sid_problem *p, lane *L, sid_jac_work 
                                     sid_error *err)
 {
     block b = {jw, fn, ctx, 0, 0};
-    /* central differences only where the step has no forward mode (sid_step_tangent_missing);
-     * compliant contact has one (checked in tests/test_forward.c) */
-    const int fd = sid_step_tangent_missing(p->step, p->m, p->logs[p->win[w].log]->push != NULL) != NULL;
-    const sid_status s = fd ? window_rows_fd(p, L, jw, theta, x0w, w, idx, &b, err)
-                            : window_rows_tangent(p, L, jw, theta, x0w, w, idx, &b, err);
+    const sid_status s = window_rows_tangent(p, L, jw, theta, x0w, w, idx, &b, err);
     if (s) return s;
     block_flush(&b);
     return SID_OK;

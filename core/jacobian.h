@@ -8,14 +8,12 @@
 
 /* One thread's scratch for the Jacobians of nfree parameter columns (then the start state's
  * nq + nv when the problem estimates it): the current block of up to cap rows, and the
- * tangents (forward mode) or perturbed copies (central differences). One allocation. */
+ * tangents of forward mode. One allocation. */
 typedef struct {
     int nfree, ncol, cap;
     double *r, *J;                          /* (cap), (cap x ncol): the block being filled */
     double *thd, *qdot, *vdot, *scratch;    /* forward mode: tangents of ncol directions */
     int *cols, ncols;                       /* the entries of theta where thd can be nonzero (delay.h) */
-    double *th, *x0, *dz, *xs, *rs;         /* differences: (nparam), (nq + nv), (ncol), and the
-                                             * state and residual rows of 2 ncol + 1 simulations */
     void *buf;
 } sid_jac_work;
 

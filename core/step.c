@@ -25,7 +25,7 @@ static const sid_step_variant variants[2][NCONTACT] = {
 static const sid_step_variant variants_dry[2][NCONTACT] = {
     [SID_EULER] = {
         [CONTACT_NONE] = {sid_dry_step, sid_dry_vjp_taped, sid_dry_vjp, sid_dry_jvp, sid_dry_record_size, NULL, NULL},
-        [CONTACT_COMPLIANT] = {sid_dry_step, sid_dry_vjp_taped, sid_dry_vjp, NULL, sid_dry_record_size,
+        [CONTACT_COMPLIANT] = {sid_dry_step, sid_dry_vjp_taped, sid_dry_vjp, sid_dry_jvp, sid_dry_record_size,
                                &sid_contact_compliant, NULL},
         [CONTACT_HARD] = {NULL, NULL, NULL, NULL, NULL, NULL,
                           "dry joint friction (friction.model \"dry\") with the hard contact model is not implemented: "
@@ -98,11 +98,7 @@ sid_status sid_step_take(const sid_step_variant *sv, const sid_step_ctx *c, cons
 const char *sid_step_tangent_missing(const sid_step_variant *sv, const sid_model *m, int pushed)
 {
     (void)m, (void)pushed;   /* every row with a tangent takes free joints and pushes */
-    if (!sv->jvp)   /* of the rows that exist, only dry friction with compliant contact */
-        return sv->step == sid_dry_step
-                   ? "forward-mode derivatives of dry joint friction with compliant contact are not implemented"
-                   : "forward-mode derivatives of this step variant are not implemented";
-    return NULL;
+    return sv->jvp ? NULL : "forward-mode derivatives of this step variant are not implemented";
 }
 
 sid_status sid_step_tangent(const sid_step_variant *sv, const sid_step_ctx *c, const double *q, const double *v,

@@ -86,8 +86,8 @@ sid_status sid_step_vjp(const sid_model *m, const double *theta, sid_workspace *
 /* Forward-mode twin of sid_step for ndir directions at once: on entry qdot (ndir x nq) and
  * vdot (ndir x nv) hold tangents of (q, v), thetadot (ndir x nparam) of theta; on return
  * qdot, vdot hold the tangents of (q1, v1). scratch: ndir x 9 nv doubles (RK4 stages).
- * Written for every joint, free joints, compliant and hard contact and pushes; not for dry
- * friction with compliant contact (sid_step_tangent_missing). */
+ * Written for every step variant: every joint, dry friction, free joints, compliant and hard
+ * contact, and pushes. */
 sid_status sid_step_jvp(const sid_model *m, const double *theta, sid_workspace *ws, sid_integrator integ, double h,
                         const double *q, const double *v, const double *u, int ndir, const double *thetadot,
                         double *qdot, double *vdot, double *scratch, sid_error *err);

@@ -18,10 +18,11 @@
 
 Suite *forward_suite(void);
 
-/* NMODEL: the models stepped by euler and rk4; DRY (dry friction) by euler only */
-enum { BOX, PUSHED, ARM, TREE, NMODEL, DRY = NMODEL, NALL };
+/* NMODEL: the models stepped by euler and rk4; DRY and DRY_ARM (dry friction) by euler only */
+enum { BOX, PUSHED, ARM, TREE, NMODEL, DRY = NMODEL, DRY_ARM, NALL };
 static const char *const model_name[NALL] = {"box with 8 corner spheres", "pushed floating chain", "arm touching ground",
-                                             "fixed-base tree", "pushed floating chain, dry friction"};
+                                             "fixed-base tree", "pushed floating chain, dry friction",
+                                             "arm touching ground, dry friction"};
 
 /* A box (0.2 x 0.15 x 0.1 m, 1 kg) on a free joint with a 5 mm sphere at each of its 8 corners;
  * ground at 0.01, stiffer and better damped than the defaults, friction 0.7. */
@@ -56,8 +57,9 @@ static sid_model *box8(double **theta)
 }
 
 /* Two hinges about y hanging from z = 0.5 (links 0.25 m, torque motors, friction), a 2 cm
- * sphere at the tip: at q = 0 its bottom is 3 mm below the ground at -0.017. */
-static sid_model *arm(double **theta)
+ * sphere at the tip: at q = 0 its bottom is 3 mm below the ground at -0.017. With dry, the
+ * hinges' friction is dry (Coulomb 0.05 N m, the elbow's bound loaded by its motor torque). */
+static sid_model *arm(double **theta, int dry)
 {
     sid_robot_desc d = {0};
     sid_link_desc link[3] = {{.name = "world"},
@@ -73,6 +75,12 @@ static sid_model *arm(double **theta)
         joint[j].viscous = 0.05, joint[j].armature = 1e-3, joint[j].motor = SID_MOTOR_TORQUE;
     }
     joint[0].xyz[2] = 0.5, joint[1].xyz[2] = -0.25, joint[1].rpy[0] = 0.05;
+    for (int j = 0; j < 2 && dry; j++) {
+        joint[j].friction_model = SID_FRICTION_DRY;
+        joint[j].coulomb = 0.05;
+        joint[j].has_stribeck = 0;
+    }
+    if (dry) joint[1].has_friction_load = 1, joint[1].friction_load = 0.05;
     sid_sphere_desc sphere = {.name = "tip", .link = 2, .xyz = {0, 0, -0.25}, .radius = 0.02};
     d.gravity[2] = -9.81;
     d.nlink = 3, d.link = link, d.njoint = 2, d.joint = joint, d.nsphere = 1, d.sphere = &sphere;
@@ -109,7 +117,7 @@ static sid_model *dry_chain(double **theta)
 static sid_model *make_model(int which, double **theta)
 {
     if (which == BOX) return box8(theta);
-    if (which == ARM) return arm(theta);
+    if (which == ARM || which == DRY_ARM) return arm(theta, which == DRY_ARM);
     if (which == DRY) return dry_chain(theta);
     if (which == TREE) {   /* no world poses: revolute and fixed joints take the shared form (dynamics.c) */
         sid_model *t = tu_random_model(31, 5, TU_BRANCHED | TU_PRISMATIC | TU_FIXED | TU_FRICTION | TU_MOTORS, 0, theta);
@@ -126,7 +134,8 @@ static sid_model *make_model(int which, double **theta)
  * takes part). */
 static void make_state(const sid_model *m, int which, unsigned *s, double *q, double *v, double *u)
 {
-    for (int i = 0; i < m->nq; i++) q[i] = which == ARM ? tu_uniform(s, -0.08, 0.08) : tu_uniform(s, -1, 1);
+    const int arm_like = which == ARM || which == DRY_ARM;
+    for (int i = 0; i < m->nq; i++) q[i] = arm_like ? tu_uniform(s, -0.08, 0.08) : tu_uniform(s, -1, 1);
     for (int i = 0; i < m->nv; i++) v[i] = tu_uniform(s, -0.5, 0.5), u[i] = tu_uniform(s, -1, 1);
     if (which == BOX) {
         const double tilt = tu_uniform(s, -0.04, 0.04);
@@ -307,7 +316,7 @@ END_TEST
  * chain pushed in both frames. */
 static sid_traj *make_log(const sid_model *m, int which, const double *theta, int n)
 {
-    sid_traj *tr = tu_synth_log(m, theta, n, 2e-3, which == ARM ? 1.5 : 0.5, 5);
+    sid_traj *tr = tu_synth_log(m, theta, n, 2e-3, which == ARM || which == DRY_ARM ? 1.5 : 0.5, 5);
     if (which == PUSHED || which == DRY) {
         const size_t per = (size_t)m->nbody * SID_PUSH_STRIDE;
         tr->push = sid_alloc((size_t)tr->n * per * sizeof(double));
@@ -327,7 +336,7 @@ static sid_traj *make_log(const sid_model *m, int which, const double *theta, in
         memcpy(tr->q, q0, sizeof q0);
         memcpy(tr->qd, v0, sizeof v0);
     }
-    if (which != ARM) tu_replay(m, theta, tr, NULL);   /* re-simulate from the start state above, with the pushes */
+    if (which != ARM && which != DRY_ARM) tu_replay(m, theta, tr, NULL);   /* re-simulate from the start state above, with the pushes */
     return tr;
 }
 
