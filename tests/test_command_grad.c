@@ -254,23 +254,10 @@ START_TEST(backlash)
 }
 END_TEST
 
-/* every joint dry; the motorised ones with a load row, whose bound moves with u */
-static void dry(sid_robot_desc *d)
-{
-    for (int j = 0; j < d->njoint; j++) {
-        sid_joint_desc *jd = &d->joint[j];
-        if (jd->type != SID_JOINT_REVOLUTE && jd->type != SID_JOINT_PRISMATIC) continue;
-        jd->friction_model = SID_FRICTION_DRY;
-        jd->coulomb = 0.05;
-        jd->has_stribeck = 0;
-        if (jd->motor != SID_MOTOR_NONE) jd->has_friction_load = 1, jd->friction_load = 0.05;
-    }
-}
-
 START_TEST(dry_friction)
 {
     fixture f;
-    make_random(&f, 13, 3, TU_ALL, dry, 160);
+    make_random(&f, 13, 3, TU_ALL, tu_dry_joints, 160);
     const double e = check_fixture(&f, NULL, 0, NULL);
     ck_assert_msg(e < 1e-5, "worst error %.3g", e);
     fixture_free(&f);

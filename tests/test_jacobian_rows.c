@@ -35,19 +35,6 @@ static void delays(sid_robot_desc *d)
     d->joint[0].delay = 3.4e-3, d->joint[1].delay = 12.7e-3;
 }
 
-/* every joint dry; the motorised ones with a load row, whose bound moves with u */
-static void dry(sid_robot_desc *d)
-{
-    for (int j = 0; j < d->njoint; j++) {
-        sid_joint_desc *jd = &d->joint[j];
-        if (jd->type != SID_JOINT_REVOLUTE && jd->type != SID_JOINT_PRISMATIC) continue;
-        jd->friction_model = SID_FRICTION_DRY;
-        jd->coulomb = 0.05;
-        jd->has_stribeck = 0;
-        if (jd->motor != SID_MOTOR_NONE) jd->has_friction_load = 1, jd->friction_load = 0.05;
-    }
-}
-
 static sid_model *from_desc(sid_robot_desc *d, void (*edit)(sid_robot_desc *), double **theta)
 {
     edit(d);
@@ -80,7 +67,7 @@ static sid_model *make_model(int which, double **theta)
     case PRISMATIC: return tu_random_model(8, 5, TU_ALL, 0, theta);
     case FLOATING: return tu_random_model(9, 4, smooth, 1, theta);
     case SERVOS: return from_desc(tu_random_robot(10, 4, TU_FRICTION), servos, theta);
-    case DRY: return from_desc(tu_random_robot(13, 4, smooth), dry, theta);
+    case DRY: return from_desc(tu_random_robot(13, 4, smooth), tu_dry_joints, theta);
     case DELAYS: return from_file("../data/double_pendulum/robot.json", delays, theta);
     case BACKLASH: return from_file("../data/backlash_arm/truth.json", NULL, theta);
     case CONTACT: return tu_box_robot(1, SID_CONTACT_COMPLIANT, 0.8, theta);

@@ -59,6 +59,18 @@ sid_model *tu_random_model(unsigned seed, int njoint, int features, int floating
     return m;
 }
 
+void tu_dry_joints(sid_robot_desc *d)
+{
+    for (int j = 0; j < d->njoint; j++) {
+        sid_joint_desc *jd = &d->joint[j];
+        if (jd->type != SID_JOINT_REVOLUTE && jd->type != SID_JOINT_PRISMATIC) continue;
+        jd->friction_model = SID_FRICTION_DRY;
+        jd->coulomb = 0.05;
+        jd->has_stribeck = 0;
+        if (jd->motor != SID_MOTOR_NONE) jd->has_friction_load = 1, jd->friction_load = 0.05;
+    }
+}
+
 void tu_servos(sid_robot_desc *d, unsigned seed, double limit_lo, double limit_hi)
 {
     unsigned s = seed;

@@ -23,6 +23,9 @@ void tu_desc_free(sid_robot_desc *d);
  * torque limit (j % 3 == 0), a position servo without one (1), a velocity servo with one (2);
  * gear 1..3, kp 2..10, kd 0.1..1 and limits in [limit_lo, limit_hi], drawn from seed. */
 void tu_servos(sid_robot_desc *d, unsigned seed, double limit_lo, double limit_hi);
+/* Make every revolute and prismatic joint of d dry (Coulomb 0.05, no Stribeck term), the
+ * motorised ones with a load row (0.05), whose bound moves with the command. */
+void tu_dry_joints(sid_robot_desc *d);
 /* The index of parameter name in m; the test fails when m has none. */
 int tu_param(const sid_model *m, const char *name);
 /* tu_random_robot's model, with its first joint off the root link made free when floating
