@@ -91,17 +91,21 @@ void sid_delay_vjp_end(const sid_model *m, const double *theta, const sid_traj *
     }
 }
 
+/* col added to cols[0..n) unless there already: the rows' products count each entry once */
+static int add_col(int *cols, int n, int col)
+{
+    for (int c = 0; c < n; c++)
+        if (cols[c] == col) return n;
+    cols[n] = col;
+    return n + 1;
+}
+
 int sid_delay_jvp_cols(const sid_model *m, int nfree, const int *idx, int *cols)
 {
     int n = 0;
-    for (int d = 0; d < nfree; d++) cols[n++] = idx[d];
-    for (int b = 1; b < m->nbody; b++) {
-        if (m->body[b].p_delay < 0) continue;
-        const int ib = m->body[b].p_dof + P_TORQUE_BIAS;
-        int seen = 0;
-        for (int c = 0; c < n && !seen; c++) seen = cols[c] == ib;
-        if (!seen) cols[n++] = ib;
-    }
+    for (int d = 0; d < nfree; d++) n = add_col(cols, n, idx[d]);
+    for (int b = 1; b < m->nbody; b++)
+        if (m->body[b].p_delay >= 0) n = add_col(cols, n, m->body[b].p_dof + P_TORQUE_BIAS);
     return n;
 }
 

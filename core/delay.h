@@ -36,7 +36,7 @@ void sid_delay_u_vjp(const sid_model *m, const double *theta, const sid_traj *tr
 /* The earliest log sample the commands of interval k read (k itself without delays). */
 int sid_delay_first_sample(const sid_model *m, const double *theta, const sid_traj *tr, int k);
 /* The entries of theta where sid_delay_jvp_seed's thetadot can be nonzero, given the nfree
- * directions' own entries idx: idx, then each delayed joint's torque_bias not among them, into
+ * directions' own entries idx: idx, then each delayed joint's torque_bias, each entry once, into
  * cols (room for nfree + nbody); returns their count. */
 int sid_delay_jvp_cols(const sid_model *m, int nfree, const int *idx, int *cols);
 /* Forward mode for interval k: each direction's torque_bias tangent becomes its own seed (1 for

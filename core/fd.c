@@ -212,6 +212,8 @@ void sid_fd_jacobian_rows(const sid_model *m, const double *theta, sid_workspace
     const int nq = m->nq, nv = m->nv;
     double *thbar = ws->jbar, *e = thbar + m->nparam, *row = e + nv;
     const int mode = !fx && sid_rnea_vjp_rows_ok(m, ws, ncols, cols) ? VJP_AT_ROWS : VJP_AT;
+    double *ubar = ws->ubar;
+    ws->ubar = NULL;   /* the rows are no command's adjoint */
     memset(thbar, 0, sizeof(double) * (size_t)m->nparam);
     memset(e, 0, sizeof(double) * (size_t)nv);
     for (int i = 0; i < nv; i++) {
@@ -223,6 +225,7 @@ void sid_fd_jacobian_rows(const sid_model *m, const double *theta, sid_workspace
         for (int j = 0; j < nq + nv; j++) rows[(size_t)j * (size_t)nv + (size_t)i] = row[j];
         for (int c = 0; c < ncols; c++) rows[(size_t)(nq + nv + c) * (size_t)nv + (size_t)i] = thbar[cols[c]];
     }
+    ws->ubar = ubar;
 }
 
 /* x times column j of the rows, added to ad; a zero x adds nothing (most of a parameter
