@@ -6,6 +6,7 @@
 #
 #     bash tests/tools/lm_vs_lbfgs.sh 60 300     # the issue's case: 60 s log, 300 s limit each
 #     bash tests/tools/lm_vs_lbfgs.sh 10 300     # a 10 s log
+#     LMBENCH_OPTIMIZERS=lm bash tests/tools/lm_vs_lbfgs.sh 3600 3600   # an hour of data, LM only
 #
 # The data: arm7 (data/arm7/robot.json) with a Coulomb friction of half its viscous coefficient
 # (N*m per N*m*s/rad: arm7 has none, and a zero nominal cannot be "20-50 % off") is the
@@ -75,7 +76,7 @@ echo "arm7, ${T} s at 1 kHz, 28 joint parameters 20-50 % off, start states fitte
 echo "$(nproc) cores; $(uname -n); $(date -u +%FT%TZ)"
 printf '| optimizer | load before | stop | iterations | evaluations | fit wall [s] | worst q RMSE [rad] | worst param error | worst param |\n'
 printf '|---|---|---|---|---|---|---|---|---|\n'
-for opt in lbfgs lm; do
+for opt in ${LMBENCH_OPTIMIZERS:-lbfgs lm}; do
     load=$(cut -d' ' -f1-3 /proc/loadavg)
     $SYSID fit "$W/nominal.json" "$W/log.csv" -q --optimizer "$opt" --time-limit "$LIMIT" --substeps 1 \
         --free-only 'joints.*.armature' --free-only 'joints.*.friction.viscous' \
