@@ -617,7 +617,7 @@ typedef enum {
 /* The optimizer of a fit.
  *  SID_OPT_LBFGS: NLopt's L-BFGS on the loss and its adjoint gradient (the default).
  *  SID_OPT_LM:    trust-region Levenberg-Marquardt on the residuals' exact Jacobian (forward
- *                 mode; central differences for models without it: free joints, contact), see
+ *                 mode, every step variant), see
  *                 lm.c: each iteration solves (J^T J + lambda D) h = -J^T r in the scaled
  *                 variables, D = diag(J^T J), with every window's start state eliminated by its
  *                 Schur complement (cost linear in the number of windows; the reduced system is

@@ -64,7 +64,7 @@ jqt "$TMP/s2_r.json" '.settings.optimizer.method == "lm" and .stop == "max_iter"
     why+=" not an LM fit stopped after 2 iterations;"
 check "spec: \"optimizer\": { \"method\": \"lm\", \"max_iter\": 2 }" "$why"
 
-# ---- contact: no forward mode, the Jacobian from central differences (jacobian.c) ------------
+# ---- contact: the Jacobian by forward mode through the contact models (jacobian.c) ----------------
 "$SYSID" params "$FIX/box.json" --set links.box.mass=1.3 -o "$TMP/box.json" 2>"$TMP/err"
 for c in compliant hard; do
     run fit "$TMP/box.json" "$FIX/box_log.csv" --free links.box.mass --contact $c --optimizer lm -q \
@@ -73,8 +73,32 @@ for c in compliant hard; do
     [ "$rc" -eq 0 ] || why+=" exit $rc;"
     jqt "$TMP/box_r.json" '.stop == "converged" and .jacobians >= 1 and .loss.after < .loss.before' ||
         why+=" not converged with a lower loss;"
-    check "lm with $c contact (finite-difference Jacobian)" "$why"
+    check "lm with $c contact" "$why"
 done
+
+# ---- a stall is not convergence ----------------------------------------------------------------
+# arm7's first 2 s with every link's mass 30 % high and all 70 inertial parameters free within
+# [0.1, 10] x nominal: the bounds keep the inertia map off (README "Not yet"), LM's trial steps
+# turn unphysical, its damping climbs to steps below xtol while its Gauss-Newton model still
+# promises a quarter of the loss (L-BFGS goes on to 1.4e-7 from 4.7e-3). The report must not
+# call that converged.
+head -2001 data/arm7/log.csv >"$TMP/arm7_2s.csv"
+sets=()
+for l in 1 2 3 4 5 6 7; do
+    m=$(jq --arg l "link$l" '.links[] | select(.name == $l) | .mass' data/arm7/robot.json)
+    sets+=(--set "links.link$l.mass=$(awk -v m="$m" 'BEGIN { printf "%.17g", 1.3 * m }')")
+done
+"$SYSID" params data/arm7/robot.json "${sets[@]}" -o "$TMP/arm7_heavy.json" 2>"$TMP/err"
+free=(--free-only 'joints.*.armature' --free-only 'joints.*.friction.viscous')
+for l in 1 2 3 4 5 6 7; do free+=(--free-only "links.link$l.*"); done
+run fit "$TMP/arm7_heavy.json" "$TMP/arm7_2s.csv" --optimizer lm --substeps 1 "${free[@]}" --bounds '*=scale:0.1:10' \
+    -q -o "$TMP/stall.json" --report "$TMP/stall_r.json"
+why=""
+[ "$rc" -eq 0 ] || why+=" exit $rc;"
+jqt "$TMP/stall_r.json" '.stop == "roundoff_limited" and (.message | startswith("stalled"))' ||
+    why+=" stop $(jq -c '[.stop, .message]' "$TMP/stall_r.json" 2>/dev/null);"
+jqt "$TMP/stall_r.json" '.loss.after < .loss.before' || why+=" no lower loss reported;"
+check "lm stalled at steps below xtol: stop roundoff_limited, not converged" "$why"
 
 # ---- exit 2 --------------------------------------------------------------------------------------
 # bad NAME PLACE ARGS...: exit 2, "sysid: error:" naming PLACE, stdout empty, nothing written
