@@ -10,34 +10,24 @@
 
 #include <string.h>
 
-/* RMS of tau column i over the logs that have it, floored (a still, unloaded joint reads ~0). */
-static double tau_scale(const sid_traj *const *logs, int nlog, int i)
+/* RMS of tau column i over the logs that have it, from the last log's running sums (problem.c's
+ * column_scale), floored (a still, unloaded joint reads ~0). */
+static double tau_scale(const sid_problem *p, const double *last, int i)
 {
-    double s2 = 0;
-    long n = 0;
-    for (int l = 0; l < nlog; l++) {
-        const sid_traj *tr = logs[l];
-        if (!tr->tau || !tr->tau_has[i]) continue;
-        for (int k = 0; k < tr->n; k++) {
-            const double y = tr->tau[(size_t)k * (size_t)tr->nv + (size_t)i];
-            s2 += y * y;
-            n++;
-        }
-    }
+    const int nq = p->m->nqo, nv = p->m->nvo;
+    const double *has = last + SID_SUM_Q + 2 * nq + 2 * nv;
+    const double s2 = has[nv + i];
+    const long n = (long)has[2 * nv + i];
     const double rms = n ? sqrt(s2 / (double)n) : 1;
     return rms > 1e-3 ? rms : 1e-3;
 }
 
-sid_status sid_tau_setup(sid_problem *p, sid_error *err)
+sid_status sid_tau_setup(sid_problem *p, const double *last, sid_error *err)
 {
     const sid_model *m = p->m;
     if (!(p->o.weight_tau >= 0) || !isfinite(p->o.weight_tau))
         return sid_error_set(err, SID_ERR_INPUT, "weight_tau: expected a non-negative number, got %g", p->o.weight_tau);
-    int any = 0, push = 0;
-    for (int l = 0; l < p->nlog; l++) {
-        any |= p->logs[l]->tau != NULL;
-        push |= p->logs[l]->tau != NULL && p->logs[l]->push != NULL;
-    }
+    const int any = last[SID_SUM_RUN_TAU] != 0, push = last[SID_SUM_RUN_TAU_PUSH] != 0;
     p->tau_on = any && p->o.weight_tau > 0;
     if (!p->tau_on) return SID_OK;
     const char *no = m->nsphere > 0 || m->p_ground >= 0 ? "contact"
@@ -53,7 +43,7 @@ sid_status sid_tau_setup(sid_problem *p, sid_error *err)
                              "torque sensor residuals (weight_tau > 0): not supported with %s; set weight_tau 0", no);
     if (!(p->stau = sid_alloc(sizeof(double) * (size_t)(m->nv + 1))))
         return sid_error_set(err, SID_ERR_NOMEM, "out of memory");
-    for (int i = 0; i < m->nv; i++) p->stau[i] = tau_scale(p->logs, p->nlog, i);
+    for (int i = 0; i < m->nv; i++) p->stau[i] = i < m->nvo ? tau_scale(p, last, i) : 1e-3;
     return SID_OK;
 }
 
