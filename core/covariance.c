@@ -262,33 +262,50 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Pivots per order statistic and round of shard_median. */
+#define MEDIAN_PIVOTS 32
+
 /* The median of the values of all processes, each holding v[0..n-1] (>= 0), to the bit as one
  * process's quickselect finds it: the nd / 2-th smallest (and the one below for even nd) is
- * the least double x with at least k + 1 values <= x; non-negative doubles order as their bit
- * patterns, so x is found by bisection on the pattern, each round's counts summed over the
- * processes (this process's at its first chunk, a gather by chunk): 64 rounds at most. */
+ * the least double x with at least k + 1 values <= x. Non-negative doubles order as their bit
+ * patterns, so x is found by a search on the pattern: each round counts the values at or below
+ * MEDIAN_PIVOTS pivots spread over the interval left, summed over the processes (this
+ * process's counts at its first chunk, a gather by chunk), and keeps the part between the last
+ * pivot short of k + 1 and the first that reaches it: 33 times narrower a round, 13 rounds for
+ * the 2^63 patterns. */
 static sid_status shard_median(const sid_problem *p, double *v, long n, double *med, sid_error *err)
 {
-    double *cnt = sid_alloc(sizeof(double) * 2 * (size_t)p->nchunk);
+    enum { K = MEDIAN_PIVOTS };
+    double *cnt = sid_alloc(sizeof(double) * 2 * K * (size_t)p->nchunk);
     if (!cnt) return sid_error_set(err, SID_ERR_NOMEM, "out of memory");
     qsort(v, (size_t)n, sizeof(double), cmp_double);
-    uint64_t lo[2] = {0, 0}, hi[2] = {0x7ff0000000000000u, 0x7ff0000000000000u};   /* +inf */
+    uint64_t lo[2] = {0, 0}, hi[2] = {0x7ff0000000000000u, 0x7ff0000000000000u};   /* +inf: all values */
+    uint64_t piv[2][K];
+    int npiv[2] = {0, 0};
     long nd = 0, k[2] = {0, 0};
     sid_status s = SID_OK;
     for (int round = 0; !s; round++) {
-        double x[2];
-        for (int j = 0; j < 2; j++) {
-            const uint64_t mid = lo[j] + (hi[j] - lo[j]) / 2;
-            memcpy(&x[j], &mid, sizeof mid);
+        for (int j = 0; j < 2; j++) {   /* pivots lo <= piv < hi, increasing */
+            const uint64_t span = hi[j] - lo[j], step = span / (K + 1);
+            npiv[j] = !round ? 0 : step ? K : (int)span;
+            for (int i = 0; i < npiv[j]; i++) piv[j][i] = step ? lo[j] + step * (uint64_t)(i + 1) - 1 : lo[j] + (uint64_t)i;
         }
-        memset(cnt, 0, sizeof(double) * 2 * (size_t)p->nchunk);
+        memset(cnt, 0, sizeof(double) * 2 * K * (size_t)p->nchunk);
+        double *mine = cnt + 2 * K * (size_t)p->chunk_lo;
         if (p->chunk_lo < p->chunk_hi) {
-            cnt[2 * p->chunk_lo] = (double)(round ? count_le(v, n, x[0]) : n);
-            cnt[2 * p->chunk_lo + 1] = (double)(round ? count_le(v, n, x[1]) : 0);
+            if (!round) mine[0] = (double)n;
+            for (int j = 0; j < 2; j++)
+                for (int i = 0; i < npiv[j]; i++) {
+                    double x;
+                    memcpy(&x, &piv[j][i], sizeof x);
+                    mine[j * K + i] = (double)count_le(v, n, x);
+                }
         }
-        if ((s = sid_problem_gather(p, cnt, 2 * sizeof(double), 0, err))) break;
-        double tot[2] = {0, 0};
-        for (int c = 0; c < p->nchunk; c++) tot[0] += cnt[2 * c], tot[1] += cnt[2 * c + 1];
+        if ((s = sid_problem_gather(p, cnt, 2 * K * sizeof(double), 0, err))) break;
+        double tot[2 * K];
+        memset(tot, 0, sizeof tot);
+        for (int c = 0; c < p->nchunk; c++)
+            for (int i = 0; i < 2 * K; i++) tot[i] += cnt[(size_t)c * 2 * K + (size_t)i];
         if (!round) {   /* the count of all values */
             nd = (long)tot[0];
             k[0] = nd / 2, k[1] = nd % 2 == 0 ? nd / 2 - 1 : nd / 2;
@@ -296,10 +313,10 @@ static sid_status shard_median(const sid_problem *p, double *v, long n, double *
             continue;
         }
         for (int j = 0; j < 2; j++) {
-            const uint64_t mid = lo[j] + (hi[j] - lo[j]) / 2;
-            if (lo[j] >= hi[j]) continue;
-            if ((long)tot[j] >= k[j] + 1) hi[j] = mid;
-            else lo[j] = mid + 1;
+            int i = 0;
+            while (i < npiv[j] && (long)tot[j * K + i] < k[j] + 1) i++;
+            if (i < npiv[j]) hi[j] = piv[j][i];
+            if (i > 0) lo[j] = piv[j][i - 1] + 1;
         }
         if (lo[0] >= hi[0] && lo[1] >= hi[1]) break;
     }
