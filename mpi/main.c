@@ -48,7 +48,10 @@ static int run(int argc, char **argv)
         printf("usage: %s\n\n"
                "The fit of `sysid fit` (see `sysid fit --help`), its windows shared by the N ranks\n"
                "(mpirun, srun); outputs byte-identical to `sysid fit` for any N and any --threads.\n"
-               "Rank 0 prints and writes. A rank that fails stops every rank, nothing written.\n", usage);
+               "Each rank reads only the logs its windows need; with \"window\": \"auto\", torque sensor\n"
+               "residuals (weight_tau > 0) or --html every rank reads every log (rank 0 says so).\n"
+               "Rank 0 prints and writes. A rank that fails stops every rank, nothing written.\n"
+               "SYSID_MPI_STATS=1: each rank's logs read, CPU time, peak memory, and the traffic.\n", usage);
         return EXIT_OK;
     }
     if (argc >= 2 && !strcmp(argv[1], "--version")) {
