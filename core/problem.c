@@ -283,10 +283,11 @@ sid_status sid_problem_create(sid_problem **out, const sid_model *m, const sid_t
         double *cur = sum + (size_t)(l % 2) * nsum;
         sid_log_sums(m, logs[l], l ? sum + (size_t)((l + 1) % 2) * nsum : NULL, cur);
         if (cur[SID_SUM_POS] != l) {
+            const double made = cur[SID_SUM_POS] + 1;
             sid_free(sum);
             sid_problem_free(p);
             return sid_error_set(err, SID_ERR_INPUT, "log %d: a stub made as log %g of another list of logs", l + 1,
-                                 cur[SID_SUM_POS] + 1);
+                                 made);
         }
     }
     const double *last = sum + (size_t)((nlog - 1) % 2) * nsum;
