@@ -131,6 +131,12 @@ grep -q "sysid-mpi: every rank reads every log: \"window\": \"auto\" cross-valid
     why+=" does not say every rank reads every log;"
 ! grep -q "logs read in full" "$TMP/err" || why+=" the ranks read their logs only;"
 check "mpirun -n 2 --window auto: every rank reads every log, and rank 0 says why" "$why"
+run fit "$ROBOT" "${LOGS[@]}" -c "$SPEC" --weight-tau 1 -q --threads 1 -o "$TMP/wt.json" --report "$TMP/wt_r.json"
+mrun 3 fit "$ROBOT" "${LOGS[@]}" -c "$SPEC" --weight-tau 1 --threads 1 -o "$TMP/wt_3.json" --report "$TMP/wt_3_r.json"
+same "mpirun -n 3 --weight-tau 1: the bytes of sysid fit" wt wt_3
+why=""
+grep -q "sysid-mpi: every rank reads every log: torque sensor residuals" "$TMP/err" || why+=" does not say why;"
+check "mpirun -n 3 --weight-tau 1: every rank reads every log, and rank 0 says why" "$why"
 
 # ---- what sysid-mpi refuses ----------------------------------------------------------------------
 mrun 2 simulate "$ROBOT" "$TMP/a.csv"
