@@ -358,7 +358,6 @@ int cmd_fit(int argc, char **argv)
     }
     /* several ranks read only the logs their windows need, unless the fit needs them all */
     const char *all_why = spec.window_auto ? "\"window\": \"auto\" cross-validates on every log"
-                          : spec.w_tau > 0 ? "torque sensor residuals (weight_tau > 0) are scored on every log"
                           : a.html         ? "--html plots every log"
                                            : NULL;
     char (*digest)[65] = calloc((size_t)(nlog + nval), sizeof *digest);

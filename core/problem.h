@@ -63,12 +63,12 @@ struct sid_problem {
 /* A log's summary (sid_log_summarize, traj_stub.c): its samples, which columns it has, its
  * velocity noise and its place in its list of logs; then the running sums over the list's logs
  * up to and including it, in the order one pass over them all adds (so the last log's are the
- * residual scales' sums, the same bits whoever computes which log's): samples, samples with
+ * residual scales' sums, the same bits whoever computes which log's); its tau columns: samples, samples with
  * qd, whether a log has tau columns (and pushes with them); q's sums and sums of squares (nqo
  * each), qd's (nvo each), per velocity coordinate whether a log has its tau column, the tau
  * sum of squares and count (nvo each). */
 enum {
-    SID_SUM_N, SID_SUM_HAS_QD, SID_SUM_HAS_TAU, SID_SUM_HAS_PUSH, SID_SUM_VEL_NOISE, SID_SUM_POS,
+    SID_SUM_N, SID_SUM_HAS_QD, SID_SUM_HAS_TAU, SID_SUM_HAS_PUSH, SID_SUM_VEL_NOISE, SID_SUM_POS, SID_SUM_TAU_COLS,
     SID_SUM_RUN_N, SID_SUM_RUN_NQD, SID_SUM_RUN_TAU, SID_SUM_RUN_TAU_PUSH, SID_SUM_Q
 };
 /* A stub's summary; NULL for a loaded log. */

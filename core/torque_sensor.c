@@ -49,6 +49,8 @@ sid_status sid_tau_setup(sid_problem *p, const double *last, sid_error *err)
 
 int sid_tau_sample_rows(const sid_problem *p, const sid_traj *tr)
 {
+    const double *stub = sid_traj_summary_of(tr);
+    if (stub) return p->tau_on ? (int)stub[SID_SUM_TAU_COLS] : 0;
     if (!p->tau_on || !tr->tau) return 0;
     int n = 0;
     for (int i = 0; i < tr->nv; i++) n += tr->tau_has[i] != 0;
@@ -187,16 +189,22 @@ sid_status sid_problem_rmse_tau(sid_problem *p, const double *theta, double *rms
      * reading); with readings scored there are no hidden ones (sid_tau_setup refuses backlash) */
     for (int i = 0; i < m->nvo; i++) rmse_tau[i] = 0;
     if (!p->tau_on) return SID_OK;
-    long *n = sid_alloc(sizeof(long) * (size_t)(nv + 1));
+    /* per window: its status, then each coordinate's sum of squared errors and count; this
+     * process's windows (with a shard, those of its chunks: of logs it holds), the others'
+     * gathered, added in window order */
+    const size_t unit = 2 * (size_t)nv + 1;
+    double *part = sid_alloc(sizeof(double) * unit * (size_t)p->nwin);
     double *a = sid_alloc(sizeof(double) * (size_t)(3 * nv + nq + 1)), *tau = a + nv, *qs = tau + nv;
-    if (!n || !a) {
-        sid_free(n), sid_free(a);
+    if (!part || !a) {
+        sid_free(part), sid_free(a);
         return sid_error_set(err, SID_ERR_NOMEM, "out of memory");
     }
+    const int w0 = p->chunk_lo * p->chunk_windows, w1 = p->chunk_hi * p->chunk_windows;
     sid_status s = SID_OK;
-    for (int w = 0; w < p->nwin && !s; w++) {
+    for (int w = w0; w < w1 && w < p->nwin && !s; w++) {
         const window *win = &p->win[w];
         const sid_traj *tr = p->logs[win->log];
+        double *sum = part + unit * (size_t)w + 1, *cnt = sum + nv;
         if (!tr->tau) continue;
         const size_t len = (size_t)(win->rb - win->k0 + 1);
         double *q = sid_alloc(sizeof(double) * len * (size_t)nq), *v = sid_alloc(sizeof(double) * len * (size_t)nv);
@@ -216,13 +224,31 @@ sid_status sid_problem_rmse_tau(sid_problem *p, const double *theta, double *rms
                 int pg;
                 gain_bias(m, theta, i, &g, &bb, &pg);
                 const double d = g * tau[i] + bb - tr->tau[(size_t)k * (size_t)nv + (size_t)i];
-                rmse_tau[i] += d * d;
-                n[i]++;
+                sum[i] += d * d;
+                cnt[i]++;
             }
         }
+        part[unit * (size_t)w] = s;
         sid_free(q), sid_free(v);
     }
-    for (int i = 0; i < nv; i++) rmse_tau[i] = n[i] ? sqrt(rmse_tau[i] / (double)n[i]) : 0;
-    sid_free(n), sid_free(a);
+    sid_error gerr = {0};
+    sid_status gs = sid_problem_gather(p, part, sizeof(double) * unit, 1, &gerr);
+    double *n = a;   /* the counts, over the scratch */
+    for (int i = 0; i < nv; i++) n[i] = 0;
+    for (int w = 0; !gs && w < p->nwin; w++) {
+        const double *pw = part + unit * (size_t)w;
+        const sid_status sw = (sid_status)pw[0];
+        if (sw) {   /* the first window that failed, for every process */
+            if (w < w0 || w >= w1) s = sid_error_set(err, sw, "torque sensor RMSE: window %d failed on another process", w + 1);
+            break;
+        }
+        for (int i = 0; i < nv; i++) rmse_tau[i] += pw[1 + i], n[i] += pw[1 + nv + i];
+    }
+    if (gs) {
+        if (err) *err = gerr;
+        s = gs;
+    }
+    for (int i = 0; i < nv; i++) rmse_tau[i] = n[i] > 0 ? sqrt(rmse_tau[i] / n[i]) : 0;
+    sid_free(part), sid_free(a);
     return s;
 }

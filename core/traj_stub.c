@@ -62,6 +62,8 @@ void sid_log_sums(const sid_model *m, const sid_traj *tr, const double *prev, do
     s[SID_SUM_HAS_PUSH] = tr->push != NULL;
     s[SID_SUM_VEL_NOISE] = 0;
     s[SID_SUM_POS] = prev ? prev[SID_SUM_POS] + 1 : 0;
+    s[SID_SUM_TAU_COLS] = 0;
+    for (int i = 0; tr->tau && i < nv; i++) s[SID_SUM_TAU_COLS] += tr->tau_has[i] != 0;
     s[SID_SUM_RUN_N] += tr->n;
     s[SID_SUM_RUN_NQD] += tr->qd ? tr->n : 0;
     if (tr->tau) s[SID_SUM_RUN_TAU] = 1;

@@ -232,8 +232,11 @@ int shard_read_logs(const cmd_fit_logs *l, sid_error *err)
         for (int j = 0; j < ntot && k + 16 < sizeof list; j++)
             if (need[j])
                 k += (size_t)snprintf(list + k, sizeof list - k, " %d", j + 1);
-        ranks_say("sysid-mpi: rank %d of %d: logs read in full:%s (of %d; the count pass read %d..%d)",
-                  rank, size, k ? list : " none", ntot, j0 + 1, j1);
+        char share[48] = "none";
+        if (j1 > j0)
+            snprintf(share, sizeof share, "%d..%d", j0 + 1, j1);
+        ranks_say("sysid-mpi: rank %d of %d: logs read in full:%s (of %d; the count pass read %s)", rank, size,
+                  k ? list : " none", ntot, share);
     }
     rc = 0;
     goto done;
