@@ -34,6 +34,7 @@ typedef struct {
     int nlog, nval;               /* logs to fit, then --validate logs */
     const char *const *path;      /* (nlog + nval) */
     const char *all_why;          /* NULL, or what needs every log on every rank */
+    const char *first_why;        /* NULL, or what needs every log on the first rank (it writes) */
     sid_traj **tr;                /* (nlog + nval) out: the logs, or stubs */
     char (*sha256)[65];           /* (nlog + nval) out: each log's digest for the report (readfile.h) */
 } cmd_fit_logs;

@@ -357,11 +357,10 @@ int cmd_fit(int argc, char **argv)
         goto done;
     }
     /* several ranks read only the logs their windows need, unless the fit needs them all */
-    const char *all_why = spec.window_auto ? "\"window\": \"auto\" cross-validates on every log"
-                          : a.html         ? "--html plots every log"
-                                           : NULL;
+    const char *all_why = spec.window_auto ? "\"window\": \"auto\" cross-validates on every log" : NULL;
     char (*digest)[65] = calloc((size_t)(nlog + nval), sizeof *digest);
-    const cmd_fit_logs logs = { m, &spec, nlog, nval, paths, all_why, tr, digest };
+    const cmd_fit_logs logs = { m, &spec, nlog, nval, paths, all_why, a.html ? "--html plots every log" : NULL, tr,
+                                digest };
     const int loaded = !digest ? -1 : cmd_fit_embed.load_logs ? cmd_fit_embed.load_logs(&logs, &err) : 1;
     if (!digest)
         sid_error_set(&err, SID_ERR_NOMEM, "out of memory");

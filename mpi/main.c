@@ -10,8 +10,8 @@
  *
  * Each rank reads in full only the logs its chunks of windows touch (shard_read.h), after a
  * count pass that gives every rank every log's times and summary; where the fit needs every
- * log's data on every rank ("window": "auto", --html), every rank reads
- * every log and rank 0 says so.
+ * log's data on every rank ("window": "auto"), every rank reads every log,
+ * and with --html rank 0 does (it plots them); rank 0 says so.
  *
  * Faults to test with (ranks.c, tests/cli_mpi.sh): on rank SYSID_MPI_FAULT_RANK, the command
  * line's argument OLD is NEW if SYSID_MPI_FAULT_ARG=OLD=NEW (a bad log on one rank), and its
@@ -48,8 +48,8 @@ static int run(int argc, char **argv)
         printf("usage: %s\n\n"
                "The fit of `sysid fit` (see `sysid fit --help`), its windows shared by the N ranks\n"
                "(mpirun, srun); outputs byte-identical to `sysid fit` for any N and any --threads.\n"
-               "Each rank reads only the logs its windows need; with \"window\": \"auto\" or --html every\n"
-               "rank reads every log (rank 0 says so).\n"
+               "Each rank reads only the logs its windows need; with \"window\": \"auto\" every rank reads\n"
+               "every log, with --html rank 0 does (it says so).\n"
                "Rank 0 prints and writes. A rank that fails stops every rank, nothing written.\n"
                "SYSID_MPI_STATS=1: each rank's logs read, CPU time, peak memory, and the traffic.\n", usage);
         return EXIT_OK;

@@ -207,6 +207,12 @@ int shard_read_logs(const cmd_fit_logs *l, sid_error *err)
     lo.estimate_start = 0;
     if (l->nval)
         sid_shard_logs_needed((const sid_traj *const *)l->tr + l->nlog, l->nval, &lo, &shard, need + l->nlog);
+    if (l->first_why && rank == 0) {   /* rank 0 writes what needs them all */
+        for (int j = 0; j < ntot; j++)
+            need[j] = 1;
+        if (!cli_quiet)
+            fprintf(stderr, "sysid-mpi: rank 0 reads every log: %s\n", l->first_why);
+    }
     for (int j = 0; j < ntot; j++) {
         if (need[j] == sid_traj_is_stub(l->tr[j])) {
             sid_traj *had = l->tr[j];

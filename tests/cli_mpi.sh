@@ -131,6 +131,18 @@ grep -q "sysid-mpi: every rank reads every log: \"window\": \"auto\" cross-valid
     why+=" does not say every rank reads every log;"
 ! grep -q "logs read in full" "$TMP/err" || why+=" the ranks read their logs only;"
 check "mpirun -n 2 --window auto: every rank reads every log, and rank 0 says why" "$why"
+# --html plots every log: rank 0 (which writes it) reads them all, the others only theirs
+run fit "$ROBOT" "${LOGS4[@]}" -c "$SPEC" -q --threads 1 -o "$TMP/h.json" --report "$TMP/h_r.json" --html "$TMP/h.html"
+SYSID_MPI_STATS=1 mrun 3 fit "$ROBOT" "${LOGS4[@]}" -c "$SPEC" --threads 1 -o "$TMP/h_3.json" --report "$TMP/h_3_r.json" \
+    --html "$TMP/h_3.html"
+same "mpirun -n 3 --html: the bytes of sysid fit" h h_3
+why=""
+cmp -s "$TMP/h.html" "$TMP/h_3.html" || why+=" the page differs from sysid fit's;"
+grep -q "sysid-mpi: rank 0 reads every log: --html plots every log" "$TMP/err" || why+=" rank 0 does not say so;"
+grep -q "rank 0 of 3: logs read in full: 1 2 3 4 5 (of 5" "$TMP/err" || why+=" rank 0 did not read every log;"
+[ "$(grep -c "logs read in full: 1 2 3 4 5 (of 5" "$TMP/err")" -eq 1 ] || why+=" another rank read every log;"
+check "mpirun -n 3 --html: rank 0 reads every log and writes the page of sysid fit" "$why"
+
 # torque sensor readings scored (their RMSE per window, gathered): three logs of the double
 # pendulum, two with made-up readings (cli_torque.sh's), one without
 DP=data/double_pendulum
