@@ -27,6 +27,18 @@ int cmd_export(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_excite(int argc, char **argv);
 
+/* The logs of one fit, for cmd_fit_embedding.load_logs. */
+typedef struct {
+    const sid_model *m;
+    const fitspec *spec;
+    int nlog, nval;               /* logs to fit, then --validate logs */
+    const char *const *path;      /* (nlog + nval) */
+    const char *all_why;          /* NULL, or what needs every log on every rank */
+    const char *first_why;        /* NULL, or what needs every log on the first rank (it writes) */
+    sid_traj **tr;                /* (nlog + nval) out: the logs, or stubs */
+    char (*sha256)[65];           /* (nlog + nval) out: each log's digest for the report (readfile.h) */
+} cmd_fit_logs;
+
 /* What a program that runs `sysid fit` as one of several processes (mpi/main.c: the ranks of
  * one fit) changes; all zero (the default) is plain `sysid fit`. With interrupt, the fit reads
  * that flag (the ranks' agreed one) instead of its own signal flag, which cmd_fit_signal()
@@ -37,6 +49,11 @@ typedef struct {
     volatile const int *interrupt;
     int no_output;
     void (*before_write)(void);   /* called where the outputs would be written (may not return) */
+    /* With load_logs, the logs are its to read (mpi/shard_read.c: each rank only those its
+     * windows need, stubs of the others, sid_traj_stub): returns 0 with every tr[j] and
+     * sha256[j] set, -1 with err set, or 1: read them all here as sysid fit does (all_why says why the
+     * fit needs every log's data). */
+    int (*load_logs)(const cmd_fit_logs *l, sid_error *err);
 } cmd_fit_embedding;
 extern cmd_fit_embedding cmd_fit_embed;
 int cmd_fit_signal(void);

@@ -356,7 +356,25 @@ int cmd_fit(int argc, char **argv)
                   "ranks, whose clocks would stop the fit at different iterations; use --max-iter");
         goto done;
     }
-    for (int j = 0; j < nlog + nval; j++) {
+    /* several ranks read only the logs their windows need, unless the fit needs them all */
+    const char *all_why = spec.window_auto ? "\"window\": \"auto\" cross-validates on every log" : NULL;
+    char (*digest)[65] = calloc((size_t)(nlog + nval), sizeof *digest);
+    const cmd_fit_logs logs = { m, &spec, nlog, nval, paths, all_why, a.html ? "--html plots every log" : NULL, tr,
+                                digest };
+    const int loaded = !digest ? -1 : cmd_fit_embed.load_logs ? cmd_fit_embed.load_logs(&logs, &err) : 1;
+    if (!digest)
+        sid_error_set(&err, SID_ERR_NOMEM, "out of memory");
+    for (int j = 0; !loaded && j < nlog + nval; j++) {
+        in[j].path = paths[j];
+        memcpy(in[j].sha256, digest[j], sizeof in[j].sha256);
+        in[j].samples = tr[j]->n;
+    }
+    free(digest);
+    if (loaded < 0) {
+        rc = cli_fail(&err);
+        goto done;
+    }
+    for (int j = 0; loaded && j < nlog + nval; j++) {
         const char *path = log_path(&a, j);
         if (traj_csv_load(path, m, &spec.columns, &tr[j], &err) || hash_input(&in[j], path, &err)) {
             rc = cli_fail(&err);

@@ -52,6 +52,8 @@
 #include "student_t.h"
 
 #include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Memory and work limits of the refinements (beyond them: the pooled sigma^2, and G - 1 for
@@ -232,15 +234,119 @@ static double kth_smallest(double *v, long n, long k)
     return v[k];
 }
 
+/* The logs whose second differences process p counts: with a shard, each log's by the process
+ * that runs its first window (which holds it); in own[l]. */
+static void own_logs(const sid_problem *p, int *own)
+{
+    const int w0 = p->chunk_lo * p->chunk_windows, w1 = p->chunk_hi * p->chunk_windows;
+    for (int l = 0; l < p->nlog; l++) own[l] = !p->shard.size;
+    for (int w = 0; p->shard.size && w < p->nwin; w++)
+        if ((w == 0 || p->win[w - 1].log != p->win[w].log) && w >= w0 && w < w1) own[p->win[w].log] = 1;
+}
+
+/* How many of the sorted v[0..n-1] are <= x. */
+static long count_le(const double *v, long n, double x)
+{
+    long lo = 0, hi = n;
+    while (lo < hi) {
+        const long mid = lo + (hi - lo) / 2;
+        if (v[mid] <= x) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Pivots per order statistic and round of shard_median. */
+#define MEDIAN_PIVOTS 32
+
+/* The median of the values of all processes, each holding v[0..n-1] (>= 0), to the bit as one
+ * process's quickselect finds it: the nd / 2-th smallest (and the one below for even nd) is
+ * the least double x with at least k + 1 values <= x. Non-negative doubles order as their bit
+ * patterns, so x is found by a search on the pattern: each round counts the values at or below
+ * MEDIAN_PIVOTS pivots spread over the interval left, summed over the processes (this
+ * process's counts at its first chunk, a gather by chunk), and keeps the part between the last
+ * pivot short of k + 1 and the first that reaches it: 33 times narrower a round, 13 rounds for
+ * the 2^63 patterns. */
+static sid_status shard_median(const sid_problem *p, double *v, long n, double *med, sid_error *err)
+{
+    enum { K = MEDIAN_PIVOTS };
+    double *cnt = sid_alloc(sizeof(double) * 2 * K * (size_t)p->nchunk);
+    if (!cnt) return sid_error_set(err, SID_ERR_NOMEM, "out of memory");
+    qsort(v, (size_t)n, sizeof(double), cmp_double);
+    uint64_t lo[2] = {0, 0}, hi[2] = {0x7ff0000000000000u, 0x7ff0000000000000u};   /* +inf: all values */
+    uint64_t piv[2][K];
+    int npiv[2] = {0, 0};
+    long nd = 0, k[2] = {0, 0};
+    sid_status s = SID_OK;
+    for (int round = 0; !s; round++) {
+        for (int j = 0; j < 2; j++) {   /* pivots lo <= piv < hi, increasing */
+            const uint64_t span = hi[j] - lo[j], step = span / (K + 1);
+            npiv[j] = !round ? 0 : step ? K : (int)span;
+            for (int i = 0; i < npiv[j]; i++) piv[j][i] = step ? lo[j] + step * (uint64_t)(i + 1) - 1 : lo[j] + (uint64_t)i;
+        }
+        memset(cnt, 0, sizeof(double) * 2 * K * (size_t)p->nchunk);
+        double *mine = cnt + 2 * K * (size_t)p->chunk_lo;
+        if (p->chunk_lo < p->chunk_hi) {
+            if (!round) mine[0] = (double)n;
+            for (int j = 0; j < 2; j++)
+                for (int i = 0; i < npiv[j]; i++) {
+                    double x;
+                    memcpy(&x, &piv[j][i], sizeof x);
+                    mine[j * K + i] = (double)count_le(v, n, x);
+                }
+        }
+        if ((s = sid_problem_gather(p, cnt, 2 * K * sizeof(double), 0, err))) break;
+        double tot[2 * K];
+        memset(tot, 0, sizeof tot);
+        for (int c = 0; c < p->nchunk; c++)
+            for (int i = 0; i < 2 * K; i++) tot[i] += cnt[(size_t)c * 2 * K + (size_t)i];
+        if (!round) {   /* the count of all values */
+            nd = (long)tot[0];
+            k[0] = nd / 2, k[1] = nd % 2 == 0 ? nd / 2 - 1 : nd / 2;
+            if (!nd) break;
+            continue;
+        }
+        for (int j = 0; j < 2; j++) {
+            int i = 0;
+            while (i < npiv[j] && (long)tot[j * K + i] < k[j] + 1) i++;
+            if (i < npiv[j]) hi[j] = piv[j][i];
+            if (i > 0) lo[j] = piv[j][i - 1] + 1;
+        }
+        if (lo[0] >= hi[0] && lo[1] >= hi[1]) break;
+    }
+    *med = 0;
+    if (!s && nd) {
+        double a, b;
+        memcpy(&a, &lo[0], sizeof a);
+        memcpy(&b, &lo[1], sizeof b);
+        *med = nd % 2 == 0 ? 0.5 * (a + b) : a;
+    }
+    sid_free(cnt);
+    return s;
+}
+
 /* The residual diagnostics from the per-channel sums ch (nchan x 3, as sid_normal_extra). */
 static sid_status diagnose(const sid_problem *p, const double *ch, sid_covariance_result *out, sid_error *err)
 {
     const sid_model *m = p->m;
     const int nq = m->nqo, nv = m->nvo, nc = nq + nv;   /* the logged coordinates (backlash.h) */
     long nsamp = 0;
-    for (int l = 0; l < p->nlog; l++) nsamp += p->logs[l]->n;
+    int *own = sid_alloc(sizeof(int) * (size_t)p->nlog);
+    if (!own) return sid_error_set(err, SID_ERR_NOMEM, "out of memory");
+    own_logs(p, own);
+    for (int l = 0; l < p->nlog; l++)
+        if (own[l]) nsamp += p->logs[l]->n;
     double *d2 = sid_alloc(sizeof(double) * (size_t)(nsamp > 0 ? nsamp : 1));
-    if (!d2) return sid_error_set(err, SID_ERR_NOMEM, "out of memory");
+    if (!d2) {
+        sid_free(own);
+        return sid_error_set(err, SID_ERR_NOMEM, "out of memory");
+    }
     out->nchan = nc;
     out->worst_lag1 = out->worst_ratio = -1;
     out->rms_over_noise = 0;
@@ -256,12 +362,18 @@ static sid_status diagnose(const sid_problem *p, const double *ch, sid_covarianc
             const sid_traj *tr = p->logs[l];
             const double *y = c < nq ? tr->q : tr->qd;
             const int stride = c < nq ? nq : nv, i = c < nq ? c : c - nq;
-            if (!y) continue;
+            if (!y || !own[l]) continue;
             for (int k = 1; k + 1 < tr->n; k++)
                 d2[nd++] = fabs(y[(size_t)(k + 1) * stride + i] - 2 * y[(size_t)k * stride + i] + y[(size_t)(k - 1) * stride + i]);
         }
         double med = 0;
-        if (nd) {
+        if (p->shard.size) {
+            sid_status s = shard_median(p, d2, nd, &med, err);
+            if (s) {
+                sid_free(d2), sid_free(own);
+                return s;
+            }
+        } else if (nd) {
             med = kth_smallest(d2, nd, nd / 2);
             if (nd % 2 == 0) med = 0.5 * (med + kth_smallest(d2, nd / 2, nd / 2 - 1));   /* the lower half's largest */
         }
@@ -287,6 +399,7 @@ static sid_status diagnose(const sid_problem *p, const double *ch, sid_covarianc
     }
     out->mismatch = !out->residuals_white || out->rms_over_noise > SID_DIAG_RMS_RATIO;
     sid_free(d2);
+    sid_free(own);
     return SID_OK;
 }
 
@@ -333,8 +446,7 @@ sid_status sid_problem_covariance(sid_problem *p, const double *theta, const dou
     const int n = nfree, nx = sid_model_nq(m) + sid_model_nv(m), ns = sid_problem_estimates_start(p) ? nx : 0;
     const int nwin = sid_problem_nwindows(p);
     if (n < 1 || n > SID_MAX_FREE) return sid_error_set(err, SID_ERR_INPUT, "covariance: %d free parameters (1..%d)", n, SID_MAX_FREE);
-    long nres = 0;
-    for (int w = 0; w < nwin; w++) nres += sid_problem_window_rows(p, w);
+    const long nres = sid_problem_nresiduals(p);   /* every window's rows (sid_problem_window_rows), counted once */
     const int nc = m->nqo + m->nvo + 1;   /* the logged coordinates' channels and the other rows' */
     const size_t nn = (size_t)n * (size_t)n;
     const int per_channel = (size_t)nc * nn <= COV_CHANNEL_DOUBLES;

@@ -12,7 +12,7 @@ sid_status sid_problem_rmse(sid_problem *p, const double *theta, const double *x
     for (int w = 0; w < p->nwin; w++) {
         const int ns = p->win[w].rb - p->win[w].ra + 1;
         nsamp += ns;
-        if (p->logs[p->win[w].log]->qd) nsamp_qd += ns;
+        if (sid_traj_has_velocities(p->logs[p->win[w].log])) nsamp_qd += ns;
     }
     /* per chunk: q's squared errors at [0, nqo), qd's at [nq, nq + nvo) (the state's layout) */
     for (int i = 0; i < nx; i++) {

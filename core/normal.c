@@ -152,11 +152,7 @@ sid_status sid_normal_run_extra(sid_problem *p, const double *theta, const doubl
     const sid_model *m = sid_problem_model(p);
     const int n = nfree, nx = sid_model_nq(m) + sid_model_nv(m), ns = sid_problem_estimates_start(p) ? nx : 0;
     const int ncol = n + ns, nwin = sid_problem_nwindows(p), nlane = p->nlane;
-    int maxrows = 1;
-    for (int w = 0; w < nwin; w++) {
-        const int rows = sid_problem_window_rows(p, w);
-        if (rows > maxrows) maxrows = rows;
-    }
+    const int maxrows = p->max_rows > 1 ? p->max_rows : 1;
     const int cap = (size_t)maxrows < BLOCK_DOUBLES / (size_t)ncol ? maxrows : (int)(BLOCK_DOUBLES / (size_t)ncol);
     sid_normal_sums *S = sid_alloc(sizeof(sid_normal_sums) * (size_t)nlane);
     sid_status s = SID_OK;

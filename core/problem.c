@@ -88,11 +88,17 @@ void sid_shard_set_default(const sid_shard *s)
     default_shard = s ? *s : (sid_shard){0};
 }
 
+/* Process s's chunks of nchunk: [*lo, *hi). */
+static void shard_range(const sid_shard *s, int nchunk, int *lo, int *hi)
+{
+    *lo = s->size ? (int)((long)nchunk * s->rank / s->size) : 0;
+    *hi = s->size ? (int)((long)nchunk * (s->rank + 1) / s->size) : nchunk;
+}
+
 void sid_problem_set_shard(sid_problem *p, const sid_shard *s)
 {
     p->shard = s && s->size > 1 ? *s : (sid_shard){0};
-    p->chunk_lo = p->shard.size ? (int)((long)p->nchunk * p->shard.rank / p->shard.size) : 0;
-    p->chunk_hi = p->shard.size ? (int)((long)p->nchunk * (p->shard.rank + 1) / p->shard.size) : p->nchunk;
+    shard_range(&p->shard, p->nchunk, &p->chunk_lo, &p->chunk_hi);
 }
 
 sid_status sid_problem_gather(const sid_problem *p, void *buf, size_t unit, int by_window, sid_error *err)
@@ -181,27 +187,51 @@ static int cut_windows(const sid_traj *tr, int l, double len, window *w)
     return n;
 }
 
-/* Standard deviation of column i over all logs, floored so a still joint cannot blow up. */
-static double column_scale(const sid_traj *const *logs, int nlog, int velocity, int i)
+/* Standard deviation of column i over all logs, from the last log's running sums (its summary:
+ * the sums of one pass over every log's samples in order), floored so a still joint cannot
+ * blow up. */
+static double column_scale(const sid_problem *p, const double *last, int velocity, int i)
 {
-    double s1 = 0, s2 = 0;
-    long n = 0;
-    for (int l = 0; l < nlog; l++) {
-        const sid_traj *tr = logs[l];
-        const double *x = velocity ? tr->qd : tr->q;
-        const int stride = velocity ? tr->nv : tr->nq;
-        if (!x) continue;
-        for (int k = 0; k < tr->n; k++) {
-            const double y = x[(size_t)k * (size_t)stride + (size_t)i];
-            s1 += y;
-            s2 += y * y;
-            n++;
-        }
-    }
+    const int nq = p->m->nqo, nv = p->m->nvo;
+    const double *x1 = last + SID_SUM_Q + (velocity ? 2 * nq : 0), *x2 = x1 + (velocity ? nv : nq);
+    const double s1 = x1[i], s2 = x2[i];
+    const long n = (long)last[velocity ? SID_SUM_RUN_NQD : SID_SUM_RUN_N];
     if (n == 0) return 1;
     const double mean = s1 / (double)n, var = s2 / (double)n - mean * mean;
     const double sd = var > 0 ? sqrt(var) : 0;
     return sd > 1e-3 ? sd : 1e-3;
+}
+
+/* Windows per chunk and chunks of nwin windows (problem.h: fixed by the problem alone). */
+static void chunk_layout(int nwin, int *chunk_windows, int *nchunk)
+{
+    *chunk_windows = (nwin + MAX_CHUNKS - 1) / MAX_CHUNKS;
+    *nchunk = (nwin + *chunk_windows - 1) / *chunk_windows;
+}
+
+/* Mark in need the logs of s's chunks of the windows of len seconds cut from logs. */
+static void mark_needed(const sid_traj *const *logs, int nlog, double len, const sid_shard *s, int *need)
+{
+    int nwin = 0, cw, nchunk, lo, hi;
+    for (int l = 0; l < nlog; l++) nwin += cut_windows(logs[l], l, len, NULL);
+    chunk_layout(nwin, &cw, &nchunk);
+    shard_range(s, nchunk, &lo, &hi);
+    for (int l = 0, w = 0; l < nlog; l++) {
+        const int n = cut_windows(logs[l], l, len, NULL);
+        /* windows [w, w + n) of log l against the shard's [lo cw, hi cw) */
+        if (w < hi * cw && w + n > lo * cw) need[l] = 1;
+        w += n;
+    }
+}
+
+void sid_shard_logs_needed(const sid_traj *const *logs, int nlog, const sid_loss_opts *o, const sid_shard *s,
+                           int *need)
+{
+    const int all = !s || s->size <= 1;
+    for (int l = 0; l < nlog; l++) need[l] = all;
+    if (all) return;
+    mark_needed(logs, nlog, o->window, s, need);
+    if (!(o->window > 0)) mark_needed(logs, nlog, SID_STEP_TEST_WINDOW, s, need);
 }
 
 sid_status sid_problem_create(sid_problem **out, const sid_model *m, const sid_traj *const *logs, int nlog,
@@ -245,9 +275,26 @@ sid_status sid_problem_create(sid_problem **out, const sid_model *m, const sid_t
         win->ra = o->estimate_start ? win->k0 : win->k0 + 1;
         win->rb = o->estimate_start && !last ? win->k1 - 1 : win->k1;
     }
-    for (int i = 0; i < nq; i++) p->sq[i] = column_scale(logs, nlog, 0, i);
-    for (int i = 0; i < nv; i++) p->sqd[i] = column_scale(logs, nlog, 1, i);
-    sid_status ts = sid_tau_setup(p, err);
+    /* the running sums through every log (a stub's were made at its place in this list) */
+    const size_t nsum = sid_log_summary_size(m);
+    double *sum = sid_alloc(sizeof(double) * 2 * nsum);
+    if (!sum) goto nomem;
+    for (int l = 0; l < nlog; l++) {
+        double *cur = sum + (size_t)(l % 2) * nsum;
+        sid_log_sums(m, logs[l], l ? sum + (size_t)((l + 1) % 2) * nsum : NULL, cur);
+        if (cur[SID_SUM_POS] != l) {
+            const double made = cur[SID_SUM_POS] + 1;
+            sid_free(sum);
+            sid_problem_free(p);
+            return sid_error_set(err, SID_ERR_INPUT, "log %d: a stub made as log %g of another list of logs", l + 1,
+                                 made);
+        }
+    }
+    const double *last = sum + (size_t)((nlog - 1) % 2) * nsum;
+    for (int i = 0; i < nq; i++) p->sq[i] = column_scale(p, last, 0, i);
+    for (int i = 0; i < nv; i++) p->sqd[i] = column_scale(p, last, 1, i);
+    sid_status ts = sid_tau_setup(p, last, err);
+    sid_free(sum);
     if (ts) {
         sid_problem_free(p);
         return ts;
@@ -275,11 +322,13 @@ sid_status sid_problem_create(sid_problem **out, const sid_model *m, const sid_t
             for (int j = k; j < k + p->cp_every && j < p->win[w].k1; j++) steps += sid_substeps(&o->sim, tr->t[j + 1] - tr->t[j]);
             if (steps > p->max_seg_steps) p->max_seg_steps = steps;
         }
-        p->nres += (p->win[w].rb - p->win[w].ra + 1) *
-                   ((o->weight_q > 0 ? nq : 0) + (o->weight_qd > 0 && tr->qd ? nv : 0) + sid_tau_sample_rows(p, tr));
+        const int rows = (p->win[w].rb - p->win[w].ra + 1) *
+                         ((o->weight_q > 0 ? nq : 0) + (o->weight_qd > 0 && sid_traj_has_velocities(tr) ? nv : 0) +
+                          sid_tau_sample_rows(p, tr));
+        p->nres += rows;
+        if (rows > p->max_rows) p->max_rows = rows;
     }
-    p->chunk_windows = (p->nwin + MAX_CHUNKS - 1) / MAX_CHUNKS;
-    p->nchunk = (p->nwin + p->chunk_windows - 1) / p->chunk_windows;
+    chunk_layout(p->nwin, &p->chunk_windows, &p->nchunk);
     p->nlane = o->threads > 0 ? o->threads : sid_problem_default_threads();
     if (p->nlane > p->nchunk) p->nlane = p->nchunk;
     if (p->nlane < 1) p->nlane = 1;
@@ -297,6 +346,13 @@ sid_status sid_problem_create(sid_problem **out, const sid_model *m, const sid_t
         return sid_error_set(err, SID_ERR_INPUT, "no residuals: the logs have no velocities and the q weight is 0");
     }
     sid_problem_set_shard(p, &default_shard);
+    /* sharded reading: this process's windows must be of logs it holds */
+    for (int w = p->chunk_lo * p->chunk_windows; w < p->nwin && w < p->chunk_hi * p->chunk_windows; w++)
+        if (sid_traj_is_stub(logs[p->win[w].log])) {
+            const int l = p->win[w].log;
+            sid_problem_free(p);
+            return sid_error_set(err, SID_ERR_INPUT, "log %d: not read by this process, whose windows it has", l + 1);
+        }
     *out = p;
     return SID_OK;
 nomem:
@@ -324,7 +380,12 @@ void sid_problem_free(sid_problem *p)
 void sid_problem_start_states(const sid_problem *p, const double *theta, double *x0)
 {
     const size_t nx = (size_t)(p->m->nqo + p->m->nvo);   /* a window's start: the logged coordinates */
-    for (int w = 0; w < p->nwin; w++) sid_rollout_start_logged(p, theta, &p->win[w], x0 + (size_t)w * nx);
+    const int w0 = p->chunk_lo * p->chunk_windows, w1 = p->chunk_hi * p->chunk_windows;
+    /* with a shard, this process's windows (of the logs it holds), the others' gathered */
+    memset(x0, 0, sizeof(double) * nx * (size_t)p->nwin);
+    for (int w = w0; w < w1 && w < p->nwin; w++) sid_rollout_start_logged(p, theta, &p->win[w], x0 + (size_t)w * nx);
+    /* a gather fails only where the process cannot go on (mpi/ranks.c ends the job then) */
+    sid_problem_gather(p, x0, sizeof(double) * nx, 1, NULL);
 }
 
 int sid_problem_estimates_start(const sid_problem *p) { return p->o.estimate_start; }

@@ -40,6 +40,7 @@ struct sid_problem {
     sid_loss_opts o;
     const sid_step_variant *step;   /* the step of the model's contact model and o.sim.integrator */
     int nwin, nres, cp_every;
+    int max_rows;            /* the most residual rows of a window (sid_problem_window_rows), stubs' too */
     window *win;
     double *sq, *sqd;        /* (nq), (nv) residual scales */
     int tau_on;              /* torque sensor residuals scored (torque_sensor.h) */
@@ -58,6 +59,25 @@ struct sid_problem {
     sid_shard shard;              /* sid_problem_set_shard; shard.size 0: unsharded */
     int chunk_lo, chunk_hi;       /* the chunks computed here: [chunk_lo, chunk_hi) */
 };
+
+/* A log's summary (sid_log_summarize, traj_stub.c): its samples, which columns it has, its
+ * velocity noise and its place in its list of logs; then the running sums over the list's logs
+ * up to and including it, in the order one pass over them all adds (so the last log's are the
+ * residual scales' sums, the same bits whoever computes which log's); its tau columns: samples, samples with
+ * qd, whether a log has tau columns (and pushes with them); q's sums and sums of squares (nqo
+ * each), qd's (nvo each), per velocity coordinate whether a log has its tau column, the tau
+ * sum of squares and count (nvo each). */
+enum {
+    SID_SUM_N, SID_SUM_HAS_QD, SID_SUM_HAS_TAU, SID_SUM_HAS_PUSH, SID_SUM_VEL_NOISE, SID_SUM_POS, SID_SUM_TAU_COLS,
+    SID_SUM_RUN_N, SID_SUM_RUN_NQD, SID_SUM_RUN_TAU, SID_SUM_RUN_TAU_PUSH, SID_SUM_Q
+};
+/* A stub's summary; NULL for a loaded log. */
+const double *sid_traj_summary_of(const sid_traj *tr);
+/* sid_log_summarize but the velocity noise (0 unless tr is a stub): what a problem needs. */
+void sid_log_sums(const sid_model *m, const sid_traj *tr, const double *prev, double *summary);
+
+/* The step choice's windows when the loss has one per log (step_choice.c) [s]. */
+#define SID_STEP_TEST_WINDOW 0.5
 
 /* Where the backward pass puts the commands' cotangents (command_grad.c): window w's, for
  * samples first[w] .. k1 of its log, at buf + off[w] (nvo per sample). */

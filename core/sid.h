@@ -494,6 +494,27 @@ void sid_problem_set_shard(sid_problem *p, const sid_shard *s);
 /* The shard every sid_problem_create after this call starts with (NULL: none): how one
  * process's fit, with all the problems it makes, becomes one rank's part. */
 void sid_shard_set_default(const sid_shard *s);
+/* Sharded reading (mpi/): each process parses only the logs its chunks of windows touch and
+ * holds the others as stubs, their time column and a summary (sid_log_summarize) of what every
+ * problem needs from all logs: the sample count, which columns the log has, its velocity noise
+ * and the residual scales' running sums over the logs of its list up to it (prev: the summary
+ * of the log before it in the list, NULL for the first), so that whoever holds which log, the
+ * scales are the bits of one pass. The summary is sid_log_summary_size doubles; a stub's is
+ * what it was made with, valid at its place in that list only (sid_problem_create checks). A
+ * stub cannot be simulated: only windows of logs a process holds may run there
+ * (sid_problem_create checks its chunks). */
+size_t sid_log_summary_size(const sid_model *m);
+void sid_log_summarize(const sid_model *m, const sid_traj *tr, const double *prev, double *summary);
+/* A stub of n samples at times t (copied) with that summary (copied); sid_traj_free frees it. */
+sid_traj *sid_traj_stub(const sid_model *m, int n, const double *t, const double *summary);
+int sid_traj_is_stub(const sid_traj *tr);
+/* Whether the log has velocities (a stub: whether its log has). */
+int sid_traj_has_velocities(const sid_traj *tr);
+/* need[l] = 1 for each of the logs (stubs or not) that process s->rank's chunks of windows
+ * touch in every problem a fit under o makes of them (the fit's, the predictions', the step
+ * choice's windows); 0 for the others. s NULL or of size 1: every log. */
+void sid_shard_logs_needed(const sid_traj *const *logs, int nlog, const sid_loss_opts *o, const sid_shard *s,
+                           int *need);
 const sid_model *sid_problem_model(const sid_problem *p);
 int sid_problem_nwindows(const sid_problem *p);
 int sid_problem_nresiduals(const sid_problem *p);

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #define TEST_WINDOWS 8          /* windows simulated per candidate, spread over the logs */
-#define TEST_WINDOW_SECONDS 0.5 /* their length when the loss has one window per log */
+#define TEST_WINDOW_SECONDS SID_STEP_TEST_WINDOW /* their length when the loss has one window per log */
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -59,32 +59,56 @@ typedef struct {
 } estimate;
 
 /* Step-doubling error of options a (b: a halved) over the tested windows; a simulation that
- * diverges gives HUGE_VAL. p->o.sim is switched between the two (the problem is ours). */
+ * diverges gives HUGE_VAL. p->o.sim is switched between the two (the problem is ours). With a
+ * shard each process simulates the tested windows of its chunks (of the logs it holds): each
+ * window's worst error (the first coordinate and sample of the largest, as one pass over all
+ * windows finds it) and status into est (nwin x 4: status, scaled, abs, coord), gathered; then
+ * every process takes the windows in order as one pass would, stopping at the first that
+ * diverged or failed. */
 static sid_status doubling_error(sid_problem *p, const double *theta, const int *tested, int ntest,
                                  const sid_sim_opts *a, const sid_sim_opts *b, double factor, double *qa, double *qb,
-                                 estimate *e, sid_error *err)
+                                 double *est, estimate *e, sid_error *err)
 {
-    const int nq = p->m->nqo;
+    const int nq = p->m->nqo, w0 = p->chunk_lo * p->chunk_windows, w1 = p->chunk_hi * p->chunk_windows;
     lane *L = &p->lane[0];
-    e->scaled = 0, e->abs = 0, e->coord = -1;
+    memset(est, 0, sizeof(double) * 4 * (size_t)p->nwin);
     for (int j = 0; j < ntest; j++) {
+        if (tested[j] < w0 || tested[j] >= w1) continue;
         const window *w = &p->win[tested[j]];
+        double *ej = est + 4 * (size_t)tested[j];
         sid_status s;
         p->o.sim = *a;
         if (!(s = run_window(p, L, theta, w, qa, err))) {
             p->o.sim = *b;
             s = run_window(p, L, theta, w, qb, err);
         }
+        ej[0] = s, ej[3] = -1;
+        if (s) continue;
+        for (int k = 0; k < w->k1 - w->k0; k++)
+            for (int i = 0; i < nq; i++) {
+                const double d = factor * fabs(qa[(size_t)k * (size_t)nq + (size_t)i] - qb[(size_t)k * (size_t)nq + (size_t)i]);
+                if (d / p->sq[i] > ej[1]) ej[1] = d / p->sq[i], ej[2] = d, ej[3] = i;
+            }
+    }
+    sid_error gerr = {0};
+    sid_status gs = sid_problem_gather(p, est, 4 * sizeof(double), 1, &gerr);
+    if (gs) {
+        if (err) *err = gerr;
+        return gs;
+    }
+    e->scaled = 0, e->abs = 0, e->coord = -1;
+    for (int j = 0; j < ntest; j++) {
+        const double *ej = est + 4 * (size_t)tested[j];
+        const sid_status s = (sid_status)ej[0];
         if (s == SID_ERR_NONFINITE || s == SID_ERR_SINGULAR) {
             e->scaled = e->abs = HUGE_VAL;
             return SID_OK;
         }
-        if (s) return s;
-        for (int k = 0; k < w->k1 - w->k0; k++)
-            for (int i = 0; i < nq; i++) {
-                const double d = factor * fabs(qa[(size_t)k * (size_t)nq + (size_t)i] - qb[(size_t)k * (size_t)nq + (size_t)i]);
-                if (d / p->sq[i] > e->scaled) e->scaled = d / p->sq[i], e->abs = d, e->coord = i;
-            }
+        if (s)   /* this process's err says why if the window was its own */
+            return tested[j] >= w0 && tested[j] < w1
+                       ? s
+                       : sid_error_set(err, s, "window %d of the step test failed on another process", tested[j] + 1);
+        if (ej[1] > e->scaled) e->scaled = ej[1], e->abs = ej[2], e->coord = (int)ej[3];
     }
     return SID_OK;
 }
@@ -127,8 +151,8 @@ sid_status sid_step_choose(const sid_model *m, const double *theta, const sid_tr
     c->window = to.window;
     c->interval = median_interval(logs, nlog);
     int *tested = NULL;
-    double *qa = NULL, *qb = NULL;
-    if (c->interval < 0) goto nomem;
+    double *qa = NULL, *qb = NULL, *est = sid_alloc(sizeof(double) * 4 * (size_t)p->nwin);
+    if (c->interval < 0 || !est) goto nomem;
     c->windows = p->nwin < TEST_WINDOWS ? p->nwin : TEST_WINDOWS;
     tested = sid_alloc(sizeof(int) * (size_t)c->windows);
     int longest = 1;
@@ -154,7 +178,7 @@ sid_status sid_step_choose(const sid_model *m, const double *theta, const sid_tr
     if (!c->automatic) {
         const sid_sim_opts b = halved(&c->sim);
         if (within_limits(&b, logs, nlog) &&
-            (s = doubling_error(p, theta, tested, c->windows, &c->sim, &b, factor, qa, qb, &e, err)))
+            (s = doubling_error(p, theta, tested, c->windows, &c->sim, &b, factor, qa, qb, est, &e, err)))
             goto done;
         c->substeps = sid_substeps(&c->sim, c->interval);
     } else {
@@ -167,7 +191,7 @@ sid_status sid_step_choose(const sid_model *m, const double *theta, const sid_tr
                 c->capped = 1;
                 break;
             }
-            if ((s = doubling_error(p, theta, tested, c->windows, &a, &b, factor, qa, qb, &e, err))) goto done;
+            if ((s = doubling_error(p, theta, tested, c->windows, &a, &b, factor, qa, qb, est, &e, err))) goto done;
             c->sim = a;
             c->substeps = n;
             if (e.scaled <= tol) break;
@@ -193,6 +217,7 @@ nomem:
 done:
     sid_free(qa);
     sid_free(qb);
+    sid_free(est);
     sid_free(tested);
     sid_problem_free(p);
     return s;

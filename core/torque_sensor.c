@@ -10,34 +10,24 @@
 
 #include <string.h>
 
-/* RMS of tau column i over the logs that have it, floored (a still, unloaded joint reads ~0). */
-static double tau_scale(const sid_traj *const *logs, int nlog, int i)
+/* RMS of tau column i over the logs that have it, from the last log's running sums (problem.c's
+ * column_scale), floored (a still, unloaded joint reads ~0). */
+static double tau_scale(const sid_problem *p, const double *last, int i)
 {
-    double s2 = 0;
-    long n = 0;
-    for (int l = 0; l < nlog; l++) {
-        const sid_traj *tr = logs[l];
-        if (!tr->tau || !tr->tau_has[i]) continue;
-        for (int k = 0; k < tr->n; k++) {
-            const double y = tr->tau[(size_t)k * (size_t)tr->nv + (size_t)i];
-            s2 += y * y;
-            n++;
-        }
-    }
+    const int nq = p->m->nqo, nv = p->m->nvo;
+    const double *has = last + SID_SUM_Q + 2 * nq + 2 * nv;
+    const double s2 = has[nv + i];
+    const long n = (long)has[2 * nv + i];
     const double rms = n ? sqrt(s2 / (double)n) : 1;
     return rms > 1e-3 ? rms : 1e-3;
 }
 
-sid_status sid_tau_setup(sid_problem *p, sid_error *err)
+sid_status sid_tau_setup(sid_problem *p, const double *last, sid_error *err)
 {
     const sid_model *m = p->m;
     if (!(p->o.weight_tau >= 0) || !isfinite(p->o.weight_tau))
         return sid_error_set(err, SID_ERR_INPUT, "weight_tau: expected a non-negative number, got %g", p->o.weight_tau);
-    int any = 0, push = 0;
-    for (int l = 0; l < p->nlog; l++) {
-        any |= p->logs[l]->tau != NULL;
-        push |= p->logs[l]->tau != NULL && p->logs[l]->push != NULL;
-    }
+    const int any = last[SID_SUM_RUN_TAU] != 0, push = last[SID_SUM_RUN_TAU_PUSH] != 0;
     p->tau_on = any && p->o.weight_tau > 0;
     if (!p->tau_on) return SID_OK;
     const char *no = m->nsphere > 0 || m->p_ground >= 0 ? "contact"
@@ -53,12 +43,14 @@ sid_status sid_tau_setup(sid_problem *p, sid_error *err)
                              "torque sensor residuals (weight_tau > 0): not supported with %s; set weight_tau 0", no);
     if (!(p->stau = sid_alloc(sizeof(double) * (size_t)(m->nv + 1))))
         return sid_error_set(err, SID_ERR_NOMEM, "out of memory");
-    for (int i = 0; i < m->nv; i++) p->stau[i] = tau_scale(p->logs, p->nlog, i);
+    for (int i = 0; i < m->nv; i++) p->stau[i] = i < m->nvo ? tau_scale(p, last, i) : 1e-3;
     return SID_OK;
 }
 
 int sid_tau_sample_rows(const sid_problem *p, const sid_traj *tr)
 {
+    const double *stub = sid_traj_summary_of(tr);
+    if (stub) return p->tau_on ? (int)stub[SID_SUM_TAU_COLS] : 0;
     if (!p->tau_on || !tr->tau) return 0;
     int n = 0;
     for (int i = 0; i < tr->nv; i++) n += tr->tau_has[i] != 0;
@@ -197,16 +189,22 @@ sid_status sid_problem_rmse_tau(sid_problem *p, const double *theta, double *rms
      * reading); with readings scored there are no hidden ones (sid_tau_setup refuses backlash) */
     for (int i = 0; i < m->nvo; i++) rmse_tau[i] = 0;
     if (!p->tau_on) return SID_OK;
-    long *n = sid_alloc(sizeof(long) * (size_t)(nv + 1));
+    /* per window: its status, then each coordinate's sum of squared errors and count; this
+     * process's windows (with a shard, those of its chunks: of logs it holds), the others'
+     * gathered, added in window order */
+    const size_t unit = 2 * (size_t)nv + 1;
+    double *part = sid_alloc(sizeof(double) * unit * (size_t)p->nwin);
     double *a = sid_alloc(sizeof(double) * (size_t)(3 * nv + nq + 1)), *tau = a + nv, *qs = tau + nv;
-    if (!n || !a) {
-        sid_free(n), sid_free(a);
+    if (!part || !a) {
+        sid_free(part), sid_free(a);
         return sid_error_set(err, SID_ERR_NOMEM, "out of memory");
     }
+    const int w0 = p->chunk_lo * p->chunk_windows, w1 = p->chunk_hi * p->chunk_windows;
     sid_status s = SID_OK;
-    for (int w = 0; w < p->nwin && !s; w++) {
+    for (int w = w0; w < w1 && w < p->nwin && !s; w++) {
         const window *win = &p->win[w];
         const sid_traj *tr = p->logs[win->log];
+        double *sum = part + unit * (size_t)w + 1, *cnt = sum + nv;
         if (!tr->tau) continue;
         const size_t len = (size_t)(win->rb - win->k0 + 1);
         double *q = sid_alloc(sizeof(double) * len * (size_t)nq), *v = sid_alloc(sizeof(double) * len * (size_t)nv);
@@ -226,13 +224,31 @@ sid_status sid_problem_rmse_tau(sid_problem *p, const double *theta, double *rms
                 int pg;
                 gain_bias(m, theta, i, &g, &bb, &pg);
                 const double d = g * tau[i] + bb - tr->tau[(size_t)k * (size_t)nv + (size_t)i];
-                rmse_tau[i] += d * d;
-                n[i]++;
+                sum[i] += d * d;
+                cnt[i]++;
             }
         }
+        part[unit * (size_t)w] = s;
         sid_free(q), sid_free(v);
     }
-    for (int i = 0; i < nv; i++) rmse_tau[i] = n[i] ? sqrt(rmse_tau[i] / (double)n[i]) : 0;
-    sid_free(n), sid_free(a);
+    sid_error gerr = {0};
+    sid_status gs = sid_problem_gather(p, part, sizeof(double) * unit, 1, &gerr);
+    double *n = a;   /* the counts, over the scratch */
+    for (int i = 0; i < nv; i++) n[i] = 0;
+    for (int w = 0; !gs && w < p->nwin; w++) {
+        const double *pw = part + unit * (size_t)w;
+        const sid_status sw = (sid_status)pw[0];
+        if (sw) {   /* the first window that failed, for every process */
+            if (w < w0 || w >= w1) s = sid_error_set(err, sw, "torque sensor RMSE: window %d failed on another process", w + 1);
+            break;
+        }
+        for (int i = 0; i < nv; i++) rmse_tau[i] += pw[1 + i], n[i] += pw[1 + nv + i];
+    }
+    if (gs) {
+        if (err) *err = gerr;
+        s = gs;
+    }
+    for (int i = 0; i < nv; i++) rmse_tau[i] = n[i] > 0 ? sqrt(rmse_tau[i] / n[i]) : 0;
+    sid_free(part), sid_free(a);
     return s;
 }

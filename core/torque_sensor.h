@@ -23,9 +23,10 @@
 
 #include "problem.h"
 
-/* Check the options and the model, set p->tau_on and the scales p->stau (nv); after the windows
- * are cut, before the lanes. SID_ERR_INPUT naming what is refused. */
-sid_status sid_tau_setup(sid_problem *p, sid_error *err);
+/* Check the options and the model, set p->tau_on and the scales p->stau (nv) from the running
+ * sums through the last log (its summary, problem.h); after the windows are cut, before the
+ * lanes. SID_ERR_INPUT naming what is refused. */
+sid_status sid_tau_setup(sid_problem *p, const double *last, sid_error *err);
 /* Residual rows per sample of log tr (0 unless scored). */
 int sid_tau_sample_rows(const sid_problem *p, const sid_traj *tr);
 /* Doubles of a lane's tau scratch (0 unless scored). */

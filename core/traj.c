@@ -1,5 +1,5 @@
 /* traj.c — a logged trajectory in memory: sample times, measured q and qd, commands u. */
-#include "model.h"
+#include "problem.h"
 
 #include <math.h>
 
@@ -93,6 +93,8 @@ void sid_traj_velocity_from_q(const sid_model *m, const sid_traj *tr, int k, dou
  * velocities follow a frame convention and impacts a difference of positions cannot. */
 double sid_traj_velocity_noise(const sid_model *m, const sid_traj *tr, double *v)
 {
+    const double *stub = sid_traj_summary_of(tr);
+    if (stub) return stub[SID_SUM_VEL_NOISE];   /* computed where the log was read */
     if (!tr->qd || tr->n < 5) return 0;
     double num = 0, den = 0;
     for (int k = 0; k < tr->n; k++) {

@@ -95,7 +95,7 @@ static void prediction_free(report_prediction *p)
 static int has_velocities(sid_traj *const *tr, int n)
 {
     for (int j = 0; j < n; j++)
-        if (tr[j]->qd)
+        if (sid_traj_has_velocities(tr[j]))
             return 1;
     return 0;
 }

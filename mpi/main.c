@@ -8,7 +8,10 @@
  * same optimizer steps and makes the same calls. Rank 0 prints and writes; the others compute
  * in silence (cmd_fit_embed.no_output) and speak only if they fail (ranks.h).
  *
- * Each rank reads every log: the windows and the residual scales come from all of them.
+ * Each rank reads in full only the logs its chunks of windows touch (shard_read.h), after a
+ * count pass that gives every rank every log's times and summary; where the fit needs every
+ * log's data on every rank ("window": "auto"), every rank reads every log,
+ * and with --html rank 0 does (it plots them); rank 0 says so.
  *
  * Faults to test with (ranks.c, tests/cli_mpi.sh): on rank SYSID_MPI_FAULT_RANK, the command
  * line's argument OLD is NEW if SYSID_MPI_FAULT_ARG=OLD=NEW (a bad log on one rank), and its
@@ -22,6 +25,7 @@
 #include "cmd.h"
 #include "diag.h"
 #include "ranks.h"
+#include "shard_read.h"
 #include "sid.h"
 
 static const char usage[] = "mpirun -n N sysid-mpi fit ROBOT.json LOG.csv... [flags of sysid fit]";
@@ -44,7 +48,10 @@ static int run(int argc, char **argv)
         printf("usage: %s\n\n"
                "The fit of `sysid fit` (see `sysid fit --help`), its windows shared by the N ranks\n"
                "(mpirun, srun); outputs byte-identical to `sysid fit` for any N and any --threads.\n"
-               "Rank 0 prints and writes. A rank that fails stops every rank, nothing written.\n", usage);
+               "Each rank reads only the logs its windows need; with \"window\": \"auto\" every rank reads\n"
+               "every log, with --html rank 0 does (it says so).\n"
+               "Rank 0 prints and writes. A rank that fails stops every rank, nothing written.\n"
+               "SYSID_MPI_STATS=1: each rank's logs read, CPU time, peak memory, and the traffic.\n", usage);
         return EXIT_OK;
     }
     if (argc >= 2 && !strcmp(argv[1], "--version")) {
@@ -65,7 +72,7 @@ int main(int argc, char **argv)
     if (ranks_size() > 1) {
         const sid_shard shard = { ranks_rank(), ranks_size(), ranks_gather, NULL };
         sid_shard_set_default(&shard);
-        cmd_fit_embed = (cmd_fit_embedding){ ranks_signal(), ranks_rank() > 0, ranks_before_write };
+        cmd_fit_embed = (cmd_fit_embedding){ ranks_signal(), ranks_rank() > 0, ranks_before_write, shard_read_logs };
         if (ranks_rank() > 0)
             cli_quiet = 1;
         inject_fault(argc, argv);

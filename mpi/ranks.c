@@ -52,6 +52,16 @@ static void say(const char *fmt, ...)
         return;
 }
 
+void ranks_say(const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    say("%s", line);
+}
+
 /* What this rank wrote on its stderr (ranks but 0), NUL-terminated; NULL if nothing. */
 static char *captured(void)
 {
@@ -200,7 +210,77 @@ sid_status ranks_gather(void *ctx, void *buf, const size_t *off, sid_error *err)
     return SID_OK;
 }
 
+void *ranks_allgather_bytes(const void *mine, size_t n, size_t *off)
+{
+    const double t0 = MPI_Wtime(), c0 = cpu_now();
+    agree(0);
+    ++gathers;
+    unsigned long long len = n, *all = malloc(sizeof *all * (size_t)size);
+    int *counts = malloc(2 * sizeof(int) * (size_t)size);
+    if (!all || !counts)
+        die("out of memory");
+    check(MPI_Allgather(&len, 1, MPI_UNSIGNED_LONG_LONG, all, 1, MPI_UNSIGNED_LONG_LONG, MPI_COMM_WORLD),
+          "MPI_Allgather");
+    int *displs = counts + size;
+    off[0] = 0;
+    for (int r = 0; r < size; r++) {
+        off[r + 1] = off[r] + (size_t)all[r];
+        if (all[r] > (unsigned long long)INT_MAX || off[r] > (size_t)INT_MAX)
+            die("the logs' times and summaries, %zu bytes, are beyond MPI_Allgatherv's int counts", off[r + 1]);
+        counts[r] = (int)all[r];
+        displs[r] = (int)off[r];
+    }
+    char *buf = malloc(off[size] ? off[size] : 1);
+    if (!buf)
+        die("out of memory");
+    check(MPI_Allgatherv(mine, (int)n, MPI_BYTE, buf, counts, displs, MPI_BYTE, MPI_COMM_WORLD), "MPI_Allgatherv");
+    bytes_in += off[size] - n;
+    bytes_out += (unsigned long long)n * (unsigned long long)(size - 1);
+    free(all);
+    free(counts);
+    gather_seconds += MPI_Wtime() - t0;
+    gather_cpu += cpu_now() - c0;
+    return buf;
+}
+
 void ranks_before_write(void) { agree(0); }
+void ranks_agree(void) { agree(0); }
+
+void ranks_chain_recv(double *buf, int n)
+{
+    const double t0 = MPI_Wtime(), c0 = cpu_now();
+    if (rank > 0) {
+        check(MPI_Recv(buf, n, MPI_DOUBLE, rank - 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
+        bytes_in += sizeof(double) * (size_t)n;
+    }
+    gather_seconds += MPI_Wtime() - t0;
+    gather_cpu += cpu_now() - c0;
+}
+
+void ranks_chain_send(const double *buf, int n)
+{
+    const double t0 = MPI_Wtime(), c0 = cpu_now();
+    if (rank + 1 < size) {
+        check(MPI_Send(buf, n, MPI_DOUBLE, rank + 1, 0, MPI_COMM_WORLD), "MPI_Send");
+        bytes_out += sizeof(double) * (size_t)n;
+    }
+    gather_seconds += MPI_Wtime() - t0;
+    gather_cpu += cpu_now() - c0;
+}
+
+/* This process's peak resident memory (VmHWM) in kB, -1 if unknown. */
+static long peak_rss_kb(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kb = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "VmHWM:", 6))
+            kb = atol(line + 6);
+    if (f)
+        fclose(f);
+    return kb;
+}
 
 int ranks_finish(int rc)
 {
@@ -213,8 +293,8 @@ int ranks_finish(int rc)
         if (rank == 0)
             say("sysid-mpi: %d ranks, %ld gathers, %llu bytes received by all ranks (rank 0: %llu received, %llu sent)",
                 size, gathers, all[0], bytes_in, bytes_out);
-        say("sysid-mpi: rank %d of %d: %.3f s CPU computing, %.3f s in gathers (%.3f s CPU)", rank, size,
-            cpu_now() - cpu0 - gather_cpu, gather_seconds, gather_cpu);
+        say("sysid-mpi: rank %d of %d: %.3f s CPU computing, %.3f s in gathers (%.3f s CPU), peak RSS %ld kB", rank,
+            size, cpu_now() - cpu0 - gather_cpu, gather_seconds, gather_cpu, peak_rss_kb());
     }
     MPI_Finalize();
     return rc;

@@ -24,6 +24,18 @@ int ranks_size(void);
 volatile const int *ranks_signal(void);
 /* core's gather (sid_shard): off[r] .. off[r + 1] is rank r's part of buf. */
 sid_status ranks_gather(void *ctx, void *buf, const size_t *off, sid_error *err);
+/* Every rank's bytes, after an agreement: mine (n bytes) in, all ranks' parts concatenated in
+ * rank order out (malloc'd; free it), rank r's at off[r] .. off[r + 1] (off: size + 1). */
+void *ranks_allgather_bytes(const void *mine, size_t n, size_t *off);
+/* The agreement alone: returns only if no rank failed (before point-to-point steps, which a
+ * failed rank would never join). */
+void ranks_agree(void);
+/* A chain through the ranks in order, after ranks_agree: rank r receives n doubles from rank
+ * r - 1 (rank 0: nothing, buf untouched), then sends its n to rank r + 1 (the last: nothing). */
+void ranks_chain_recv(double *buf, int n);
+void ranks_chain_send(const double *buf, int n);
+/* A line on the launcher's stderr from this rank (for SYSID_MPI_STATS). */
+void ranks_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Meet the others before rank 0 writes: returns only if no rank failed. */
 void ranks_before_write(void);
 /* The end: rc is this rank's exit status (2, 3 and other statuses that are not 0, 1 or a

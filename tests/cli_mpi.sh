@@ -2,6 +2,8 @@
 # tests/cli_mpi.sh — `mpirun -n N sysid-mpi fit` (mpi/): the same bytes as `sysid fit` for 1, 2
 # and 3 ranks (L-BFGS and LM, start states fitted, several logs, any thread count), and the
 # faults: a bad log on one rank, a rank that cannot go on mid-fit, a rank killed, Ctrl-C.
+# Each rank reads only the logs its windows need (and the fallback where it cannot) is checked
+# with SYSID_MPI_STATS's lists of the logs each rank read.
 # Run from the repository root: SYSID=/abs/path/sysid SYSID_BUILD=/abs/build bash tests/cli_mpi.sh
 set -u
 . tests/harness.sh   # run, check, $TMP, the counters
@@ -87,6 +89,81 @@ for n in 2 3; do
     mrun $n fit "$ROBOT" "${LOGS4[@]}" -c "$SPEC" -q --threads 1 -o "$TMP/l4_$n.json" --report "$TMP/l4_${n}_r.json"
     same "mpirun -n $n, 4 logs of different lengths and a validation log: the bytes of sysid fit" l4 l4_$n
 done
+
+# ---- each rank reads only the logs its windows need (mpi/shard_read.c) ---------------------------
+# the same logs, one without velocities (a rank may hold no log that has them) and one with a
+# column sysid ignores (warned of by the rank that reads it, said by rank 0 as sysid says it);
+# SYSID_MPI_STATS=1 has each rank list the logs it read in full
+cut -d, -f1,2,4 "$TMP/c.csv" >"$TMP/cn.csv"
+awk -F, -v OFS=, 'NR == 1 { print $0 ",extra"; next } { print $0 ",1" }' "$TMP/e.csv" >"$TMP/ex.csv"
+LOGS5=("$TMP/cn.csv" "$TMP/b.csv" "$TMP/d.csv" "$TMP/ex.csv" --validate "$TMP/a.csv")
+run fit "$ROBOT" "${LOGS5[@]}" -c "$SPEC" --threads 1 -o "$TMP/l5.json" --report "$TMP/l5_r.json"
+grep -v '^iter\|^stop:\|^covariance' "$TMP/err" >"$TMP/l5_err"
+why=""
+[ "$rc" -eq 0 ] || why+=" exit $rc;"
+grep -q "ignoring 1 unknown column" "$TMP/l5_err" || why+=" no warning of the unknown column;"
+check "sysid fit, a log without velocities and one with an unknown column: the reference" "$why"
+for n in 3; do
+    SYSID_MPI_STATS=1 mrun $n fit "$ROBOT" "${LOGS5[@]}" -c "$SPEC" --threads 1 -o "$TMP/l5_$n.json" --report "$TMP/l5_${n}_r.json"
+    same "mpirun -n $n, a log without velocities: the bytes of sysid fit" l5 l5_$n
+    # which logs each rank read: none reads all five, every log is read, and one is read by two
+    # ranks (its windows straddle their blocks of chunks)
+    sed -n 's/.*logs read in full:\(.*\) (of 5;.*/\1/p' "$TMP/err" >"$TMP/held"
+    why=""
+    [ "$(wc -l <"$TMP/held")" -eq "$n" ] || why+=" not $n ranks' lists;"
+    ! awk 'NF == 5' "$TMP/held" | grep -q . || why+=" a rank read every log;"
+    [ "$(tr ' ' '\n' <"$TMP/held" | grep . | sort -u | wc -l)" -eq 5 ] || why+=" a log no rank read;"
+    tr ' ' '\n' <"$TMP/held" | grep . | sort | uniq -d | grep -q . || why+=" no log read by two ranks;"
+    [ "$n" -ne 3 ] || ! grep -q "rank 0 of 3: logs read in full:.* 5 " "$TMP/err" || why+=" rank 0 of 3 read the validation log;"
+    grep -v '^iter\|^stop:\|^covariance\|^sysid-mpi: ' "$TMP/err" | cmp -s - "$TMP/l5_err" ||
+        why+=" stderr (but progress and stats) is not sysid fit's;"
+    check "mpirun -n $n: each rank reads only its logs, the warnings said once as sysid says them" "$why"
+done
+
+# where the fit needs every log on every rank ("window": "auto" cross-validates on them all),
+# every rank reads every log, and rank 0 says so
+run fit "$ROBOT" "${LOGS[@]}" -c "$SPEC" --window auto -q --threads 1 -o "$TMP/wa.json" --report "$TMP/wa_r.json"
+SYSID_MPI_STATS=1 mrun 2 fit "$ROBOT" "${LOGS[@]}" -c "$SPEC" --window auto --threads 1 -o "$TMP/wa_2.json" \
+    --report "$TMP/wa_2_r.json"
+same "mpirun -n 2 --window auto: the bytes of sysid fit" wa wa_2
+why=""
+grep -q "sysid-mpi: every rank reads every log: \"window\": \"auto\" cross-validates on every log" "$TMP/err" ||
+    why+=" does not say every rank reads every log;"
+! grep -q "logs read in full" "$TMP/err" || why+=" the ranks read their logs only;"
+check "mpirun -n 2 --window auto: every rank reads every log, and rank 0 says why" "$why"
+# --html plots every log: rank 0 (which writes it) reads them all, the others only theirs
+run fit "$ROBOT" "${LOGS4[@]}" -c "$SPEC" -q --threads 1 -o "$TMP/h.json" --report "$TMP/h_r.json" --html "$TMP/h.html"
+SYSID_MPI_STATS=1 mrun 3 fit "$ROBOT" "${LOGS4[@]}" -c "$SPEC" --threads 1 -o "$TMP/h_3.json" --report "$TMP/h_3_r.json" \
+    --html "$TMP/h_3.html"
+same "mpirun -n 3 --html: the bytes of sysid fit" h h_3
+why=""
+cmp -s "$TMP/h.html" "$TMP/h_3.html" || why+=" the page differs from sysid fit's;"
+grep -q "sysid-mpi: rank 0 reads every log: --html plots every log" "$TMP/err" || why+=" rank 0 does not say so;"
+grep -q "rank 0 of 3: logs read in full: 1 2 3 4 5 (of 5" "$TMP/err" || why+=" rank 0 did not read every log;"
+[ "$(grep -c "logs read in full: 1 2 3 4 5 (of 5" "$TMP/err")" -eq 1 ] || why+=" another rank read every log;"
+check "mpirun -n 3 --html: rank 0 reads every log and writes the page of sysid fit" "$why"
+
+# torque sensor readings scored (their RMSE per window, gathered): three logs of the double
+# pendulum, two with made-up readings (cli_torque.sh's), one without
+DP=data/double_pendulum
+jq '.joints[0].torque_sensor = {"gain": 1, "bias": 0}' $DP/robot.json >"$TMP/dp.json"
+tau_log() { awk -F, 'NR == 1 { print $0 ",tau.shoulder,tau.elbow"; next } { print $0 "," $6 "," 0.5 * $7 }'; }
+head -301 $DP/log.csv | tau_log >"$TMP/t1.csv"
+{ head -1 $DP/log.csv; sed -n 302,501p $DP/log.csv; } >"$TMP/t2.csv"
+{ head -1 $DP/log.csv; sed -n 502,901p $DP/log.csv; } | tau_log >"$TMP/t3.csv"
+TAU=(fit "$TMP/dp.json" "$TMP/t1.csv" "$TMP/t2.csv" "$TMP/t3.csv" --weight-tau 1 --window 0.1 --max-iter 10
+    --free-only 'joints.shoulder.torque_sensor.*' --free 'links.*.mass' -q --threads 1)
+run "${TAU[@]}" -o "$TMP/wt.json" --report "$TMP/wt_r.json"
+why=""
+[ "$rc" -eq 0 ] || why+=" exit $rc;"
+jqt "$TMP/wt_r.json" '.prediction.fit.rmse.after.tau.shoulder > 0' || why+=" no torque sensor RMSE;"
+check "sysid fit --weight-tau 1, three logs, two with torque readings: the reference" "$why"
+SYSID_MPI_STATS=1 mrun 3 "${TAU[@]}" -o "$TMP/wt_3.json" --report "$TMP/wt_3_r.json"
+same "mpirun -n 3 --weight-tau 1: the bytes of sysid fit" wt wt_3
+why=""
+! grep -q "every rank reads every log" "$TMP/err" || why+=" every rank read every log;"
+[ "$(grep -c "logs read in full: [0-9]* \?[0-9]* (of 3" "$TMP/err")" -eq 3 ] || why+=" a rank read all three logs;"
+check "mpirun -n 3 --weight-tau 1: each rank reads only its logs" "$why"
 
 # ---- what sysid-mpi refuses ----------------------------------------------------------------------
 mrun 2 simulate "$ROBOT" "$TMP/a.csv"

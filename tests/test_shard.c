@@ -63,7 +63,8 @@ typedef struct {
 typedef struct {
     sid_model *m;
     const double *theta;
-    sid_traj *log[2];
+    sid_traj *log[3];
+    int nlog;
     sid_loss_opts o;
     int nf, idx[16];
     double lo[16], hi[16];
@@ -76,6 +77,7 @@ typedef struct {
     results *out;
     int ok;
     char msg[600];
+    sid_problem *p;    /* made already (with this rank's stubs), else NULL */
 } job;
 
 static void *run(void *arg)
@@ -83,14 +85,14 @@ static void *run(void *arg)
     job *j = arg;
     const setup *s = j->s;
     sid_error err = {0};
-    sid_problem *p;
+    sid_problem *p = j->p;
     results *o = j->out;
-    if (sid_problem_create(&p, s->m, (const sid_traj *const *)s->log, 2, &s->o, &err)) {
+    if (!p && sid_problem_create(&p, s->m, (const sid_traj *const *)s->log, s->nlog, &s->o, &err)) {
         snprintf(j->msg, sizeof j->msg, "create: %s", err.msg);
         return NULL;
     }
     rank_ctx ctx = { j->wd, j->rank };
-    if (j->wd->size) {
+    if (j->wd->size && !j->p) {
         const sid_shard sh = { j->rank, j->wd->size, copy_gather, &ctx };
         sid_problem_set_shard(p, &sh);
     }
@@ -161,6 +163,7 @@ static void same(const results *a, const results *b, int np, size_t nw, int nf, 
     SAME(cov->stderr_robust, nf);
     SAME(cov->lag1, a->cov->nchan);
     SAME(cov->rms, a->cov->nchan);
+    SAME(cov->noise, a->cov->nchan);
     ck_assert_msg(!memcmp(&a->cov->sigma2, &b->cov->sigma2, sizeof(double)), "rank %d: sigma2 differs", rank);
     ck_assert_int_eq(a->bad, b->bad);
     ck_assert_str_eq(a->bad_err.msg, b->bad_err.msg);
@@ -192,6 +195,7 @@ START_TEST(ranks_give_the_bits_of_one_process)
             s.idx[s.nf++] = i;
         }
     ck_assert_int_ge(s.nf, 4);
+    s.nlog = 2;
     s.log[0] = tu_synth_log(s.m, truth, 401, 1e-3, 0.4, 3);
     s.log[1] = tu_synth_log(s.m, truth, 301, 1e-3, 0.4, 4);
     tu_add_noise(s.log[0], 1e-3, 1e-2, 5);
@@ -203,7 +207,7 @@ START_TEST(ranks_give_the_bits_of_one_process)
 
     world none = { .size = 0 };
     results ref = {0};
-    job j0 = { &s, &none, 0, &ref, 0, "" };
+    job j0 = { &s, &none, 0, &ref, 0, "", NULL };
     run(&j0);
     ck_assert_msg(j0.ok, "%s", j0.msg);
     ck_assert_int_ge(ref.r_lm.iterations, 1);
@@ -222,7 +226,7 @@ START_TEST(ranks_give_the_bits_of_one_process)
         pthread_t th[MAX_RANKS];
         memset(out, 0, sizeof out);
         for (int r = 0; r < size; r++) {
-            jobs[r] = (job){ &s, &wd, r, &out[r], 0, "" };
+            jobs[r] = (job){ &s, &wd, r, &out[r], 0, "", NULL };
             ck_assert_int_eq(pthread_create(&th[r], NULL, run, &jobs[r]), 0);
         }
         for (int r = 0; r < size; r++) pthread_join(th[r], NULL);
@@ -236,6 +240,119 @@ START_TEST(ranks_give_the_bits_of_one_process)
     results_free(&ref);
     sid_traj_free(s.log[0]);
     sid_traj_free(s.log[1]);
+    free(truth);
+    sid_free(theta);
+    sid_model_free(s.m);
+}
+END_TEST
+
+/* Sharded reading (mpi/shard_read.c): each rank's problem made with only the logs its chunks
+ * touch and stubs of the others (their times and summaries, sid_traj_stub), three logs of
+ * different lengths, one without velocities (so a rank may hold no log that has them): every
+ * rank still ends with the bits of one process that holds them all, the noise floor's median
+ * (a distributed selection) too; and a problem whose windows need a stub is refused. */
+START_TEST(ranks_with_stubs_give_the_bits_of_one_process)
+{
+    setup s = {0};
+    sid_robot_desc *desc = tu_random_robot(45, 2, TU_FRICTION | TU_MOTORS);
+    double *theta;
+    sid_error err = {0};
+    ck_assert_msg(sid_model_create(&s.m, &theta, desc, &err) == SID_OK, "%s", err.msg);
+    tu_desc_free(desc);
+    s.theta = theta;
+    const int np = sid_model_nparam(s.m), nx = sid_model_nq(s.m) + sid_model_nv(s.m);
+    int mask[1024] = {0};
+    sid_model_param_match(s.m, "joints.*.friction.viscous", mask);
+    double *truth = malloc(sizeof(double) * (size_t)np);
+    memcpy(truth, theta, sizeof(double) * (size_t)np);
+    for (int i = 0; i < np && s.nf < 16; i++)
+        if (mask[i] && theta[i] > 0) {
+            truth[i] *= 1.3;
+            s.lo[s.nf] = 0.1 * theta[i], s.hi[s.nf] = 10 * theta[i];
+            s.idx[s.nf++] = i;
+        }
+    ck_assert_int_ge(s.nf, 2);
+    s.nlog = 3;
+    s.log[0] = tu_synth_log(s.m, truth, 251, 1e-3, 0.4, 9);
+    s.log[1] = tu_synth_log(s.m, truth, 121, 1e-3, 0.4, 10);
+    s.log[2] = tu_synth_log(s.m, truth, 181, 1e-3, 0.4, 11);
+    for (int l = 0; l < 3; l++) tu_add_noise(s.log[l], 1e-3, 1e-2, 12 + (unsigned)l);
+    sid_free(s.log[1]->qd);   /* positions only: its velocities come from differences */
+    s.log[1]->qd = NULL;
+    sid_loss_opts_defaults(&s.o);
+    s.o.window = 0.05;
+    s.o.estimate_start = 1;
+    s.o.threads = 1;
+    const size_t nsum = sid_log_summary_size(s.m);
+    double *sum = malloc(sizeof(double) * 3 * nsum);
+
+    world none = { .size = 0 };
+    results ref = {0};
+    job j0 = { &s, &none, 0, &ref, 0, "", NULL };
+    run(&j0);
+    ck_assert_msg(j0.ok, "%s", j0.msg);
+    sid_problem *p;
+    ck_assert(sid_problem_create(&p, s.m, (const sid_traj *const *)s.log, 3, &s.o, &err) == SID_OK);
+    const int nwin = sid_problem_nwindows(p);
+    sid_problem_free(p);
+
+    for (int size = 2; size <= MAX_RANKS; size++) {
+        world wd = { .size = size };
+        pthread_barrier_init(&wd.bar, NULL, (unsigned)size);
+        results out[MAX_RANKS];
+        job jobs[MAX_RANKS];
+        pthread_t th[MAX_RANKS];
+        rank_ctx ctx[MAX_RANKS];
+        sid_traj *held[MAX_RANKS][3];
+        int stubs = 0;
+        memset(out, 0, sizeof out);
+        for (int r = 0; r < size; r++) {
+            /* what shard_read.c does: the rank's logs, stubs of the others */
+            ctx[r] = (rank_ctx){ &wd, r };
+            const sid_shard sh = { r, size, copy_gather, &ctx[r] };
+            int need[3];
+            sid_shard_logs_needed((const sid_traj *const *)s.log, 3, &s.o, &sh, need);
+            for (int l = 0; l < 3; l++) {
+                /* the running sums through log l, as the chain of ranks makes them */
+                sid_log_summarize(s.m, s.log[l], l ? sum + (size_t)(l - 1) * nsum : NULL, sum + (size_t)l * nsum);
+                held[r][l] = need[l] ? s.log[l] : sid_traj_stub(s.m, s.log[l]->n, s.log[l]->t, sum + (size_t)l * nsum);
+                ck_assert_ptr_nonnull(held[r][l]);
+                ck_assert_int_eq(sid_traj_has_velocities(held[r][l]), l != 1);
+                stubs += !need[l];
+            }
+            /* the rank's problem starts with its shard, as every problem of sysid-mpi does */
+            sid_shard_set_default(&sh);
+            sid_status st = sid_problem_create(&p, s.m, (const sid_traj *const *)held[r], 3, &s.o, &err);
+            sid_shard_set_default(NULL);
+            ck_assert_msg(st == SID_OK, "rank %d of %d: %s", r, size, err.msg);
+            jobs[r] = (job){ &s, &wd, r, &out[r], 0, "", p };
+        }
+        ck_assert_int_ge(stubs, 2);   /* some rank holds only some of the logs */
+        for (int r = 0; r < size; r++) ck_assert_int_eq(pthread_create(&th[r], NULL, run, &jobs[r]), 0);
+        for (int r = 0; r < size; r++) pthread_join(th[r], NULL);
+        pthread_barrier_destroy(&wd.bar);
+        for (int r = 0; r < size; r++) {
+            ck_assert_msg(jobs[r].ok, "%s", jobs[r].msg);
+            same(&out[r], &ref, np, (size_t)nwin * (size_t)nx, s.nf, r, size);
+            results_free(&out[r]);
+        }
+        /* a problem of one process holding stubs is refused: its windows need them; and a stub
+         * is refused elsewhere than at its place in its list (its sums are of the logs before) */
+        ck_assert_int_eq(sid_problem_create(&p, s.m, (const sid_traj *const *)held[0], 3, &s.o, &err), SID_ERR_INPUT);
+        ck_assert_msg(strstr(err.msg, "not read by this process"), "%s", err.msg);
+        for (int l = 1; l < 3; l++)
+            if (held[0][l] != s.log[l]) {
+                ck_assert_int_eq(sid_problem_create(&p, s.m, (const sid_traj *const *)&held[0][l], 1, &s.o, &err),
+                                 SID_ERR_INPUT);
+                ck_assert_msg(strstr(err.msg, "another list of logs"), "%s", err.msg);
+            }
+        for (int r = 0; r < size; r++)
+            for (int l = 0; l < 3; l++)
+                if (held[r][l] != s.log[l]) sid_traj_free(held[r][l]);
+    }
+    results_free(&ref);
+    for (int l = 0; l < 3; l++) sid_traj_free(s.log[l]);
+    free(sum);
     free(truth);
     sid_free(theta);
     sid_model_free(s.m);
@@ -265,7 +382,7 @@ static void *oom_run(void *arg)
     oom_job *j = arg;
     const setup *s = j->s;
     sid_problem *p;
-    j->st = sid_problem_create(&p, s->m, (const sid_traj *const *)s->log, 2, &s->o, &j->err);
+    j->st = sid_problem_create(&p, s->m, (const sid_traj *const *)s->log, s->nlog, &s->o, &j->err);
     if (j->st) return NULL;
     rank_ctx ctx = { j->wd, j->rank };
     if (j->wd->size) {
@@ -294,6 +411,7 @@ START_TEST(out_of_memory_names_the_rank)
     for (int i = 0; i < sid_model_nparam(s.m) && s.nf < 16; i++)
         if (mask[i]) s.idx[s.nf++] = i;
     ck_assert_int_ge(s.nf, 1);
+    s.nlog = 2;
     s.log[0] = tu_synth_log(s.m, theta, 201, 1e-3, 0.4, 7);
     s.log[1] = tu_synth_log(s.m, theta, 151, 1e-3, 0.4, 8);
     sid_loss_opts_defaults(&s.o);
@@ -346,6 +464,7 @@ Suite *shard_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, ranks_give_the_bits_of_one_process);
     tcase_add_test(tc, out_of_memory_names_the_rank);
+    tcase_add_test(tc, ranks_with_stubs_give_the_bits_of_one_process);
     suite_add_tcase(s, tc);
     return s;
 }
