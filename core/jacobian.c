@@ -17,7 +17,7 @@ int sid_problem_window_rows(const sid_problem *p, int w)
     const window *win = &p->win[w];
     const sid_traj *tr = p->logs[win->log];
     return (win->rb - win->ra + 1) *
-           ((p->o.weight_q > 0 ? p->m->nqo : 0) + (p->o.weight_qd > 0 && tr->qd ? p->m->nvo : 0) +
+           ((p->o.weight_q > 0 ? p->m->nqo : 0) + (p->o.weight_qd > 0 && sid_traj_has_velocities(tr) ? p->m->nvo : 0) +
             sid_tau_sample_rows(p, tr));
 }
 
