@@ -170,6 +170,26 @@ static void same(const results *a, const results *b, int np, size_t nw, int nf, 
 #undef SAME
 }
 
+/* Free s's viscous friction (and with armature its armature) where nominal is positive, within
+ * [0.1, 10] x nominal; the truth (returned, malloc'd) has them 30 % higher. */
+static double *free_and_truth(setup *s, int armature)
+{
+    const int np = sid_model_nparam(s->m);
+    int mask[1024] = {0};
+    sid_model_param_match(s->m, "joints.*.friction.viscous", mask);
+    if (armature) sid_model_param_match(s->m, "joints.*.armature", mask);
+    double *truth = malloc(sizeof(double) * (size_t)np);
+    ck_assert_ptr_nonnull(truth);
+    memcpy(truth, s->theta, sizeof(double) * (size_t)np);
+    for (int i = 0; i < np && s->nf < 16; i++)
+        if (mask[i] && s->theta[i] > 0) {
+            truth[i] *= 1.3;
+            s->lo[s->nf] = 0.1 * s->theta[i], s->hi[s->nf] = 10 * s->theta[i];
+            s->idx[s->nf++] = i;
+        }
+    return truth;
+}
+
 START_TEST(ranks_give_the_bits_of_one_process)
 {
     /* 3 joints with friction and motors; two logs (0.4 s and 0.3 s at 1 kHz) in 0.05 s windows:
@@ -183,17 +203,7 @@ START_TEST(ranks_give_the_bits_of_one_process)
     s.theta = theta;
     const int np = sid_model_nparam(s.m), nx = sid_model_nq(s.m) + sid_model_nv(s.m);
     ck_assert_int_le(nx, 8);
-    int mask[1024] = {0};
-    sid_model_param_match(s.m, "joints.*.friction.viscous", mask);
-    sid_model_param_match(s.m, "joints.*.armature", mask);
-    double *truth = malloc(sizeof(double) * (size_t)np);
-    memcpy(truth, theta, sizeof(double) * (size_t)np);
-    for (int i = 0; i < np && s.nf < 16; i++)
-        if (mask[i] && theta[i] > 0) {
-            truth[i] *= 1.3;
-            s.lo[s.nf] = 0.1 * theta[i], s.hi[s.nf] = 10 * theta[i];
-            s.idx[s.nf++] = i;
-        }
+    double *truth = free_and_truth(&s, 1);
     ck_assert_int_ge(s.nf, 4);
     s.nlog = 2;
     s.log[0] = tu_synth_log(s.m, truth, 401, 1e-3, 0.4, 3);
@@ -261,16 +271,7 @@ START_TEST(ranks_with_stubs_give_the_bits_of_one_process)
     tu_desc_free(desc);
     s.theta = theta;
     const int np = sid_model_nparam(s.m), nx = sid_model_nq(s.m) + sid_model_nv(s.m);
-    int mask[1024] = {0};
-    sid_model_param_match(s.m, "joints.*.friction.viscous", mask);
-    double *truth = malloc(sizeof(double) * (size_t)np);
-    memcpy(truth, theta, sizeof(double) * (size_t)np);
-    for (int i = 0; i < np && s.nf < 16; i++)
-        if (mask[i] && theta[i] > 0) {
-            truth[i] *= 1.3;
-            s.lo[s.nf] = 0.1 * theta[i], s.hi[s.nf] = 10 * theta[i];
-            s.idx[s.nf++] = i;
-        }
+    double *truth = free_and_truth(&s, 0);
     ck_assert_int_ge(s.nf, 2);
     s.nlog = 3;
     s.log[0] = tu_synth_log(s.m, truth, 251, 1e-3, 0.4, 9);
