@@ -248,11 +248,13 @@ void sid_fd_jvp_rows(const sid_model *m, const double *rows, int ncols, const in
 
 int sid_fd_rows_force = -1;
 
-/* A reverse sweep costs about 1.4 directions' tangents at any size (1 to 3 us per sweep for
- * 7 to 30 joints), so the rows pay from about 1.5 nv directions: measured crossovers 4 (nv 2),
- * 8 (7), 22 (15) and 45 (30). */
+/* In tangents of one direction: a reverse sweep costs about 1.4 (1 to 3 us for 7 to 30 joints),
+ * a direction's product with the rows about 0.012 nv (nv (nq + nv) multiply-adds, which grow
+ * faster with the joints than a tangent does). Measured crossovers: 4, 8, 22 and 64 directions
+ * for 2, 7, 15 and 30 joints; this rule says 3, 11, 26 and 66, and never beyond 83 joints. */
 int sid_fd_rows_pay(const sid_model *m, int ndir)
 {
     if (sid_fd_rows_force >= 0) return sid_fd_rows_force;
-    return 2 * ndir > 3 * m->nv;
+    const double nv = m->nv;
+    return ndir * (1 - 0.012 * nv) > 1.4 * nv;
 }
