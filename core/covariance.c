@@ -53,7 +53,6 @@
 
 #include <math.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* Memory and work limits of the refinements (beyond them: the pooled sigma^2, and G - 1 for
@@ -256,12 +255,6 @@ static long count_le(const double *v, long n, double x)
     return lo;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Pivots per order statistic and round of shard_median. */
 #define MEDIAN_PIVOTS 32
 
@@ -278,7 +271,7 @@ static sid_status shard_median(const sid_problem *p, double *v, long n, double *
     enum { K = MEDIAN_PIVOTS };
     double *cnt = sid_alloc(sizeof(double) * 2 * K * (size_t)p->nchunk);
     if (!cnt) return sid_error_set(err, SID_ERR_NOMEM, "out of memory");
-    qsort(v, (size_t)n, sizeof(double), cmp_double);
+    sid_sort_doubles(v, (size_t)n);
     uint64_t lo[2] = {0, 0}, hi[2] = {0x7ff0000000000000u, 0x7ff0000000000000u};   /* +inf: all values */
     uint64_t piv[2][K];
     int npiv[2] = {0, 0};

@@ -3,6 +3,7 @@
 #include "sid.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 /* Doolittle elimination with row pivoting; a zero multiplier skips its row update. */
 int sid_lu_factor(int n, double *A, int *piv)
@@ -157,3 +158,11 @@ void sid_tree_solve_lt(int n, const int *parent, const double *L, const double *
         for (int i = parent[k]; i >= 0; i = parent[i]) x[i] -= L[k * n + i] * x[k];
     }
 }
+
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+void sid_sort_doubles(double *v, size_t n) { qsort(v, n, sizeof(double), cmp_double); }

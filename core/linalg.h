@@ -2,9 +2,12 @@
  * (the contact problem's Newton steps and their transposed solves), the cyclic Jacobi
  * eigen-decomposition of a symmetric matrix (covariance), and the tree-sparse L^T L
  * factorisation of a joint-space matrix whose entries lie only where a dof meets its
- * ancestors (the mass matrix). Matrices are row-major n x n; nothing allocates. */
+ * ancestors (the mass matrix), and sorting a vector in place. Matrices are row-major n x n;
+ * nothing allocates. */
 #ifndef SID_LINALG_H
 #define SID_LINALG_H
+
+#include <stddef.h>
 
 /* In place, A = P^T L U (unit lower L below the diagonal, U on and above); -1 if singular. */
 int sid_lu_factor(int n, double *A, int *piv);
@@ -23,5 +26,8 @@ int sid_tree_factor(int n, const int *parent, double *A);
 void sid_tree_solve(int n, const int *parent, const double *L, double *b);
 /* x := L^-T x, the first half of sid_tree_solve, with dinv the inverse of L's diagonal. */
 void sid_tree_solve_lt(int n, const int *parent, const double *L, const double *dinv, double *x);
+
+/* Sort v[0..n-1] ascending in place (NaN-free input). */
+void sid_sort_doubles(double *v, size_t n);
 
 #endif

@@ -10,19 +10,13 @@
  * (euler 1, rk4 4). Candidates are h = interval / N for N = 1, 2, 4, ... up to
  * SID_STEP_MAX_SUBSTEPS; the first within tolerance is taken. Deterministic: the windows
  * tested are fixed by the logs, nothing depends on time or threads. */
+#include "linalg.h"
 #include "problem.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 #define TEST_WINDOWS 8          /* windows simulated per candidate, spread over the logs */
 #define TEST_WINDOW_SECONDS SID_STEP_TEST_WINDOW /* their length when the loss has one window per log */
-
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 /* Median of every sample interval of every log; -1 when out of memory. */
 static double median_interval(const sid_traj *const *logs, int nlog)
@@ -33,7 +27,7 @@ static double median_interval(const sid_traj *const *logs, int nlog)
     if (!dt) return -1;
     for (int l = 0; l < nlog; l++)
         for (int k = 0; k + 1 < logs[l]->n; k++) dt[i++] = logs[l]->t[k + 1] - logs[l]->t[k];
-    qsort(dt, n, sizeof(double), cmp_double);
+    sid_sort_doubles(dt, n);
     const double med = n % 2 ? dt[n / 2] : 0.5 * (dt[n / 2 - 1] + dt[n / 2]);
     sid_free(dt);
     return med;
