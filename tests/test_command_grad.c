@@ -16,8 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "robot_json.h"
-#include "robot_load.h"
 #include "test_util.h"
 
 Suite *command_grad_suite(void);
@@ -147,13 +145,7 @@ static void make_random(fixture *f, unsigned seed, int njoint, int features, voi
 static void make_file(fixture *f, const char *path, void (*edit)(sid_robot_desc *), int n, double amp)
 {
     memset(f, 0, sizeof *f);
-    sid_robot_desc d;
-    memset(&d, 0, sizeof d);
-    sid_error err = {0};
-    ck_assert_msg(robot_load(path, &d, NULL, NULL, &err) == 0, "%s", err.msg);
-    if (edit) edit(&d);
-    ck_assert_msg(sid_model_create(&f->m, &f->theta, &d, &err) == SID_OK, "%s", err.msg);
-    robot_desc_free(&d);
+    f->m = tu_file_model(path, edit, &f->theta);
     f->tr[0] = tu_synth_log(f->m, f->theta, n, DT, amp, 5);
     tu_add_noise(f->tr[0], 1e-3, 1e-2, 6);
     f->nlog = 1;

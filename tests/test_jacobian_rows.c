@@ -13,8 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "robot_json.h"
-#include "robot_load.h"
 #include "sid_internal.h"
 #include "test_util.h"
 
@@ -45,19 +43,6 @@ static sid_model *from_desc(sid_robot_desc *d, void (*edit)(sid_robot_desc *), d
     return m;
 }
 
-static sid_model *from_file(const char *path, void (*edit)(sid_robot_desc *), double **theta)
-{
-    sid_robot_desc d;
-    memset(&d, 0, sizeof d);
-    sid_error err = {0};
-    ck_assert_msg(robot_load(path, &d, NULL, NULL, &err) == 0, "%s", err.msg);
-    if (edit) edit(&d);
-    sid_model *m;
-    ck_assert_msg(sid_model_create(&m, theta, &d, &err) == SID_OK, "%s", err.msg);
-    robot_desc_free(&d);
-    return m;
-}
-
 static sid_model *make_model(int which, double **theta)
 {
     const int smooth = TU_BRANCHED | TU_FIXED | TU_FRICTION | TU_MOTORS | TU_OFFSETS;
@@ -68,8 +53,8 @@ static sid_model *make_model(int which, double **theta)
     case FLOATING: return tu_random_model(9, 4, smooth, 1, theta);
     case SERVOS: return from_desc(tu_random_robot(10, 4, TU_FRICTION), servos, theta);
     case DRY: return from_desc(tu_random_robot(13, 4, smooth), tu_dry_joints, theta);
-    case DELAYS: return from_file("../data/double_pendulum/robot.json", delays, theta);
-    case BACKLASH: return from_file("../data/backlash_arm/truth.json", NULL, theta);
+    case DELAYS: return tu_file_model("../data/double_pendulum/robot.json", delays, theta);
+    case BACKLASH: return tu_file_model("../data/backlash_arm/truth.json", NULL, theta);
     case CONTACT: return tu_box_robot(1, SID_CONTACT_COMPLIANT, 0.8, theta);
     default: return NULL;
     }

@@ -1,5 +1,7 @@
 /* test_util.c — random robots for the test suites. */
 #include "test_util.h"
+#include "robot_json.h"
+#include "robot_load.h"
 
 #include <check.h>
 #include <math.h>
@@ -56,6 +58,19 @@ sid_model *tu_random_model(unsigned seed, int njoint, int features, int floating
     sid_error err = {0};
     ck_assert_msg(sid_model_create(&m, theta, d, &err) == SID_OK, "%s", err.msg);
     tu_desc_free(d);
+    return m;
+}
+
+sid_model *tu_file_model(const char *path, void (*edit)(sid_robot_desc *), double **theta)
+{
+    sid_robot_desc d;
+    memset(&d, 0, sizeof d);
+    sid_error err = {0};
+    ck_assert_msg(robot_load(path, &d, NULL, NULL, &err) == 0, "%s", err.msg);
+    if (edit) edit(&d);
+    sid_model *m;
+    ck_assert_msg(sid_model_create(&m, theta, &d, &err) == SID_OK, "%s", err.msg);
+    robot_desc_free(&d);
     return m;
 }
 

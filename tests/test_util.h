@@ -26,6 +26,9 @@ void tu_servos(sid_robot_desc *d, unsigned seed, double limit_lo, double limit_h
 /* Make every revolute and prismatic joint of d dry (Coulomb 0.05, no Stribeck term), the
  * motorised ones with a load row (0.05), whose bound moves with the command. */
 void tu_dry_joints(sid_robot_desc *d);
+/* The robot file at path (robot.json, URDF or MJCF), changed by edit (NULL: as it is), made a
+ * model; theta gets its parameters. The test fails when either step does. */
+sid_model *tu_file_model(const char *path, void (*edit)(sid_robot_desc *), double **theta);
 /* The index of parameter name in m; the test fails when m has none. */
 int tu_param(const sid_model *m, const char *name);
 /* tu_random_robot's model, with its first joint off the root link made free when floating
