@@ -123,6 +123,16 @@ static double check_fixture(fixture *f, const double *x0, int nextra, const int 
     return worst;
 }
 
+/* f fits its one log tr in 0.05 s windows, one thread, the loss's other defaults. */
+static void one_log(fixture *f, sid_traj *tr)
+{
+    f->tr[0] = tr;
+    f->nlog = 1;
+    sid_loss_opts_defaults(&f->lo);
+    f->lo.window = 0.05;
+    f->lo.threads = 1;
+}
+
 /* A random chain of njoint (features as tu_random_model), its log of n samples at 1 ms with
  * noise, so the loss is not 0; edit (if not NULL) changes the robot first. */
 static void make_random(fixture *f, unsigned seed, int njoint, int features, void (*edit)(sid_robot_desc *), int n)
@@ -133,12 +143,9 @@ static void make_random(fixture *f, unsigned seed, int njoint, int features, voi
     sid_error err = {0};
     ck_assert_msg(sid_model_create(&f->m, &f->theta, d, &err) == SID_OK, "%s", err.msg);
     tu_desc_free(d);
-    f->tr[0] = tu_synth_log(f->m, f->theta, n, DT, 0.8, seed + 1);
-    tu_add_noise(f->tr[0], 1e-3, 1e-2, seed + 2);
-    f->nlog = 1;
-    sid_loss_opts_defaults(&f->lo);
-    f->lo.window = 0.05;
-    f->lo.threads = 1;
+    sid_traj *tr = tu_synth_log(f->m, f->theta, n, DT, 0.8, seed + 1);
+    tu_add_noise(tr, 1e-3, 1e-2, seed + 2);
+    one_log(f, tr);
 }
 
 /* A robot file of data/, edited, with a log as make_random's. */
@@ -146,12 +153,9 @@ static void make_file(fixture *f, const char *path, void (*edit)(sid_robot_desc 
 {
     memset(f, 0, sizeof *f);
     f->m = tu_file_model(path, edit, &f->theta);
-    f->tr[0] = tu_synth_log(f->m, f->theta, n, DT, amp, 5);
-    tu_add_noise(f->tr[0], 1e-3, 1e-2, 6);
-    f->nlog = 1;
-    sid_loss_opts_defaults(&f->lo);
-    f->lo.window = 0.05;
-    f->lo.threads = 1;
+    sid_traj *tr = tu_synth_log(f->m, f->theta, n, DT, amp, 5);
+    tu_add_noise(tr, 1e-3, 1e-2, 6);
+    one_log(f, tr);
 }
 
 /* ---- motors, integrators, substeps ---------------------------------------------------------- */
@@ -270,11 +274,7 @@ static void make_box(fixture *f, sid_contact_model model)
     memcpy(tr->qd, v0, sizeof v0);
     tu_replay(f->m, f->theta, tr, NULL);
     tu_add_noise(tr, 1e-3, 1e-2, 10);
-    f->tr[0] = tr;
-    f->nlog = 1;
-    sid_loss_opts_defaults(&f->lo);
-    f->lo.window = 0.05;
-    f->lo.threads = 1;
+    one_log(f, tr);
 }
 
 START_TEST(contact)
