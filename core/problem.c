@@ -322,9 +322,7 @@ sid_status sid_problem_create(sid_problem **out, const sid_model *m, const sid_t
             for (int j = k; j < k + p->cp_every && j < p->win[w].k1; j++) steps += sid_substeps(&o->sim, tr->t[j + 1] - tr->t[j]);
             if (steps > p->max_seg_steps) p->max_seg_steps = steps;
         }
-        const int rows = (p->win[w].rb - p->win[w].ra + 1) *
-                         ((o->weight_q > 0 ? nq : 0) + (o->weight_qd > 0 && sid_traj_has_velocities(tr) ? nv : 0) +
-                          sid_tau_sample_rows(p, tr));
+        const int rows = sid_problem_window_rows(p, w);
         p->nres += rows;
         if (rows > p->max_rows) p->max_rows = rows;
     }
