@@ -352,7 +352,9 @@ check "--in-place writes the fitted robot over the input" "$why"
 for sig in INT:130 TERM:143 HUP:129; do
 rm -f "$TMP/int.json" "$TMP/intr.json"
 # signal once the fit has made progress (two progress lines on stderr, a second apart in a
-# pipe), however fast the build is
+# pipe), however fast the build is; the last signal's progress is cleared first, here (the
+# command below clears it only after its fork, so it could be read before sysid runs)
+: >"$TMP/err"
 "$SYSID" fit "$TMP/a7.json" data/arm7/log.csv -c configs/joints.json --free 'links.*.mass' --ftol-rel 0 \
     --max-iter 1000000 --threads 1 -o "$TMP/int.json" --report "$TMP/intr.json" >"$TMP/out" 2>"$TMP/err" &
 pid=$!

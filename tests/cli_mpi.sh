@@ -213,7 +213,9 @@ rank_pid() {
         fi
     done
 }
-# started FILE: wait (up to 30 s) until rank 0's progress shows the fit iterating
+# started FILE: wait (up to 30 s) until rank 0's progress shows the fit iterating. Empty FILE before
+# the launch (: >FILE): the launched command empties it only after its fork, so the last run's
+# progress could be read, and the signal reach the forked shell before it becomes mpirun
 started() {
     for _ in $(seq 300); do
         grep -q "iter " "$1" 2>/dev/null && return 0
@@ -222,6 +224,7 @@ started() {
     return 1
 }
 
+: >"$TMP/err"
 mpirun --oversubscribe -n 2 "$MPI" "${LONG[@]}" "${OUT[@]}" >"$TMP/out" 2>"$TMP/err" &
 job=$!
 why=""
@@ -244,6 +247,7 @@ check "rank 1 of 2 killed (kill -9): the job ends, rank and signal named, nothin
 # SIGKILL: rank 0 has that long to finish the evaluation, the predictions and the writing,
 # which a loaded machine may need more than 1 s for (the README says so). 3 s held at a load
 # average of 15 on 2 cores; a sanitizer build needs more (make debug leaves this script out).
+: >"$TMP/err"
 mpirun --mca odls_base_sigkill_timeout 3 --oversubscribe -n 2 "$MPI" "${LONG[@]}" "${OUT[@]}" >"$TMP/out" 2>"$TMP/err" &
 job=$!
 why=""

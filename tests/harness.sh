@@ -12,7 +12,9 @@
 
 SYSID=${SYSID:-$PWD/sysid}
 TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+# only the script's own shell removes it: a background command signalled between its fork and its
+# exec would run this trap too, in the forked subshell, and take $TMP from under the script
+trap '[ "$BASHPID" = "$$" ] && rm -rf "$TMP"' EXIT
 passed=0
 failed=0
 
