@@ -116,10 +116,16 @@ cmp -s "$TMP/m.json" "$TMP/v.json" || why+=" the fitted robot changed with a --v
 check "the selection ignores --validate logs and is deterministic" "$why"
 
 # ---- Ctrl-C during the selection: exit 130, nothing written --------------------------------------
-"$SYSID" fit "$ROBOT" "$TMP/synth1k.csv" -c "$SPEC" --window auto -q -o "$TMP/int.json" \
+# the signal once stderr says the selection has begun (its first line, before the first fold's
+# fit), however fast the machine; emptied first, so a stale line cannot say so
+: >"$TMP/err"
+"$SYSID" fit "$ROBOT" "$TMP/synth1k.csv" -c "$SPEC" --window auto -o "$TMP/int.json" \
     --report "$TMP/int_r.json" >"$TMP/out" 2>"$TMP/err" &
 pid=$!
-sleep 1
+for _ in $(seq 300); do
+    grep -q "^window auto: cross-validation" "$TMP/err" 2>/dev/null && break
+    sleep 0.1
+done
 kill -INT "$pid"
 wait "$pid"
 rc=$?
