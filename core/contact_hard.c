@@ -38,6 +38,7 @@
  * gaps' adjoints) plus mubar = sum ln z_edge over sliding contacts. The regularisation r depends on
  * the masses (rbar = zetabar . lambda). Cost: one dense 3 nc solve and two reverse RNEAs. */
 #include "contact_hard.h"
+#include "dry_friction.h"
 #include "fd.h"
 #include "step.h"
 
@@ -288,8 +289,12 @@ sid_status sid_hard_forward(const sid_model *m, const double *theta, sid_workspa
     struct sid_hard *H = ws->hard;
     const int nv = m->nv;
     double *a = ws->rk;
-    sid_status s = sid_fd(m, theta, ws, NULL, q, v, u, h, a, err);
+    /* joint dry friction and constraint limits first, their rows on M + B without the contacts
+     * (euler_dry.c; MuJoCo solves both in one problem): the impulses act on the step's a */
+    sid_status s = ws->dry ? sid_dry_accel(m, theta, ws, NULL, h, q, v, u, 1, 1, err)
+                           : sid_fd(m, theta, ws, NULL, q, v, u, h, a, err);
     if (s) return s;
+    if (ws->dry) memcpy(a, ws->dry->a, sizeof(double) * (size_t)nv);
     for (int i = 0; i < nv; i++) H->vstar[i] = v[i] + h * a[i];
     const int nc = H->nc = gather_contacts(m, theta, ws, h), n3 = 3 * nc;
     delassus(m, ws, n3);
@@ -343,6 +348,18 @@ sid_status sid_hard_vjp_taped(const sid_step_ctx *c, const double *q, const doub
 {
     (void)rec;
     return sid_hard_vjp(c, q, v, u, q1bar, v1bar, qbar, vbar, thetabar, err);
+}
+
+/* The dry rows' torques f enter R1 as a joint force held: their adjoint is E^T w, w the
+ * step's (left in ws->w by sid_fd_vjp_factored), then the rows' solution's own adjoint, whose
+ * a0 and A part is a forward-dynamics adjoint at ac with M + B (euler_dry.c's reverse). */
+static void dry_rows_vjp(const sid_model *m, const double *theta, sid_workspace *ws, const double *q, const double *v,
+                         const double *u, double *qbar, double *vbar, double *thetabar)
+{
+    struct sid_dry *D = ws->dry;
+    for (int j = 0; j < D->nf; j++) D->t[j] = D->sgn[j] * ws->w[D->dof[j]];
+    sid_dry_vjp_solution(m, ws, D->t, qbar, vbar, thetabar);
+    sid_fd_vjp_factored(m, theta, ws, NULL, q, v, u, 0, D->ac, D->Lp, D->abar, qbar, vbar, thetabar);
 }
 
 sid_status sid_hard_vjp(const sid_step_ctx *c, const double *q, const double *v, const double *u, const double *q1bar,
@@ -410,6 +427,7 @@ sid_status sid_hard_vjp(const sid_step_ctx *c, const double *q, const double *v,
     for (int i = 0; i < nc; i++) H->seed[i] = sid_v3_scale(1 / h, sid_v3_load(H->lam + 3 * i));
     const sid_fext_source impulses = {sid_hard_impulse_forces, sid_hard_impulse_forces_vjp, H, NULL};
     sid_fd_vjp_factored(m, theta, ws, nc ? &impulses : NULL, q, v, u, h, H->aplus, ws->M, abar, qbar, vbar, thetabar);
+    if (ws->dry) dry_rows_vjp(m, theta, ws, q, v, u, qbar, vbar, thetabar);
     if (!nc || H->frozen) return SID_OK;
     /* zeta's adjoint: contact velocities J v+ and gaps through the kinematics at q, and v */
     double rbar = 0;

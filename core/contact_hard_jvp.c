@@ -18,6 +18,7 @@
  * 3 nc back-substitution. At a mode change (a contact separating, sticking, starting to slide)
  * the step is not differentiable; the tangent is the current active set's one-sided derivative,
  * as the adjoint's. */
+#include "dry_friction.h"
 #include "sid_internal.h"
 
 #include <string.h>
@@ -104,11 +105,25 @@ sid_status sid_hard_jvp(const sid_step_ctx *c, const double *q, const double *v,
     const double h = c->h;
     struct sid_hard *H = ws->hard;
     const int nq = m->nq, nv = m->nv, np = m->nparam;
-    (void)scratch;
     if (!H) return sid_error_set(err, SID_ERR_INPUT, "hard contact: the workspace has no contact scratch");
     sid_hard_problem P;
     sid_status s = sid_hard_forward(m, theta, ws, h, q, v, u, &P, err);
     if (s) return s;
+    /* dry rows: each direction's fdot (in its scratch, after nv of t) from the forward dynamics'
+     * tangent at ac with M + B, f held (euler_dry.c) */
+    struct sid_dry *D = ws->dry;
+    if (D) {
+        memcpy(ws->M, D->Lp, sizeof(double) * (size_t)nv * (size_t)nv);
+        sid_kinematics(m, theta, ws, q);
+        sid_fd_jvp_at(m, theta, ws, NULL, v, D->ac);
+        for (int d = 0; d < ndir; d++) {
+            double *t = scratch + (size_t)d * 9 * (size_t)nv;
+            const double *qd = qdot + (size_t)d * (size_t)nq, *vd = vdot + (size_t)d * (size_t)nv;
+            const double *thd = thetadot + (size_t)d * (size_t)np;
+            sid_fd_jvp_dir(m, theta, ws, NULL, q, v, u, 0, D->ac, qd, vd, thd, t);
+            sid_dry_jvp_solution(m, ws, t, qd, vd, thd, t + nv);
+        }
+    }
     const int nc = H->nc, n3 = 3 * nc, solve = nc && !H->frozen;
     /* ws->rk holds a (without contact) from the solve; the tangent's a+ and ad follow it */
     double *ap = ws->rk + nv, *ad = ap + nv, *zd = H->dl, *jl = H->zero;
@@ -123,10 +138,21 @@ sid_status sid_hard_jvp(const sid_step_ctx *c, const double *q, const double *v,
     for (int i = 0; i < nc; i++) H->seed[i] = sid_v3_scale(1 / h, sid_v3_load(H->lam + 3 * i));
     const sid_fext_source impulses = {sid_hard_impulse_forces, sid_hard_impulse_forces_vjp, H, impulse_forces_jvp};
     if ((s = sid_fd_jvp_prepare(m, theta, ws, nc ? &impulses : NULL, q, v, u, h, ap, err))) return s;
+    if (D) {   /* a+ has the rows' E f too: the RNEA state at the step's own a+ */
+        memcpy(ap, H->aplus, sizeof(double) * (size_t)nv);
+        sid_fd_jvp_at(m, theta, ws, nc ? &impulses : NULL, v, ap);
+    }
     for (int d = 0; d < ndir; d++) {
         double *qd = qdot + (size_t)d * (size_t)nq, *vd = vdot + (size_t)d * (size_t)nv;
         sid_fd_jvp_dir(m, theta, ws, nc ? &impulses : NULL, q, v, u, h, ap, qd, vd, thetadot + (size_t)d * (size_t)np,
                        ad);
+        if (D) {   /* + (M + B + h D)^-1 E fdot */
+            const double *fdot = scratch + (size_t)d * 9 * (size_t)nv + nv;
+            memset(D->e, 0, sizeof(double) * (size_t)nv);
+            for (int j = 0; j < D->nf; j++) D->e[D->dof[j]] += D->sgn[j] * fdot[j];
+            sid_factor_solve(m, ws->M, D->e);
+            for (int i = 0; i < nv; i++) ad[i] += D->e[i];
+        }
         for (int i = 0; i < nv; i++) vd[i] += h * ad[i];   /* v*' */
     }
     if (solve) {

@@ -18,33 +18,40 @@
 int sid_dry_record_size(const sid_model *m) { return 2 * m->nv + 2 * m->nv * m->nv + 2 * (m->ndry + m->nclim); }
 
 /* The step's accelerations: a0, f, a into the dry scratch (and ac with want_ac), the factors
- * of M + B and M + B + h D in D->Lp and D->Lh; ws->M holds the latter too. */
-static sid_status dry_accel(const sid_step_ctx *c, const double *q, const double *v, const double *u, int want_ac,
-                            sid_error *err)
+ * of M + B and M + B + h D in D->Lp and D->Lh; ws->M holds the latter too. Without want_a, a
+ * stage's: a0, f, ac and D->Lp only (ws->M holds D->Lp's factor). */
+sid_status sid_dry_accel(const sid_model *m, const double *theta, sid_workspace *ws, const sid_fext_source *fx,
+                         double h, const double *q, const double *v, const double *u, int want_ac, int want_a,
+                         sid_error *err)
 {
-    const sid_model *m = c->m;
-    sid_workspace *ws = c->ws;
     struct sid_dry *D = ws->dry;
     const int nv = m->nv;
     const size_t nn = sizeof(double) * (size_t)nv * (size_t)nv;
     sid_status s;
-    if ((s = sid_dry_prepare(m, c->theta, ws, err))) return s;
-    if ((s = sid_fd(m, c->theta, ws, c->fx, q, v, u, 0, D->a0, err))) return s;
+    if ((s = sid_dry_prepare(m, theta, ws, err))) return s;
+    if ((s = sid_fd(m, theta, ws, fx, q, v, u, 0, D->a0, err))) return s;
     memcpy(D->Lp, ws->M, nn);
-    sid_dry_solve(m, c->theta, ws, q, v, u, c->h);
+    sid_dry_solve(m, theta, ws, q, v, u, h);
     if (want_ac) {
         memset(D->e, 0, sizeof(double) * (size_t)nv);
         for (int j = 0; j < D->nf; j++) D->e[D->dof[j]] += D->sgn[j] * D->f[j];
         sid_factor_solve(m, D->Lp, D->e);
         for (int i = 0; i < nv; i++) D->ac[i] = D->a0[i] + D->e[i];
     }
-    if ((s = sid_fd(m, c->theta, ws, c->fx, q, v, u, c->h, D->a, err))) return s;
+    if (!want_a) return SID_OK;
+    if ((s = sid_fd(m, theta, ws, fx, q, v, u, h, D->a, err))) return s;
     memcpy(D->Lh, ws->M, nn);
     memset(D->e, 0, sizeof(double) * (size_t)nv);
     for (int j = 0; j < D->nf; j++) D->e[D->dof[j]] += D->sgn[j] * D->f[j];
     sid_factor_solve(m, D->Lh, D->e);
     for (int i = 0; i < nv; i++) D->a[i] += D->e[i];
     return SID_OK;
+}
+
+static sid_status dry_accel(const sid_step_ctx *c, const double *q, const double *v, const double *u, int want_ac,
+                            sid_error *err)
+{
+    return sid_dry_accel(c->m, c->theta, c->ws, c->fx, c->h, q, v, u, want_ac, 1, err);
 }
 
 sid_status sid_dry_step(const sid_step_ctx *c, const double *q, const double *v, const double *u, double *q1,

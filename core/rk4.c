@@ -1,8 +1,10 @@
-/* rk4.c — the classic Runge-Kutta step on (q, v) with the plain forward dynamics (hd = 0):
+/* rk4.c — the classic Runge-Kutta step on (q, v) with the stage acceleration of the variant's
+ * row (step.h, sid_stage_dynamics: the plain forward dynamics with hd = 0, or with dry friction
+ * and constraint limits solved):
  *   a_s = fd(q_s, v_s, u) at (q, v), (q (+) h/2 v, v + h/2 a1), (q (+) h/2 v2, v + h/2 a2),
  *   (q (+) h v3, v + h a3);  v1 = v + h/6 (a1 + 2 a2 + 2 a3 + a4);
  *   q1 = q (+) h (v + 2 v2 + 2 v3 + v4) / 6.
- * Its tape record is the stage states and accelerations and the four stages' factors; the
+ * Its tape record is the stage states and accelerations and the four stages' records; the
  * adjoint reverses the stages in order (ADJOINT.md, "RK4"). */
 #include "fd.h"
 #include "step.h"
@@ -12,7 +14,8 @@
 /* Doubles of an RK4 step's stages: three stage states and four accelerations. */
 static int rk_size(const sid_model *m) { return 3 * m->nq + 7 * m->nv; }
 
-int sid_rk4_record_size(const sid_model *m) { return rk_size(m) + 4 * m->nv * m->nv; }
+int sid_rk4_record_size(const sid_model *m) { return rk_size(m) + 4 * sid_stage_smooth.record_size(m); }
+int sid_rk4_dry_record_size(const sid_model *m) { return rk_size(m) + 4 * sid_stage_dry.record_size(m); }
 
 /* The RK4 stages of a step into ws->rk = (q2, v2, q3, v3, q4, v4, a1, a2, a3, a4): the stage
  * states, and the accelerations of the first nstage stages. */
@@ -20,31 +23,25 @@ static sid_status rk4_stages(const sid_step_ctx *c, const double *q, const doubl
                              sid_error *err)
 {
     const sid_model *m = c->m;
-    const double *theta = c->theta;
     sid_workspace *ws = c->ws;
+    const sid_stage_dynamics *sd = c->stage;
     const double h = c->h;
     const int nq = m->nq, nv = m->nv;
     double *q2 = ws->rk, *v2 = q2 + nq, *q3 = v2 + nv, *v3 = q3 + nq, *q4 = v3 + nv, *v4 = q4 + nq;
     double *a1 = v4 + nv, *a2 = a1 + nv, *a3 = a2 + nv, *a4 = a3 + nv;
-    const size_t nn = (size_t)nv * (size_t)nv, bytes = sizeof(double) * nn;
+    const size_t rs = (size_t)sd->record_size(m);
     sid_status s;
-    /* each stage's factor is kept in ws->Lst, so that a tape can hold it for the adjoint */
-    if ((s = sid_fd(m, theta, ws, c->fx, q, v, u, 0, a1, err))) return s;
-    memcpy(ws->Lst, ws->M, bytes);
+    /* each stage's record is kept in ws->Lst, so that a tape can hold it for the adjoint */
+    if ((s = sd->accel(c, q, v, u, a1, ws->Lst, err))) return s;
     sid_integrate_q(m, q, v, 0.5 * h, q2);
     for (int i = 0; i < nv; i++) v2[i] = v[i] + 0.5 * h * a1[i];
-    if ((s = sid_fd(m, theta, ws, c->fx, q2, v2, u, 0, a2, err))) return s;
-    memcpy(ws->Lst + nn, ws->M, bytes);
+    if ((s = sd->accel(c, q2, v2, u, a2, ws->Lst + rs, err))) return s;
     sid_integrate_q(m, q, v2, 0.5 * h, q3);
     for (int i = 0; i < nv; i++) v3[i] = v[i] + 0.5 * h * a2[i];
-    if ((s = sid_fd(m, theta, ws, c->fx, q3, v3, u, 0, a3, err))) return s;
-    memcpy(ws->Lst + 2 * nn, ws->M, bytes);
+    if ((s = sd->accel(c, q3, v3, u, a3, ws->Lst + 2 * rs, err))) return s;
     sid_integrate_q(m, q, v3, h, q4);
     for (int i = 0; i < nv; i++) v4[i] = v[i] + h * a3[i];
-    if (nstage == 4) {
-        if ((s = sid_fd(m, theta, ws, c->fx, q4, v4, u, 0, a4, err))) return s;
-        memcpy(ws->Lst + 3 * nn, ws->M, bytes);
-    }
+    if (nstage == 4 && (s = sd->accel(c, q4, v4, u, a4, ws->Lst + 3 * rs, err))) return s;
     return SID_OK;
 }
 
@@ -67,27 +64,22 @@ sid_status sid_rk4_step(const sid_step_ctx *c, const double *q, const double *v,
     sid_integrate_q(m, q, vc, h, q1);
     if (rec) {
         memcpy(rec, ws->rk, sizeof(double) * (size_t)rk_size(m));
-        memcpy(rec + rk_size(m), ws->Lst, sizeof(double) * 4 * (size_t)nv * (size_t)nv);
+        memcpy(rec + rk_size(m), ws->Lst, sizeof(double) * 4 * (size_t)c->stage->record_size(m));
     }
     return SID_OK;
 }
 
-/* Adjoint of one RK4 stage a_s = fd(q_s, v_s, u): with the stage's factor L_s from a tape,
- * or (L_s NULL) by recomputing the forward dynamics. */
+/* Adjoint of one RK4 stage a_s = fd(q_s, v_s, u): from the stage's record L_s of a tape, or
+ * (L_s NULL) by recomputing it. */
 static sid_status stage_vjp(const sid_step_ctx *c, const double *qs, const double *vs, const double *u, const double *as,
                             const double *Ls, const double *abar, double *qbar, double *vbar, double *thetabar,
                             sid_error *err)
 {
-    const sid_model *m = c->m;
-    const double *theta = c->theta;
-    sid_workspace *ws = c->ws;
-    if (!Ls) return sid_fd_vjp(m, theta, ws, c->fx, qs, vs, u, 0, abar, qbar, vbar, thetabar, err);
-    sid_fd_vjp_factored(m, theta, ws, c->fx, qs, vs, u, 0, as, Ls, abar, qbar, vbar, thetabar);
-    return SID_OK;
+    return c->stage->vjp(c, qs, vs, u, as, Ls, abar, qbar, vbar, thetabar, err);
 }
 
 /* Reverse an RK4 step whose stages st = (q2, v2, q3, v3, q4, v4, a1, a2, a3, a4) are known;
- * L holds the four stages' factors (sid_factor), or is NULL to recompute them. */
+ * L holds the four stages' records, or is NULL to recompute them. */
 static sid_status rk4_reverse(const sid_step_ctx *c, const double *q, const double *v, const double *u, const double *st,
                               const double *L, const double *q1bar, const double *v1bar, double *qbar, double *vbar,
                               double *thetabar, sid_error *err)
@@ -96,7 +88,7 @@ static sid_status rk4_reverse(const sid_step_ctx *c, const double *q, const doub
     sid_workspace *ws = c->ws;
     const double h = c->h;
     const int nq = m->nq, nv = m->nv;
-    const size_t nn = (size_t)nv * (size_t)nv;
+    const size_t nn = (size_t)c->stage->record_size(m);
     const double *q2 = st, *v2 = q2 + nq, *q3 = v2 + nv, *v3 = q3 + nq, *q4 = v3 + nv, *v4 = q4 + nq;
     const double *a1 = v4 + nv, *a2 = a1 + nv, *a3 = a2 + nv, *a4 = a3 + nv;
     const double *L1 = L, *L2 = L ? L + nn : NULL, *L3 = L ? L + 2 * nn : NULL, *L4 = L ? L + 3 * nn : NULL;
@@ -157,7 +149,6 @@ sid_status sid_rk4_jvp(const sid_step_ctx *c, const double *q, const double *v, 
                        const double *thetadot, double *qdot, double *vdot, double *scratch, sid_error *err)
 {
     const sid_model *m = c->m;
-    const double *theta = c->theta;
     sid_workspace *ws = c->ws;
     const double h = c->h;
     const int nq = m->nq, nv = m->nv, np = m->nparam;
@@ -179,8 +170,7 @@ sid_status sid_rk4_jvp(const sid_step_ctx *c, const double *q, const double *v, 
             sid_integrate_q(m, q, Vs - nv, cn[st] * h, qs);
             for (int i = 0; i < nv; i++) Vs[i] = v[i] + cn[st] * h * As[i - nv];
         }
-        if ((s = sid_fd_jvp_prepare(m, theta, ws, c->fx, qs, Vs, u, 0, As, err))) return s;
-        if (rows) sid_fd_jacobian_rows(m, theta, ws, c->fx, qs, Vs, u, 0, As, c->ncols, c->cols, ws->jrows);
+        if ((s = c->stage->jvp_prepare(c, qs, Vs, u, As, rows, err))) return s;
         for (int d = 0; d < ndir; d++) {
             double *sc = scratch + (size_t)d * 9 * (size_t)nv;
             const double *qd = qdot + (size_t)d * (size_t)nq, *vd = vdot + (size_t)d * (size_t)nv;
@@ -193,8 +183,7 @@ sid_status sid_rk4_jvp(const sid_step_ctx *c, const double *q, const double *v, 
                 memcpy(sc + (size_t)(4 + st - 1) * (size_t)nv, vd_s, sizeof(double) * (size_t)nv);
             }
             const double *thd = thetadot + (size_t)d * (size_t)np;
-            if (rows) sid_fd_jvp_rows(m, ws->jrows, c->ncols, c->cols, qd_s, vd_s, thd, sc + (size_t)st * (size_t)nv);
-            else sid_fd_jvp_dir(m, theta, ws, c->fx, qs, Vs, u, 0, As, qd_s, vd_s, thd, sc + (size_t)st * (size_t)nv);
+            c->stage->jvp_dir(c, qs, Vs, u, As, rows, qd_s, vd_s, thd, sc + (size_t)st * (size_t)nv);
         }
     }
     /* q1 = q (+) h/6 vs, vs = v + 2 v2 + 2 v3 + v4;  v1 = v + h/6 (a1 + 2 a2 + 2 a3 + a4)

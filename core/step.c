@@ -4,59 +4,38 @@
 
 enum { CONTACT_NONE, CONTACT_COMPLIANT, CONTACT_HARD, NCONTACT };
 
-static const sid_step_variant variants[2][NCONTACT] = {
-    [SID_EULER] = {
-        [CONTACT_NONE] = {sid_euler_step, sid_euler_vjp_taped, sid_euler_vjp, sid_euler_jvp, sid_euler_record_size, NULL,
-                          NULL, sid_euler_after_jvp},
-        [CONTACT_COMPLIANT] = {sid_euler_step, sid_euler_vjp_taped, sid_euler_vjp, sid_euler_jvp, sid_euler_record_size,
-                               &sid_contact_compliant, NULL, sid_euler_after_jvp},
-        [CONTACT_HARD] = {sid_hard_step, sid_hard_vjp_taped, sid_hard_vjp, sid_hard_jvp, sid_hard_record_size, NULL, NULL},
-    },
-    [SID_RK4] = {
-        [CONTACT_NONE] = {sid_rk4_step, sid_rk4_vjp_taped, sid_rk4_vjp, sid_rk4_jvp, sid_rk4_record_size, NULL, NULL},
-        [CONTACT_COMPLIANT] = {sid_rk4_step, sid_rk4_vjp_taped, sid_rk4_vjp, sid_rk4_jvp, sid_rk4_record_size,
-                               &sid_contact_compliant, NULL},
-        [CONTACT_HARD] = {NULL, NULL, NULL, NULL, NULL, NULL, "the hard contact model needs the euler integrator, not rk4"},
-    },
-};
+#define EULER {sid_euler_step, sid_euler_vjp_taped, sid_euler_vjp, sid_euler_jvp, sid_euler_record_size, NULL, NULL, \
+               sid_euler_after_jvp, NULL}
+#define EULER_DRY {sid_dry_step, sid_dry_vjp_taped, sid_dry_vjp, sid_dry_jvp, sid_dry_record_size, NULL, NULL, NULL, NULL}
+/* hard contact solves joint dry friction and limits first when the model has them (contact_hard.c) */
+#define HARD {sid_hard_step, sid_hard_vjp_taped, sid_hard_vjp, sid_hard_jvp, sid_hard_record_size, NULL, NULL, NULL, NULL}
+#define RK4(stage, size) {sid_rk4_step, sid_rk4_vjp_taped, sid_rk4_vjp, sid_rk4_jvp, size, NULL, NULL, NULL, &stage}
+#define WITH_COMPLIANT(row) {row.step, row.vjp_taped, row.vjp, row.jvp, row.record_size, &sid_contact_compliant, NULL, \
+                             row.after_jvp, row.stage}
 
-/* With joints of the dry friction model (dry_friction.h): its constraint is solved in MuJoCo's
- * Euler step. */
+static const sid_step_variant euler = EULER, euler_dry = EULER_DRY, rk4 = RK4(sid_stage_smooth, sid_rk4_record_size),
+                              rk4_dry = RK4(sid_stage_dry, sid_rk4_dry_record_size);
+
+/* integrator x contact model, without and with joints of the dry friction model or constraint
+ * limits (dry_friction.h) */
+static const sid_step_variant variants[2][NCONTACT] = {
+    [SID_EULER] = {[CONTACT_NONE] = EULER, [CONTACT_COMPLIANT] = WITH_COMPLIANT(euler), [CONTACT_HARD] = HARD},
+    [SID_RK4] = {[CONTACT_NONE] = RK4(sid_stage_smooth, sid_rk4_record_size),
+                 [CONTACT_COMPLIANT] = WITH_COMPLIANT(rk4),
+                 [CONTACT_HARD] = {NULL, NULL, NULL, NULL, NULL, NULL,
+                                   "the hard contact model needs the euler integrator, not rk4", NULL, NULL}},
+};
 static const sid_step_variant variants_dry[2][NCONTACT] = {
-    [SID_EULER] = {
-        [CONTACT_NONE] = {sid_dry_step, sid_dry_vjp_taped, sid_dry_vjp, sid_dry_jvp, sid_dry_record_size, NULL, NULL},
-        [CONTACT_COMPLIANT] = {sid_dry_step, sid_dry_vjp_taped, sid_dry_vjp, sid_dry_jvp, sid_dry_record_size,
-                               &sid_contact_compliant, NULL},
-        [CONTACT_HARD] = {NULL, NULL, NULL, NULL, NULL, NULL,
-                          "dry joint friction (friction.model \"dry\") with the hard contact model is not implemented: "
-                          "use compliant contact or the smooth friction model"},
-    },
-    [SID_RK4] = {
-        [CONTACT_NONE] = {NULL, NULL, NULL, NULL, NULL, NULL,
-                          "dry joint friction (friction.model \"dry\") is a constraint of the euler step (MuJoCo's "
-                          "frictionloss): use the euler integrator, not rk4"},
-        [CONTACT_COMPLIANT] = {NULL, NULL, NULL, NULL, NULL, NULL,
-                               "dry joint friction (friction.model \"dry\") is a constraint of the euler step "
-                               "(MuJoCo's frictionloss): use the euler integrator, not rk4"},
-        [CONTACT_HARD] = {NULL, NULL, NULL, NULL, NULL, NULL,
-                          "the hard contact model needs the euler integrator, not rk4"},
-    },
+    [SID_EULER] = {[CONTACT_NONE] = EULER_DRY, [CONTACT_COMPLIANT] = WITH_COMPLIANT(euler_dry), [CONTACT_HARD] = HARD},
+    [SID_RK4] = {[CONTACT_NONE] = RK4(sid_stage_dry, sid_rk4_dry_record_size),
+                 [CONTACT_COMPLIANT] = WITH_COMPLIANT(rk4_dry),
+                 [CONTACT_HARD] = {NULL, NULL, NULL, NULL, NULL, NULL,
+                                   "the hard contact model needs the euler integrator, not rk4", NULL, NULL}},
 };
 
 const sid_step_variant *sid_step_variant_find(const sid_model *m, sid_integrator integ, sid_error *err)
 {
     const int contact = !m->nsphere ? CONTACT_NONE : m->contact == SID_CONTACT_HARD ? CONTACT_HARD : CONTACT_COMPLIANT;
-    if (m->nclim && integ == SID_RK4) {
-        sid_error_set(err, SID_ERR_INPUT, "a constraint joint limit (limit.model \"constraint\") is a constraint of "
-                      "the euler step (MuJoCo's joint limit): use the euler integrator, not rk4, or the \"spring\" "
-                      "limit model");
-        return NULL;
-    }
-    if (m->nclim && !m->ndry && contact == CONTACT_HARD) {
-        sid_error_set(err, SID_ERR_INPUT, "a constraint joint limit (limit.model \"constraint\") with the hard "
-                      "contact model is not implemented: use compliant contact or the \"spring\" limit model");
-        return NULL;
-    }
     if (m->nbacklash && (m->ndry || m->nclim || contact == CONTACT_HARD)) {
         sid_error_set(err, SID_ERR_INPUT, "backlash (backlash.h) with %s is not implemented: use the smooth friction "
                       "model, the \"spring\" limit model and compliant contact",
@@ -75,7 +54,7 @@ const sid_step_variant *sid_step_variant_find(const sid_model *m, sid_integrator
 sid_step_ctx sid_step_context(const sid_step_variant *sv, const sid_model *m, const double *theta, sid_workspace *ws,
                               double h)
 {
-    return (sid_step_ctx){m, theta, ws, h, sv->fx, NULL, 0};
+    return (sid_step_ctx){m, theta, ws, h, sv->fx, NULL, 0, sv->stage};
 }
 
 static sid_status check_finite(const double *x, int n, const char *what, sid_error *err)

@@ -9,6 +9,8 @@
 
 #include "contact.h"
 
+typedef struct sid_stage_dynamics sid_stage_dynamics;
+
 /* What every step of a variant needs besides its state. */
 typedef struct {
     const sid_model *m;
@@ -21,7 +23,34 @@ typedef struct {
      * its acceleration's Jacobian rows instead (fd.h); NULL: not known */
     const int *cols;
     int ncols;
+    const sid_stage_dynamics *stage;   /* an explicit integrator's stage acceleration (rk4.c), or NULL */
 } sid_step_ctx;
+
+/* The acceleration a stage of an explicit integrator (rk4.c) takes at (q, v), with its adjoint
+ * and tangent (stage.c): the plain forward dynamics (hd = 0), or with joint dry friction and
+ * constraint limits solved as MuJoCo's forward pass solves them (dry_friction.h's rows on M + B,
+ * their time constant from the whole step c->h). A stage's record keeps what its adjoint needs. */
+struct sid_stage_dynamics {
+    int (*record_size)(const sid_model *m);
+    /* a at (q, v); with rec, the stage's record */
+    sid_status (*accel)(const sid_step_ctx *c, const double *q, const double *v, const double *u, double *a,
+                        double *rec, sid_error *err);
+    /* qbar, vbar, thetabar += (da/d.)^T abar at the stage whose acceleration is a, from its record
+     * (NULL: recomputed) */
+    sid_status (*vjp)(const sid_step_ctx *c, const double *q, const double *v, const double *u, const double *a,
+                      const double *rec, const double *abar, double *qbar, double *vbar, double *thetabar,
+                      sid_error *err);
+    /* a at (q, v) and what jvp_dir needs for any direction; rows: also the acceleration's
+     * Jacobian rows for c->cols (fd.h), which jvp_dir then uses */
+    sid_status (*jvp_prepare)(const sid_step_ctx *c, const double *q, const double *v, const double *u, double *a,
+                              int rows, sid_error *err);
+    /* ad, a's tangent along (qd, vd, thd), after jvp_prepare at the same stage */
+    void (*jvp_dir)(const sid_step_ctx *c, const double *q, const double *v, const double *u, const double *a,
+                    int rows, const double *qd, const double *vd, const double *thd, double *ad);
+};
+
+/* stage.c */
+extern const sid_stage_dynamics sid_stage_smooth, sid_stage_dry;
 
 /* (q, v) -> (q1, v1) with u held; with rec, writes the step's tape record. */
 typedef sid_status (*sid_step_fn)(const sid_step_ctx *c, const double *q, const double *v, const double *u, double *q1,
@@ -52,6 +81,7 @@ typedef struct {
     const sid_fext_source *fx;           /* external forces the dynamics includes */
     const char *unsupported;             /* non-NULL: this combination is an input error, and why */
     sid_step_after_jvp_fn after_jvp;     /* NULL: the step is taken again after its jvp */
+    const sid_stage_dynamics *stage;     /* an explicit integrator's stage acceleration (rk4.c), or NULL */
 } sid_step_variant;
 
 /* The variant for model m's contact model and integrator integ; NULL (with the reason in err)
@@ -119,12 +149,20 @@ sid_status sid_rk4_vjp(const sid_step_ctx *c, const double *q, const double *v, 
 sid_status sid_rk4_jvp(const sid_step_ctx *c, const double *q, const double *v, const double *u, int ndir,
                        const double *thetadot, double *qdot, double *vdot, double *scratch, sid_error *err);
 int sid_rk4_record_size(const sid_model *m);
+int sid_rk4_dry_record_size(const sid_model *m);   /* the same with the dry stage's records */
 
 /* euler.c's adjoint of a step whose acceleration is a and the factor of M + B + h D is L; it
  * leaves w = (M + B + h D)^-1 (h abar) in ws->w (euler_dry.c reuses it). */
 void sid_euler_reverse(const sid_step_ctx *c, const double *q, const double *v, const double *u, const double *a,
                        const double *L, const double *q1bar, const double *v1bar, double *qbar, double *vbar,
                        double *thetabar);
+
+/* euler_dry.c: the accelerations of a step with the dry rows solved (a with M + B + h D into
+ * ws->dry's a and ws->M its factor; ac, with want_ac, the stage acceleration with M + B); the
+ * Euler, hard-contact and RK4 (stage.c) steps with dry friction take theirs from it. */
+sid_status sid_dry_accel(const sid_model *m, const double *theta, sid_workspace *ws, const sid_fext_source *fx,
+                         double h, const double *q, const double *v, const double *u, int want_ac, int want_a,
+                         sid_error *err);
 
 /* euler_dry.c: Euler with joint dry friction (dry_friction.h); record (a, ac, both factors, f, states). */
 sid_status sid_dry_step(const sid_step_ctx *c, const double *q, const double *v, const double *u, double *q1,

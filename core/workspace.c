@@ -61,7 +61,7 @@ static sid_workspace *carve(const sid_model *m, sid_carve *c)
     w.dsave = sid_carve_take(c, nv, sizeof *w.dsave);
     w.rk = sid_carve_take(c, (3 * nq + 7 * nv), sizeof *w.rk);
     w.rkbar = sid_carve_take(c, (9 * nv + nq), sizeof *w.rkbar);
-    w.Lst = sid_carve_take(c, 4 * nv * nv, sizeof *w.Lst);
+    w.Lst = sid_carve_take(c, 4 * (nv * nv + 2 * (size_t)(m->ndry + m->nclim)), sizeof *w.Lst);
     w.hard = sid_hard_carve(m, c);
     w.sphere = sid_contact_carve(m, c);
     w.dry = sid_dry_carve(m, c);

@@ -74,7 +74,7 @@ struct sid_workspace {
                            * given (command_grad.c sets it to its lane's scratch; NULL: not wanted) */
     double *rk;           /* (sid_rk_size) RK4 stage states q2 v2 q3 v3 q4 v4 and accelerations a1..a4 */
     double *rkbar;        /* (9 nv + nq) their adjoints and scratch */
-    double *Lst;          /* (4 nv x nv) the RK4 stages' L^T L factors */
+    double *Lst;          /* (4 x (nv x nv + 2 nf)) the RK4 stages' records (stage.c) */
     struct sid_hard *hard;   /* hard contact's scratch (contact_hard.h); NULL without spheres */
     struct sid_sphere_state *sphere;   /* (nsphere) compliant contact's sphere states at its last forces, for
                                         * its tangent (contact.c); NULL without spheres */

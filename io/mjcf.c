@@ -89,9 +89,6 @@ static int read_option(mjcf_doc *d, xmlNode *n)
     if (mjcf_nums(d, n, "gravity", 3, 3, d->gravity) < 0) return -1;
     if (mjcf_nums(d, n, "timestep", 1, 1, &d->timestep) < 0) return -1;
     if (!(d->timestep > 0)) return mjcf_fail(d, n, "timestep=\"%g\": expected a positive number of seconds", d->timestep);
-    char integ[32];
-    mjcf_attr_str(n, "integrator", integ, sizeof integ);   /* MuJoCo's default is Euler */
-    if (integ[0]) d->not_euler = strcmp(integ, "Euler") != 0;
     mjcf_nodes l;
     if (mjcf_kids(d, n, &l)) return -1;
     for (int i = 0; i < l.count; i++) {
@@ -179,10 +176,6 @@ static int read_joint(mjcf_doc *d, xmlNode *n, int b, int k)
         return mjcf_fail(d, n, "range: a limited joint needs lower < upper");
     if (!j->limited && j->src_range && !d->autolimits && strcmp(lim, "auto") == 0)
         mjcf_warn(d, n, "range without limited=\"true\" (and compiler autolimits false): no limit imported");
-    if (j->frictionloss > 0 && d->not_euler && !d->warned_coulomb) {
-        mjcf_warn(d, n, "frictionloss imported as dry friction (friction.model \"dry\", MuJoCo's model): it needs the euler integrator");
-        d->warned_coulomb = 1;
-    }
     double x;
     if (mjcf_get(d, n, j->cls, JOINT, "stiffness", 1, 1, &x, NULL) > 0 && x != 0)
         mjcf_warn(d, n, "joint stiffness %g: springs are not modelled (ignored)", x);

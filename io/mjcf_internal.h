@@ -106,8 +106,6 @@ typedef struct {
     double ground_height, ground_friction;
     mjcf_sphere *sphere;
     int nsphere;
-    int warned_coulomb;
-    int not_euler;               /* <option integrator> names another integrator than Euler */
 } mjcf_doc;
 
 /* Read the document: 0, or -1 with d->err set. Free with mjcf_doc_free (also after failure). */

@@ -579,7 +579,7 @@ int urdf_read(reader *r, const char *text, size_t len, urdf_doc *u)
     }
     if (dry && !r->quiet)
         sid_io_warn("%s:%ld: <dynamics friction> (joint '%s' and %d more): imported as dry friction (friction.model "
-                    "\"dry\", MuJoCo's frictionloss, which sticks): it needs the euler integrator",
+                    "\"dry\", MuJoCo's frictionloss, which sticks; every integrator and contact model takes it)",
                  r->path, line_of(dry->dynamics), dry->xml_name, ndry - 1);
     if ((ntrans || ngazebo) && !r->quiet)
         sid_io_warn("%s:%ld: ignored: %d <transmission> and %d <gazebo> element%s (from this line on; no actuator model "

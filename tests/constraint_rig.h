@@ -38,6 +38,8 @@ int rig_json(const rig_chain *c, char *buf, size_t len, const char *friction, co
 /* The chain as MJCF at h = 1 ms, Euler, solver tolerance 1e-12 (MuJoCo's answer is then the QP's
  * exact solution), contacts off; `limited`: each joint limited to [lo, hi]. */
 int rig_mjcf(const rig_chain *c, char *buf, size_t len, int limited);
+/* The same with MuJoCo's integrator `integrator` ("Euler" or "RK4"). */
+int rig_mjcf_integrator(const rig_chain *c, char *buf, size_t len, int limited, const char *integrator);
 
 /* MuJoCo's compile of an MJCF text (fails the test with MuJoCo's message). */
 mjModel *rig_mujoco(const char *xml);
@@ -55,7 +57,7 @@ typedef struct {
 void rig_model_make(rig_model *p, const rig_chain *c, const char *friction, const char *limit);
 void rig_model_free(rig_model *p);
 
-/* ---- a window: L = sum_k wq[k].Q[k] + wv[k].V[k] over RIG_NSTEP Euler steps of 1 ms ---- */
+/* ---- a window: L = sum_k wq[k].Q[k] + wv[k].V[k] over RIG_NSTEP steps of 1 ms by integ ---- */
 
 enum { RIG_NSTEP = 300 };
 
@@ -65,6 +67,7 @@ typedef struct {
     double q0[RIG_MAXJ], v0[RIG_MAXJ];
     double wq[RIG_NSTEP + 1][RIG_MAXJ], wv[RIG_NSTEP + 1][RIG_MAXJ];
     double Q[RIG_NSTEP + 1][RIG_MAXJ], V[RIG_NSTEP + 1][RIG_MAXJ];
+    sid_integrator integ;   /* SID_EULER (0, what a zeroed window has) or SID_RK4 */
 } rig_window;
 
 /* The start state (q0 in [-qspan, qspan], v0 in [-0.5, 0.5]) and the weights, drawn from seed + 50;
@@ -76,7 +79,7 @@ void rig_win_adjoint(rig_window *w, double *q0bar, double *v0bar, double *thetab
 /* dL/dx by central differences at step 1e-6 max(1, |x|), x a start state entry or a parameter. */
 double rig_win_fd(rig_window *w, double *x);
 
-/* The worst relative error (tu_rel_err, floor 1e-9) of the adjoint against rig_win_fd over the
+/* The worst relative error (tu_rel_err, floor 2e-9 max(1, |L|): rounding) of the adjoint against rig_win_fd over the
  * start state and then every parameter, described in `where`; *checked: parameters whose
  * difference quotient exceeds 1e-6, *bounds: those of them named "limit.". */
 double rig_win_gradient_err(rig_window *w, const double *q0bar, const double *v0bar, const double *thetabar,

@@ -2,15 +2,17 @@
  *  - MuJoCo 2.2.2's frictionloss as the oracle: a pendulum and a 4-joint chain, the same
  *    robot written as robot.json and as MJCF (solver tolerance 1e-12 so that MuJoCo's answer is
  *    the QP's exact solution), torques around the friction level so that every joint sticks
- *    and slips repeatedly, 2 s at h = 1 ms: positions agree to 1e-8 rad;
+ *    and slips repeatedly, 2 s at h = 1 ms, by Euler and by RK4 (whose every stage solves the
+ *    rows, as MuJoCo's does): positions agree to 1e-8 rad;
  *  - the adjoint of whole windows that contain sticking and slipping against central finite
  *    differences of the loss for every parameter and the initial state, forward mode against
- *    the adjoint (dot-product test), the taped adjoint against the re-solving one, and one
- *    step with compliant contact against central differences;
+ *    the adjoint (dot-product test), the taped adjoint against the re-solving one, by both
+ *    integrators; one step with compliant contact (Euler, RK4) and with hard contact (whose
+ *    step solves the rows first) against central differences and forward mode;
  *  - a fit of a 3-joint chain's coulomb, viscous, armature and masses from noise-free logs;
  *  - a joint pushed below its friction level stays, creeping no faster than the soft model's
  *    steady creep R u / b; one pushed above it slips; friction never adds energy;
- *  - misuse: RK4 or hard contact with dry friction, Stribeck with it, an unknown model name. */
+ *  - misuse: RK4 with hard contact, Stribeck with dry friction, an unknown model name. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -42,12 +44,12 @@ static void make_chain(rig_chain *c, int n, unsigned seed)
     }
 }
 
-/* Both simulators from rest at q = 0.1 per joint, 2 s at 1 ms; the worst |dq|, and how often
- * our rows changed between sticking and slipping. */
-static double agreement(const rig_chain *c, int *switches, int *sticks)
+/* Both simulators from rest at q = 0.1 per joint, 2 s at 1 ms by integ; the worst |dq|, and how
+ * often our rows changed between sticking and slipping (at the step's start, RK4's first stage). */
+static double agreement(const rig_chain *c, sid_integrator integ, int *switches, int *sticks)
 {
     static char xml[16384];
-    ck_assert_int_lt(rig_mjcf(c, xml, sizeof xml, 0), (int)sizeof xml);
+    ck_assert_int_lt(rig_mjcf_integrator(c, xml, sizeof xml, 0, integ == SID_RK4 ? "RK4" : "Euler"), (int)sizeof xml);
     mjModel *mm = rig_mujoco(xml);
     mjData *md = mj_makeData(mm);
     rig_model p;
@@ -64,9 +66,12 @@ static double agreement(const rig_chain *c, int *switches, int *sticks)
         const double t = step * 1e-3;
         for (int k = 0; k < n; k++) u[k] = md->qfrc_applied[k] = rig_torque(c, k, t);
         mj_step(mm, md);
-        ck_assert_msg(sid_step(p.m, p.theta, p.ws, SID_EULER, 1e-3, q, v, u, q1, v1, &err) == SID_OK, "%s", err.msg);
+        if (integ == SID_RK4)   /* the rows at the step's start: the first stage alone */
+            ck_assert_int_eq(sid_dry_accel(p.m, p.theta, p.ws, NULL, 1e-3, q, v, u, 1, 0, &err), SID_OK);
         double res;
         ck_assert_int_eq(sid_dry_last(p.ws, NULL, state, &res), n);
+        ck_assert_msg(sid_step(p.m, p.theta, p.ws, integ, 1e-3, q, v, u, q1, v1, &err) == SID_OK, "%s", err.msg);
+        if (integ == SID_EULER) ck_assert_int_eq(sid_dry_last(p.ws, NULL, state, &res), n);
         ck_assert_msg(res < 1e-9, "step %d: KKT residual %g", step, res);
         for (int k = 0; k < n; k++) {
             q[k] = q1[k], v[k] = v1[k];
@@ -85,14 +90,15 @@ static double agreement(const rig_chain *c, int *switches, int *sticks)
 START_TEST(mujoco_agreement)
 {
     const int sizes[2] = {1, 4};
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < 4; i++) {
         rig_chain c;
         int switches, sticks;
-        make_chain(&c, sizes[i], 11 + (unsigned)i);
-        const double worst = agreement(&c, &switches, &sticks);
-        fprintf(stderr, "dry friction vs MuJoCo frictionloss, %d joint(s), 2 s at 1 ms: max |dq| %.2e rad, %d "
+        const sid_integrator integ = i < 2 ? SID_EULER : SID_RK4;
+        make_chain(&c, sizes[i % 2], 11 + (unsigned)(i % 2));
+        const double worst = agreement(&c, integ, &switches, &sticks);
+        fprintf(stderr, "dry friction vs MuJoCo frictionloss, %s, %d joint(s), 2 s at 1 ms: max |dq| %.2e rad, %d "
                         "stick/slip switches, %d of %d joint-steps sticking\n",
-                c.n, worst, switches, sticks, 2000 * c.n);
+                integ == SID_RK4 ? "rk4" : "euler", c.n, worst, switches, sticks, 2000 * c.n);
         /* both sides solve the same QP exactly; what is left is rounding, grown by 2000 steps */
         ck_assert_msg(worst <= 1e-8, "%d joints: max |dq| %g", c.n, worst);
         /* the comparison must exercise both regimes, repeatedly, on every joint */
@@ -104,19 +110,20 @@ END_TEST
 
 /* ---- gradients of a window --------------------------------------------------------------- */
 
-/* A zeroed window on the heap (it is large); rig_win_free frees it. */
-static rig_window *win_make(int n, unsigned seed)
+/* A zeroed window on the heap (it is large) stepped by integ; rig_win_free frees it. */
+static rig_window *win_make(int n, unsigned seed, sid_integrator integ)
 {
     rig_window *w = calloc(1, sizeof *w);
+    w->integ = integ;
     make_chain(&w->c, n, seed);
     rig_model_make(&w->p, &w->c, "dry", NULL);
     rig_win_start(w, seed, 0.3);
     return w;
 }
 
-START_TEST(window_gradient)
+static void window_gradient_by(sid_integrator integ)
 {
-    rig_window *w = win_make(3, 21);
+    rig_window *w = win_make(3, 21, integ);
     const int n = w->c.n, np = sid_model_nparam(w->p.m);
     double q0bar[RIG_MAXJ], v0bar[RIG_MAXJ], *thetabar = calloc((size_t)np, sizeof(double));
     rig_win_adjoint(w, q0bar, v0bar, thetabar);
@@ -126,7 +133,7 @@ START_TEST(window_gradient)
     sid_error err = {0};
     for (int k = 0; k < RIG_NSTEP; k++) {
         for (int i = 0; i < n; i++) u[i] = rig_torque(&w->c, i, k * 1e-3);
-        sid_step(w->p.m, w->p.theta, w->p.ws, SID_EULER, 1e-3, w->Q[k], w->V[k], u, q1, v1, &err);
+        sid_step(w->p.m, w->p.theta, w->p.ws, SID_EULER, 1e-3, w->Q[k], w->V[k], u, q1, v1, &err);   /* the rows */
         sid_dry_last(w->p.ws, NULL, state, NULL);
         for (int i = 0; i < n; i++) sticks += !state[i], slips += !!state[i];
     }
@@ -135,9 +142,9 @@ START_TEST(window_gradient)
     char where[256];
     int checked, bounds;
     const double worst = rig_win_gradient_err(w, q0bar, v0bar, thetabar, where, sizeof where, &checked, &bounds);
-    fprintf(stderr, "dry friction window gradient (%d steps, %d sticking / %d slipping joint-steps): worst relative "
-                    "error %.2e at %s; %d parameters with a gradient\n",
-            RIG_NSTEP, sticks, slips, worst, where, checked);
+    fprintf(stderr, "dry friction window gradient, %s (%d steps, %d sticking / %d slipping joint-steps): worst "
+                    "relative error %.2e at %s; %d parameters with a gradient\n",
+            integ == SID_RK4 ? "rk4" : "euler", RIG_NSTEP, sticks, slips, worst, where, checked);
     /* coulomb, masses, COMs, inertias, armature, viscous, origins: all act through the rows */
     ck_assert_int_ge(checked, 6 * n);
     /* central differences at step 1e-6 are good to ~1e-7; kinks of the active set are
@@ -146,14 +153,22 @@ START_TEST(window_gradient)
     free(thetabar);
     rig_win_free(w);
 }
+
+START_TEST(window_gradient)
+{
+    window_gradient_by(SID_EULER);
+    window_gradient_by(SID_RK4);
+}
 END_TEST
 
 /* Forward mode of the window along random (q0dot, v0dot, thetadot) against the adjoint. */
 START_TEST(window_forward_mode)
 {
-    rig_window *w = win_make(3, 22);
-    rig_win_forward_mode(w, "dry friction");
-    rig_win_free(w);
+    for (int i = 0; i < 2; i++) {
+        rig_window *w = win_make(3, 22, i ? SID_RK4 : SID_EULER);
+        rig_win_forward_mode(w, i ? "dry friction, rk4," : "dry friction, euler,");
+        rig_win_free(w);
+    }
 }
 END_TEST
 
@@ -161,9 +176,11 @@ END_TEST
  * along a window that sticks and slips: the record restores the step, it does not approximate. */
 START_TEST(taped_adjoint)
 {
-    rig_window *w = win_make(3, 23);
-    rig_win_taped(w, 1, "dry friction", "largest entry");
-    rig_win_free(w);
+    for (int i = 0; i < 2; i++) {
+        rig_window *w = win_make(3, 23, i ? SID_RK4 : SID_EULER);
+        rig_win_taped(w, 1, i ? "dry friction, rk4," : "dry friction, euler,", "largest entry");
+        rig_win_free(w);
+    }
 }
 END_TEST
 
@@ -327,13 +344,16 @@ static char *contact_arm(const char *contact_model)
     return buf;
 }
 
-START_TEST(compliant_contact_step_gradient)
+/* One step of the contact arm by integ under its contact model: the adjoint against central
+ * differences of w.(q1, v1) for the state and every parameter, and forward mode along a random
+ * direction against the adjoint (dot-product test). */
+static void contact_step_case(const char *contact, sid_integrator integ)
 {
     sid_robot_desc d;
     sid_model *m;
     double *theta;
     sid_error err = {0};
-    const char *txt = contact_arm("compliant");
+    const char *txt = contact_arm(contact);
     ck_assert_msg(robot_json_parse("arm.json", txt, strlen(txt), &d, NULL, &err) == 0, "%s", err.msg);
     ck_assert_msg(sid_model_create(&m, &theta, &d, &err) == SID_OK, "%s", err.msg);
     sid_workspace *ws = sid_workspace_create(m);
@@ -343,13 +363,15 @@ START_TEST(compliant_contact_step_gradient)
      * y, which j1's axis does not feel) */
     double q[2] = {0.0, 0.0}, v[2] = {0.0, -0.8}, u[2] = {0.1, 0.02}, wq[2] = {0.7, -0.4}, wv[2] = {0.3, 0.9};
     double q1[2], v1[2];
-    ck_assert_int_eq(sid_step(m, theta, ws, SID_EULER, 1e-3, q, v, u, q1, v1, &err), SID_OK);
+    ck_assert_msg(sid_step(m, theta, ws, integ, 1e-3, q, v, u, q1, v1, &err) == SID_OK, "%s", err.msg);
     int state[2];
-    sid_dry_last(ws, NULL, state, NULL);
-    ck_assert_msg(state[0] == 0 && state[1] != 0, "states %d %d: expected j1 sticking, j2 slipping", state[0],
-                  state[1]);
+    if (integ == SID_EULER) {   /* RK4's last stage is elsewhere; its first is this state */
+        sid_dry_last(ws, NULL, state, NULL);
+        ck_assert_msg(state[0] == 0 && state[1] != 0, "states %d %d: expected j1 sticking, j2 slipping", state[0],
+                      state[1]);
+    }
     double qbar[2] = {0}, vbar[2] = {0}, *thetabar = calloc((size_t)np, sizeof(double));
-    ck_assert_int_eq(sid_step_vjp(m, theta, ws, SID_EULER, 1e-3, q, v, u, wq, wv, qbar, vbar, thetabar, &err), SID_OK);
+    ck_assert_int_eq(sid_step_vjp(m, theta, ws, integ, 1e-3, q, v, u, wq, wv, qbar, vbar, thetabar, &err), SID_OK);
     double worst = 0;
     char where[400] = "none";
     for (int j = -4; j < np; j++) {
@@ -359,7 +381,7 @@ START_TEST(compliant_contact_step_gradient)
         double L[2];
         for (int s = 0; s < 2; s++) {
             *x = x0 + (s ? -e : e);
-            ck_assert_int_eq(sid_step(m, theta, ws, SID_EULER, 1e-3, q, v, u, q1, v1, &err), SID_OK);
+            ck_assert_int_eq(sid_step(m, theta, ws, integ, 1e-3, q, v, u, q1, v1, &err), SID_OK);
             L[s] = wq[0] * q1[0] + wq[1] * q1[1] + wv[0] * v1[0] + wv[1] * v1[1];
         }
         *x = x0;
@@ -367,24 +389,35 @@ START_TEST(compliant_contact_step_gradient)
         if (r > worst) worst = r, snprintf(where, sizeof where, "%s: adjoint %.10g, fd %.10g",
                                           j < 0 ? "state" : sid_model_param(m, j)->name, a, num);
     }
-    fprintf(stderr, "dry friction with compliant contact, one step: worst relative error %.2e at %s\n", worst, where);
+    /* forward mode along a random direction: w.(J xdot) = (J^T w).xdot */
+    unsigned sd = 9;
+    double qd[2], vd[2], scratch[18], *thd = calloc((size_t)np, sizeof(double)), rev = 0, fwd = 0;
+    for (int i = 0; i < 2; i++) {
+        qd[i] = tu_uniform(&sd, -1, 1), vd[i] = tu_uniform(&sd, -1, 1);
+        rev += qbar[i] * qd[i] + vbar[i] * vd[i];
+    }
+    for (int j = 0; j < np; j++) thd[j] = tu_uniform(&sd, -1, 1) * fmax(0.01, fabs(theta[j])), rev += thetabar[j] * thd[j];
+    ck_assert_msg(sid_step_jvp(m, theta, ws, integ, 1e-3, q, v, u, 1, thd, qd, vd, scratch, &err) == SID_OK, "%s",
+                  err.msg);
+    for (int i = 0; i < 2; i++) fwd += wq[i] * qd[i] + wv[i] * vd[i];
+    fprintf(stderr, "dry friction with %s contact, %s, one step: worst relative error %.2e at %s; forward mode "
+                    "%.2e off the adjoint\n", contact, integ == SID_RK4 ? "rk4" : "euler", worst, where,
+            fabs(fwd - rev) / fabs(rev));
     ck_assert_msg(worst <= 1e-6, "relative error %g at %s", worst, where);
+    ck_assert_msg(fabs(fwd - rev) <= 1e-10 * fabs(rev), "forward %.15g, reverse %.15g", fwd, rev);
+    free(thd);
     free(thetabar);
     sid_workspace_free(ws);
     sid_model_free(m);
     sid_free(theta);
     robot_desc_free(&d);
-    /* hard contact with dry friction is refused, saying why */
-    txt = contact_arm("hard");
-    ck_assert_msg(robot_json_parse("arm.json", txt, strlen(txt), &d, NULL, &err) == 0, "%s", err.msg);
-    ck_assert_msg(sid_model_create(&m, &theta, &d, &err) == SID_OK, "%s", err.msg);
-    ws = sid_workspace_create(m);
-    ck_assert_int_eq(sid_step(m, theta, ws, SID_EULER, 1e-3, q, v, u, q1, v1, &err), SID_ERR_INPUT);
-    ck_assert_msg(strstr(err.msg, "hard contact") && strstr(err.msg, "dry"), "%s", err.msg);
-    sid_workspace_free(ws);
-    sid_model_free(m);
-    sid_free(theta);
-    robot_desc_free(&d);
+}
+
+START_TEST(contact_step_gradient)
+{
+    contact_step_case("compliant", SID_EULER);
+    contact_step_case("compliant", SID_RK4);
+    contact_step_case("hard", SID_EULER);
 }
 END_TEST
 
@@ -397,10 +430,23 @@ START_TEST(misuse)
     rig_model p;
     rig_model_make(&p, &c, "dry", NULL);
     sid_error err = {0};
-    double q[1] = {0}, v[1] = {0}, u[1] = {0}, q1[1], v1[1];
-    ck_assert_int_eq(sid_step(p.m, p.theta, p.ws, SID_RK4, 1e-3, q, v, u, q1, v1, &err), SID_ERR_INPUT);
-    ck_assert_msg(strstr(err.msg, "euler"), "%s", err.msg);
+    double q[2] = {0, 0}, v[2] = {0, 0}, u[2] = {0, 0}, q1[2], v1[2];
+    ck_assert_int_eq(sid_step(p.m, p.theta, p.ws, SID_RK4, 1e-3, q, v, u, q1, v1, &err), SID_OK);
     rig_model_free(&p);
+    /* hard contact needs the euler integrator, dry friction or not */
+    sid_robot_desc da;
+    sid_model *ma;
+    double *tha;
+    const char *txt = contact_arm("hard");
+    ck_assert_msg(robot_json_parse("arm.json", txt, strlen(txt), &da, NULL, &err) == 0, "%s", err.msg);
+    ck_assert_msg(sid_model_create(&ma, &tha, &da, &err) == SID_OK, "%s", err.msg);
+    sid_workspace *wa = sid_workspace_create(ma);
+    ck_assert_int_eq(sid_step(ma, tha, wa, SID_RK4, 1e-3, q, v, u, q1, v1, &err), SID_ERR_INPUT);
+    ck_assert_msg(strstr(err.msg, "hard contact") && strstr(err.msg, "euler"), "%s", err.msg);
+    sid_workspace_free(wa);
+    sid_model_free(ma);
+    sid_free(tha);
+    robot_desc_free(&da);
     /* the smooth model stays the default and has no constraint rows */
     rig_model_make(&p, &c, NULL, NULL);
     ck_assert_ptr_null(p.ws->dry);
@@ -434,7 +480,7 @@ Suite *dry_friction_suite(void)
     tcase_add_test(tc, stick_really_sticks);
     tcase_add_test(tc, passivity);
     tcase_add_test(tc, fit_recovers);
-    tcase_add_test(tc, compliant_contact_step_gradient);
+    tcase_add_test(tc, contact_step_gradient);
     tcase_add_test(tc, misuse);
     suite_add_tcase(s, tc);
     return s;

@@ -3,11 +3,13 @@
  *  - MuJoCo 2.2.2 as the oracle (solver tolerance 1e-12, so that its answer is the QP's exact
  *    solution): a pendulum swung into both bounds, a 3-joint chain with dry friction and limits,
  *    and data/servo_arm/truth.xml (position servos, dry friction, j4 driven past its bound), the
- *    same model as robot.json or imported MJCF, 2 s at h = 1 ms: positions agree to 1e-8 rad;
+ *    same model as robot.json or imported MJCF, 2 s at h = 1 ms, by Euler and by RK4 (every
+ *    stage solving the rows, as MuJoCo's does): positions agree to 1e-8 rad;
  *  - the adjoint of a window that enters and leaves the limits against central differences of
  *    the loss for every parameter (the bounds included) and the initial state, forward mode
- *    against the adjoint (dot-product test), the taped adjoint against the re-solving one;
- *  - misuse: RK4, a stiffness under the constraint model, an unknown model name. */
+ *    against the adjoint (dot-product test), the taped adjoint against the re-solving one, by
+ *    both integrators;
+ *  - misuse: a stiffness under the constraint model, an unknown model name. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -66,11 +68,12 @@ static void tally(const sid_workspace *ws, int nfric, limit_tally *t, int *prev)
     }
 }
 
-/* Both simulators from rest at q = 0, 2 s at 1 ms; the worst |dq|. */
-static double agreement(const rig_chain *c, limit_tally *t)
+/* Both simulators from rest at q = 0, 2 s at 1 ms by integ; the worst |dq| (the rows tallied at
+ * each step's start: RK4's first stage). */
+static double agreement(const rig_chain *c, sid_integrator integ, limit_tally *t)
 {
     static char xml[16384];
-    ck_assert_int_lt(rig_mjcf(c, xml, sizeof xml, 1), (int)sizeof xml);
+    ck_assert_int_lt(rig_mjcf_integrator(c, xml, sizeof xml, 1, integ == SID_RK4 ? "RK4" : "Euler"), (int)sizeof xml);
     mjModel *mm = rig_mujoco(xml);
     mjData *md = mj_makeData(mm);
     rig_model p;
@@ -87,11 +90,16 @@ static double agreement(const rig_chain *c, limit_tally *t)
         const double tt = step * 1e-3;
         for (int k = 0; k < n; k++) u[k] = md->qfrc_applied[k] = rig_torque(c, k, tt);
         mj_step(mm, md);
-        ck_assert_msg(sid_step(p.m, p.theta, p.ws, SID_EULER, 1e-3, q, v, u, q1, v1, &err) == SID_OK, "%s", err.msg);
+        if (integ == SID_RK4)
+            ck_assert_int_eq(sid_dry_accel(p.m, p.theta, p.ws, NULL, 1e-3, q, v, u, 1, 0, &err), SID_OK);
+        else
+            ck_assert_msg(sid_step(p.m, p.theta, p.ws, integ, 1e-3, q, v, u, q1, v1, &err) == SID_OK, "%s", err.msg);
         double res;
         ck_assert_int_eq(sid_dry_last(p.ws, NULL, NULL, &res), nfric + 2 * n);
         ck_assert_msg(res < 1e-9, "step %d: KKT residual %g", step, res);
         tally(p.ws, nfric, t, prev);
+        if (integ == SID_RK4)
+            ck_assert_msg(sid_step(p.m, p.theta, p.ws, integ, 1e-3, q, v, u, q1, v1, &err) == SID_OK, "%s", err.msg);
         for (int k = 0; k < n; k++) {
             q[k] = q1[k], v[k] = v1[k];
             worst = fmax(worst, fabs(q[k] - md->qpos[k]));
@@ -105,14 +113,15 @@ static double agreement(const rig_chain *c, limit_tally *t)
 
 START_TEST(mujoco_agreement)
 {
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < 4; i++) {
         rig_chain c;
         limit_tally t;
-        make_chain(&c, i ? 3 : 1, 31 + (unsigned)i, i);
-        const double worst = agreement(&c, &t);
-        fprintf(stderr, "constraint limit vs MuJoCo, %d joint(s)%s, 2 s at 1 ms: max |dq| %.2e rad; rows present "
-                        "%d lower / %d upper steps, %d entries, %d pushing\n",
-                c.n, i ? " with dry friction" : "", worst, t.lower, t.upper, t.enters, t.pushing);
+        const sid_integrator integ = i < 2 ? SID_EULER : SID_RK4;
+        make_chain(&c, i % 2 ? 3 : 1, 31 + (unsigned)(i % 2), i % 2);
+        const double worst = agreement(&c, integ, &t);
+        fprintf(stderr, "constraint limit vs MuJoCo, %s, %d joint(s)%s, 2 s at 1 ms: max |dq| %.2e rad; rows "
+                        "present %d lower / %d upper steps, %d entries, %d pushing\n", integ == SID_RK4 ? "rk4" : "euler",
+                c.n, i % 2 ? " with dry friction" : "", worst, t.lower, t.upper, t.enters, t.pushing);
         /* both sides solve the same QP exactly; what is left is rounding, grown by 2000 steps */
         ck_assert_msg(worst <= 1e-8, "%d joints: max |dq| %g", c.n, worst);
         /* both bounds must be hit, repeatedly, with force */
@@ -171,10 +180,11 @@ END_TEST
 
 /* ---- gradients of a window --------------------------------------------------------------- */
 
-/* A zeroed window on the heap (it is large); rig_win_free frees it. */
-static rig_window *win_make(int n, unsigned seed)
+/* A zeroed window on the heap (it is large) stepped by integ; rig_win_free frees it. */
+static rig_window *win_make(int n, unsigned seed, sid_integrator integ)
 {
     rig_window *w = calloc(1, sizeof *w);
+    w->integ = integ;
     make_chain(&w->c, n, seed, 1);
     for (int i = 0; i < n; i++)   /* narrow bounds, fast torques: in and out of them within 0.3 s */
         w->c.w[i] *= 3, w->c.lo[i] *= 0.3, w->c.hi[i] *= 0.3;
@@ -194,14 +204,14 @@ static void win_tally(rig_window *w, limit_tally *t)
     rig_win_loss(w);
     for (int k = 0; k < RIG_NSTEP; k++) {
         for (int i = 0; i < n; i++) u[i] = rig_torque(&w->c, i, k * 1e-3);
-        sid_step(w->p.m, w->p.theta, w->p.ws, SID_EULER, 1e-3, w->Q[k], w->V[k], u, q1, v1, &err);
+        sid_step(w->p.m, w->p.theta, w->p.ws, SID_EULER, 1e-3, w->Q[k], w->V[k], u, q1, v1, &err);   /* the rows */
         tally(w->p.ws, n, t, prev);
     }
 }
 
-START_TEST(window_gradient)
+static void window_gradient_by(sid_integrator integ)
 {
-    rig_window *w = win_make(3, 41);
+    rig_window *w = win_make(3, 41, integ);
     const int n = w->c.n, np = sid_model_nparam(w->p.m);
     double q0bar[RIG_MAXJ], v0bar[RIG_MAXJ], *thetabar = calloc((size_t)np, sizeof(double));
     limit_tally t;
@@ -214,9 +224,10 @@ START_TEST(window_gradient)
     char where[256];
     int checked, bounds;
     const double worst = rig_win_gradient_err(w, q0bar, v0bar, thetabar, where, sizeof where, &checked, &bounds);
-    fprintf(stderr, "constraint limit window gradient (%d steps; rows present %d lower / %d upper, %d entries, %d "
-                    "exits): worst relative error %.2e at %s; %d parameters with a gradient, %d of them bounds\n",
-            RIG_NSTEP, t.lower, t.upper, t.enters, t.leaves, worst, where, checked, bounds);
+    fprintf(stderr, "constraint limit window gradient, %s (%d steps; rows present %d lower / %d upper, %d entries, "
+                    "%d exits): worst relative error %.2e at %s; %d parameters with a gradient, %d of them bounds\n",
+            integ == SID_RK4 ? "rk4" : "euler", RIG_NSTEP, t.lower, t.upper, t.enters, t.leaves, worst, where, checked,
+            bounds);
     ck_assert_int_ge(checked, 6 * n);
     ck_assert_int_ge(bounds, 2);
     /* central differences at step 1e-6 are good to ~1e-7; the row set and the active set change
@@ -225,25 +236,35 @@ START_TEST(window_gradient)
     free(thetabar);
     rig_win_free(w);
 }
+
+START_TEST(window_gradient)
+{
+    window_gradient_by(SID_EULER);
+    window_gradient_by(SID_RK4);
+}
 END_TEST
 
 START_TEST(window_forward_mode)
 {
-    rig_window *w = win_make(3, 42);
-    limit_tally t;
-    win_tally(w, &t);
-    ck_assert_int_ge(t.enters, 2);
-    ck_assert_int_ge(t.leaves, 2);
-    rig_win_forward_mode(w, "constraint limit");
-    rig_win_free(w);
+    for (int i = 0; i < 2; i++) {
+        rig_window *w = win_make(3, 42, i ? SID_RK4 : SID_EULER);
+        limit_tally t;
+        win_tally(w, &t);
+        ck_assert_int_ge(t.enters, 2);
+        ck_assert_int_ge(t.leaves, 2);
+        rig_win_forward_mode(w, i ? "constraint limit, rk4," : "constraint limit, euler,");
+        rig_win_free(w);
+    }
 }
 END_TEST
 
 START_TEST(taped_adjoint)
 {
-    rig_window *w = win_make(3, 43);
-    rig_win_taped(w, 0, "constraint limit", "largest");
-    rig_win_free(w);
+    for (int i = 0; i < 2; i++) {
+        rig_window *w = win_make(3, 43, i ? SID_RK4 : SID_EULER);
+        rig_win_taped(w, 0, i ? "constraint limit, rk4," : "constraint limit, euler,", "largest");
+        rig_win_free(w);
+    }
 }
 END_TEST
 
@@ -340,8 +361,6 @@ START_TEST(misuse)
     rig_model_make(&p, &c, dry_if(&c), "constraint");
     sid_error err = {0};
     double q[1] = {0}, v[1] = {0}, u[1] = {0}, q1[1], v1[1];
-    ck_assert_int_eq(sid_step(p.m, p.theta, p.ws, SID_RK4, 1e-3, q, v, u, q1, v1, &err), SID_ERR_INPUT);
-    ck_assert_msg(strstr(err.msg, "euler") && strstr(err.msg, "constraint"), "%s", err.msg);
     /* no stiffness or damping rows under the constraint model */
     for (int j = 0; j < sid_model_nparam(p.m); j++)
         ck_assert_msg(!strstr(sid_model_param(p.m, j)->name, "limit.stiffness") &&
