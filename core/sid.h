@@ -430,6 +430,13 @@ void sid_traj_velocity_from_q(const sid_model *m, const sid_traj *tr, int k, dou
 /* How far the logged velocities are from the positions' own derivative: rms(qd - qd from q) /
  * rms(qd from q), 0 without a velocity column; v is scratch of nv doubles. */
 double sid_traj_velocity_noise(const sid_model *m, const sid_traj *tr, double *v);
+/* The noise level of each logged position coordinate (noise, nqo values), as the log itself
+ * shows it: per difference order k = 2, 3, 4, median |k-th difference| / (0.6745 sqrt(C(2k, k)))
+ * (white noise of standard deviation s has k-th differences of standard deviation
+ * sqrt(C(2k, k)) s; a median, so that impacts and jumps do not count), the smallest of the
+ * three (a smooth motion adds to the low orders' differences, noise to all); over at most 8192
+ * evenly spaced samples. A stub's comes from its summary. 0 for a log too short. */
+void sid_traj_position_noise(const sid_model *m, const sid_traj *tr, double *noise);
 
 /* Work a log may ask for: simulation steps of one log interval, and of one log. Beyond them
  * the options or the log's time unit are surely wrong (ns read as s, --max-dt 1e-13). */
@@ -497,7 +504,8 @@ void sid_shard_set_default(const sid_shard *s);
 /* Sharded reading (mpi/): each process parses only the logs its chunks of windows touch and
  * holds the others as stubs, their time column and a summary (sid_log_summarize) of what every
  * problem needs from all logs: the sample count, which columns the log has, its velocity noise
- * and the residual scales' running sums over the logs of its list up to it (prev: the summary
+ * its positions' noise (sid_traj_position_noise), and the residual scales' running sums over
+ * the logs of its list up to it (prev: the summary
  * of the log before it in the list, NULL for the first), so that whoever holds which log, the
  * scales are the bits of one pass. The summary is sid_log_summary_size doubles; a stub's is
  * what it was made with, valid at its place in that list only (sid_problem_create checks). A
@@ -575,38 +583,43 @@ sid_status sid_problem_rmse_tau(sid_problem *p, const double *theta, double *rms
 /* ---- choosing the simulation step (step_choice.c) -------------------------------------
  * When neither substeps nor max_dt is given, the step is h = interval / N, interval the logs'
  * median sample interval and N the first of 1, 2, 4, ... SID_STEP_MAX_SUBSTEPS whose position
- * error over a window is within tol: estimated by step doubling, 2^p / (2^p - 1) |q_h - q_h/2|
- * for an integrator of order p (euler 1, rk4 4), at theta, from the logged starts of up to 8
- * windows spread over the logs (the loss's windows, or 0.5 s ones when it has one per log),
- * the worst over their samples and the position coordinates, each divided by its residual
- * scale (sid_problem_scale_q). The options chosen are N substeps and max_dt h (so that no
+ * error over a window is within every coordinate's allowance: estimated by step doubling,
+ * 2^p / (2^p - 1) |q_h - q_h/2| for an integrator of order p (euler 1, rk4 4), at theta, from
+ * the logged starts of up to 8 windows spread over the logs (the loss's windows, or 0.5 s ones
+ * when it has one per log), the worst over their samples, each coordinate's divided by its
+ * allowance: the larger of tol of its residual scale (sid_problem_scale_q) and SID_STEP_NOISE
+ * of the noise its logs show (sid_traj_position_noise). The options chosen are N substeps and max_dt h (so that no
  * step of a longer, jittered interval exceeds h). A robot with its own timestep (an MJCF's
  * <option timestep>: its dry friction and constraints are defined per step) gets that step
  * instead: max_dt = timestep, N the fewest steps per median interval within it. */
 
 #define SID_STEP_TOL 1.5e-3        /* error allowed, as a fraction of each coordinate's spread (README: biases ~0.5 %) */
+#define SID_STEP_NOISE 1.0         /* or as a fraction of the noise its logs show, if that is more */
 #define SID_STEP_MAX_SUBSTEPS 32   /* at most this many steps per sample interval */
 
 typedef struct {
-    int automatic;        /* 1: chosen here; 0: as given (substeps or max_dt), only estimated */
-    int from_robot;       /* 1: chosen as the robot's own timestep (sid_model_timestep), only estimated */
+    int automatic;        /* 1: chosen here; 0: as given (substeps or max_dt), nothing simulated */
+    int from_robot;       /* 1: the robot's own timestep (sid_model_timestep), nothing simulated */
     sid_sim_opts sim;     /* the options to simulate with */
     double interval;      /* median sample interval of the logs [s] */
     int substeps;         /* steps per median interval */
     double h;             /* interval / substeps [s] */
-    double error;         /* estimated error at h: worst |error| / scale (-1: not estimated,
-                           * HUGE_VAL: a simulation diverged) */
+    double error;         /* estimated error at h: worst |error| / allowance, within 1 passes (-1: not
+                           * estimated, HUGE_VAL: a simulation diverged) */
     double error_abs;     /* that coordinate's error in its unit (rad or m) */
     int coord;            /* that position coordinate (-1: none) */
-    double scale;         /* its residual scale */
-    double tol;           /* the tolerance on error */
+    double scale;         /* its residual scale (spread) */
+    double noise;         /* the noise its logs show (sid_traj_position_noise) */
+    double allowance;     /* its allowance: max(tol scale, noise_tol noise) */
+    double tol, noise_tol;   /* the allowance's fractions of the spread and of the noise */
     double window;        /* [s] per tested window */
     int windows;          /* windows tested */
     int capped;           /* 1: stopped at the cap (or the work limits) with error above tol */
 } sid_step_choice;
 
-/* Choose (or, when o->sim gives a step, only estimate the error of) the simulation step for
- * model m at theta on the logs under loss options o; c->sim is what to simulate with. */
+/* Choose the simulation step for model m at theta on the logs under loss options o (when
+ * o->sim gives a step, or the robot its timestep, that one, and nothing is simulated); c->sim
+ * is what to simulate with. */
 sid_status sid_step_choose(const sid_model *m, const double *theta, const sid_traj *const *logs, int nlog,
                            const sid_loss_opts *o, double tol, sid_step_choice *c, sid_error *err);
 

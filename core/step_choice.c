@@ -1,15 +1,21 @@
 /* step_choice.c — the simulation step when none is given: the longest step, an integer
  * division of the logs' median sample interval, whose position error over a window is within
- * a tolerance, estimated by step doubling at the given parameters on a few of the logs'
- * windows.
+ * what the data can see, estimated by step doubling at the given parameters on a few of the
+ * logs' windows.
  *
  * Why: one step per sample interval makes the integrator's error part of what a fit explains
  * (a 500 Hz log, Euler: -3.5 % on a 7-joint arm's viscous friction); the error of the step,
  * not the rate of the log, should set it. Step doubling: with steps h and h/2, the error of
  * the solution at h is about 2^p / (2^p - 1) |q_h - q_h/2| for an integrator of order p
  * (euler 1, rk4 4). Candidates are h = interval / N for N = 1, 2, 4, ... up to
- * SID_STEP_MAX_SUBSTEPS; the first within tolerance is taken. Deterministic: the windows
- * tested are fixed by the logs, nothing depends on time or threads. */
+ * SID_STEP_MAX_SUBSTEPS; the first whose error is within every coordinate's allowance is
+ * taken. The allowance of coordinate i is the larger of SID_STEP_TOL of its spread (the loss's
+ * residual scale) and SID_STEP_NOISE of the noise its logs show (sid_traj_position_noise): an
+ * error below the noise of a noisy log biases a fit less than the noise scatters it
+ * (README, "The simulation step"), so a noisy log is not stepped finer than it can tell.
+ * A step the user gives (substeps, max_dt) or the robot file states (its timestep) is kept
+ * and nothing is simulated here. Deterministic: the windows tested are fixed by the logs,
+ * nothing depends on time or threads. */
 #include "linalg.h"
 #include "problem.h"
 
@@ -48,20 +54,20 @@ static sid_status run_window(const sid_problem *p, lane *L, const double *theta,
 }
 
 typedef struct {
-    double scaled, abs;   /* worst |error| / residual scale, and that coordinate's |error| */
+    double scaled, abs;   /* worst |error| / allowance, and that coordinate's |error| */
     int coord;
 } estimate;
 
-/* Step-doubling error of options a (b: a halved) over the tested windows; a simulation that
- * diverges gives HUGE_VAL. p->o.sim is switched between the two (the problem is ours). With a
+/* Step-doubling error of options a (b: a halved) over the tested windows, each coordinate's
+ * relative to its allowance allow[i]; a simulation that diverges gives HUGE_VAL. p->o.sim is switched between the two (the problem is ours). With a
  * shard each process simulates the tested windows of its chunks (of the logs it holds): each
  * window's worst error (the first coordinate and sample of the largest, as one pass over all
  * windows finds it) and status into est (nwin x 4: status, scaled, abs, coord), gathered; then
  * every process takes the windows in order as one pass would, stopping at the first that
  * diverged or failed. */
 static sid_status doubling_error(sid_problem *p, const double *theta, const int *tested, int ntest,
-                                 const sid_sim_opts *a, const sid_sim_opts *b, double factor, double *qa, double *qb,
-                                 double *est, estimate *e, sid_error *err)
+                                 const sid_sim_opts *a, const sid_sim_opts *b, double factor, const double *allow,
+                                 double *qa, double *qb, double *est, estimate *e, sid_error *err)
 {
     const int nq = p->m->nqo, w0 = p->chunk_lo * p->chunk_windows, w1 = p->chunk_hi * p->chunk_windows;
     lane *L = &p->lane[0];
@@ -81,7 +87,7 @@ static sid_status doubling_error(sid_problem *p, const double *theta, const int 
         for (int k = 0; k < w->k1 - w->k0; k++)
             for (int i = 0; i < nq; i++) {
                 const double d = factor * fabs(qa[(size_t)k * (size_t)nq + (size_t)i] - qb[(size_t)k * (size_t)nq + (size_t)i]);
-                if (d / p->sq[i] > ej[1]) ej[1] = d / p->sq[i], ej[2] = d, ej[3] = i;
+                if (d / allow[i] > ej[1]) ej[1] = d / allow[i], ej[2] = d, ej[3] = i;
             }
     }
     sid_error gerr = {0};
@@ -124,6 +130,25 @@ static int within_limits(const sid_sim_opts *o, const sid_traj *const *logs, int
     return 1;
 }
 
+/* Each logged position coordinate's allowance: the larger of tol of its residual scale and
+ * noise_tol of the noise its logs show (their noise levels pooled by sample count). */
+static void allowances(const sid_problem *p, const sid_traj *const *logs, int nlog, double tol, double noise_tol,
+                       double *noise, double *allow)
+{
+    const int nq = p->m->nqo;
+    double n = 0;
+    for (int i = 0; i < nq; i++) allow[i] = 0;
+    for (int l = 0; l < nlog; l++) {
+        sid_traj_position_noise(p->m, logs[l], noise);
+        for (int i = 0; i < nq; i++) allow[i] += logs[l]->n * noise[i] * noise[i];
+        n += logs[l]->n;
+    }
+    for (int i = 0; i < nq; i++) {
+        noise[i] = n > 0 ? sqrt(allow[i] / n) : 0;
+        allow[i] = fmax(tol * p->sq[i], noise_tol * noise[i]);
+    }
+}
+
 sid_status sid_step_choose(const sid_model *m, const double *theta, const sid_traj *const *logs, int nlog,
                            const sid_loss_opts *o, double tol, sid_step_choice *c, sid_error *err)
 {
@@ -132,21 +157,39 @@ sid_status sid_step_choose(const sid_model *m, const double *theta, const sid_tr
     c->automatic = o->sim.substeps <= 0 && !(o->sim.max_dt > 0);
     if (!c->automatic && c->sim.substeps <= 0) c->sim.substeps = 1;   /* max_dt alone: what 0 means */
     c->tol = tol;
+    c->noise_tol = SID_STEP_NOISE;
     c->coord = -1;
+    c->error = -1;   /* not estimated */
+    c->interval = median_interval(logs, nlog);
+    if (c->interval < 0) return sid_error_set(err, SID_ERR_NOMEM, "out of memory");
+    if (c->automatic && m->timestep > 0) {
+        /* the robot's own step (an MJCF's timestep): its dry friction and constraints are
+         * defined per step, so a finer one would be another model */
+        c->automatic = 0;
+        c->from_robot = 1;
+        c->sim.max_dt = m->timestep;
+        c->sim.substeps = 1;
+    }
+    if (!c->automatic) {   /* the user's word, or the robot file's: kept, and nothing simulated */
+        c->substeps = sid_substeps(&c->sim, c->interval);
+        c->h = c->interval / c->substeps;
+        return SID_OK;
+    }
     sid_loss_opts to = *o;
     to.window = o->window > 0 ? o->window : TEST_WINDOW_SECONDS;
     to.estimate_start = 0;
     to.threads = 1;
     to.checkpoint = 0;
-    if (c->automatic) to.sim.substeps = 1;   /* until chosen: what the check below sizes */
+    to.sim.substeps = 1;   /* until chosen: what the check below sizes */
     sid_problem *p = NULL;
     sid_status s = sid_problem_create(&p, m, logs, nlog, &to, err);
     if (s) return s;
     c->window = to.window;
-    c->interval = median_interval(logs, nlog);
     int *tested = NULL;
     double *qa = NULL, *qb = NULL, *est = sid_alloc(sizeof(double) * 4 * (size_t)p->nwin);
-    if (c->interval < 0 || !est) goto nomem;
+    double *noise = sid_alloc(sizeof(double) * 2 * (size_t)(m->nqo + 1)), *allow = noise ? noise + m->nqo + 1 : NULL;
+    if (!est || !noise) goto nomem;
+    allowances(p, logs, nlog, tol, c->noise_tol, noise, allow);
     c->windows = p->nwin < TEST_WINDOWS ? p->nwin : TEST_WINDOWS;
     tested = sid_alloc(sizeof(int) * (size_t)c->windows);
     int longest = 1;
@@ -161,49 +204,35 @@ sid_status sid_step_choose(const sid_model *m, const double *theta, const sid_tr
     if (!tested || !qa || !qb) goto nomem;
     const double factor = o->sim.integrator == SID_RK4 ? 16.0 / 15.0 : 2.0;
     estimate e = {-1, -1, -1};   /* -1: not estimated */
-    if (c->automatic && m->timestep > 0) {
-        /* the robot's own step (an MJCF's timestep): its dry friction and constraints are
-         * defined per step, so a finer one would be another model; only estimated */
-        c->automatic = 0;
-        c->from_robot = 1;
-        c->sim.max_dt = m->timestep;
-        c->sim.substeps = 1;
+    for (int n = 1;; n *= 2) {
+        /* n steps per median interval, and none longer than interval / n where jitter
+         * makes an interval longer */
+        const sid_sim_opts a = {o->sim.integrator, n, c->interval / n};
+        const sid_sim_opts b = halved(&a);
+        if (!within_limits(&b, logs, nlog)) {
+            c->capped = 1;
+            break;
+        }
+        if ((s = doubling_error(p, theta, tested, c->windows, &a, &b, factor, allow, qa, qb, est, &e, err))) goto done;
+        c->sim = a;
+        c->substeps = n;
+        if (e.scaled <= 1) break;
+        if (2 * n > SID_STEP_MAX_SUBSTEPS) {
+            c->capped = 1;
+            break;
+        }
     }
-    if (!c->automatic) {
-        const sid_sim_opts b = halved(&c->sim);
-        if (within_limits(&b, logs, nlog) &&
-            (s = doubling_error(p, theta, tested, c->windows, &c->sim, &b, factor, qa, qb, est, &e, err)))
-            goto done;
-        c->substeps = sid_substeps(&c->sim, c->interval);
-    } else {
-        for (int n = 1;; n *= 2) {
-            /* n steps per median interval, and none longer than interval / n where jitter
-             * makes an interval longer */
-            const sid_sim_opts a = {o->sim.integrator, n, c->interval / n};
-            const sid_sim_opts b = halved(&a);
-            if (!within_limits(&b, logs, nlog)) {
-                c->capped = 1;
-                break;
-            }
-            if ((s = doubling_error(p, theta, tested, c->windows, &a, &b, factor, qa, qb, est, &e, err))) goto done;
-            c->sim = a;
-            c->substeps = n;
-            if (e.scaled <= tol) break;
-            if (2 * n > SID_STEP_MAX_SUBSTEPS) {
-                c->capped = 1;
-                break;
-            }
-        }
-        if (c->substeps == 0) {   /* even one step per interval is beyond the work limits */
-            c->sim = (sid_sim_opts){o->sim.integrator, 1, 0};
-            c->substeps = 1;
-        }
+    if (c->substeps == 0) {   /* even one step per interval is beyond the work limits */
+        c->sim = (sid_sim_opts){o->sim.integrator, 1, 0};
+        c->substeps = 1;
     }
     c->h = c->interval / c->substeps;
     c->error = e.scaled;
     c->error_abs = e.abs;
     c->coord = e.coord;
     c->scale = e.coord >= 0 ? p->sq[e.coord] : 0;
+    c->noise = e.coord >= 0 ? noise[e.coord] : 0;
+    c->allowance = e.coord >= 0 ? allow[e.coord] : 0;
     s = SID_OK;
     goto done;
 nomem:
@@ -212,6 +241,7 @@ done:
     sid_free(qa);
     sid_free(qb);
     sid_free(est);
+    sid_free(noise);
     sid_free(tested);
     sid_problem_free(p);
     return s;

@@ -1,4 +1,5 @@
 /* traj.c — a logged trajectory in memory: sample times, measured q and qd, commands u. */
+#include "linalg.h"
 #include "problem.h"
 
 #include <math.h>
@@ -108,4 +109,41 @@ double sid_traj_velocity_noise(const sid_model *m, const sid_traj *tr, double *v
         }
     }
     return den > 0 ? sqrt(num / den) : 0;
+}
+
+#define NOISE_SAMPLES 8192
+
+void sid_traj_position_noise(const sid_model *m, const sid_traj *tr, double *noise)
+{
+    const int nq = m->nqo;
+    const double *stub = sid_traj_summary_of(tr);
+    if (stub) {
+        memcpy(noise, stub + sid_log_summary_size(m) - (size_t)nq, sizeof(double) * (size_t)nq);
+        return;
+    }
+    for (int i = 0; i < nq; i++) noise[i] = 0;
+    if (!tr->q || tr->n < 9) return;
+    const int span = tr->n - 4, stride = span > NOISE_SAMPLES ? span / NOISE_SAMPLES : 1, nd = (span + stride - 1) / stride;
+    double *d = sid_alloc(sizeof(double) * (size_t)nd);
+    if (!d) return;
+    static const double binom[3] = {6, 20, 70};   /* C(2k, k), k = 2, 3, 4 */
+    for (int i = 0; i < nq; i++) {
+        double best = HUGE_VAL;
+        for (int o = 0; o < 3; o++) {
+            for (int j = 0; j < nd; j++) {
+                const double *y = tr->q + (size_t)(j * stride) * (size_t)tr->nq + (size_t)i;
+                const size_t st = (size_t)tr->nq;
+                double x;
+                if (o == 0) x = y[2 * st] - 2 * y[st] + y[0];
+                else if (o == 1) x = y[3 * st] - 3 * y[2 * st] + 3 * y[st] - y[0];
+                else x = y[4 * st] - 4 * y[3 * st] + 6 * y[2 * st] - 4 * y[st] + y[0];
+                d[j] = fabs(x);
+            }
+            sid_sort_doubles(d, (size_t)nd);
+            const double med = nd % 2 ? d[nd / 2] : 0.5 * (d[nd / 2 - 1] + d[nd / 2]);
+            best = fmin(best, med / (0.6744897501960817 * sqrt(binom[o])));
+        }
+        noise[i] = best;
+    }
+    sid_free(d);
 }

@@ -17,7 +17,7 @@ typedef struct {
 
 size_t sid_log_summary_size(const sid_model *m)
 {
-    return SID_SUM_Q + 2 * (size_t)m->nqo + 5 * (size_t)m->nvo;
+    return SID_SUM_Q + 3 * (size_t)m->nqo + 5 * (size_t)m->nvo;   /* the last nqo: this log's position noise */
 }
 
 int sid_traj_is_stub(const sid_traj *tr) { return tr && !tr->q && !tr->u; }
@@ -79,6 +79,7 @@ void sid_log_sums(const sid_model *m, const sid_traj *tr, const double *prev, do
         column_sums(tr->tau, tr->n, tr->nv, i, &dummy, &t2[i]);
         tn[i] += tr->n;
     }
+    memset(s + ns - nq, 0, sizeof(double) * (size_t)nq);   /* this log's, not running: sid_log_summarize */
 }
 
 void sid_log_summarize(const sid_model *m, const sid_traj *tr, const double *prev, double *s)
@@ -88,6 +89,7 @@ void sid_log_summarize(const sid_model *m, const sid_traj *tr, const double *pre
     double *v = sid_alloc(sizeof(double) * (size_t)(m->nv + 1));
     s[SID_SUM_VEL_NOISE] = v ? sid_traj_velocity_noise(m, tr, v) : 0;
     sid_free(v);
+    sid_traj_position_noise(m, tr, s + sid_log_summary_size(m) - (size_t)m->nqo);
 }
 
 sid_traj *sid_traj_stub(const sid_model *m, int n, const double *t, const double *summary)

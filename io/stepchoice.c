@@ -40,23 +40,28 @@ void stepchoice_describe(const sid_step_choice *c, const sid_model *m, char *buf
                      c->substeps == 1 ? "" : "s", dt, c->sim.max_dt > 0 ? ", none longer" : "", integ);
     if (k < 0 || (size_t)k >= n) return;
     buf += k, n -= (size_t)k;
+    if (c->from_robot) {
+        snprintf(buf, n, "the robot's own timestep, kept (no step test); --max-dt or --substeps overrides");
+        return;
+    }
+    if (!c->automatic) {
+        snprintf(buf, n, "as given (--substeps, --max-dt or the spec), kept (no step test)");
+        return;
+    }
+    const char *unit = c->coord >= 0 && !sid_model_q_is_angular(m, c->coord) ? "m" : "rad";
     if (c->error < 0)
         k = snprintf(buf, n, "error not estimated (halving the step exceeds the work limits)");
     else if (!isfinite(c->error))
         k = snprintf(buf, n, "a simulation diverged at this step or half of it");
     else
-        k = snprintf(buf, n, "estimated position error %.2g %s (%s, %.2g of its spread %.3g) per %s window "
-                     "(step doubling on %d windows)", c->error_abs,
-                     c->coord >= 0 && !sid_model_q_is_angular(m, c->coord) ? "m" : "rad",
-                     c->coord >= 0 ? sid_model_q_name(m, c->coord) : "-", c->error, c->scale, win, c->windows);
+        k = snprintf(buf, n, "estimated position error %.2g %s (%s) per %s window (step doubling on %d windows), %.2g "
+                     "of its allowance %.2g %s: the larger of %.2g of its spread %.3g %s and %.2g of the noise %.2g %s "
+                     "its log shows", c->error_abs, unit, c->coord >= 0 ? sid_model_q_name(m, c->coord) : "-", win,
+                     c->windows, c->error, c->allowance, unit, c->tol, c->scale, unit, c->noise_tol, c->noise, unit);
     if (k < 0 || (size_t)k >= n) return;
     buf += k, n -= (size_t)k;
-    if (c->from_robot)
-        snprintf(buf, n, "; the robot's own timestep; --max-dt or --substeps overrides");
-    else if (!c->automatic)
-        snprintf(buf, n, "; as given (--substeps, --max-dt or the spec)");
-    else if (c->capped)
-        snprintf(buf, n, "; above the tolerance %.2g at the most substeps tried: give --max-dt", c->tol);
+    if (c->capped)
+        snprintf(buf, n, "; above it at the most substeps tried: give --max-dt");
     else
-        snprintf(buf, n, "; chosen for an error within %.2g of the spread; --max-dt or --substeps overrides", c->tol);
+        snprintf(buf, n, "; --max-dt or --substeps overrides");
 }
