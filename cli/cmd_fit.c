@@ -1,8 +1,8 @@
 /* cmd_fit.c — `sysid fit ROBOT.json LOG.csv...`: identify parameters from logs.
  *
- * One parameter vector is fitted to every log at once (core's sid_fit: NLopt L-BFGS, or
- * Levenberg-Marquardt with --optimizer lm, on scaled parameters, window start states fitted
- * too unless --start logged). Then the fitted
+ * One parameter vector is fitted to every log at once (core's sid_fit: Levenberg-Marquardt or
+ * NLopt L-BFGS, whichever pays, or the one --optimizer names, on scaled parameters, window
+ * start states fitted too unless --start logged). Then the fitted
  * model is judged on predictions from the logged start states — the fitted logs and any
  * --validate logs, before and after, so that the two are comparable — and the exact
  * Jacobian says what the data determine (sid_problem_covariance). That sequence is io's
@@ -41,8 +41,8 @@ static const cmd_info info = {
     "[--report FILE] [--json] [--validate LOG.csv]... [--max-rmse X] [--max-loss X] [-q] "
     "[--free GLOB]... [--bounds B]... [--window S|auto] [--start fitted|logged] [--max-iter N] ...",
     "Fit the free parameters of ROBOT.json to one or more logs (one parameter vector for\n"
-    "all of them) by gradient descent through the simulator (NLopt L-BFGS, or with\n"
-    "--optimizer lm Levenberg-Marquardt on the exact Jacobian), then report\n"
+    "all of them) by gradient descent through the simulator (Levenberg-Marquardt on\n"
+    "the exact Jacobian where it pays, else NLopt L-BFGS: --optimizer), then report\n"
     "what changed, how well the data determine it, and how well the fitted model\n"
     "predicts the logs. Progress and a summary table go to stderr.\n\n"
     "The output is the fitted robot: ROBOT.json with the fitted values in place, in\n"
@@ -74,8 +74,10 @@ static const cmd_info info = {
     "(the only part that differs between identical runs).\n"
     "A parameter the data do not determine has \"stderr\": null, never a number.\n"
     "--json prints the report on stdout.\n\n"
-    "Exit status: 0 success; 1 finished, but --max-rmse or --max-loss failed, or the\n"
-    "fit made no progress (\"stop\": \"no_progress\"; outputs are written); 2 usage error or invalid input (nothing written); 3 numerical failure\n"
+    "Exit status: 0 success (the fit converged); 1 finished, but the fit did not\n"
+    "converge (\"stop\" other than \"converged\": max_iter, time_limit,\n"
+    "roundoff_limited, failure, no_progress; the best point is written) or\n"
+    "--max-rmse or --max-loss failed; 2 usage error or invalid input (nothing written); 3 numerical failure\n"
     "with no usable result, e.g. the simulation diverges at the nominal parameters\n"
     "(nothing written); 130, 143, 129 interrupted by SIGINT (Ctrl-C), SIGTERM or SIGHUP\n"
     "(the best parameters so far are written, the report says \"stop\": \"interrupted\"\n"
@@ -230,6 +232,18 @@ static int write_outputs(const char *robot_out, const cJSON *fitted, const char 
         else if (atomic_publish(&af[k], &err) != SID_OK)
             rc = cli_fail(&err);
     return rc;
+}
+
+/* What to try when a fit stopped without converging (FORMATS.md, "Stop reasons"). */
+static const char *not_converged_hint(sid_stop stop)
+{
+    switch (stop) {
+    case SID_STOP_MAX_ITER: return "give --max-iter a larger N to go on";
+    case SID_STOP_TIME: return "give --time-limit more seconds, or none";
+    case SID_STOP_ROUNDOFF: return "no step lowered the loss further although the model promised more: free fewer "
+                                   "parameters, widen the bounds or try the other --optimizer";
+    default: return "see the message; free fewer parameters or try the other --optimizer";
+    }
 }
 
 /* ---- the command ------------------------------------------------------------------------- */
@@ -467,6 +481,11 @@ int cmd_fit(int argc, char **argv)
                   "written; rejected trial points are unphysical or diverge: try other start values, wider bounds, "
                   "fewer free parameters or --optimizer %s",
                   f->fr.message, spec.optimizer == SID_OPT_LM ? "lbfgs" : "lm");
+        rc = EXIT_GATE;
+    } else if (!sid_stop_converged(f->fr.stop)) {
+        /* the best point of a fit that did not finish is written, but it is no answer: exit 1 */
+        cli_error("the fit did not converge (report: \"stop\": \"%s\"): %s; the best point so far was written; %s",
+                  sid_stop_str(f->fr.stop), f->fr.message, not_converged_hint(f->fr.stop));
         rc = EXIT_GATE;
     } else {
         rc = EXIT_OK;

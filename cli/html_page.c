@@ -234,6 +234,20 @@ static void inputs(textbuf *b, const cJSON *rep)
               str_at(rep, "gradient") ? str_at(rep, "gradient") : "smoothed");
     if (str_at(rep, "contact_model"))
         tb_printf(b, " Contact: %s.", str_at(rep, "contact_model"));
+    /* which optimizer ran and why (a hand-over runs two), as stderr says it */
+    const cJSON *ran = at(rep, "optimizer|ran"), *o;
+    if (cJSON_GetArraySize(ran) > 0) {
+        tb_puts(b, " Optimizer: ");
+        int k = 0;
+        cJSON_ArrayForEach(o, ran)
+            if (cJSON_IsString(o)) {
+                tb_puts(b, k++ ? " then " : "");
+                tb_esc(b, o->valuestring);
+            }
+        tb_puts(b, " (");
+        tb_esc(b, str_at(rep, "optimizer|why") ? str_at(rep, "optimizer|why") : "");
+        tb_puts(b, ").");
+    }
     tb_puts(b, "</p></section>\n");
 }
 

@@ -141,8 +141,11 @@ static const opt_row rows[] = {
     { 0, "--threads", "N", SPEC, 0, FITSPEC, CMD_EXCITE | WINDOWED,
       "windows evaluated in parallel (default 0: all\n"
       "cores); the result is the same, to the bit, for any N" },
-    { 0, "--optimizer", "lbfgs|lm", SPEC, 0, FITSPEC, FITTING,
-      "lbfgs (default): L-BFGS on the adjoint gradient; lm:\n"
+    { 0, "--optimizer", "auto|lbfgs|lm", SPEC, 0, FITSPEC, FITTING,
+      "auto (default): LM where its iterations pay, else\n"
+      "L-BFGS, and a hand-over when the one running\n"
+      "stalls (stderr and the report say which and why);\n"
+      "lbfgs: L-BFGS on the adjoint gradient; lm:\n"
       "Levenberg-Marquardt on the residuals' exact\n"
       "Jacobian, start states eliminated window by window\n"
       "(fewer, dearer iterations; not with --smoothing)" },

@@ -22,7 +22,10 @@ void sid_driver_unpack(sid_driver *d, const double *x)
 {
     for (int k = 0; k < d->nf; k++) {
         if (d->scale[k] < 0) continue;
-        d->theta[d->o->idx[k]] = d->scale[k] > 0 ? d->nominal[k] + d->scale[k] * x[k] : d->nominal[k] * exp(x[k]);
+        const double t = d->scale[k] > 0 ? d->nominal[k] + d->scale[k] * x[k] : d->nominal[k] * exp(x[k]);
+        /* x at its bound maps to the bound up to rounding: never beyond it (a fit started from
+         * a result at its bound would refuse that start as outside the bounds) */
+        d->theta[d->o->idx[k]] = fmin(fmax(t, d->o->lo[k]), d->o->hi[k]);
     }
     for (int b = 0; b < d->nblock; b++) {
         sid_driver_inertia *B = &d->block[b];
@@ -65,6 +68,21 @@ double sid_driver_loss(sid_driver *d, const double *x, double *gx)
     for (int j = 0; gx && j < d->nstart; j++) gx[d->nf + j] = d->fscale * d->gx0[j] * d->x0_scale[j % d->nx];
     return loss;
 }
+
+void sid_driver_accept(sid_driver *d, double f)
+{
+    d->hist[d->naccept++ % SID_HISTORY] = f;
+}
+
+double sid_driver_gain_span(const sid_driver *d, int k0, int k1)
+{
+    if (k0 <= k1 || k1 < 0 || k0 >= SID_HISTORY || d->naccept <= k0) return -1;
+    const double f = d->hist[(d->naccept - 1) % SID_HISTORY];
+    const double f0 = d->hist[(d->naccept - 1 - k0) % SID_HISTORY], f1 = d->hist[(d->naccept - 1 - k1) % SID_HISTORY];
+    return f > 0 ? (f0 - f1) / f : HUGE_VAL;
+}
+
+double sid_driver_gain(const sid_driver *d, int k) { return sid_driver_gain_span(d, k, 0); }
 
 /* Scaling and bounds of free parameter k (its nominal value v = theta[idx[k]]). */
 static sid_status scale_param(sid_driver *d, int k, sid_error *err)
@@ -177,8 +195,9 @@ sid_status sid_driver_init(sid_driver *d, sid_problem *p, const double *theta, c
     if (o->smoothing_pairs < 0 || (o->smoothing_pairs > 0 && !(o->smoothing_sigma > 0 && isfinite(o->smoothing_sigma))))
         return sid_error_set(err, SID_ERR_INPUT, "smoothing: expected sigma > 0 and pairs >= 0, got %g and %d",
                              o->smoothing_sigma, o->smoothing_pairs);
-    if (o->optimizer != SID_OPT_LBFGS && o->optimizer != SID_OPT_LM)
-        return sid_error_set(err, SID_ERR_INPUT, "optimizer: expected SID_OPT_LBFGS or SID_OPT_LM, got %d", (int)o->optimizer);
+    if (o->optimizer != SID_OPT_LBFGS && o->optimizer != SID_OPT_LM && o->optimizer != SID_OPT_AUTO)
+        return sid_error_set(err, SID_ERR_INPUT, "optimizer: expected SID_OPT_LBFGS, SID_OPT_LM or SID_OPT_AUTO, got %d",
+                             (int)o->optimizer);
     /* LM needs the residuals' Jacobian, which smoothing has no use for: it estimates a gradient */
     if (o->optimizer == SID_OPT_LM && o->smoothing_pairs > 0)
         return sid_error_set(err, SID_ERR_INPUT, "smoothing works with the lbfgs optimizer only, not with lm");
@@ -189,7 +208,8 @@ sid_status sid_driver_init(sid_driver *d, sid_problem *p, const double *theta, c
     const int np = m->nparam, nx = m->nqo + m->nvo;   /* a window's start: the logged coordinates */
     const int nstart = estimates && start_vars && !pairs ? sid_problem_nwindows(p) * nx : 0;
     *d = (sid_driver){.p = p, .m = m, .o = o, .r = r, .nf = nf, .nstart = nstart, .nx = nx, .n = nf + nstart,
-                      .t0 = sid_driver_now(), .x0_fixed = estimates && !nstart ? x0 : NULL, .best_f = HUGE_VAL, .fscale = 1};
+                      .t0 = sid_driver_now(), .x0_fixed = estimates && !nstart ? x0 : NULL, .best_f = HUGE_VAL, .fscale = 1,
+                      .nres = sid_problem_nresiduals(p)};
     if (layout(d, np, pairs)) return sid_error_set(err, SID_ERR_NOMEM, "out of memory");
     memcpy(d->theta, theta, sizeof(double) * (size_t)np);
     if (nstart) {

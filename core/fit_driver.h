@@ -18,6 +18,11 @@ typedef struct {
     double L0[6], I0[6], G[36];
 } sid_driver_inertia;
 
+#define SID_HISTORY 64   /* accepted iterations whose losses the driver keeps */
+#define SID_FLAT_ITERS 10 /* LM's span for the flat and crawl tests (optimizer_auto.c) */
+#define SID_CRAWL_ITERS 50 /* L-BFGS's */
+#define SID_CRAWL_GAIN 0.01 /* a span that gains less than this (and more than flat) crawls */
+
 /* Every array below lives in one allocation (the inertia blocks in their own). */
 typedef struct {
     sid_problem *p;
@@ -39,6 +44,14 @@ typedef struct {
     int failed;
     nlopt_opt opt;
     double *buf;
+    /* the loss after each of the last SID_HISTORY accepted iterations (sid_driver_accept), for
+     * the flat and crawl tests (optimizer_auto.c); naccept counts them all */
+    double hist[SID_HISTORY];
+    int naccept;
+    double nres;                 /* the problem's residual rows: one of them is 1/nres of the loss */
+    int watch;                   /* under SID_OPT_AUTO: the optimizer may stop to hand over */
+    char handover[160];          /* set by an optimizer that stopped to hand over: why ("" none) */
+    int judged;                  /* L-BFGS: what sid_driver_judge said when it stopped it */
 } sid_driver;
 
 /* Size d for a fit from (theta, x0) with options o (see optimize.c); nothing is left allocated
@@ -58,9 +71,34 @@ double sid_driver_loss(sid_driver *d, const double *x, double *gx);
 /* Seconds on the monotonic clock. */
 double sid_driver_now(void);
 
-/* Levenberg-Marquardt from x = 0 (d->best_f the loss there): d->best and d->best_f receive the
- * result, d->r the counts and the stop reason (lm.c). */
+/* Record the loss f of an accepted iteration. */
+void sid_driver_accept(sid_driver *d, double f);
+/* The loss's decrease from k0 to k1 accepted iterations ago (k0 > k1 >= 0) relative to the
+ * current loss, (F[-k0] - F[-k1]) / F; -1 when fewer than k0 have been accepted (or k0 exceeds
+ * SID_HISTORY - 1). sid_driver_gain(d, k) is that from k ago to now. */
+double sid_driver_gain_span(const sid_driver *d, int k0, int k1);
+double sid_driver_gain(const sid_driver *d, int k);
+
+/* After an accepted iteration of optimizer `which` (optimizer_auto.c): go on, converged
+ * because the loss is flat (r->stop and r->message set), stalled (flat losses where the
+ * Gauss-Newton model, gn_rel: its predicted decrease over the loss, still promises more;
+ * r->stop and r->message set), or, under SID_OPT_AUTO, crawling or stalled (d->handover says
+ * why, and the other optimizer takes over). gn_rel NAN: not known (L-BFGS; LM asks again with
+ * it when the losses look flat). */
+enum { SID_JUDGE_GO_ON, SID_JUDGE_FLAT, SID_JUDGE_CRAWL, SID_JUDGE_STALL };
+int sid_driver_judge(sid_driver *d, sid_optimizer which, double gn_rel);
+
+/* Levenberg-Marquardt from x = d->x (d->best_f the loss there): d->best and d->best_f receive
+ * the result, d->r the counts and the stop reason (lm.c). */
 sid_status sid_lm_run(sid_driver *d, sid_error *err);
+/* NLopt's L-BFGS from x = d->x (d->best_f the loss there), likewise (optimize.c). */
+sid_status sid_lbfgs_run(sid_driver *d, sid_error *err);
+/* The optimizer d->o asks for, or under SID_OPT_AUTO the one that pays and a hand-over when
+ * it stalls (optimizer_auto.c); d->r->choice says which ran and why. */
+sid_status sid_optimize(sid_driver *d, sid_error *err);
+/* What an LM iteration costs in L-BFGS iterations on problem p with nfree free parameters
+ * (optimizer_auto.c's model); the ingredients into the optional outputs. */
+double sid_lm_cost_ratio(const sid_problem *p, int nfree, int *ndir, double *tangents, double *normal);
 /* The LM step h (nf + nstart) at x = 0 of a driver made for (p, theta, x0, o): the solution of
  * (A + lambda D) h = -g, A = J^T J / nres and g = J^T r / nres in the scaled variables, D the
  * diagonal of A floored at 1e-12 of its largest entry, the start states eliminated window by

@@ -339,6 +339,7 @@ sid_status sid_lm_run(sid_driver *d, sid_error *err)
     sid_status s = SID_OK;
     int rejects = 0;
     memcpy(x, d->x, sizeof(double) * (size_t)n);
+    if (!d->naccept) sid_driver_accept(d, F);
     r->stop = SID_STOP_CONVERGED;
     if ((s = lm_linearize(&L, x, err))) goto stopped;
     for (;;) {
@@ -433,15 +434,27 @@ sid_status sid_lm_run(sid_driver *d, sid_error *err)
         lambda *= fmax(1.0 / 3, 1 - c * c * c);
         nu = 2;
         r->iterations++;
-        const int last = small || (o->max_iter > 0 && r->iterations >= o->max_iter);
+        sid_driver_accept(d, F);
+        /* flat (converged) or, under auto, crawling (L-BFGS takes over): optimizer_auto.c */
+        /* flat (converged), stalled or, under auto, crawling (optimizer_auto.c): judged on the
+         * losses and, where they look flat, on the undamped model at the new point */
+        int judged = small ? SID_JUDGE_GO_ON : sid_driver_judge(d, SID_OPT_LM, NAN);
+        int last = small || (o->max_iter > 0 && r->iterations >= o->max_iter);
         /* a loss at rounding level stops at the top of the loop before the system is used: no
          * pass for it (unless progress reports the gradient) */
-        if ((!last && F > SID_EXACT_LOSS) || o->progress) {
+        if ((!last && F > SID_EXACT_LOSS) || judged == SID_JUDGE_FLAT || o->progress) {
             if ((s = lm_linearize(&L, x, err))) goto stopped;
         }
+        if (judged == SID_JUDGE_FLAT) judged = sid_driver_judge(d, SID_OPT_LM, lm_gn_predicted(&L, x, lambda) / F);
+        last = last || judged != SID_JUDGE_GO_ON;
         if (o->progress) o->progress(o->ctx, r->iterations, F, gnorm_p(&L), sid_driver_now() - d->t0);
         if (small) {
             set_stop(r, SID_STOP_CONVERGED, "converged: relative decrease below ftol_rel");
+            break;
+        }
+        if (judged == SID_JUDGE_FLAT || judged == SID_JUDGE_STALL) break;   /* r->stop and r->message set */
+        if (judged == SID_JUDGE_CRAWL) {
+            set_stop(r, SID_STOP_ROUNDOFF, d->handover);
             break;
         }
         if (last) {

@@ -1,6 +1,6 @@
 /* optimize.c — sid_fit: the NLopt L-BFGS run (see sid.h, "fitting"), with or without randomized
- * smoothing of the loss, on the driver of fit_driver.c; it hands the same driver to
- * Levenberg-Marquardt (lm.c) when asked. */
+ * smoothing of the loss, on the driver of fit_driver.c; sid_optimize (optimizer_auto.c) runs it
+ * or Levenberg-Marquardt (lm.c) on the same driver, or both. */
 #include "fit_driver.h"
 
 #include <math.h>
@@ -19,6 +19,13 @@ const char *sid_stop_str(sid_stop s)
     case SID_STOP_NO_PROGRESS: return "no_progress";
     }
     return "unknown";
+}
+
+int sid_stop_converged(sid_stop s) { return s == SID_STOP_CONVERGED; }
+
+const char *sid_optimizer_str(sid_optimizer o)
+{
+    return o == SID_OPT_LM ? "lm" : o == SID_OPT_AUTO ? "auto" : "lbfgs";
 }
 
 void sid_fit_opts_defaults(sid_fit_opts *o)
@@ -82,8 +89,10 @@ static double objective(unsigned n, const double *x, double *gx, void *data)
         memcpy(d->best, x, sizeof(double) * n);
         if (r->evaluations > 1) {
             r->iterations++;
+            sid_driver_accept(d, f);
             if (d->o->progress) d->o->progress(d->o->ctx, r->iterations, f, sqrt(gnorm) / d->fscale, sid_driver_now() - d->t0);
             if (d->o->max_iter > 0 && r->iterations >= d->o->max_iter) nlopt_force_stop(d->opt);
+            else if (!d->dir && (d->judged = sid_driver_judge(d, SID_OPT_LBFGS, NAN))) nlopt_force_stop(d->opt);
         }
     }
     /* NLopt's L-BFGS stops on an absolute gradient size: keep the objective near 1 */
@@ -116,7 +125,8 @@ sid_status sid_fit_objective(sid_problem *p, const double *theta, const double *
 }
 
 /* r->stop and r->message from NLopt's result. */
-static void stop_reason(nlopt_opt opt, nlopt_result nr, const sid_fit_opts *o, sid_fit_result *r)
+static void stop_reason(nlopt_opt opt, nlopt_result nr, const sid_fit_opts *o, int judged, const char *d_handover,
+                        sid_fit_result *r)
 {
     const char *msg = nlopt_get_errmsg(opt);
     if (nlopt_get_force_stop(opt)) nr = NLOPT_FORCED_STOP;   /* whatever the line search made of it */
@@ -133,6 +143,12 @@ static void stop_reason(nlopt_opt opt, nlopt_result nr, const sid_fit_opts *o, s
         snprintf(r->message, sizeof r->message, "reached the time limit of %g s", o->time_limit);
         break;
     case NLOPT_FORCED_STOP:
+        if (r->stop != SID_STOP_INTERRUPTED && judged == SID_JUDGE_FLAT) break;   /* converged: judged so */
+        if (r->stop != SID_STOP_INTERRUPTED && judged == SID_JUDGE_CRAWL) {
+            r->stop = SID_STOP_ROUNDOFF;
+            snprintf(r->message, sizeof r->message, "%s", d_handover);
+            break;
+        }
         if (r->stop != SID_STOP_INTERRUPTED) r->stop = SID_STOP_MAX_ITER;
         snprintf(r->message, sizeof r->message, "%s", r->stop == SID_STOP_INTERRUPTED ? "interrupted" : "reached max_iter");
         break;
@@ -146,8 +162,7 @@ static void stop_reason(nlopt_opt opt, nlopt_result nr, const sid_fit_opts *o, s
     }
 }
 
-/* L-BFGS from x = 0, the nominal point (d->best_f holds its objective value). */
-static sid_status run(sid_driver *d, sid_error *err)
+sid_status sid_lbfgs_run(sid_driver *d, sid_error *err)
 {
     const sid_fit_opts *o = d->o;
     nlopt_opt opt = nlopt_create(NLOPT_LD_LBFGS, (unsigned)d->n);
@@ -159,10 +174,14 @@ static sid_status run(sid_driver *d, sid_error *err)
     nlopt_set_ftol_rel(opt, o->ftol_rel > 0 ? o->ftol_rel : 1e-10);
     nlopt_set_xtol_rel(opt, 1e-12);
     nlopt_set_maxeval(opt, o->max_iter > 0 ? 20 * o->max_iter + 20 : 0);
-    if (o->time_limit > 0) nlopt_set_maxtime(opt, o->time_limit);
+    /* what is left of the time limit (LM may have run first) */
+    if (o->time_limit > 0) nlopt_set_maxtime(opt, fmax(o->time_limit - (sid_driver_now() - d->t0), 1e-3));
     double fmin = 0;
     d->r->stop = SID_STOP_CONVERGED;
-    stop_reason(opt, nlopt_optimize(opt, d->x, &fmin), o, d->r);
+    if (!d->naccept) sid_driver_accept(d, d->best_f);
+    d->judged = SID_JUDGE_GO_ON;
+    const nlopt_result nr = nlopt_optimize(opt, d->x, &fmin);
+    stop_reason(opt, nr, o, d->judged, d->handover, d->r);
     nlopt_destroy(opt);
     d->r->seconds = sid_driver_now() - d->t0;
     return d->failed ? sid_error_set(err, d->fail.status, "%s", d->fail.msg) : SID_OK;
@@ -226,7 +245,7 @@ sid_status sid_fit(sid_problem *p, double *theta, double *x0, const sid_fit_opts
     }
     d.best_f = d.dir ? r->smoothed_loss0 : r->loss0;   /* the nominal point, until something beats it */
     d.fscale = 1 / (d.best_f > 0 ? d.best_f : r->loss0);
-    if ((s = o->optimizer == SID_OPT_LM ? sid_lm_run(&d, err) : run(&d, err))) goto done;
+    if ((s = sid_optimize(&d, err))) goto done;
     if (d.dir) {
         smoothed_result(&d);
     } else {

@@ -658,7 +658,16 @@ typedef enum {
  *                 nfree x nfree); steps are clipped to the bounds (variables held at a bound the
  *                 gradient pushes against are left out of the step), only decreases of the loss
  *                 are accepted and lambda follows the gain ratio (Nielsen). Not with smoothing. */
-typedef enum { SID_OPT_LBFGS, SID_OPT_LM } sid_optimizer;
+/*  SID_OPT_AUTO:  the tool's choice (optimizer_auto.c): LM where its iteration, priced by the
+ *                 Jacobian's rows model and the normal matrix, costs at most SID_AUTO_LM_RATIO
+ *                 L-BFGS iterations (LM needs 10 to 30 times fewer), else L-BFGS; the one that
+ *                 stalls hands over to the other once (LM stalled or refusing every step ->
+ *                 L-BFGS; L-BFGS crawling, failing or roundoff-limited -> LM). r->choice says
+ *                 which ran and why. */
+typedef enum { SID_OPT_LBFGS, SID_OPT_LM, SID_OPT_AUTO } sid_optimizer;
+
+/* The name of an optimizer ("lbfgs", "lm", "auto"). */
+const char *sid_optimizer_str(sid_optimizer o);
 
 typedef struct {
     sid_optimizer optimizer;     /* SID_OPT_LBFGS unless set */
@@ -687,6 +696,10 @@ typedef struct {
     int smoothing_pairs;
     unsigned long smoothing_seed;
     int inertia_raw;             /* 1: inertia entries elementwise as other parameters (before the log-Cholesky map) */
+    /* the flat test (optimizer_auto.c): converged when a span of iterations changes the fit's
+     * chi-square by less than this (0: 1, a fraction of one standard error; window selection's
+     * fold fits, which only rank candidates, take more) */
+    double flat_factor;
 } sid_fit_opts;
 
 /* L-BFGS, no free parameters (set nfree, idx, lo, hi), max_iter 1000, ftol_rel 1e-10, no time limit
@@ -710,7 +723,16 @@ typedef struct {
     double seconds;
     sid_stop stop;
     char message[160];
+    /* which optimizers ran, in order (nran of them: a hand-over makes two), the iterations each
+     * took, and why (SID_OPT_AUTO's choice, or "as asked") */
+    sid_optimizer ran[2];
+    int ran_iterations[2], nran;
+    char choice[512];
 } sid_fit_result;
+
+/* 1 if a fit that stopped so is an answer (converged), 0 if it is the best point of one that
+ * did not finish (the CLI's exit 1: FORMATS.md lists every stop reason with its exit code). */
+int sid_stop_converged(sid_stop s);
 
 const char *sid_stop_str(sid_stop s);
 

@@ -220,6 +220,7 @@ static int fit(sid_io_fit *f, const fit_run_input *in, sid_error *err)
         return -1;
     }
     const sid_fit_result *fr = &f->fr;
+    sid_io_note("optimizer: %s", fr->choice);
     if (fr->stop == SID_STOP_TIME)
         /* results then depend on the machine's speed: never silently */
         sid_io_warn("--time-limit %g s reached after %d iterations: the result is where the optimizer was "

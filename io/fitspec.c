@@ -29,7 +29,7 @@ void fitspec_init(fitspec *s)
     s->max_iter = fo.max_iter;
     s->ftol_rel = fo.ftol_rel;
     s->time_limit = fo.time_limit;
-    s->optimizer = fo.optimizer;
+    s->optimizer = SID_OPT_AUTO;   /* the tool's choice (core's default is L-BFGS) */
     s->start = FITSPEC_START_UNSET;
     s->start_velocity_from_q = -1;
     s->smoothing_seed = fo.smoothing_seed;
@@ -292,6 +292,8 @@ static int read_optimizer(const char *value, sid_optimizer *out)
         *out = SID_OPT_LBFGS;
     else if (strcmp(value, "lm") == 0)
         *out = SID_OPT_LM;
+    else if (strcmp(value, "auto") == 0)
+        *out = SID_OPT_AUTO;
     else
         return -1;
     return 0;
@@ -405,15 +407,15 @@ static int read_spec(ctx *c, fitspec *s, const cJSON *root)
     /* "optimizer": "lm" is short for { "method": "lm" } */
     if ((v = cJSON_GetObjectItemCaseSensitive(root, "optimizer")) && cJSON_IsString(v) &&
         read_optimizer(v->valuestring, &s->optimizer))
-        return expected(c, "optimizer", "\"lbfgs\" or \"lm\"", v);
+        return expected(c, "optimizer", "\"auto\", \"lbfgs\" or \"lm\"", v);
     if (v && !cJSON_IsString(v)) {
         if (!cJSON_IsObject(v))
-            return expected(c, "optimizer", "\"lbfgs\", \"lm\" or an object { \"method\": \"lm\", \"max_iter\": n, ... }", v);
+            return expected(c, "optimizer", "\"auto\", \"lbfgs\", \"lm\" or an object { \"method\": \"lm\", \"max_iter\": n, ... }", v);
         warn_keys(c, v, "optimizer", okeys);
         const cJSON *o;
         if ((o = cJSON_GetObjectItemCaseSensitive(v, "method")) &&
             (!cJSON_IsString(o) || read_optimizer(o->valuestring, &s->optimizer)))
-            return expected(c, "optimizer.method", "\"lbfgs\" or \"lm\"", o);
+            return expected(c, "optimizer.method", "\"auto\", \"lbfgs\" or \"lm\"", o);
         if ((o = cJSON_GetObjectItemCaseSensitive(v, "max_iter")) &&
             integer(c, o, "optimizer.max_iter", 1, "a whole number >= 1", &s->max_iter))
             return -1;
@@ -703,7 +705,7 @@ int fitspec_apply_flag(fitspec *s, const char *flag, const char *value, sid_erro
         return flag_smoothing(s, value, err);
     if (strcmp(flag, "--optimizer") == 0) {
         if (read_optimizer(value, &s->optimizer))
-            return bad_flag(err, flag, "lbfgs or lm", value);
+            return bad_flag(err, flag, "auto, lbfgs or lm", value);
         return 0;
     }
     if (strcmp(flag, "--contact") == 0) {

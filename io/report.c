@@ -222,16 +222,23 @@ static void settings(jb *b, cJSON *o, const report *r)
     num(b, st, "seconds", r->step.h);
     boolean(b, st, "automatic", r->step.automatic);
     if (r->step.from_robot) boolean(b, st, "robot_timestep", 1);   /* the robot file's own step */
+    /* the step test's estimate (null: the step was given, or not estimated): the limiting
+     * coordinate's error over its allowance, max(tolerance x spread, noise_factor x noise) */
     num_or_null(b, st, "error", r->step.error >= 0 ? r->step.error : HUGE_VAL);
+    if (r->step.error >= 0 && isfinite(r->step.error) && r->step.coord >= 0) {
+        str(b, st, "coordinate", sid_model_q_name(r->m, r->step.coord));
+        num(b, st, "error_abs", r->step.error_abs);
+        num(b, st, "allowance", r->step.allowance);
+        num(b, st, "noise", r->step.noise);
+    }
     num(b, st, "tolerance", r->step.tol);
+    num(b, st, "noise_factor", r->step.noise_tol);
     cJSON *w = add(b, x, "weights", cJSON_CreateObject());
     num(b, w, "q", s->w_q);
     num(b, w, "qd", s->w_qd);
     if (s->w_tau > 0) num(b, w, "tau", s->w_tau);   /* torque sensors scored; absent: reports as before */
     cJSON *opt = add(b, x, "optimizer", cJSON_CreateObject());
-    /* absent: lbfgs, so that reports of L-BFGS fits read as they always have */
-    if (s->optimizer == SID_OPT_LM)
-        str(b, opt, "method", "lm");
+    str(b, opt, "method", sid_optimizer_str(s->optimizer));
     integer(b, opt, "max_iter", s->max_iter);
     num(b, opt, "ftol_rel", s->ftol_rel);
     num(b, opt, "time_limit", s->time_limit);
@@ -248,7 +255,11 @@ static void method(jb *b, cJSON *o, const report *r)
         integer(b, g, "pairs", s->smoothing_pairs);
         integer(b, g, "seed", (int)s->smoothing_seed);
     } else {
-        str(b, o, "gradient", s->optimizer == SID_OPT_LM ? "jacobian" : "adjoint");
+        /* of each optimizer that ran: LM's Jacobian, L-BFGS's adjoint gradient */
+        const sid_fit_result *fr = r->fit;
+        const int lm = fr->nran && (fr->ran[0] == SID_OPT_LM || (fr->nran > 1 && fr->ran[1] == SID_OPT_LM));
+        const int lbfgs = !fr->nran || fr->ran[0] == SID_OPT_LBFGS || (fr->nran > 1 && fr->ran[1] == SID_OPT_LBFGS);
+        str(b, o, "gradient", lm && lbfgs ? "jacobian and adjoint" : lm ? "jacobian" : "adjoint");
     }
     if (sid_model_has_contact(r->m))
         str(b, o, "contact_model", sid_model_contact_model(r->m) == SID_CONTACT_HARD ? "hard" : "compliant");
@@ -474,8 +485,16 @@ cJSON *report_json(const report *r, sid_error *err)
     integer(&b, o, "iterations", r->fit->iterations);
     integer(&b, o, "evaluations", r->fit->evaluations);
     integer(&b, o, "rejected", r->fit->rejected);
-    if (r->spec->optimizer == SID_OPT_LM)
+    if (r->fit->jacobians)
         integer(&b, o, "jacobians", r->fit->jacobians);
+    /* which optimizers ran (a hand-over makes two), their iterations, and why */
+    cJSON *ran = add(&b, o, "optimizer", cJSON_CreateObject());
+    cJSON *names = add(&b, ran, "ran", cJSON_CreateArray()), *its = add(&b, ran, "iterations", cJSON_CreateArray());
+    for (int k = 0; k < r->fit->nran; k++) {
+        add(&b, names, NULL, cJSON_CreateString(sid_optimizer_str(r->fit->ran[k])));
+        add(&b, its, NULL, cJSON_CreateNumber(r->fit->ran_iterations[k]));
+    }
+    str(&b, ran, "why", r->fit->choice);
     cJSON *loss = add(&b, o, "loss", cJSON_CreateObject());
     b.where = "loss";
     num(&b, loss, "before", r->fit->loss0);

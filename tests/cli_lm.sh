@@ -18,7 +18,7 @@ pendulum_truth
 # ---- the flag -------------------------------------------------------------------------------------
 run fit --help
 why=""
-grep -q -- "--optimizer lbfgs|lm" "$TMP/out" || why+=" --help does not list --optimizer lbfgs|lm;"
+grep -q -- "--optimizer auto|lbfgs|lm" "$TMP/out" || why+=" --help does not list --optimizer auto|lbfgs|lm;"
 check "help: --optimizer" "$why"
 
 run fit "$ROBOT" "$TMP/synth.csv" -c "$SPEC" --optimizer lm -q -o "$TMP/lm.json" --report "$TMP/lm_r.json"
@@ -37,13 +37,21 @@ rel "$v" 0.03 1e-8 || why+=" viscous $v, truth 0.03;"
 jqt "$TMP/lm_r.json" '.spec_flags | index([["--optimizer", "lm"]]) != null' || why+=" --optimizer not in spec_flags;"
 check "fit --optimizer lm: converged to the truth, report says lm" "$why"
 
-# the default is L-BFGS, and its report reads as before: no method, an adjoint gradient
-run fit "$ROBOT" "$TMP/synth.csv" -c "$SPEC" -q -o "$TMP/bf.json" --report "$TMP/bf_r.json"
+# the default is auto, which takes LM on these 3 parameters (its iteration costs about one of
+# L-BFGS's), says so and why, and fits what --optimizer lm fits; --optimizer lbfgs is L-BFGS
+run fit "$ROBOT" "$TMP/synth.csv" -c "$SPEC" -q -o "$TMP/au.json" --report "$TMP/au_r.json"
 why=""
 [ "$rc" -eq 0 ] || why+=" exit $rc;"
-jqt "$TMP/bf_r.json" '.settings.optimizer | has("method") | not' || why+=" settings.optimizer has a method;"
-jqt "$TMP/bf_r.json" '.gradient == "adjoint" and (has("jacobians") | not)' || why+=" gradient/jacobians;"
-check "default: lbfgs, report unchanged" "$why"
+jqt "$TMP/au_r.json" '.settings.optimizer.method == "auto" and .optimizer.ran == ["lm"] and .gradient == "jacobian"
+    and (.optimizer.why | test("^lm: an LM iteration .* costs about [0-9.]+ L-BFGS iterations, within 10"))' ||
+    why+=" settings.optimizer/optimizer/gradient: $(jq -c '[.settings.optimizer, .optimizer]' "$TMP/au_r.json");"
+cmp -s <(jq -S '.parameters' "$TMP/au_r.json") <(jq -S '.parameters' "$TMP/lm_r.json") ||
+    why+=" parameters differ from the --optimizer lm fit;"
+run fit "$ROBOT" "$TMP/synth.csv" -c "$SPEC" --optimizer lbfgs -q -o "$TMP/bf.json" --report "$TMP/bf_r.json"
+[ "$rc" -eq 0 ] || why+=" lbfgs: exit $rc;"
+jqt "$TMP/bf_r.json" '.settings.optimizer.method == "lbfgs" and .optimizer.ran == ["lbfgs"] and .gradient == "adjoint"
+    and (has("jacobians") | not)' || why+=" lbfgs: method/gradient/jacobians;"
+check "default: auto chooses LM here and says why; --optimizer lbfgs" "$why"
 
 # ---- the spec ------------------------------------------------------------------------------------
 jq '.optimizer = "lm"' "$SPEC" >"$TMP/s_lm.json"
@@ -59,7 +67,7 @@ cmp -s <(jq -S '.parameters' "$TMP/s1_r.json") <(jq -S '.parameters' "$TMP/lm_r.
 check "spec: \"optimizer\": \"lm\" as the flag" "$why"
 run fit "$ROBOT" "$TMP/synth.csv" -c "$TMP/s_obj.json" -q -o "$TMP/s2.json" --report "$TMP/s2_r.json"
 why=""
-[ "$rc" -eq 0 ] || why+=" exit $rc;"
+[ "$rc" -eq 1 ] || why+=" exit $rc, expected 1 (max_iter: not converged);"
 jqt "$TMP/s2_r.json" '.settings.optimizer.method == "lm" and .stop == "max_iter" and .iterations == 2' ||
     why+=" not an LM fit stopped after 2 iterations;"
 check "spec: \"optimizer\": { \"method\": \"lm\", \"max_iter\": 2 }" "$why"
@@ -94,11 +102,40 @@ for l in 1 2 3 4 5 6 7; do free+=(--free-only "links.link$l.*"); done
 run fit "$TMP/arm7_heavy.json" "$TMP/arm7_2s.csv" --optimizer lm --substeps 1 "${free[@]}" --bounds '*=scale:0.1:10' \
     -q -o "$TMP/stall.json" --report "$TMP/stall_r.json"
 why=""
-[ "$rc" -eq 0 ] || why+=" exit $rc;"
+[ "$rc" -eq 1 ] || why+=" exit $rc, expected 1 (not converged);"
 jqt "$TMP/stall_r.json" '.stop == "roundoff_limited" and (.message | startswith("stalled"))' ||
     why+=" stop $(jq -c '[.stop, .message]' "$TMP/stall_r.json" 2>/dev/null);"
 jqt "$TMP/stall_r.json" '.loss.after < .loss.before' || why+=" no lower loss reported;"
-check "lm stalled at steps below xtol: stop roundoff_limited, not converged" "$why"
+grep -q 'error: the fit did not converge (report: "stop": "roundoff_limited"): stalled' "$TMP/err" ||
+    why+=" stderr does not say it did not converge;"
+check "lm stalled: stop roundoff_limited, exit 1" "$why"
+# the same as typed: 84 free parameters (98 Jacobian directions) price an LM iteration at about 16
+# of L-BFGS's, so auto takes L-BFGS, which goes on far below LM's stall
+run fit "$TMP/arm7_heavy.json" "$TMP/arm7_2s.csv" --substeps 1 "${free[@]}" --bounds '*=scale:0.1:10' --max-iter 300 \
+    -q -o "$TMP/stall_auto.json" --report "$TMP/stall_auto_r.json"
+why=""
+jqt "$TMP/stall_auto_r.json" '.optimizer.ran == ["lbfgs"] and (.optimizer.why | test("^lbfgs: .* above 10"))' ||
+    why+=" auto did not price LM out: $(jq -c '.optimizer' "$TMP/stall_auto_r.json" 2>/dev/null);"
+a=$(jq .loss.after "$TMP/stall_auto_r.json") l=$(jq .loss.after "$TMP/stall_r.json")
+awk -v a="$a" -v l="$l" 'BEGIN { exit !(a < 0.5 * l) }' || why+=" loss $a by auto, LM alone $l;"
+check "auto: L-BFGS where an LM iteration costs too much, far below LM's stall" "$why"
+# link2's ten inertial parameters and the armatures (17): LM is cheap enough to start, stalls
+# against the bounds of the inertia entries (exit 1 alone), and hands over to L-BFGS, which
+# converges (measured: LM 18 iterations at 4.5e-3, then L-BFGS 119 to 7.15e-4)
+free2=(--free-only 'links.link2.*' --free-only 'joints.*.armature' --bounds '*=scale:0.1:10' --substeps 1)
+run fit "$TMP/arm7_heavy.json" "$TMP/arm7_2s.csv" "${free2[@]}" --optimizer lm -q -o "$TMP/s17.json" --report "$TMP/s17_r.json"
+why=""
+[ "$rc" -eq 1 ] || why+=" lm alone: exit $rc, expected 1;"
+run fit "$TMP/arm7_heavy.json" "$TMP/arm7_2s.csv" "${free2[@]}" -o "$TMP/a17.json" --report "$TMP/a17_r.json"
+[ "$rc" -eq 0 ] || why+=" auto: exit $rc;"
+jqt "$TMP/a17_r.json" '.stop == "converged" and .optimizer.ran == ["lm", "lbfgs"] and
+    (.optimizer.why | test("lm stopped after [0-9]+ iterations \\(stalled.*\\): lbfgs took over$"))
+    and .optimizer.iterations[0] + .optimizer.iterations[1] == .iterations and .gradient == "jacobian and adjoint"' ||
+    why+=" no hand-over: $(jq -c '[.stop, .optimizer]' "$TMP/a17_r.json" 2>/dev/null);"
+grep -q "^optimizer: lm: .*: lbfgs took over$" "$TMP/err" || why+=" stderr does not say so;"
+a=$(jq .loss.after "$TMP/a17_r.json") l=$(jq .loss.after "$TMP/s17_r.json")
+awk -v a="$a" -v l="$l" 'BEGIN { exit !(a < 0.5 * l) }' || why+=" loss $a after the hand-over, LM alone $l;"
+check "auto: LM stalls, hands over to L-BFGS, which converges below the stall" "$why"
 
 # ---- exit 2 --------------------------------------------------------------------------------------
 # bad NAME PLACE ARGS...: exit 2, "sysid: error:" naming PLACE, stdout empty, nothing written
@@ -117,7 +154,7 @@ bad() {
 jq '.optimizer = 3' "$SPEC" >"$TMP/s_3.json"
 jq '.optimizer = "newton"' "$SPEC" >"$TMP/s_newton.json"
 jq '.optimizer.method = "newton"' "$SPEC" >"$TMP/s_mnewton.json"
-bad "--optimizer newton" "--optimizer: expected lbfgs or lm, got 'newton'" fit "$ROBOT" "$TMP/synth.csv" --optimizer newton
+bad "--optimizer newton" "--optimizer: expected auto, lbfgs or lm, got 'newton'" fit "$ROBOT" "$TMP/synth.csv" --optimizer newton
 bad "spec optimizer 3" "$TMP/s_3.json: optimizer: expected" fit "$ROBOT" "$TMP/synth.csv" -c "$TMP/s_3.json"
 bad "spec optimizer newton" "$TMP/s_newton.json: optimizer: expected" fit "$ROBOT" "$TMP/synth.csv" -c "$TMP/s_newton.json"
 bad "spec optimizer.method newton" "$TMP/s_mnewton.json: optimizer.method: expected" fit "$ROBOT" "$TMP/synth.csv" \

@@ -382,6 +382,61 @@ START_TEST(smoothing_is_lbfgs_only)
 }
 END_TEST
 
+/* SID_OPT_AUTO prices an LM iteration (optimizer_auto.c) and says so: on arm7's 10 s log at
+ * 1 kHz (0.5 s windows, start states fitted) the joints' 28 parameters cost about 7 L-BFGS
+ * iterations an LM iteration (LM runs), every link's inertial parameters too (98) about 18
+ * (L-BFGS runs): 6.3 and 19 measured (README, "Levenberg-Marquardt or L-BFGS"). */
+START_TEST(auto_prices_lm)
+{
+    sid_model *m;
+    double *theta;
+    cJSON *doc;
+    sid_error err = {0};
+    ck_assert_msg(robot_model("../data/arm7/robot.json", &m, &theta, &doc, &err) == 0, "%s", err.msg);
+    sid_traj *log = tu_synth_log(m, theta, 4001, 1e-3, 0.5, 7);
+    sid_loss_opts o;
+    sid_loss_opts_defaults(&o);
+    o.sim.substeps = 1;
+    o.estimate_start = 1;
+    sid_problem *p;
+    ck_assert_msg(sid_problem_create(&p, m, (const sid_traj *const *)&log, 1, &o, &err) == SID_OK, "%s", err.msg);
+    const int np = sid_model_nparam(m);
+    int *mask = calloc((size_t)np, sizeof(int)), idx[256], n = 0;
+    const char *joints[] = {"joints.*.armature", "joints.*.friction.viscous", "joints.*.friction.coulomb"};
+    for (int g = 0; g < 3; g++) sid_model_param_match(m, joints[g], mask);
+    for (int i = 0; i < np; i++) if (mask[i]) idx[n++] = i;
+    ck_assert_int_eq(n, 21);
+    const double r28 = sid_lm_cost_ratio(p, 28, NULL, NULL, NULL), r98 = sid_lm_cost_ratio(p, 98, NULL, NULL, NULL);
+    fprintf(stderr, "auto: an LM iteration costs %.3g L-BFGS iterations with 28 free parameters, %.3g with 98\n", r28,
+            r98);
+    ck_assert_msg(r28 > 5 && r28 < 9, "28 parameters: %g", r28);
+    ck_assert_msg(r98 > 14 && r98 < 22, "98 parameters: %g", r98);
+    /* and the fit (the joints' 21 parameters but kt, 20 % off) says which ran and why */
+    double lo[256], hi[256];
+    for (int k = 0; k < n; k++) lo[k] = -HUGE_VAL, hi[k] = HUGE_VAL;
+    sid_fit_opts fo;
+    sid_fit_opts_defaults(&fo);
+    fo.optimizer = SID_OPT_AUTO, fo.nfree = n, fo.idx = idx, fo.lo = lo, fo.hi = hi, fo.max_iter = 1;
+    double *x0 = malloc(sizeof(double) * (size_t)(sid_problem_nwindows(p) * (sid_model_nq(m) + sid_model_nv(m))));
+    sid_problem_start_states(p, theta, x0);
+    for (int k = 0; k < n; k++) theta[idx[k]] = theta[idx[k]] ? 1.2 * theta[idx[k]] : 0.01;   /* something to fit */
+    sid_fit_result r;
+    ck_assert_msg(sid_fit(p, theta, x0, &fo, &r, &err) == SID_OK, "%s", err.msg);
+    fprintf(stderr, "auto, 1 iteration: %s; %s\n", r.message, r.choice);
+    ck_assert_int_eq(r.nran, 1);
+    ck_assert_int_eq(r.ran[0], SID_OPT_LM);
+    static const char want[] = "lm: an LM iteration (a Jacobian of 35 directions: 21 free parameters and 14 ";
+    ck_assert_msg(!strncmp(r.choice, want, strlen(want)), "%s", r.choice);
+    free(x0);
+    free(mask);
+    sid_problem_free(p);
+    sid_traj_free(log);
+    cJSON_Delete(doc);
+    sid_model_free(m);
+    sid_free(theta);
+}
+END_TEST
+
 Suite *lm_suite(void)
 {
     Suite *s = suite_create("lm");
@@ -394,6 +449,7 @@ Suite *lm_suite(void)
     tcase_add_test(tc, bounds_hold);
     tcase_add_test(tc, interrupt_stops);
     tcase_add_test(tc, smoothing_is_lbfgs_only);
+    tcase_add_test(tc, auto_prices_lm);
     suite_add_tcase(s, tc);
     return s;
 }

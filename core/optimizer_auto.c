@@ -1,0 +1,163 @@
+/* optimizer_auto.c — which optimizer a fit runs (sid_optimize): the one asked for, or under
+ * SID_OPT_AUTO the one that pays on this problem, and a hand-over to the other when it stalls.
+ *
+ * The choice is priced, not guessed. An L-BFGS iteration is about 1.1 evaluations of the loss and
+ * its adjoint gradient, 2.6 forward steps per simulated step (the gradient costs 2.35 forward
+ * passes, README "Performance"). An LM iteration is one Jacobian pass of ndir = nfree + the start
+ * state's coordinates directions, priced per step by fd.c's rows model (min(ndir, 1.4 nv +
+ * 0.012 nv ndir) tangents of about a forward step each), plus the normal matrix (rows x ndir^2 / 2
+ * multiply-adds per sample, against about 450 nv for a forward step), plus 1.5 trial losses.
+ * LM needs 10 to 30 times fewer iterations (tests/tools/lm_vs_lbfgs.sh: 9 against 282, 112 against
+ * 1000), so it runs first when its iteration costs at most SID_AUTO_LM_RATIO L-BFGS iterations.
+ * On arm7 this model says 7.2 for 28 free parameters and 18 for 97, where 6.3 and 19 were
+ * measured; the choice depends on the problem alone, never on a clock, so results repeat.
+ *
+ * Hand-over, once: LM that stalls (a step below xtol that the Gauss-Newton model does not
+ * call a minimum, or every step refused: roundoff_limited) or whose Jacobian fails hands its best
+ * point to L-BFGS, which copes with rejected regions and non-smooth losses by its line search;
+ * L-BFGS that crawls (sid_lbfgs_crawling), fails or is roundoff-limited hands to LM, whose
+ * Gauss-Newton steps either finish the fit or certify where it is. The iteration limit and the
+ * time limit count both. */
+#include "fit_driver.h"
+#include "fd.h"
+#include "problem.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define SID_AUTO_LM_RATIO 10.0    /* LM first while its iteration costs at most this many L-BFGS ones */
+#define LBFGS_ITER_STEPS 2.6      /* an L-BFGS iteration in forward steps per simulated step */
+#define LM_TRIAL_STEPS 1.5        /* an LM iteration's trial losses, likewise */
+#define FORWARD_MACS_PER_DOF 450  /* multiply-adds of a forward step per degree of freedom (arm7: 3.1 k) */
+
+double sid_lm_cost_ratio(const sid_problem *p, int nfree, int *ndir_out, double *tangents_out, double *normal_out)
+{
+    const sid_model *m = p->m;
+    const int ndir = nfree + (p->o.estimate_start ? m->nqo + m->nvo : 0);
+    const double nv = m->nv > 0 ? m->nv : 1;
+    /* simulated steps over every window */
+    double steps = 0;
+    for (int w = 0; w < p->nwin; w++) {
+        const window *win = &p->win[w];
+        const sid_traj *tr = p->logs[win->log];
+        for (int k = win->k0; k < win->k1; k++) steps += sid_substeps(&p->o.sim, tr->t[k + 1] - tr->t[k]);
+    }
+    if (steps < 1) steps = 1;
+    const double tangents = p->step->jvp && sid_fd_rows_pay(m, ndir) ? 1.4 * nv + 0.012 * nv * ndir : ndir;
+    const double normal = (double)p->nres * ndir * ndir / 2 / (FORWARD_MACS_PER_DOF * nv) / steps;
+    if (ndir_out) *ndir_out = ndir;
+    if (tangents_out) *tangents_out = tangents;
+    if (normal_out) *normal_out = normal;
+    return (tangents + normal + LM_TRIAL_STEPS) / LBFGS_ITER_STEPS;
+}
+
+/* Why LM cannot run on d's problem at all, or NULL. */
+static const char *lm_impossible(const sid_driver *d)
+{
+    if (d->dir) return "smoothing estimates a gradient from losses; LM needs the residuals' Jacobian";
+    return sid_step_tangent_missing(d->p->step, d->m, 0);
+}
+
+/* SID_OPT_AUTO's first optimizer, and why, into buf. */
+static sid_optimizer choose(const sid_driver *d, char *buf, size_t n)
+{
+    const char *no = lm_impossible(d);
+    if (no) {
+        snprintf(buf, n, "lbfgs: %s", no);
+        return SID_OPT_LBFGS;
+    }
+    int ndir;
+    const double ratio = sid_lm_cost_ratio(d->p, d->nf, &ndir, NULL, NULL);
+    const int lm = ratio <= SID_AUTO_LM_RATIO;
+    char starts[64] = "";
+    if (ndir > d->nf) snprintf(starts, sizeof starts, " and %d start-state coordinates per window", ndir - d->nf);
+    snprintf(buf, n, "%s: an LM iteration (a Jacobian of %d directions: %d free parameters%s) costs about %.2g "
+             "L-BFGS iterations, %s %g; LM needs 10 to 30 times fewer", lm ? "lm" : "lbfgs", ndir, d->nf, starts, ratio,
+             lm ? "within" : "above", SID_AUTO_LM_RATIO);
+    return lm ? SID_OPT_LM : SID_OPT_LBFGS;
+}
+
+/* Flat: over its span (SID_FLAT_ITERS LM iterations, SID_CRAWL_ITERS L-BFGS ones) the loss fell by
+ * less than flat_factor / nres of itself: the fit's chi-square changed by less than flat_factor
+ * over the span (with nres residuals of variance 2F, chi2 = nres and d chi2 = nres dF / F), the
+ * parameters by a fraction of one standard error. A model the data do not quite fit (real
+ * hardware) otherwise creeps on at 1e-6 of the loss an iteration for thousands (the DFKI double
+ * pendulum's LM: 1602 iterations at a loss of 1.19876e-3).
+ * Crawling (under SID_OPT_AUTO only): the span gained less than SID_CRAWL_GAIN but more than
+ * flat; for LM also no less than half the span before it (its steps are not converging, as
+ * Gauss-Newton steps near a minimum do, by orders of magnitude a span, but creeping along a
+ * valley its linearisation does not see: dry or sharply smoothed friction). */
+int sid_driver_judge(sid_driver *d, sid_optimizer which, double gn_rel)
+{
+    const int span = which == SID_OPT_LM ? SID_FLAT_ITERS : SID_CRAWL_ITERS;
+    const double gain = sid_driver_gain(d, span), factor = d->o->flat_factor > 0 ? d->o->flat_factor : 1;
+    if (gain < 0) return SID_JUDGE_GO_ON;
+    if (d->nres * gain <= factor) {
+        /* flat losses, but the undamped model promises more than flat: no minimum, a stall
+         * (damping or bounds keep the steps short: LM's steps refused as unphysical) */
+        if (!isnan(gn_rel) && !(gn_rel >= 0 && d->nres * gn_rel <= factor)) {
+            if (gn_rel < 0)
+                snprintf(d->watch ? d->handover : d->r->message, sizeof d->handover, "stalled: the loss fell by %.2g "
+                         "of itself over the last %d iterations, and the bounds clip the Gauss-Newton step into an "
+                         "ascent", gain, span);
+            else
+                snprintf(d->watch ? d->handover : d->r->message, sizeof d->handover, "stalled: the loss fell by %.2g "
+                         "of itself over the last %d iterations, where the Gauss-Newton model promises %.2g of it",
+                         gain, span, gn_rel);
+            if (d->watch) return SID_JUDGE_CRAWL;
+            d->r->stop = SID_STOP_ROUNDOFF;
+            return SID_JUDGE_STALL;
+        }
+        d->r->stop = SID_STOP_CONVERGED;
+        snprintf(d->r->message, sizeof d->r->message, "converged: the loss fell by %.2g of itself over the last %d "
+                 "iterations, within %g residual's share (1/%.0f)", gain, span, factor, d->nres);
+        return SID_JUDGE_FLAT;
+    }
+    if (!d->watch || gain >= SID_CRAWL_GAIN || (which == SID_OPT_LBFGS && lm_impossible(d))) return SID_JUDGE_GO_ON;
+    if (which == SID_OPT_LM) {
+        const double before = sid_driver_gain_span(d, 2 * span, span);
+        if (before < 0 || gain < 0.5 * before) return SID_JUDGE_GO_ON;
+    }
+    snprintf(d->handover, sizeof d->handover, "crawling: the loss fell by %.2g of itself over the last %d iterations",
+             gain, span);
+    return SID_JUDGE_CRAWL;
+}
+
+static sid_status run_one(sid_driver *d, sid_optimizer which, sid_error *err)
+{
+    sid_fit_result *r = d->r;
+    const int it0 = r->iterations;
+    r->ran[r->nran] = which;
+    r->nran++;
+    const sid_status s = which == SID_OPT_LM ? sid_lm_run(d, err) : sid_lbfgs_run(d, err);
+    r->ran_iterations[r->nran - 1] = r->iterations - it0;
+    return s;
+}
+
+sid_status sid_optimize(sid_driver *d, sid_error *err)
+{
+    const sid_fit_opts *o = d->o;
+    sid_fit_result *r = d->r;
+    const int automatic = o->optimizer == SID_OPT_AUTO;
+    const sid_optimizer first = automatic ? choose(d, r->choice, sizeof r->choice) : o->optimizer;
+    if (!automatic) snprintf(r->choice, sizeof r->choice, "%s, as asked", sid_optimizer_str(first));
+    d->watch = automatic;
+    sid_status s = run_one(d, first, err);
+    if (s || !automatic) return s;
+    /* the hand-over, once */
+    const int stalled = d->handover[0] || r->stop == SID_STOP_ROUNDOFF || r->stop == SID_STOP_FAILURE;
+    const sid_optimizer second = first == SID_OPT_LM ? SID_OPT_LBFGS : SID_OPT_LM;
+    if (!stalled || (second == SID_OPT_LM && lm_impossible(d)) || (o->max_iter > 0 && r->iterations >= o->max_iter))
+        return SID_OK;
+    const size_t len = strlen(r->choice);
+    snprintf(r->choice + len, sizeof r->choice - len, "; %s stopped after %d iterations (%s): %s took over",
+             sid_optimizer_str(first), r->ran_iterations[0], d->handover[0] ? d->handover : r->message,
+             sid_optimizer_str(second));
+    memcpy(d->x, d->best, sizeof(double) * (size_t)d->n);
+    d->handover[0] = '\0';
+    d->watch = 0;
+    r->stop = SID_STOP_CONVERGED;
+    r->message[0] = '\0';
+    return run_one(d, second, err);
+}
