@@ -73,6 +73,7 @@ typedef struct {
     int nwindow_cand;              /* the choice made: candidates tried (0: none yet), */
     double window_cand[FITSPEC_MAX_WINDOWS];    /* their lengths [s] (0: one window per log) */
     double window_score[FITSPEC_MAX_WINDOWS];   /* and mean held-out losses (HUGE_VAL: a fit failed) */
+    int window_tried[FITSPEC_MAX_WINDOWS];      /* 0: the search did not need it (score NAN) */
     int window_folds;              /* cross-validation folds */
     double window_eval;            /* [s] the held-out evaluation window (0: one per log) */
     double window_nominal;         /* the nominal parameters' mean held-out loss */

@@ -201,13 +201,15 @@ static void settings(jb *b, cJSON *o, const report *r)
     num(b, x, "window", s->window);
     integer(b, x, "windows", r->nwindows);
     if (s->nwindow_cand > 0) {
-        /* "window": "auto": what was tried and how each scored (window_select.h); a candidate
-         * whose fits failed scores null */
+        /* "window": "auto": the candidates, which the search tried and how each scored
+         * (window_select.h); a candidate not tried, or whose fits failed, scores null */
         cJSON *ws = add(b, x, "window_selection", cJSON_CreateObject());
         cJSON *cand = add(b, ws, "candidates", cJSON_CreateArray()), *sc = add(b, ws, "scores", cJSON_CreateArray());
+        cJSON *tried = add(b, ws, "tried", cJSON_CreateArray());
         for (int k = 0; k < s->nwindow_cand; k++) {
             num(b, cand, NULL, s->window_cand[k]);
             num_or_null(b, sc, NULL, s->window_score[k]);
+            add(b, tried, NULL, cJSON_CreateBool(s->window_tried[k]));
         }
         integer(b, ws, "folds", s->window_folds);
         num(b, ws, "evaluation_window", s->window_eval);

@@ -36,14 +36,17 @@ for p in a:2,401 b:402,801 c:802,1201; do                          # three 1.6 s
     (head -n 1 "$TMP/synth.csv"; sed -n "${p#*:}p" "$TMP/synth.csv") >"$TMP/m_${p%%:*}.csv"
 done
 
-# window_selection's invariants: candidates (positive ones increasing, 0 last) with a score
-# each, settings.window the chosen one, which is the longest tie with the lowest score (within
-# 1 % of it plus 1e-6 of the nominal held-out loss, as FORMATS.md states).
+# window_selection's invariants: candidates (positive ones increasing, 0 last), which the search
+# tried (the middle one, 0.5 s where it is one, always) with a score each, none for the others;
+# settings.window the chosen one, which is the longest tie with the lowest score among those
+# tried (within 1 % of it plus 1e-6 of the nominal held-out loss, as FORMATS.md states).
 valid_selection() {
     jqt "$1" '.settings.window_selection as $s
         | ($s.candidates | length) >= 1 and ($s.candidates | length) == ($s.scores | length)
+        and ($s.tried | length) == ($s.scores | length)
         and ([$s.candidates[] | select(. > 0)] as $p | $p == ($p | sort) and ($p | unique | length) == ($p | length))
         and ([$s.candidates[:-1][] | select(. == 0)] | length) == 0
+        and all(range(0; $s.scores | length); ($s.scores[.] != null) == $s.tried[.])
         and .settings.window == $s.chosen and $s.folds == '"$2"'
         and ([$s.scores[] | select(. != null)] | min) as $b
         | ([range(0; $s.scores | length) | select($s.scores[.] != null and
@@ -51,18 +54,19 @@ valid_selection() {
         | $s.candidates[$i] == $s.chosen'
 }
 
-# ---- one log: three blocks, clean data ------------------------------------------------------------
+# ---- one log: two halves, clean data --------------------------------------------------------------
 run fit "$ROBOT" "$TMP/clean_a.csv" "${FAST[@]}" -q --window auto -o "$TMP/c.json" --report "$TMP/c_r.json"
 why=""
 [ "$rc" -eq 0 ] || why+=" exit $rc;"
-valid_selection "$TMP/c_r.json" 3 || why+=" window_selection invalid or not the longest tie with the lowest score;"
+valid_selection "$TMP/c_r.json" 2 || why+=" window_selection invalid or not the longest tie with the lowest score;"
 # exact data: every candidate's fit recovers the truth, so every held-out score is convergence
-# noise (measured <= 4e-24 against a nominal 2.5e-3) and the tie goes to the longest, 0
-jqt "$TMP/c_r.json" '.settings.window_selection as $s | all($s.scores[]; . <= 1e-9 * $s.nominal_score)' ||
+# noise (measured <= 4e-24 against a nominal 2.5e-3): the search walks to the longest, 0, which
+# the tie goes to
+jqt "$TMP/c_r.json" '.settings.window_selection as $s | all($s.scores[] | select(. != null); . <= 1e-9 * $s.nominal_score)' ||
     why+=" a clean-data score is not at noise level;"
 jqt "$TMP/c_r.json" '.settings.window == 0 and .settings.windows == 1' || why+=" the tie did not go to one window per log;"
 jqt "$TMP/c_r.json" '.stop == "converged"' || why+=" the final fit did not converge;"
-check "one log, clean: blocks, the longest of the ties" "$why"
+check "one log, clean: halves, the longest of the ties" "$why"
 
 # ---- two logs: leave one out, mismatched step ---------------------------------------------------
 run fit "$ROBOT" "$TMP/m_a.csv" "$TMP/m_b.csv" "${FAST[@]}" --window auto -o "$TMP/m.json" --report "$TMP/m_r.json"
@@ -70,7 +74,7 @@ cp "$TMP/err" "$TMP/m_err"
 why=""
 [ "$rc" -eq 0 ] || why+=" exit $rc;"
 valid_selection "$TMP/m_r.json" 2 || why+=" window_selection invalid or not the longest tie with the lowest score;"
-n=$(jq '.settings.window_selection.candidates | length' "$TMP/m_r.json")
+n=$(jq '[.settings.window_selection.tried[] | select(.)] | length' "$TMP/m_r.json")
 [ "$(grep -c '^window auto: .* s: held-out loss \|^window auto: whole: held-out loss' "$TMP/m_err")" = "$n" ] ||
     why+=" stderr does not give each candidate's score;"
 grep -q '^window auto: chose ' "$TMP/m_err" || why+=" stderr does not say the choice;"
@@ -79,10 +83,12 @@ check "two logs: leave one out, report and stderr" "$why"
 # ---- one score recomputed by plain fits and sysid eval ------------------------------------------
 # candidate k's score is the mean over the folds of the held-out log's position loss (weights
 # q 1, qd 0) from logged starts in the evaluation windows, at the parameters fitted with window
-# w on the other log; the nominal score is the same at the robot's own parameters
+# w on the other log; the nominal score is the same at the robot's own parameters. The folds'
+# fits start from each other's, plain fits from the nominal values: both converge to the same
+# minimum, to the fold fits' flat test (a chi-square change below 10 per span)
 jq '.weights = { "q": 1, "qd": 0 }' "$SPEC" >"$TMP/eval.json"
 E=$(jq '.settings.window_selection.evaluation_window' "$TMP/m_r.json")
-k=$(jq '.settings.window_selection.candidates | length - 2' "$TMP/m_r.json")   # not the last
+k=$(jq '[.settings.window_selection.tried | to_entries[] | select(.value) | .key] | first' "$TMP/m_r.json")
 w=$(jq ".settings.window_selection.candidates[$k]" "$TMP/m_r.json")
 want=$(jq ".settings.window_selection.scores[$k]" "$TMP/m_r.json")
 nominal=$(jq '.settings.window_selection.nominal_score' "$TMP/m_r.json")
@@ -100,8 +106,7 @@ for pair in a:b b:a; do
     sum=$(awk -v s="$sum" -v l="$l" 'BEGIN { printf "%.17g", s + l / 2 }')
     sum0=$(awk -v s="$sum0" -v l="$l0" 'BEGIN { printf "%.17g", s + l / 2 }')
 done
-# the same fits and replays: only the printing of the fitted values (17 digits) differs
-rel "$sum" "$want" 1e-8 || why+=" the $w s score is $want, sysid fit + eval give $sum;"
+rel "$sum" "$want" 1e-4 || why+=" the $w s score is $want, sysid fit + eval give $sum;"
 rel "$sum0" "$nominal" 1e-12 || why+=" the nominal score is $nominal, sysid eval gives $sum0;"
 check "a score recomputed with sysid fit and sysid eval" "$why"
 

@@ -112,7 +112,7 @@ static sid_io_fit *fit(sid_io_robot *r, const char *log, const char *w, cJSON **
 START_TEST(test_library_fit_chooses_and_records)
 {
     char log[32];
-    short_log(log, 900);   /* 0.9 s: three 0.3 s blocks */
+    short_log(log, 900);   /* 0.9 s: two 0.45 s halves */
     /* the log is MuJoCo's run of the pendulum, which our Euler step at the log's interval
      * repeats to rounding (nominal loss ~1e-31): from a wrong friction every candidate's fit
      * recovers 0.02 and every held-out score is rounding, so all tie */
@@ -128,24 +128,31 @@ START_TEST(test_library_fit_chooses_and_records)
     const cJSON *st = cJSON_GetObjectItem(rep, "settings"), *ws = cJSON_GetObjectItem(st, "window_selection");
     ck_assert_ptr_nonnull(ws);
     const cJSON *cand = cJSON_GetObjectItem(ws, "candidates"), *sc = cJSON_GetObjectItem(ws, "scores");
-    /* 0.1 and 0.2 s fit in a 0.3 s block (0.5 s does not), and whole blocks */
+    /* 0.1 and 0.2 s fit in a 0.45 s half (0.5 s does not), and whole halves */
     const int n = cJSON_GetArraySize(cand);
     ck_assert_int_eq(n, 3);
     ck_assert_int_eq(cJSON_GetArraySize(sc), n);
     ck_assert(cJSON_GetArrayItem(cand, 0)->valuedouble == 0.1 && cJSON_GetArrayItem(cand, 1)->valuedouble == 0.2 &&
               cJSON_GetArrayItem(cand, 2)->valuedouble == 0);
-    ck_assert_int_eq(cJSON_GetObjectItem(ws, "folds")->valueint, 3);
+    ck_assert_int_eq(cJSON_GetObjectItem(ws, "folds")->valueint, 2);
+    const cJSON *tried = cJSON_GetObjectItem(ws, "tried");
+    ck_assert_int_eq(cJSON_GetArraySize(tried), n);
+    ck_assert(cJSON_IsTrue(cJSON_GetArrayItem(tried, 1)));   /* the search starts in the middle */
     const double chosen = cJSON_GetObjectItem(ws, "chosen")->valuedouble;
     ck_assert(cJSON_GetObjectItem(st, "window")->valuedouble == chosen);
     /* the rule FORMATS.md states: the longest within 1 % of the lowest plus 1e-6 of the nominal */
     const double nominal = cJSON_GetObjectItem(ws, "nominal_score")->valuedouble;
     double best = HUGE_VAL;
     for (int k = 0; k < n; k++)
-        best = fmin(best, cJSON_GetArrayItem(sc, k)->valuedouble);
+        if (cJSON_IsTrue(cJSON_GetArrayItem(tried, k)))
+            best = fmin(best, cJSON_GetArrayItem(sc, k)->valuedouble);
+        else
+            ck_assert(cJSON_IsNull(cJSON_GetArrayItem(sc, k)));   /* not tried: no score */
     ck_assert(isfinite(best) && best < nominal);   /* every fit improved on the nominal held-out loss */
     int want = -1;
     for (int k = 0; k < n; k++)
-        if (cJSON_GetArrayItem(sc, k)->valuedouble - best <= 0.01 * best + 1e-6 * nominal)
+        if (cJSON_IsTrue(cJSON_GetArrayItem(tried, k)) &&
+            cJSON_GetArrayItem(sc, k)->valuedouble - best <= 0.01 * best + 1e-6 * nominal)
             want = k;
     ck_assert_msg(cJSON_GetArrayItem(cand, want)->valuedouble == chosen, "chosen %g, the rule gives %g", chosen,
                   cJSON_GetArrayItem(cand, want)->valuedouble);
