@@ -283,7 +283,7 @@ int cmd_grad(int argc, char **argv)
         }
     fitspec_choose_start_velocity(&spec, m, logs, (const char *const *)a.op + 1, nlog);
     sid_step_choice step;
-    if (stepchoice_apply(&spec, m, theta, logs, (const char *const *)a.op + 1, nlog, &step, &err)) {
+    if (stepchoice_apply(&spec, m, theta, logs, (const char *const *)a.op + 1, nlog, 1, &step, &err)) {
         sid_error_prefix(&err, "%s: choosing the simulation step", robot);
         rc = cli_fail(&err);
         goto done;

@@ -76,7 +76,7 @@ int cmd_simulate(int argc, char **argv)
         goto done;
     }
     sid_step_choice step;
-    if (stepchoice_apply(&spec, m, theta, &tr, &log, 1, &step, &err)) {
+    if (stepchoice_apply(&spec, m, theta, &tr, &log, 1, 1, &step, &err)) {
         sid_error_prefix(&err, "%s: choosing the simulation step", robot);
         rc = cli_fail(&err);
         goto done;

@@ -241,7 +241,7 @@ int cmd_validate(int argc, char **argv)
     }
     /* the step every other command will simulate these logs with */
     sid_step_choice step;
-    if (ntr > 0 && stepchoice_apply(&spec, m, theta, trs, (const char *const *)a.op + 1, ntr, &step, &err)) {
+    if (ntr > 0 && stepchoice_apply(&spec, m, theta, trs, (const char *const *)a.op + 1, ntr, 0, &step, &err)) {
         sid_error_prefix(&err, "%s: choosing the simulation step", robot);
         rc = cli_fail(&err);
         goto done;

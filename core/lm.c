@@ -445,7 +445,10 @@ sid_status sid_lm_run(sid_driver *d, sid_error *err)
         if ((!last && F > SID_EXACT_LOSS) || judged == SID_JUDGE_FLAT || o->progress) {
             if ((s = lm_linearize(&L, x, err))) goto stopped;
         }
-        if (judged == SID_JUDGE_FLAT) judged = sid_driver_judge(d, SID_OPT_LM, lm_gn_predicted(&L, x, lambda) / F);
+        if (judged == SID_JUDGE_FLAT) {   /* the undamped model at the new point, its bounds held as the next step's */
+            lm_hold(&L, x);
+            judged = sid_driver_judge(d, SID_OPT_LM, lm_gn_predicted(&L, x, lambda) / F);
+        }
         last = last || judged != SID_JUDGE_GO_ON;
         if (o->progress) o->progress(o->ctx, r->iterations, F, gnorm_p(&L), sid_driver_now() - d->t0);
         if (small) {

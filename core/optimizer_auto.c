@@ -52,29 +52,34 @@ double sid_lm_cost_ratio(const sid_problem *p, int nfree, int *ndir_out, double 
     return (tangents + normal + LM_TRIAL_STEPS) / LBFGS_ITER_STEPS;
 }
 
-/* Why LM cannot run on d's problem at all, or NULL. */
-static const char *lm_impossible(const sid_driver *d)
+/* Why LM cannot run on problem p with options o at all, or NULL. */
+static const char *lm_impossible_for(const sid_problem *p, const sid_fit_opts *o)
 {
-    if (d->dir) return "smoothing estimates a gradient from losses; LM needs the residuals' Jacobian";
-    return sid_step_tangent_missing(d->p->step, d->m, 0);
+    if (o->smoothing_pairs > 0) return "smoothing estimates a gradient from losses; LM needs the residuals' Jacobian";
+    return sid_step_tangent_missing(p->step, p->m, 0);
 }
 
-/* SID_OPT_AUTO's first optimizer, and why, into buf. */
-static sid_optimizer choose(const sid_driver *d, char *buf, size_t n)
+static const char *lm_impossible(const sid_driver *d) { return lm_impossible_for(d->p, d->o); }
+
+sid_optimizer sid_fit_choose(const sid_problem *p, const sid_fit_opts *o, char *buf, size_t n)
 {
-    const char *no = lm_impossible(d);
+    if (o->optimizer != SID_OPT_AUTO) {
+        snprintf(buf, n, "%s, as asked", sid_optimizer_str(o->optimizer));
+        return o->optimizer;
+    }
+    const char *no = lm_impossible_for(p, o);
     if (no) {
         snprintf(buf, n, "lbfgs: %s", no);
         return SID_OPT_LBFGS;
     }
     int ndir;
-    const double ratio = sid_lm_cost_ratio(d->p, d->nf, &ndir, NULL, NULL);
+    const double ratio = sid_lm_cost_ratio(p, o->nfree, &ndir, NULL, NULL);
     const int lm = ratio <= SID_AUTO_LM_RATIO;
     char starts[64] = "";
-    if (ndir > d->nf) snprintf(starts, sizeof starts, " and %d start-state coordinates per window", ndir - d->nf);
+    if (ndir > o->nfree) snprintf(starts, sizeof starts, " and %d start-state coordinates per window", ndir - o->nfree);
     snprintf(buf, n, "%s: an LM iteration (a Jacobian of %d directions: %d free parameters%s) costs about %.2g "
-             "L-BFGS iterations, %s %g; LM needs 10 to 30 times fewer", lm ? "lm" : "lbfgs", ndir, d->nf, starts, ratio,
-             lm ? "within" : "above", SID_AUTO_LM_RATIO);
+             "L-BFGS iterations, %s %g; LM needs 10 to 30 times fewer", lm ? "lm" : "lbfgs", ndir, o->nfree, starts,
+             ratio, lm ? "within" : "above", SID_AUTO_LM_RATIO);
     return lm ? SID_OPT_LM : SID_OPT_LBFGS;
 }
 
@@ -140,8 +145,7 @@ sid_status sid_optimize(sid_driver *d, sid_error *err)
     const sid_fit_opts *o = d->o;
     sid_fit_result *r = d->r;
     const int automatic = o->optimizer == SID_OPT_AUTO;
-    const sid_optimizer first = automatic ? choose(d, r->choice, sizeof r->choice) : o->optimizer;
-    if (!automatic) snprintf(r->choice, sizeof r->choice, "%s, as asked", sid_optimizer_str(first));
+    const sid_optimizer first = sid_fit_choose(d->p, o, r->choice, sizeof r->choice);
     d->watch = automatic;
     sid_status s = run_one(d, first, err);
     if (s || !automatic) return s;

@@ -707,6 +707,10 @@ typedef struct {
  * interrupt, no smoothing, seed 1. The CLI's fit specs start from these. */
 void sid_fit_opts_defaults(sid_fit_opts *o);
 
+/* The optimizer sid_fit runs first on problem p with options o (SID_OPT_AUTO's choice, or the
+ * one asked for), and why into buf: what sid_fit_result.choice starts with. */
+sid_optimizer sid_fit_choose(const sid_problem *p, const sid_fit_opts *o, char *buf, size_t n);
+
 /* The smoothing directions: pairs x n numbers (row i is e_i) from seed, standard normal then
  * made orthogonal within blocks of n rows, each of length sqrt(n); the same on every platform
  * and thread count; the first k rows do not depend on pairs >= k. */

@@ -148,7 +148,7 @@ static int setup(sid_io_fit *f, const fit_run_input *in, sid_loss_opts *lo, sid_
     if (spec->start == FITSPEC_START_UNSET)
         spec->start = FITSPEC_START_FITTED;
     /* the simulation step, chosen at the nominal parameters on the fitted logs (stepchoice.h) */
-    if (stepchoice_apply(spec, m, in->theta0, tr, in->path, nlog, &f->rep.step, err)) {
+    if (stepchoice_apply(spec, m, in->theta0, tr, in->path, nlog, 1, &f->rep.step, err)) {
         sid_error_prefix(err, "%s: choosing the simulation step", in->robot);
         return -1;
     }
@@ -213,6 +213,9 @@ static int fit(sid_io_fit *f, const fit_run_input *in, sid_error *err)
         /* L-BFGS only ever moves along combinations of the smoothed gradients */
         sid_io_warn("--smoothing with %d pairs for %d free parameters: the fit moves only within the span of "
                     "%d random directions", fo.smoothing_pairs, nfree, fo.smoothing_pairs);
+    char why[sizeof f->fr.choice];
+    sid_fit_choose(f->pfit, &fo, why, sizeof why);
+    sid_io_note("optimizer: %s", why);
     const sid_status st = sid_fit(f->pfit, f->theta, f->x0, &fo, &f->fr, err);
     tell(f, SID_IO_PHASE_FIT, SID_IO_PROGRESS_END, f->fr.iterations, 0, f->fr.loss, 0, f->fr.seconds);
     if (st != SID_OK) {
@@ -220,7 +223,8 @@ static int fit(sid_io_fit *f, const fit_run_input *in, sid_error *err)
         return -1;
     }
     const sid_fit_result *fr = &f->fr;
-    sid_io_note("optimizer: %s", fr->choice);
+    if (fr->nran > 1)   /* the hand-over, as the report's optimizer.why ends */
+        sid_io_note("optimizer: %s", fr->choice + strlen(why) + 2);
     if (fr->stop == SID_STOP_TIME)
         /* results then depend on the machine's speed: never silently */
         sid_io_warn("--time-limit %g s reached after %d iterations: the result is where the optimizer was "

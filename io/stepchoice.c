@@ -6,8 +6,10 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "warn.h"
+
 int stepchoice_apply(fitspec *spec, const sid_model *m, const double *theta, sid_traj *const *logs,
-                     const char *const *path, int nlog, sid_step_choice *c, sid_error *err)
+                     const char *const *path, int nlog, int say, sid_step_choice *c, sid_error *err)
 {
     sid_loss_opts lo;
     fitspec_loss_opts(spec, &lo);
@@ -19,6 +21,11 @@ int stepchoice_apply(fitspec *spec, const sid_model *m, const double *theta, sid
         }
     if (sid_step_choose(m, theta, (const sid_traj *const *)logs, nlog, &lo, SID_STEP_TOL, c, err)) return -1;
     spec->sim = c->sim;
+    if (say) {
+        char line[640];
+        stepchoice_describe(c, m, line, sizeof line);
+        sid_io_note("step: %s", line);
+    }
     return 0;
 }
 

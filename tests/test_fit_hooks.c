@@ -32,12 +32,14 @@ static void record(void *ctx, const sid_io_progress *p)
 
 typedef struct {
     int nwarn, nnote;
-    char warn[512], note[512];   /* the first of each */
+    char warn[512], note[1024], note2[512];   /* the first of each, and the second note */
 } msgs;
 
 static void collect(void *ctx, sid_io_msg_kind kind, const char *msg)
 {
     msgs *m = ctx;
+    if (kind == SID_IO_NOTE && m->nnote == 1)
+        snprintf(m->note2, sizeof m->note2, "%s", msg);
     if (kind == SID_IO_NOTE && m->nnote++ == 0)
         snprintf(m->note, sizeof m->note, "%s", msg);
     if (kind == SID_IO_WARNING && m->nwarn++ == 0)
@@ -117,8 +119,9 @@ START_TEST(test_progress_in_order)
         ck_assert_int_eq(e.ev[j].total, 10);
     ck_assert_int_eq(k, e.n);   /* nothing after the covariance ends */
     ck_assert(isfinite(sid_io_fit_stderr(f, 0)));
-    /* what `sysid fit` prints before fitting reaches the program as a note */
-    ck_assert_msg(strstr(m.note, "fitting 1 parameter of " ROBOT " to 1 log (10 windows") == m.note, "%s", m.note);
+    /* what `sysid fit` prints before fitting reaches the program as notes: the step, the fit */
+    ck_assert_msg(strstr(m.note, "step: ") == m.note, "%s", m.note);
+    ck_assert_msg(strstr(m.note2, "fitting 1 parameter of " ROBOT " to 1 log (10 windows") == m.note2, "%s", m.note2);
     const int i = sid_io_fit_free_param(f, 0);
     const double fitted = sid_io_fit_theta(f)[i];
     sid_io_fit_free(f);
