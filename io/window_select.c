@@ -146,14 +146,14 @@ typedef struct {
     sid_problem **peval;          /* (nfold) */
     double *theta;                /* (nfold x np) each fold's last fitted parameters */
     int *fitted;                  /* (nfold) whether it has them */
-    int last;                     /* the fold fitted last, -1: none yet */
     double *cand, *score;         /* (nc) candidates, mean held-out scores */
     int *tried, nfits;
 } selection;
 
 /* Candidate c's mean held-out score over the folds into s->score[c]: each fold's training
- * pieces fitted from its previous fit (or, for its first, from the fold fitted last, or the
- * nominal parameters). -1: out of memory or interrupted (err set). */
+ * pieces fitted from that fold's previous fit (its first from the nominal parameters: a start
+ * fitted on another fold would have seen this fold's held-out pieces). -1: out of memory or
+ * interrupted (err set). */
 static int evaluate(selection *s, int c, sid_error *err)
 {
     const fit_run_input *in = s->in;
@@ -165,8 +165,7 @@ static int evaluate(selection *s, int c, sid_error *err)
                 s->train[nt++] = s->piece[j];
         double *th = s->theta + (size_t)k * (size_t)s->np, sc;
         if (!s->fitted[k])
-            memcpy(th, s->last >= 0 ? s->theta + (size_t)s->last * (size_t)s->np : in->theta0,
-                   (size_t)s->np * sizeof *th);
+            memcpy(th, in->theta0, (size_t)s->np * sizeof *th);
         if (score_one(in, s->sel, s->train, nt, s->peval[k], s->cand[c], th, &sc, err))
             return -1;
         s->nfits++;
@@ -176,7 +175,7 @@ static int evaluate(selection *s, int c, sid_error *err)
             return -1;
         }
         if (isfinite(sc))
-            s->fitted[k] = 1, s->last = k;
+            s->fitted[k] = 1;
         sum += sc;
     }
     s->tried[c] = 1;
@@ -243,7 +242,7 @@ int window_select(const fit_run_input *in, const fitspec_selection *sel, sid_err
     /* the pieces: the logs, or one log's halves */
     const int npiece = single ? WINDOW_BLOCKS : nlog, nfold = WINDOW_FOLDS, np = sid_model_nparam(m);
     sid_traj *block = NULL;
-    selection s = { in, sel, npiece, nfold, np, NULL, NULL, NULL, NULL, NULL, -1, NULL, NULL, NULL, 0 };
+    selection s = { in, sel, npiece, nfold, np, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0 };
     s.piece = malloc((size_t)npiece * sizeof *s.piece);
     s.train = malloc((size_t)npiece * sizeof *s.train);
     const sid_traj **held = malloc((size_t)nfold * (size_t)npiece * sizeof *held);   /* fold k's at k npiece */
@@ -318,7 +317,7 @@ int window_select(const fit_run_input *in, const fitspec_selection *sel, sid_err
     char list[160];
     list_candidates(list, sizeof list, s.cand, nc);
     sid_io_note("window auto: cross-validation on the fitted %s: candidates %s, %d folds (%s), each scored by the "
-                "held-out position loss in %s from logged starts; each fold's fits start from its last",
+                "held-out position loss in %s from logged starts; each fold's fits after its first start from its last",
                 single ? "log" : "logs", list, nfold,
                 single ? "the log's two halves, each held out in turn" : nlog == 2 ? "leave one log out"
                                                                          : "log j in fold j mod 2",

@@ -6,9 +6,9 @@
  * longer than WINDOW_FREE_RUN_MAX. Two folds: with two logs, leave one out; with more, log j in
  * fold j mod 2; with one log, its two halves, each held out in turn while the other is fitted.
  * Each (fold, candidate) is a fit with the spec's own options (optimizer, iterations, time limit
- * per fit, start states) from that fold's previous fit (its first: from the fold fitted last,
- * the very first from the nominal parameters), so that each fit after the first starts near its
- * answer; its score is the loss of the held-out pieces at the fitted parameters under one fixed
+ * per fit, start states) from that fold's previous fit (its first from the nominal parameters:
+ * a fit of another fold has seen this one's held-out pieces), so that each fold's fits after
+ * its first start near their answer; its score is the loss of the held-out pieces at the fitted parameters under one fixed
  * protocol, the same for every candidate: positions only (weights q 1, qd 0), windows of the
  * longest candidate (0: one per piece) from logged start states, residuals scaled over the
  * held-out pieces — `sysid eval --window E` with those weights. The candidates are searched
