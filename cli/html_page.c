@@ -293,9 +293,15 @@ static void parameters(textbuf *b, const cJSON *rep)
 {
     const cJSON *ps = at(rep, "parameters");
     const int n = cJSON_GetArraySize(ps);
-    tb_puts(b, "<section id=\"parameters\"><h2>Parameters</h2>\n<table class=\"num\" id=\"param-table\"><tr><th>parameter</th>"
-               "<th>unit</th><th>nominal</th><th>fitted</th><th>change</th><th>stderr</th><th>95 % interval</th>"
-               "<th>note</th></tr>\n");
+    /* the intervals the terminal shows: robust where the residuals say the model does not fit */
+    const int robust = str_at(rep, "diagnostics|interval") && !strcmp(str_at(rep, "diagnostics|interval"), "robust");
+    const char *se_key = robust ? "stderr_robust" : "stderr", *ci_key = robust ? "ci95_robust" : "ci95";
+    tb_printf(b, "<section id=\"parameters\"><h2>Parameters</h2>\n%s<table class=\"num\" id=\"param-table\"><tr>"
+                 "<th>parameter</th><th>unit</th><th>nominal</th><th>fitted</th><th>change</th><th>stderr%s</th>"
+                 "<th>95 %% interval</th><th>note</th></tr>\n",
+              robust ? "<p class=\"note\">Intervals: robust (sandwich over windows): the residuals say the model does "
+                       "not fit the data.</p>\n" : "",
+              robust ? " (robust)" : "");
     const char **name = calloc((size_t)(n ? n : 1), sizeof *name);
     double *val = malloc((size_t)(n ? n : 1) * 3 * sizeof(double));
     int *flag = calloc((size_t)(n ? n : 1), sizeof *flag);
@@ -335,14 +341,17 @@ static void parameters(textbuf *b, const cJSON *rep)
             snprintf(path, sizeof path, "parameters|%d|change", k);
             cell(b, rep, path, "%+.3g");
         }
-        snprintf(path, sizeof path, "parameters|%d|stderr", k);
+        snprintf(path, sizeof path, "parameters|%d|%s", k, se_key);
         cell(b, rep, path, "%.3g");
-        const double lo = num_at(p, "ci95|0"), hi = num_at(p, "ci95|1");
+        char lo_key[24], hi_key[24];
+        snprintf(lo_key, sizeof lo_key, "%s|0", ci_key);
+        snprintf(hi_key, sizeof hi_key, "%s|1", ci_key);
+        const double lo = num_at(p, lo_key), hi = num_at(p, hi_key);
         if (isfinite(lo) && isfinite(hi)) {
-            tb_printf(b, "<td data-key=\"parameters|%d|ci95|0\" data-value=\"", k);
+            tb_printf(b, "<td data-key=\"parameters|%d|%s|0\" data-value=\"", k, ci_key);
             tb_exact(b, lo);
             tb_printf(b, "\">[%.5g, ", lo);
-            tb_printf(b, "<span data-key=\"parameters|%d|ci95|1\" data-value=\"", k);
+            tb_printf(b, "<span data-key=\"parameters|%d|%s|1\" data-value=\"", k, ci_key);
             tb_exact(b, hi);
             tb_printf(b, "\">%.5g</span>]</td>", hi);
         } else {
@@ -354,20 +363,24 @@ static void parameters(textbuf *b, const cJSON *rep)
         /* the chart: change and interval relative to the nominal value, where it is not zero */
         const double x0 = num_at(p, "nominal");
         val[k] = isfinite(rel) ? 100 * rel : NAN;
-        val[n + k] = x0 != 0 && isfinite(lo) ? 100 * (lo - x0) / fabs(x0) : NAN;
-        val[2 * n + k] = x0 != 0 && isfinite(hi) ? 100 * (hi - x0) / fabs(x0) : NAN;
+        /* relative to the signed nominal, as relative_change: a negative one's bounds swap */
+        const double rlo = x0 != 0 && isfinite(lo) ? 100 * (lo - x0) / x0 : NAN;
+        const double rhi = x0 != 0 && isfinite(hi) ? 100 * (hi - x0) / x0 : NAN;
+        val[n + k] = x0 < 0 ? rhi : rlo;
+        val[2 * n + k] = x0 < 0 ? rlo : rhi;
     }
     tb_puts(b, "</table>\n");
     svg_errorbars(b, "param-chart", "fitted change and its 95 % interval, relative to the nominal value",
                   "change [% of nominal]", n, name, val, val + n, val + 2 * n, flag);
     tb_puts(b, "<p class=\"note\">Red: not identifiable, at a bound or poorly determined (standard error above 50 % of "
-               "the value). A parameter whose nominal value is 0 has no relative change and no bar. Intervals are "
-               "fitted &plusmn; 1.96 standard errors and ignore bounds.</p>\n");
+               "the value). A parameter whose nominal value is 0 has no relative change and no bar; a negative one's "
+               "change is that of its magnitude. Intervals are fitted &plusmn; 1.96 standard errors (robust: &plusmn; "
+               "t on the sandwich's degrees of freedom) and ignore bounds.</p>\n");
     const cJSON *dl = at(rep, "derived");
     if (cJSON_GetArraySize(dl) > 0) {
-        tb_puts(b, "<h3>What one joint's motion determines (derived from the parameters above)</h3>\n"
-                   "<table class=\"num\" id=\"derived-table\"><tr><th>quantity</th><th>unit</th><th>nominal</th>"
-                   "<th>fitted</th><th>stderr</th></tr>\n");
+        tb_printf(b, "<h3>What one joint's motion determines (derived from the parameters above)</h3>\n"
+                     "<table class=\"num\" id=\"derived-table\"><tr><th>quantity</th><th>unit</th><th>nominal</th>"
+                     "<th>fitted</th><th>stderr%s</th></tr>\n", robust ? " (robust)" : "");
         for (int k = 0; k < cJSON_GetArraySize(dl); k++) {
             char path[64];
             const cJSON *d = cJSON_GetArrayItem(dl, k);
@@ -380,7 +393,7 @@ static void parameters(textbuf *b, const cJSON *rep)
             cell(b, rep, path, "%.6g");
             snprintf(path, sizeof path, "derived|%d|fitted", k);
             cell(b, rep, path, "%.6g");
-            snprintf(path, sizeof path, "derived|%d|stderr", k);
+            snprintf(path, sizeof path, "derived|%d|%s", k, se_key);
             cell(b, rep, path, "%.3g");
             tb_puts(b, "</tr>\n");
         }

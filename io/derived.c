@@ -28,10 +28,13 @@ static int free_slot(const fitspec_selection *sel, int i)
     return -1;
 }
 
-/* Standard error of a quantity with gradient g: sqrt(gᵀ C g) over its free parameters, or
- * HUGE_VAL when there is no covariance or a null direction touches one of them. */
-static double delta_stderr(const gradient *g, const fitspec_selection *sel, const sid_covariance_result *cov)
+/* Standard error of a quantity with gradient g: sqrt(gᵀ C g) over its free parameters, C the
+ * classic covariance or (robust) the sandwich over windows, or HUGE_VAL when there is no
+ * covariance or a null direction touches one of them. */
+static double delta_stderr(const gradient *g, const fitspec_selection *sel, const sid_covariance_result *cov,
+                           int robust)
 {
+    const double *C = !cov ? NULL : robust ? cov->cov_robust : cov->cov;
     if (!cov)
         return HUGE_VAL;
     double var = 0;
@@ -45,7 +48,7 @@ static double delta_stderr(const gradient *g, const fitspec_selection *sel, cons
         for (int b = 0; b < g->n; b++) {
             const int kb = free_slot(sel, g->idx[b]);
             if (kb >= 0)
-                var += g->g[a] * g->g[b] * cov->cov[(size_t)ka * (size_t)sel->n + (size_t)kb];
+                var += g->g[a] * g->g[b] * C[(size_t)ka * (size_t)sel->n + (size_t)kb];
         }
     }
     return var >= 0 ? sqrt(var) : HUGE_VAL;
@@ -79,7 +82,14 @@ static void add(derived_set *out, const gradient *g, double nominal, double fitt
     v->unit = unit;
     v->nominal = nominal;
     v->fitted = fitted;
-    v->stderr_ = delta_stderr(g, sel, cov);
+    v->stderr_ = delta_stderr(g, sel, cov, 0);
+    v->stderr_robust = delta_stderr(g, sel, cov, 1);
+    /* its Student t: the widest of its free parameters' (the fewest degrees of freedom) */
+    v->t95_robust = 1.96;
+    for (int a = 0; cov && a < g->n; a++) {
+        const int ka = free_slot(sel, g->idx[a]);
+        if (ka >= 0 && g->g[a] != 0 && isfinite(cov->t95_robust[ka])) v->t95_robust = fmax(v->t95_robust, cov->t95_robust[ka]);
+    }
 }
 
 void derived_compute(const sid_model *m, const cJSON *doc, const double *theta0, const double *theta,

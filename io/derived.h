@@ -3,9 +3,10 @@
  * From the motion of one joint the data determine its child link's first moment m·c and its
  * inertia about the joint axis (with the rotor's armature), not the mass, COM and inertia
  * tensor apart: a pendulum's m·l and J. When a fit frees two or more of the numbers one of
- * these depends on, the summary and the report show it, nominal and fitted, with a standard
- * error by the delta method (gᵀ C g with g its gradient in the free parameters), or none when
- * a null direction of the fit touches its parameters.
+ * these depends on, the summary and the report show it, nominal and fitted, with standard
+ * errors by the delta method (gᵀ C g with g its gradient in the free parameters, C the classic
+ * covariance and the sandwich over windows), or none when a null direction of the fit touches
+ * its parameters.
  */
 #ifndef CLI_DERIVED_H
 #define CLI_DERIVED_H
@@ -22,6 +23,8 @@ typedef struct {
     const char *unit;
     double nominal, fitted;
     double stderr_;                     /* HUGE_VAL: not determined or unknown */
+    double stderr_robust;               /* the same from the sandwich over windows (the report's robust intervals) */
+    double t95_robust;                  /* its 95 % interval's Student t: its parameters' widest */
 } derived_value;
 
 typedef struct {

@@ -11,17 +11,29 @@
 
 /* ---- classification --------------------------------------------------------------------- */
 
+double report_relative_change(double x, double x0)
+{
+    return (x - x0) / x0 + 0.0;   /* + 0.0: no change of a negative value is 0, not -0 */
+}
+
+int report_robust_shown(const report *r)
+{
+    return r->cov && r->cov->mismatch;
+}
+
 void report_param_classify(const report *r, int k, report_param *out)
 {
     const int i = r->sel->idx[k];
     const double x = r->theta[i], x0 = r->theta0[i], lo = r->sel->lo[k], hi = r->sel->hi[k];
     memset(out, 0, sizeof *out);
     out->identifiable = -1;
-    out->stderr_ = HUGE_VAL;
+    out->stderr_ = out->shown = HUGE_VAL;
     if (r->cov) {
         out->identifiable = r->cov->identifiable[k] && isfinite(r->cov->stderr_[k]);
-        if (out->identifiable)
+        if (out->identifiable) {
             out->stderr_ = r->cov->stderr_[k];
+            out->shown = report_robust_shown(r) ? r->cov->stderr_robust[k] : out->stderr_;
+        }
     }
     /* "within 1e-6 relative of the bound": relative to the bound, or to the value's own size
      * when the bound is 0 (a friction coefficient pinned at 0). */
@@ -40,7 +52,7 @@ void report_param_classify(const report *r, int k, report_param *out)
             out->at_bound = 0;
     }
     double size = x != 0 ? fabs(x) : fabs(x0);
-    out->poor = out->identifiable == 1 && size > 0 && out->stderr_ > REPORT_POOR_REL_STDERR * size;
+    out->poor = out->identifiable == 1 && size > 0 && out->shown > REPORT_POOR_REL_STDERR * size;
 }
 
 static double max_of(const double *v, int n)
@@ -281,7 +293,9 @@ static void parameter(jb *b, cJSON *list, const report *r, int k)
     num(b, o, "nominal", x0);
     num(b, o, "fitted", x);
     num(b, o, "change", x - x0);
-    num_or_null(b, o, "relative_change", x0 != 0 ? (x - x0) / fabs(x0) : HUGE_VAL);
+    /* over the signed nominal: a negative quantity's change of magnitude (com[2] -0.56 -> -0.50
+     * is -10 %, not +10 %) */
+    num_or_null(b, o, "relative_change", x0 != 0 ? report_relative_change(x, x0) : HUGE_VAL);
     cJSON *bd = add(b, o, "bounds", cJSON_CreateArray());
     num_or_null(b, bd, NULL, lo);
     num_or_null(b, bd, NULL, hi);
@@ -397,11 +411,6 @@ static const char *channel_name(const sid_model *m, int c, char *buf, size_t len
     const int nq = sid_model_nq(m);
     snprintf(buf, len, "%s.%s", c < nq ? "q" : "qd", c < nq ? sid_model_q_name(m, c) : sid_model_v_name(m, c - nq));
     return buf;
-}
-
-int report_robust_shown(const report *r)
-{
-    return r->cov && r->cov->mismatch;
 }
 
 /* Do the residuals look like the white noise sigma^2 (J^T J)^-1 assumes (covariance.c)? */
@@ -525,6 +534,7 @@ cJSON *report_json(const report *r, sid_error *err)
             num(&b, d, "nominal", v->nominal);
             num(&b, d, "fitted", v->fitted);
             num_or_null(&b, d, "stderr", v->stderr_);
+            num_or_null(&b, d, "stderr_robust", v->stderr_robust);
         }
         b.where = "";
     }
@@ -619,11 +629,14 @@ static void table_derived(FILE *f, const report *r, int w)
         const derived_value *v = &r->derived->v[k];
         char change[32], se[32], ci[32];
         if (v->nominal != 0)
-            snprintf(change, sizeof change, "%+.1f%%", 100 * (v->fitted - v->nominal) / fabs(v->nominal));
+            snprintf(change, sizeof change, "%+.1f%%", 100 * report_relative_change(v->fitted, v->nominal));
         else
             snprintf(change, sizeof change, "%+.3g", v->fitted - v->nominal);
-        snprintf(se, sizeof se, isfinite(v->stderr_) ? "%.3g" : "-", v->stderr_);
-        snprintf(ci, sizeof ci, isfinite(v->stderr_) ? "%.3g" : "-", 1.96 * v->stderr_);
+        /* the interval the parameters above show: robust where the residuals say so */
+        const int robust = report_robust_shown(r);
+        const double shown = robust ? v->stderr_robust : v->stderr_;
+        snprintf(se, sizeof se, isfinite(shown) ? "%.3g" : "-", shown);
+        snprintf(ci, sizeof ci, isfinite(shown) ? "%.3g" : "-", (robust ? v->t95_robust : 1.96) * shown);
         fprintf(f, "%-*s  %-12.6g %-12.6g %-9s %-11s %-11s %s\n", w, v->name, v->nominal, v->fitted, change, se, ci,
                 v->unit);
     }
@@ -667,10 +680,10 @@ void report_table(FILE *f, const report *r)
         report_param_classify(r, k, &c);
         char change[32], se[32], ci[32];
         if (x0 != 0)
-            snprintf(change, sizeof change, "%+.1f%%", 100 * (x - x0) / fabs(x0));
+            snprintf(change, sizeof change, "%+.1f%%", 100 * report_relative_change(x, x0));
         else
             snprintf(change, sizeof change, "%+.3g", x - x0);
-        const double shown = robust && c.identifiable == 1 ? r->cov->stderr_robust[k] : c.stderr_;
+        const double shown = c.shown;
         if (c.identifiable == 1 && isfinite(shown)) {
             snprintf(se, sizeof se, "%.3g", shown);
             snprintf(ci, sizeof ci, "%.3g", (robust ? r->cov->t95_robust[k] : 1.96) * shown);
@@ -787,9 +800,10 @@ void report_warnings(const report *r)
         {
             /* a fitted value of 0 has no relative error: compare with the nominal instead */
             const int zero = r->theta[i] == 0;
-            sid_io_warn("%s is poorly determined: standard error %.3g is %.0f%% of its %s value %g", name, c.stderr_,
-                     100 * c.stderr_ / fabs(zero ? r->theta0[i] : r->theta[i]), zero ? "nominal" : "fitted",
-                     zero ? r->theta0[i] : r->theta[i]);
+            sid_io_warn("%s is poorly determined: %sstandard error %.3g is %.0f%% of its %s value %g", name,
+                        report_robust_shown(r) ? "its robust " : "", c.shown,
+                        100 * c.shown / fabs(zero ? r->theta0[i] : r->theta[i]), zero ? "nominal" : "fitted",
+                        zero ? r->theta0[i] : r->theta[i]);
         }
     }
 }

@@ -78,11 +78,16 @@ typedef struct {
 typedef struct {
     int identifiable;                /* -1: unknown (no covariance) */
     int at_bound;                    /* -1 lower, +1 upper, 0 neither */
-    int poor;                        /* relative standard error > REPORT_POOR_REL_STDERR */
+    int poor;                        /* relative standard error (the shown one) > REPORT_POOR_REL_STDERR */
     double stderr_;                  /* HUGE_VAL when not identifiable or unknown */
+    double shown;                    /* the standard error the table shows: the robust one where the
+                                      * residuals say the model does not fit (report_robust_shown) */
 } report_param;
 
 void report_param_classify(const report *r, int k, report_param *out);
+/* (x - x0) / x0 over the signed nominal x0 != 0: a negative quantity's change of magnitude
+ * (com[2] -0.56 -> -0.50 is -10 %), as the report's relative_change and the table's change. */
+double report_relative_change(double x, double x0);
 /* The largest per-coordinate q RMSE after the fit over the fit and validation logs; HUGE_VAL if
  * a prediction diverged. */
 double report_worst_rmse(const report *r);
