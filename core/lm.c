@@ -435,7 +435,6 @@ sid_status sid_lm_run(sid_driver *d, sid_error *err)
         nu = 2;
         r->iterations++;
         sid_driver_accept(d, F);
-        /* flat (converged) or, under auto, crawling (L-BFGS takes over): optimizer_auto.c */
         /* flat (converged), stalled or, under auto, crawling (optimizer_auto.c): judged on the
          * losses and, where they look flat, on the undamped model at the new point */
         int judged = small ? SID_JUDGE_GO_ON : sid_driver_judge(d, SID_OPT_LM, NAN);

@@ -15,7 +15,7 @@
  * Hand-over, once: LM that stalls (a step below xtol that the Gauss-Newton model does not
  * call a minimum, or every step refused: roundoff_limited) or whose Jacobian fails hands its best
  * point to L-BFGS, which copes with rejected regions and non-smooth losses by its line search;
- * L-BFGS that crawls (sid_lbfgs_crawling), fails or is roundoff-limited hands to LM, whose
+ * L-BFGS that crawls (sid_driver_judge), fails or is roundoff-limited hands to LM, whose
  * Gauss-Newton steps either finish the fit or certify where it is. The iteration limit and the
  * time limit count both. */
 #include "fit_driver.h"
@@ -102,16 +102,19 @@ int sid_driver_judge(sid_driver *d, sid_optimizer which, double gn_rel)
         /* flat losses, but the undamped model promises more than flat: no minimum, a stall
          * (damping or bounds keep the steps short: LM's steps refused as unphysical) */
         if (!isnan(gn_rel) && !(gn_rel >= 0 && d->nres * gn_rel <= factor)) {
+            char why[sizeof d->handover];
             if (gn_rel < 0)
-                snprintf(d->watch ? d->handover : d->r->message, sizeof d->handover, "stalled: the loss fell by %.2g "
-                         "of itself over the last %d iterations, and the bounds clip the Gauss-Newton step into an "
-                         "ascent", gain, span);
+                snprintf(why, sizeof why, "stalled: the loss fell by %.2g of itself over the last %d iterations, and "
+                         "the bounds clip the Gauss-Newton step into an ascent", gain, span);
             else
-                snprintf(d->watch ? d->handover : d->r->message, sizeof d->handover, "stalled: the loss fell by %.2g "
-                         "of itself over the last %d iterations, where the Gauss-Newton model promises %.2g of it",
-                         gain, span, gn_rel);
-            if (d->watch) return SID_JUDGE_CRAWL;
+                snprintf(why, sizeof why, "stalled: the loss fell by %.2g of itself over the last %d iterations, "
+                         "where the Gauss-Newton model promises %.2g of it", gain, span, gn_rel);
+            if (d->watch) {   /* L-BFGS takes over */
+                snprintf(d->handover, sizeof d->handover, "%s", why);
+                return SID_JUDGE_CRAWL;
+            }
             d->r->stop = SID_STOP_ROUNDOFF;
+            snprintf(d->r->message, sizeof d->r->message, "%s", why);
             return SID_JUDGE_STALL;
         }
         d->r->stop = SID_STOP_CONVERGED;

@@ -4,7 +4,7 @@
  *   feedforward ROBOT T HZ Q0... > commands.csv
  *
  * Every moving one-dof joint k follows q_k(t) = q0_k + a_k (1 - cos(w_k t)) (at rest at t = 0),
- * with a_k 0.3 rad (0.01 m prismatic) and w_k = 2 pi (0.3 + 0.11 k) rad/s; the command is
+ * with a_k 0.3 rad (the environment's FF_AMP if set; 0.01 m prismatic) and w_k = 2 pi (0.3 + 0.11 k) rad/s; the command is
  * tau = M(q) qdd + c(q, qd) + armature qdd + viscous qd + coulomb tanh(qd / smoothing), divided
  * by gear * kt. The CSV has t, q.*, qd.* (the desired motion) and u.* columns. A robot whose
  * parameters differ from the nominal ones drifts away from the desired motion: that drift is
@@ -23,7 +23,8 @@ static void desired(const sid_model *m, char **q0, double t, double *q, double *
     const double pi = 3.14159265358979323846;
     for (int k = 0; k < sid_model_ndof_joints(m); k++) {
         const int v = sid_model_dof_joint_vadr(m, k);
-        const double a = sid_model_dof_joint_is_prismatic(m, k) ? 0.01 : 0.3, w = 2 * pi * (0.3 + 0.11 * k);
+        const double amp = getenv("FF_AMP") ? atof(getenv("FF_AMP")) : 0.3;   /* rad; FF_AMP overrides */
+        const double a = sid_model_dof_joint_is_prismatic(m, k) ? 0.01 : amp, w = 2 * pi * (0.3 + 0.11 * k);
         q[v] = atof(q0[k]) + a * (1 - cos(w * t));
         qd[v] = a * w * sin(w * t);
         qdd[v] = a * w * w * cos(w * t);
