@@ -132,7 +132,7 @@ static void catch_signals(void)
 /* ---- progress ---------------------------------------------------------------------------- */
 
 /* The pipeline's phases (fit_run.h) as progress lines; shown unless -q. Signals are caught
- * when the fit begins and until everything is written: a signal then stops nothing half-way,
+ * when the fit (with "window": "auto", the selection) begins and until everything is written: a signal then stops nothing half-way,
  * and one while loading ends the program at once. */
 typedef struct {
     progress pg;
@@ -401,6 +401,8 @@ int cmd_fit(int argc, char **argv)
     fit_progress fp = { .mode = progress_mode_for(cli_quiet, a.verbose) };
     const sid_io_fit_hooks hooks = { on_progress, &fp, cmd_fit_embed.interrupt ? cmd_fit_embed.interrupt : &interrupted };
     const fit_run_input fin = { robot, m, theta0, doc, &spec, nlog, nval, tr, paths, &hooks };
+    if (spec.window_auto)
+        catch_signals();   /* the selection's own work (the nominal scores) precedes its first fit */
     if (fit_run(&fin, &f, &err) != SID_OK) {
         rc = cli_fail(&err);
         if (err.status == SID_ERR_INTERRUPTED && *hooks.interrupt)
