@@ -4,33 +4,30 @@
 
 enum { CONTACT_NONE, CONTACT_COMPLIANT, CONTACT_HARD, NCONTACT };
 
-#define EULER {sid_euler_step, sid_euler_vjp_taped, sid_euler_vjp, sid_euler_jvp, sid_euler_record_size, NULL, NULL, \
-               sid_euler_after_jvp, NULL}
-#define EULER_DRY {sid_dry_step, sid_dry_vjp_taped, sid_dry_vjp, sid_dry_jvp, sid_dry_record_size, NULL, NULL, NULL, NULL}
+/* a row per variant; fx: the contact force source of compliant contact (NULL: none) */
+#define EULER(fx) {sid_euler_step, sid_euler_vjp_taped, sid_euler_vjp, sid_euler_jvp, sid_euler_record_size, fx, NULL, \
+                   sid_euler_after_jvp, NULL}
+#define EULER_DRY(fx) {sid_dry_step, sid_dry_vjp_taped, sid_dry_vjp, sid_dry_jvp, sid_dry_record_size, fx, NULL, NULL, NULL}
 /* hard contact solves joint dry friction and limits first when the model has them (contact_hard.c) */
 #define HARD {sid_hard_step, sid_hard_vjp_taped, sid_hard_vjp, sid_hard_jvp, sid_hard_record_size, NULL, NULL, NULL, NULL}
-#define RK4(stage, size) {sid_rk4_step, sid_rk4_vjp_taped, sid_rk4_vjp, sid_rk4_jvp, size, NULL, NULL, NULL, &stage}
-#define WITH_COMPLIANT(row) {row.step, row.vjp_taped, row.vjp, row.jvp, row.record_size, &sid_contact_compliant, NULL, \
-                             row.after_jvp, row.stage}
-
-static const sid_step_variant euler = EULER, euler_dry = EULER_DRY, rk4 = RK4(sid_stage_smooth, sid_rk4_record_size),
-                              rk4_dry = RK4(sid_stage_dry, sid_rk4_dry_record_size);
+#define RK4(stage, size, fx) {sid_rk4_step, sid_rk4_vjp_taped, sid_rk4_vjp, sid_rk4_jvp, size, fx, NULL, NULL, &stage}
+#define RK4_HARD {NULL, NULL, NULL, NULL, NULL, NULL, "the hard contact model needs the euler integrator, not rk4", \
+                  NULL, NULL}
+#define COMPLIANT (&sid_contact_compliant)
 
 /* integrator x contact model, without and with joints of the dry friction model or constraint
  * limits (dry_friction.h) */
 static const sid_step_variant variants[2][NCONTACT] = {
-    [SID_EULER] = {[CONTACT_NONE] = EULER, [CONTACT_COMPLIANT] = WITH_COMPLIANT(euler), [CONTACT_HARD] = HARD},
-    [SID_RK4] = {[CONTACT_NONE] = RK4(sid_stage_smooth, sid_rk4_record_size),
-                 [CONTACT_COMPLIANT] = WITH_COMPLIANT(rk4),
-                 [CONTACT_HARD] = {NULL, NULL, NULL, NULL, NULL, NULL,
-                                   "the hard contact model needs the euler integrator, not rk4", NULL, NULL}},
+    [SID_EULER] = {[CONTACT_NONE] = EULER(NULL), [CONTACT_COMPLIANT] = EULER(COMPLIANT), [CONTACT_HARD] = HARD},
+    [SID_RK4] = {[CONTACT_NONE] = RK4(sid_stage_smooth, sid_rk4_record_size, NULL),
+                 [CONTACT_COMPLIANT] = RK4(sid_stage_smooth, sid_rk4_record_size, COMPLIANT),
+                 [CONTACT_HARD] = RK4_HARD},
 };
 static const sid_step_variant variants_dry[2][NCONTACT] = {
-    [SID_EULER] = {[CONTACT_NONE] = EULER_DRY, [CONTACT_COMPLIANT] = WITH_COMPLIANT(euler_dry), [CONTACT_HARD] = HARD},
-    [SID_RK4] = {[CONTACT_NONE] = RK4(sid_stage_dry, sid_rk4_dry_record_size),
-                 [CONTACT_COMPLIANT] = WITH_COMPLIANT(rk4_dry),
-                 [CONTACT_HARD] = {NULL, NULL, NULL, NULL, NULL, NULL,
-                                   "the hard contact model needs the euler integrator, not rk4", NULL, NULL}},
+    [SID_EULER] = {[CONTACT_NONE] = EULER_DRY(NULL), [CONTACT_COMPLIANT] = EULER_DRY(COMPLIANT), [CONTACT_HARD] = HARD},
+    [SID_RK4] = {[CONTACT_NONE] = RK4(sid_stage_dry, sid_rk4_dry_record_size, NULL),
+                 [CONTACT_COMPLIANT] = RK4(sid_stage_dry, sid_rk4_dry_record_size, COMPLIANT),
+                 [CONTACT_HARD] = RK4_HARD},
 };
 
 const sid_step_variant *sid_step_variant_find(const sid_model *m, sid_integrator integ, sid_error *err)
