@@ -1,6 +1,7 @@
 /* fit_driver.c — what both optimizers move and evaluate (fit_driver.h): the scaled variables
  * and their bounds, the working parameters and start states, and the loss at a trial point
- * with unphysical or diverging points rejected. optimize.c (L-BFGS) and lm.c run on it. */
+ * with unphysical or diverging points rejected, or its randomized smoothing. lbfgs.c and lm.c
+ * run on it. */
 #include "fit_driver.h"
 #include "inertia_param.h"
 
@@ -67,6 +68,37 @@ double sid_driver_loss(sid_driver *d, const double *x, double *gx)
     if (gx) sid_driver_chain(d, gx, 1);
     for (int j = 0; gx && j < d->nstart; j++) gx[d->nf + j] = d->fscale * d->gx0[j] * d->x0_scale[j % d->nx];
     return loss;
+}
+
+/* The loss at x + s e, clamped to the bounds (outside them the loss is not the user's). */
+static double perturbed(sid_driver *d, const double *x, const double *e, double s)
+{
+    for (int k = 0; k < d->nf; k++) d->xp[k] = fmin(fmax(x[k] + s * e[k], d->lo[k]), d->hi[k]);
+    return sid_driver_loss(d, d->xp, NULL);
+}
+
+/* The smoothed loss 1/(2N) sum_i [L(x + sigma e_i) + L(x - sigma e_i)] and, with gx, fscale
+ * times its antithetic gradient estimate sum_i (L(x + sigma e_i) - L(x - sigma e_i)) e_i /
+ * (2 N sigma). The pairs are summed in a fixed order: the result depends on the seed alone. */
+static double smoothed(sid_driver *d, const double *x, double *gx)
+{
+    const int nf = d->nf, pairs = d->o->smoothing_pairs;
+    const double sigma = d->o->smoothing_sigma;
+    double sum = 0;
+    for (int k = 0; gx && k < nf; k++) gx[k] = 0;
+    for (int i = 0; i < pairs; i++) {
+        const double *e = d->dir + (size_t)i * (size_t)nf;
+        const double lp = perturbed(d, x, e, sigma), lm = perturbed(d, x, e, -sigma);
+        sum += lp + lm;
+        for (int k = 0; gx && k < nf; k++) gx[k] += (lp - lm) * e[k];
+    }
+    for (int k = 0; gx && k < nf; k++) gx[k] *= d->fscale / (2 * pairs * sigma);
+    return sum / (2 * pairs);
+}
+
+double sid_driver_objective(sid_driver *d, const double *x, double *gx)
+{
+    return d->dir ? smoothed(d, x, gx) : sid_driver_loss(d, x, gx);
 }
 
 void sid_driver_accept(sid_driver *d, double f)

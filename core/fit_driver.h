@@ -19,7 +19,7 @@ typedef struct {
 } sid_driver_inertia;
 
 #define SID_HISTORY 64   /* accepted iterations whose losses the driver keeps */
-#define SID_FLAT_ITERS 10 /* LM's span for the flat and crawl tests (optimizer_auto.c) */
+#define SID_FLAT_ITERS 10 /* LM's span for the flat and crawl tests (fit_judge.c) */
 #define SID_CRAWL_ITERS 50 /* L-BFGS's */
 #define SID_CRAWL_GAIN 0.01 /* a span that gains less than this (and more than flat) crawls */
 
@@ -45,13 +45,14 @@ typedef struct {
     nlopt_opt opt;
     double *buf;
     /* the loss after each of the last SID_HISTORY accepted iterations (sid_driver_accept), for
-     * the flat and crawl tests (optimizer_auto.c); naccept counts them all */
+     * the flat and crawl tests (fit_judge.c); naccept counts them all */
     double hist[SID_HISTORY];
     int naccept;
     double nres;                 /* the problem's residual rows: one of them is 1/nres of the loss */
     int watch;                   /* under SID_OPT_AUTO: the optimizer may stop to hand over */
     char handover[160];          /* set by an optimizer that stopped to hand over: why ("" none) */
     int judged;                  /* L-BFGS: what sid_driver_judge said when it stopped it */
+    int lm_possible;             /* LM can run on this problem (optimizer_auto.c): L-BFGS may hand to it */
 } sid_driver;
 
 /* Size d for a fit from (theta, x0) with options o (see optimize.c); nothing is left allocated
@@ -68,6 +69,10 @@ void sid_driver_chain(const sid_driver *d, double *v, size_t stride);
 /* The plain loss at x (rejection loss for a point that is unphysical or diverges, counted in
  * r->rejected); with gx, fscale times its adjoint gradient in x. */
 double sid_driver_loss(sid_driver *d, const double *x, double *gx);
+/* The objective at x: sid_driver_loss, or with smoothing (d->dir) the smoothed loss
+ * 1/(2N) sum_i [L(x + sigma e_i) + L(x - sigma e_i)] and, with gx, fscale times its antithetic
+ * gradient estimate. */
+double sid_driver_objective(sid_driver *d, const double *x, double *gx);
 /* Seconds on the monotonic clock. */
 double sid_driver_now(void);
 
@@ -79,7 +84,7 @@ void sid_driver_accept(sid_driver *d, double f);
 double sid_driver_gain_span(const sid_driver *d, int k0, int k1);
 double sid_driver_gain(const sid_driver *d, int k);
 
-/* After an accepted iteration of optimizer `which` (optimizer_auto.c): go on, converged
+/* After an accepted iteration of optimizer `which` (fit_judge.c): go on, converged
  * because the loss is flat (r->stop and r->message set), stalled (flat losses where the
  * Gauss-Newton model, gn_rel: its predicted decrease over the loss, still promises more;
  * r->stop and r->message set), or, under SID_OPT_AUTO, crawling or stalled (d->handover says
@@ -91,7 +96,7 @@ int sid_driver_judge(sid_driver *d, sid_optimizer which, double gn_rel);
 /* Levenberg-Marquardt from x = d->x (d->best_f the loss there): d->best and d->best_f receive
  * the result, d->r the counts and the stop reason (lm.c). */
 sid_status sid_lm_run(sid_driver *d, sid_error *err);
-/* NLopt's L-BFGS from x = d->x (d->best_f the loss there), likewise (optimize.c). */
+/* NLopt's L-BFGS from x = d->x (d->best_f the loss there), likewise (lbfgs.c). */
 sid_status sid_lbfgs_run(sid_driver *d, sid_error *err);
 /* The optimizer d->o asks for, or under SID_OPT_AUTO the one that pays and a hand-over when
  * it stalls (optimizer_auto.c); d->r->choice says which ran and why. */

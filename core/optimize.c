@@ -1,6 +1,6 @@
-/* optimize.c — sid_fit: the NLopt L-BFGS run (see sid.h, "fitting"), with or without randomized
- * smoothing of the loss, on the driver of fit_driver.c; sid_optimize (optimizer_auto.c) runs it
- * or Levenberg-Marquardt (lm.c) on the same driver, or both. */
+/* optimize.c — sid_fit (see sid.h, "fitting"): the nominal loss, the driver of fit_driver.c,
+ * sid_optimize (optimizer_auto.c: L-BFGS in lbfgs.c, Levenberg-Marquardt in lm.c, or both),
+ * then what the result says (smoothing's plain loss at its optimum, no_progress). */
 #include "fit_driver.h"
 
 #include <math.h>
@@ -23,80 +23,11 @@ const char *sid_stop_str(sid_stop s)
 
 int sid_stop_converged(sid_stop s) { return s == SID_STOP_CONVERGED; }
 
-const char *sid_optimizer_str(sid_optimizer o)
-{
-    return o == SID_OPT_LM ? "lm" : o == SID_OPT_AUTO ? "auto" : "lbfgs";
-}
-
 void sid_fit_opts_defaults(sid_fit_opts *o)
 {
     *o = (sid_fit_opts){.optimizer = SID_OPT_LBFGS, .nfree = 0, .idx = NULL, .lo = NULL, .hi = NULL, .max_iter = 1000, .ftol_rel = 1e-10,
                         .time_limit = 0, .progress = NULL, .ctx = NULL, .interrupt = NULL, .smoothing_sigma = 0,
                         .smoothing_pairs = 0, .smoothing_seed = 1};
-}
-
-/* The loss at x + s e, clamped to the bounds (outside them the loss is not the user's). */
-static double perturbed(sid_driver *d, const double *x, const double *e, double s)
-{
-    for (int k = 0; k < d->nf; k++) d->xp[k] = fmin(fmax(x[k] + s * e[k], d->lo[k]), d->hi[k]);
-    return sid_driver_loss(d, d->xp, NULL);
-}
-
-/* The smoothed loss 1/(2N) sum_i [L(x + sigma e_i) + L(x - sigma e_i)] and, with gx, fscale
- * times its antithetic gradient estimate sum_i (L(x + sigma e_i) - L(x - sigma e_i)) e_i /
- * (2 N sigma). The pairs are summed in a fixed order: the result depends on the seed alone. */
-static double smoothed(sid_driver *d, const double *x, double *gx)
-{
-    const int nf = d->nf, pairs = d->o->smoothing_pairs;
-    const double sigma = d->o->smoothing_sigma;
-    double sum = 0;
-    for (int k = 0; gx && k < nf; k++) gx[k] = 0;
-    for (int i = 0; i < pairs; i++) {
-        const double *e = d->dir + (size_t)i * (size_t)nf;
-        const double lp = perturbed(d, x, e, sigma), lm = perturbed(d, x, e, -sigma);
-        sum += lp + lm;
-        for (int k = 0; gx && k < nf; k++) gx[k] += (lp - lm) * e[k];
-    }
-    for (int k = 0; gx && k < nf; k++) gx[k] *= d->fscale / (2 * pairs * sigma);
-    return sum / (2 * pairs);
-}
-
-static double evaluate(sid_driver *d, const double *x, double *gx)
-{
-    return d->dir ? smoothed(d, x, gx) : sid_driver_loss(d, x, gx);
-}
-
-static double objective(unsigned n, const double *x, double *gx, void *data)
-{
-    sid_driver *d = data;
-    sid_fit_result *r = d->r;
-    if (d->o->interrupt && *d->o->interrupt) {
-        r->stop = SID_STOP_INTERRUPTED;
-        nlopt_force_stop(d->opt);
-    }
-    if (nlopt_get_force_stop(d->opt)) {
-        /* L-BFGS looks at a stop request only between line searches: until then, answer
-         * without simulating, with a loss above any seen, so the line search ends at once */
-        for (unsigned k = 0; gx && k < n; k++) gx[k] = 0;
-        return d->reject_loss * d->fscale;
-    }
-    r->evaluations++;
-    const double f = evaluate(d, x, gx);
-    double gnorm = 0;
-    for (int k = 0; gx && k < d->nf; k++) gnorm += gx[k] * gx[k];
-    if (f < d->best_f) {
-        d->best_f = f;
-        memcpy(d->best, x, sizeof(double) * n);
-        if (r->evaluations > 1) {
-            r->iterations++;
-            sid_driver_accept(d, f);
-            if (d->o->progress) d->o->progress(d->o->ctx, r->iterations, f, sqrt(gnorm) / d->fscale, sid_driver_now() - d->t0);
-            if (d->o->max_iter > 0 && r->iterations >= d->o->max_iter) nlopt_force_stop(d->opt);
-            else if (!d->dir && (d->judged = sid_driver_judge(d, SID_OPT_LBFGS, NAN))) nlopt_force_stop(d->opt);
-        }
-    }
-    /* NLopt's L-BFGS stops on an absolute gradient size: keep the objective near 1 */
-    return f * d->fscale;
 }
 
 /* The loss at the nominal point, and the rejection loss scaled from it. */
@@ -117,74 +48,11 @@ sid_status sid_fit_objective(sid_problem *p, const double *theta, const double *
     sid_status s = sid_driver_init(&d, p, theta, x0, o, &r, 0, err);
     if (s) return s;
     if (!(s = sid_model_check_theta(d.m, theta, err)) && !(s = nominal_loss(&d, &loss0, err))) {
-        *f = evaluate(&d, d.x, gx);
+        *f = sid_driver_objective(&d, d.x, gx);
         if (d.failed) s = sid_error_set(err, d.fail.status, "%s", d.fail.msg);
     }
     sid_driver_free(&d);
     return s;
-}
-
-/* r->stop and r->message from NLopt's result. */
-static void stop_reason(nlopt_opt opt, nlopt_result nr, const sid_fit_opts *o, int judged, const char *d_handover,
-                        sid_fit_result *r)
-{
-    const char *msg = nlopt_get_errmsg(opt);
-    if (nlopt_get_force_stop(opt)) nr = NLOPT_FORCED_STOP;   /* whatever the line search made of it */
-    switch (nr) {
-    case NLOPT_FTOL_REACHED: case NLOPT_XTOL_REACHED: case NLOPT_STOPVAL_REACHED: case NLOPT_SUCCESS:
-        snprintf(r->message, sizeof r->message, "converged (%s)", nlopt_result_to_string(nr));
-        break;
-    case NLOPT_MAXEVAL_REACHED:
-        r->stop = SID_STOP_MAX_ITER;
-        snprintf(r->message, sizeof r->message, "reached the evaluation limit");
-        break;
-    case NLOPT_MAXTIME_REACHED:
-        r->stop = SID_STOP_TIME;
-        snprintf(r->message, sizeof r->message, "reached the time limit of %g s", o->time_limit);
-        break;
-    case NLOPT_FORCED_STOP:
-        if (r->stop != SID_STOP_INTERRUPTED && judged == SID_JUDGE_FLAT) break;   /* converged: judged so */
-        if (r->stop != SID_STOP_INTERRUPTED && judged == SID_JUDGE_CRAWL) {
-            r->stop = SID_STOP_ROUNDOFF;
-            snprintf(r->message, sizeof r->message, "%s", d_handover);
-            break;
-        }
-        if (r->stop != SID_STOP_INTERRUPTED) r->stop = SID_STOP_MAX_ITER;
-        snprintf(r->message, sizeof r->message, "%s", r->stop == SID_STOP_INTERRUPTED ? "interrupted" : "reached max_iter");
-        break;
-    case NLOPT_ROUNDOFF_LIMITED:
-        r->stop = SID_STOP_ROUNDOFF;
-        snprintf(r->message, sizeof r->message, "no further progress possible in floating point (roundoff limited)");
-        break;
-    default:
-        r->stop = SID_STOP_FAILURE;
-        snprintf(r->message, sizeof r->message, "NLopt: %s%s%s", nlopt_result_to_string(nr), msg ? ": " : "", msg ? msg : "");
-    }
-}
-
-sid_status sid_lbfgs_run(sid_driver *d, sid_error *err)
-{
-    const sid_fit_opts *o = d->o;
-    nlopt_opt opt = nlopt_create(NLOPT_LD_LBFGS, (unsigned)d->n);
-    if (!opt) return sid_error_set(err, SID_ERR_NOMEM, "out of memory (nlopt_create)");
-    d->opt = opt;
-    nlopt_set_lower_bounds(opt, d->lo);
-    nlopt_set_upper_bounds(opt, d->hi);
-    nlopt_set_min_objective(opt, objective, d);
-    nlopt_set_ftol_rel(opt, o->ftol_rel > 0 ? o->ftol_rel : 1e-10);
-    nlopt_set_xtol_rel(opt, 1e-12);
-    nlopt_set_maxeval(opt, o->max_iter > 0 ? 20 * o->max_iter + 20 : 0);
-    /* what is left of the time limit (LM may have run first) */
-    if (o->time_limit > 0) nlopt_set_maxtime(opt, fmax(o->time_limit - (sid_driver_now() - d->t0), 1e-3));
-    double fmin = 0;
-    d->r->stop = SID_STOP_CONVERGED;
-    if (!d->naccept) sid_driver_accept(d, d->best_f);
-    d->judged = SID_JUDGE_GO_ON;
-    const nlopt_result nr = nlopt_optimize(opt, d->x, &fmin);
-    stop_reason(opt, nr, o, d->judged, d->handover, d->r);
-    nlopt_destroy(opt);
-    d->r->seconds = sid_driver_now() - d->t0;
-    return d->failed ? sid_error_set(err, d->fail.status, "%s", d->fail.msg) : SID_OK;
 }
 
 /* With smoothing, the point returned is the best of the smoothed loss; its plain loss is
@@ -231,7 +99,7 @@ sid_status sid_fit(sid_problem *p, double *theta, double *x0, const sid_fit_opts
     sid_status s = sid_driver_init(&d, p, theta, x0, o, r, 1, err);
     if (s) return s;
     if ((s = nominal_loss(&d, &r->loss0, err))) goto done;
-    r->smoothed_loss0 = d.dir ? smoothed(&d, d.x, NULL) : r->loss0;
+    r->smoothed_loss0 = d.dir ? sid_driver_objective(&d, d.x, NULL) : r->loss0;
     r->rejected = 0;   /* perturbations of the nominal point are not trial points */
     if (r->loss0 <= SID_EXACT_LOSS) {
         /* the data are reproduced to rounding error: there is nothing to fit, and the

@@ -15,7 +15,7 @@
  * Hand-over, once: LM that stalls (a step below xtol that the Gauss-Newton model does not
  * call a minimum, or every step refused: roundoff_limited) or whose Jacobian fails hands its best
  * point to L-BFGS, which copes with rejected regions and non-smooth losses by its line search;
- * L-BFGS that crawls (sid_driver_judge), fails or is roundoff-limited hands to LM, whose
+ * L-BFGS that crawls (fit_judge.c), fails or is roundoff-limited hands to LM, whose
  * Gauss-Newton steps either finish the fit or certify where it is. The iteration limit and the
  * time limit count both. */
 #include "fit_driver.h"
@@ -30,6 +30,11 @@
 #define LBFGS_ITER_STEPS 2.6      /* an L-BFGS iteration in forward steps per simulated step */
 #define LM_TRIAL_STEPS 1.5        /* an LM iteration's trial losses, likewise */
 #define FORWARD_MACS_PER_DOF 450  /* multiply-adds of a forward step per degree of freedom (arm7: 3.1 k) */
+
+const char *sid_optimizer_str(sid_optimizer o)
+{
+    return o == SID_OPT_LM ? "lm" : o == SID_OPT_AUTO ? "auto" : "lbfgs";
+}
 
 double sid_lm_cost_ratio(const sid_problem *p, int nfree, int *ndir_out, double *tangents_out, double *normal_out)
 {
@@ -59,8 +64,6 @@ static const char *lm_impossible_for(const sid_problem *p, const sid_fit_opts *o
     return sid_step_tangent_missing(p->step, p->m, 0);
 }
 
-static const char *lm_impossible(const sid_driver *d) { return lm_impossible_for(d->p, d->o); }
-
 sid_optimizer sid_fit_choose(const sid_problem *p, const sid_fit_opts *o, char *buf, size_t n)
 {
     if (o->optimizer != SID_OPT_AUTO) {
@@ -83,55 +86,6 @@ sid_optimizer sid_fit_choose(const sid_problem *p, const sid_fit_opts *o, char *
     return lm ? SID_OPT_LM : SID_OPT_LBFGS;
 }
 
-/* Flat: over its span (SID_FLAT_ITERS LM iterations, SID_CRAWL_ITERS L-BFGS ones) the loss fell by
- * less than flat_factor / nres of itself: the fit's chi-square changed by less than flat_factor
- * over the span (with nres residuals of variance 2F, chi2 = nres and d chi2 = nres dF / F), the
- * parameters by a fraction of one standard error. A model the data do not quite fit (real
- * hardware) otherwise creeps on at 1e-6 of the loss an iteration for thousands (the DFKI double
- * pendulum's LM: 1602 iterations at a loss of 1.19876e-3).
- * Crawling (under SID_OPT_AUTO only): the span gained less than SID_CRAWL_GAIN but more than
- * flat; for LM also no less than half the span before it (its steps are not converging, as
- * Gauss-Newton steps near a minimum do, by orders of magnitude a span, but creeping along a
- * valley its linearisation does not see: dry or sharply smoothed friction). */
-int sid_driver_judge(sid_driver *d, sid_optimizer which, double gn_rel)
-{
-    const int span = which == SID_OPT_LM ? SID_FLAT_ITERS : SID_CRAWL_ITERS;
-    const double gain = sid_driver_gain(d, span), factor = d->o->flat_factor > 0 ? d->o->flat_factor : 1;
-    if (gain < 0) return SID_JUDGE_GO_ON;
-    if (d->nres * gain <= factor) {
-        /* flat losses, but the undamped model promises more than flat: no minimum, a stall
-         * (damping or bounds keep the steps short: LM's steps refused as unphysical) */
-        if (!isnan(gn_rel) && !(gn_rel >= 0 && d->nres * gn_rel <= factor)) {
-            char why[sizeof d->handover];
-            if (gn_rel < 0)
-                snprintf(why, sizeof why, "stalled: the loss fell by %.2g of itself over the last %d iterations, and "
-                         "the bounds clip the Gauss-Newton step into an ascent", gain, span);
-            else
-                snprintf(why, sizeof why, "stalled: the loss fell by %.2g of itself over the last %d iterations, "
-                         "where the Gauss-Newton model promises %.2g of it", gain, span, gn_rel);
-            if (d->watch) {   /* L-BFGS takes over */
-                snprintf(d->handover, sizeof d->handover, "%s", why);
-                return SID_JUDGE_CRAWL;
-            }
-            d->r->stop = SID_STOP_ROUNDOFF;
-            snprintf(d->r->message, sizeof d->r->message, "%s", why);
-            return SID_JUDGE_STALL;
-        }
-        d->r->stop = SID_STOP_CONVERGED;
-        snprintf(d->r->message, sizeof d->r->message, "converged: the loss fell by %.2g of itself over the last %d "
-                 "iterations, within %g residual's share (1/%.0f)", gain, span, factor, d->nres);
-        return SID_JUDGE_FLAT;
-    }
-    if (!d->watch || gain >= SID_CRAWL_GAIN || (which == SID_OPT_LBFGS && lm_impossible(d))) return SID_JUDGE_GO_ON;
-    if (which == SID_OPT_LM) {
-        const double before = sid_driver_gain_span(d, 2 * span, span);
-        if (before < 0 || gain < 0.5 * before) return SID_JUDGE_GO_ON;
-    }
-    snprintf(d->handover, sizeof d->handover, "crawling: the loss fell by %.2g of itself over the last %d iterations",
-             gain, span);
-    return SID_JUDGE_CRAWL;
-}
-
 static sid_status run_one(sid_driver *d, sid_optimizer which, sid_error *err)
 {
     sid_fit_result *r = d->r;
@@ -150,12 +104,13 @@ sid_status sid_optimize(sid_driver *d, sid_error *err)
     const int automatic = o->optimizer == SID_OPT_AUTO;
     const sid_optimizer first = sid_fit_choose(d->p, o, r->choice, sizeof r->choice);
     d->watch = automatic;
+    d->lm_possible = !lm_impossible_for(d->p, o);
     sid_status s = run_one(d, first, err);
     if (s || !automatic) return s;
     /* the hand-over, once */
     const int stalled = d->handover[0] || r->stop == SID_STOP_ROUNDOFF || r->stop == SID_STOP_FAILURE;
     const sid_optimizer second = first == SID_OPT_LM ? SID_OPT_LBFGS : SID_OPT_LM;
-    if (!stalled || (second == SID_OPT_LM && lm_impossible(d)) || (o->max_iter > 0 && r->iterations >= o->max_iter))
+    if (!stalled || (second == SID_OPT_LM && !d->lm_possible) || (o->max_iter > 0 && r->iterations >= o->max_iter))
         return SID_OK;
     const size_t len = strlen(r->choice);
     snprintf(r->choice + len, sizeof r->choice - len, "; %s stopped after %d iterations (%s): %s took over",
