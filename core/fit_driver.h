@@ -1,7 +1,7 @@
 /* fit_driver.h — what the fit's two optimizers share (internal to core/): the variables they
  * move, x = (nf scaled free parameters, then nstart scaled start states), their bounds, the
- * loss at a trial point with unphysical or diverging points rejected (fit_driver.c), and the
- * Levenberg-Marquardt run (lm.c). L-BFGS's own loop stays in optimize.c. */
+ * loss at a trial point with unphysical or diverging points rejected (fit_driver.c), the
+ * flat/stall/crawl judgement (fit_judge.c) and the two runs (lm.c, lbfgs.c). */
 #ifndef SID_FIT_DRIVER_H
 #define SID_FIT_DRIVER_H
 

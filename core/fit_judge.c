@@ -1,5 +1,5 @@
 /* fit_judge.c — after each accepted iteration, is the fit flat, stalled or crawling?
- * (sid_driver_judge, fit_driver.h). Both optimizers ask it (lm.c, optimize.c); under
+ * (sid_driver_judge, fit_driver.h). Both optimizers ask it (lm.c, lbfgs.c); under
  * SID_OPT_AUTO its "crawling" and LM's "stalled" make optimizer_auto.c hand over. */
 #include "fit_driver.h"
 
