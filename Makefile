@@ -27,19 +27,35 @@ CORE_OBJ  = $(CORE_SRC:%.c=$(B)/%.o)
 IO_OBJ    = $(IO_SRC:%.c=$(B)/%.o)
 CLI_OBJ   = $(CLI_SRC:%.c=$(B)/%.o)
 TEST_OBJ  = $(TEST_SRC:%.c=$(B)/%.o)
-ALL_FLAGS = $(WARN) $(CFLAGS) $(OMP) $(PKG_CFLAGS) -Icore -Iio -Icli
+# Each layer sees the public headers (include/sysid/), its own folder and the layers below it,
+# never one above: a cli/ header included in io/ or core/ fails to compile.
+INC_core  = -Iinclude/sysid -Icore
+INC_io    = $(INC_core) -Iio
+INC_cli   = $(INC_io) -Icli
+ALL_FLAGS = $(WARN) $(CFLAGS) $(OMP) $(PKG_CFLAGS) $(INC_cli)
+# Each object lists the headers it included (-MMD, build/**/*.d): a header change rebuilds
+# only what includes it.
+DEPFLAGS  = -MMD -MP
+LAYER_CC  = $(CC) $(CPPFLAGS) $(DEPFLAGS) $(WARN) $(CFLAGS) $(OMP) $(PKG_CFLAGS)
 
 .PHONY: all mpi test unit debug bench clean logs deps demo fuzz fuzz-deps golden lib install uninstall install-check deb deb-deps
 all: $(BIN) lib
 
-$(B)/%.o: %.c $(wildcard core/*.h io/*.h cli/*.h tests/*.h)
+$(B)/core/%.o: core/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(ALL_FLAGS) $(CHECK_CFLAGS) -c $< -o $@
+	$(LAYER_CC) $(INC_core) -c $< -o $@
 
-# io/ sees core/ and itself only: a cli/ header included there fails to compile.
-$(B)/io/%.o: io/%.c $(wildcard core/*.h io/*.h)
+$(B)/io/%.o: io/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(OMP) $(PKG_CFLAGS) -Icore -Iio -c $< -o $@
+	$(LAYER_CC) $(INC_io) -c $< -o $@
+
+$(B)/cli/%.o: cli/%.c
+	@mkdir -p $(dir $@)
+	$(LAYER_CC) $(INC_cli) -c $< -o $@
+
+$(B)/tests/%.o: tests/%.c
+	@mkdir -p $(dir $@)
+	$(LAYER_CC) $(INC_cli) $(CHECK_CFLAGS) -c $< -o $@
 
 $(B)/libsysid.a: $(CORE_OBJ)
 	rm -f $@ && ar rcs $@ $^
@@ -60,9 +76,9 @@ MPICC    ?= mpicc
 HAVE_MPI  = $(call lazy,HAVE_MPI,command -v $(MPICC) 2>/dev/null)
 MPI_OBJ   = $(patsubst %.c,$(B)/%.o,$(wildcard mpi/*.c))
 
-$(B)/mpi/%.o: mpi/%.c $(wildcard core/*.h io/*.h cli/*.h mpi/*.h)
+$(B)/mpi/%.o: mpi/%.c
 	@mkdir -p $(dir $@)
-	$(MPICC) $(CPPFLAGS) $(ALL_FLAGS) -c $< -o $@
+	$(MPICC) $(CPPFLAGS) $(DEPFLAGS) $(ALL_FLAGS) -Impi -c $< -o $@
 
 $(B)/sysid-mpi: $(MPI_OBJ) $(B)/libsysidcli.a $(B)/libsysidio.a $(B)/libsysid.a
 	$(MPICC) $(CFLAGS) $(OMP) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lcsv -llapack -lm
@@ -172,12 +188,12 @@ FUZZ_NAMES   = $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_OBJ     = $(CORE_SRC:%.c=build-fuzz/%.o) $(IO_SRC:%.c=build-fuzz/%.o) $(CLI_SRC:%.c=build-fuzz/%.o)
 .SECONDARY: $(FUZZ_OBJ)
 
-build-fuzz/%.o: %.c $(wildcard core/*.h io/*.h cli/*.h)
+build-fuzz/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(PKG_CFLAGS) -Icore -Iio -Icli -c $< -o $@
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(DEPFLAGS) -fsanitize=fuzzer-no-link $(PKG_CFLAGS) $(INC_cli) -c $< -o $@
 
 build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_util.h $(FUZZ_OBJ)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -Wall -Wextra -Werror -fsanitize=fuzzer $(PKG_CFLAGS) -Icore -Iio -Icli $< $(FUZZ_OBJ) -o $@ $(PKG_LIBS) -lcsv -llapack -lm
+	$(FUZZ_CC) $(FUZZ_FLAGS) -Wall -Wextra -Werror -fsanitize=fuzzer $(PKG_CFLAGS) $(INC_cli) $< $(FUZZ_OBJ) -o $@ $(PKG_LIBS) -lcsv -llapack -lm
 
 fuzz-deps:
 	@$(MAKE) deps DEB_PKGS="$(FUZZ_PKGS)"
@@ -209,12 +225,12 @@ demo: $(BIN)
 	@echo "== report page (open in a browser): $(B)/dfki_pendulum_report.html"
 
 # ---- libsysid: what programs link (README "Use it as a library") -------------------------
-# One library, core and io together, with two public headers: core/sid.h and io/sid_io.h.
+# One library, core and io together, with two public headers: include/sysid/sid.h and sid_io.h.
 # io calls core functions that are not its API (kinematics.h, linalg.h), so two shared
 # libraries would have to export them; in one, the version script (tools/mkmap.sh, from the
 # headers) exports exactly the declared functions under SYSID_1.0. The sysid binary keeps
 # linking the static archives of the build tree.
-VERSION    = $(shell sed -n 's/^\#define SID_VERSION "\(.*\)"/\1/p' core/sid.h)
+VERSION    = $(shell sed -n 's/^\#define SID_VERSION "\(.*\)"/\1/p' include/sysid/sid.h)
 SOVERSION  = 1
 LIBVERSION = $(SOVERSION).0.0
 PIC_OBJ    = $(CORE_SRC:%.c=$(B)/pic/%.o) $(IO_SRC:%.c=$(B)/pic/%.o)
@@ -222,13 +238,17 @@ SO         = $(B)/lib/libsysid.so.$(LIBVERSION)
 LIB_LIBS   = $(PKG_LIBS) -lcsv -llapack -lm
 lib: $(SO) $(B)/lib/libsysid.a $(B)/sysid.pc $(B)/sysid.1
 
-$(B)/pic/%.o: %.c $(wildcard core/*.h io/*.h)
+$(B)/pic/core/%.o: core/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(OMP) $(PKG_CFLAGS) -fPIC -Icore -Iio -c $< -o $@
+	$(LAYER_CC) $(INC_core) -fPIC -c $< -o $@
 
-$(B)/lib/sysid.map: io/sid_io.h core/sid.h tools/mkmap.sh
+$(B)/pic/io/%.o: io/%.c
 	@mkdir -p $(dir $@)
-	sh tools/mkmap.sh "$(CC) -E -Icore" io/sid_io.h > $@
+	$(LAYER_CC) $(INC_io) -fPIC -c $< -o $@
+
+$(B)/lib/sysid.map: include/sysid/sid_io.h include/sysid/sid.h tools/mkmap.sh
+	@mkdir -p $(dir $@)
+	sh tools/mkmap.sh "$(CC) -E -Iinclude/sysid" include/sysid/sid_io.h > $@
 
 $(SO): $(PIC_OBJ) $(B)/lib/sysid.map
 	$(CC) -shared $(CFLAGS) $(OMP) $(LDFLAGS) -Wl,-soname,libsysid.so.$(SOVERSION) \
@@ -250,7 +270,7 @@ MANDIR     ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 INSTALL    ?= install
 
-$(B)/sysid.pc: tools/sysid.pc.in core/sid.h
+$(B)/sysid.pc: tools/sysid.pc.in include/sysid/sid.h
 	@mkdir -p $(dir $@)
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
 	    -e 's|@VERSION@|$(VERSION)|' $< > $@
@@ -270,7 +290,7 @@ install: $(BIN) $(SO) $(B)/lib/libsysid.a $(B)/sysid.1
 	ln -sf libsysid.so.$(LIBVERSION) $(DESTDIR)$(LIBDIR)/libsysid.so.$(SOVERSION)
 	ln -sf libsysid.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libsysid.so
 	$(INSTALL) -m 644 $(B)/lib/libsysid.a $(DESTDIR)$(LIBDIR)/libsysid.a
-	$(INSTALL) -m 644 core/sid.h io/sid_io.h $(DESTDIR)$(INCLUDEDIR)/sysid/
+	$(INSTALL) -m 644 include/sysid/sid.h include/sysid/sid_io.h $(DESTDIR)$(INCLUDEDIR)/sysid/
 	$(INSTALL) -m 644 $(B)/sysid.pc $(DESTDIR)$(LIBDIR)/pkgconfig/sysid.pc
 	$(INSTALL) -m 644 $(B)/sysid.1 $(DESTDIR)$(MANDIR)/man1/sysid.1
 	$(INSTALL) -m 644 tools/sysid.bash $(DESTDIR)$(BASHCOMPDIR)/sysid
@@ -292,7 +312,7 @@ install-check: $(BIN) lib
 # in build-deb/ (dpkg-buildpackage writes its .debs next to the source tree), then lintian.
 # Needs debhelper and lintian, which `make deps` does not install: `make deb-deps` does.
 # Not part of CI (it builds everything once more).
-DEB_SRC = Makefile README.md FORMATS.md core io cli tools examples debian
+DEB_SRC = Makefile README.md FORMATS.md include core io cli tools examples debian
 deb:
 	@command -v dh >/dev/null && command -v lintian >/dev/null || { echo "make deb needs debhelper and lintian: make deb-deps"; exit 2; }
 	rm -rf build-deb && mkdir -p build-deb/sysid-$(VERSION)
@@ -305,3 +325,6 @@ deb-deps:
 
 clean:
 	rm -rf build build-debug build-fuzz build-deb sysid
+
+# The header lists of -MMD (none before the first build).
+-include $(shell find $(B) build-fuzz -name '*.d' 2>/dev/null)

@@ -41,7 +41,7 @@ check symlinks "$( [ "$(readlink "$lib/libsysid.so")" = libsysid.so.1 ] && [ "$(
 check soname "$(readelf -d "$lib/libsysid.so.1.0.0" | grep -q 'SONAME.*\[libsysid.so.1\]' || echo " no SONAME libsysid.so.1")"
 
 # ---- exports: the declared functions, all under SYSID_1.0; no internal one ----
-declared=$(sh tools/mkmap.sh "$CC -E -Icore" io/sid_io.h | sed -n 's/^    \(sid_[a-z0-9_]*\);$/\1/p')
+declared=$(sh tools/mkmap.sh "$CC -E -Iinclude/sysid" include/sysid/sid_io.h | sed -n 's/^    \(sid_[a-z0-9_]*\);$/\1/p')
 objdump -T "$lib/libsysid.so.1.0.0" | awk '$2 == "g" && $4 != "*UND*" { print $(NF-1), $NF }' | grep -v '^SYSID_1.0 SYSID_1.0$' >"$TMP/exported"
 why=""
 n=$(wc -l <"$TMP/exported")

@@ -1,4 +1,4 @@
-/* test_io_api.c — the public API of io/sid_io.h: errors that name the file and the place,
+/* test_io_api.c — the public API of include/sysid/sid_io.h: errors that name the file and the place,
  * warnings through the program's callback, a fit whose written robot and report hold the
  * fitted values, the version macros. (tests/cli_install.sh checks that a fit through the API
  * gives sysid fit's numbers, from an installed copy.) Runs from tests/. */

@@ -1,4 +1,4 @@
-/* test_window_select.c — "window": "auto" through the library (io/sid_io.h): the spec accepts
+/* test_window_select.c — "window": "auto" through the library (include/sysid/sid_io.h): the spec accepts
  * exactly "auto" (flag and file), a fit chooses a window by cross-validation on its log and
  * records the choice in its report, the choice is the longest tie with the lowest score, and
  * the final fit is the fit with that window given. (tests/cli_window.sh checks the scores

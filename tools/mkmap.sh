@@ -3,7 +3,7 @@
 # header declares (sid_io.h, which includes sid.h) is exported under the version node
 # SYSID_1.0, everything else is local (internal functions are not ABI). The names come from
 # the preprocessed header (comments gone), so a function added to sid.h or sid_io.h is
-# exported without a second list. CPP: the preprocessor with its -I flags ("cc -E -Icore").
+# exported without a second list. CPP: the preprocessor with its -I flags ("cc -E -Iinclude/sysid").
 set -eu
 cpp=$1
 pre=$($cpp -P -D'__attribute__(x)=' "$2")

@@ -363,7 +363,7 @@ sid_status sid_model_check_theta(const sid_model *m, const double *theta, sid_er
  * masses, inertias and armatures. The writer leaves an absent field absent when theta equals it. */
 sid_status sid_model_absent_values(const sid_model *m, const double *theta, double *x, sid_error *err);
 
-/* ---- dynamics (core of the simulator; exposed for tests) ----------------------------- */
+/* ---- the step's scratch and what the page reads of its dynamics -------------------- */
 
 typedef struct sid_workspace sid_workspace;
 
