@@ -1,4 +1,5 @@
-/* traj_stub.c — a log a process does not hold (sharded reading, mpi/): its times and a summary.
+/* log_summary.c — what a problem needs from every log (its noise, its residual sums), and a
+ * log a process does not hold (sharded reading, mpi/): its times and that summary.
  *
  * With sysid-mpi each rank parses only the logs its chunks of windows touch. The others are
  * stubs: their time column (the windows, the tape's size and the step's work limits come from
@@ -6,8 +7,10 @@
  * count, which columns the log has, its per-column partial sums for the residual scales, and
  * its velocity noise (fitspec's start-velocity choice). A stub has no positions and no
  * commands (q and u NULL, which no loaded log has); nothing may simulate its windows. */
+#include "linalg.h"
 #include "problem.h"
 
+#include <math.h>
 #include <string.h>
 
 typedef struct {
@@ -90,6 +93,66 @@ void sid_log_summarize(const sid_model *m, const sid_traj *tr, const double *pre
     s[SID_SUM_VEL_NOISE] = v ? sid_traj_velocity_noise(m, tr, v) : 0;
     sid_free(v);
     sid_traj_position_noise(m, tr, s + sid_log_summary_size(m) - (size_t)m->nqo);
+}
+
+/* rms(logged qd - qd from positions) / rms(qd from positions) over the one-dof joints: near 0
+ * for a velocity column that is the derivative of the positions, a sizeable fraction for one
+ * that is noise (a motor's own velocity estimate). Free joints are left out: their logged
+ * velocities follow a frame convention and impacts a difference of positions cannot. */
+double sid_traj_velocity_noise(const sid_model *m, const sid_traj *tr, double *v)
+{
+    const double *stub = sid_traj_summary_of(tr);
+    if (stub) return stub[SID_SUM_VEL_NOISE];   /* computed where the log was read */
+    if (!tr->qd || tr->n < 5) return 0;
+    double num = 0, den = 0;
+    for (int k = 0; k < tr->n; k++) {
+        sid_traj_velocity_from_q(m, tr, k, v);
+        for (int b = 1; b < m->nbody; b++) {
+            const sid_body *bd = &m->body[b];
+            if (bd->vadr < 0 || bd->type == SID_JOINT_FREE) continue;
+            const double d = tr->qd[(size_t)k * (size_t)tr->nv + (size_t)bd->vadr] - v[bd->vadr];
+            num += d * d;
+            den += v[bd->vadr] * v[bd->vadr];
+        }
+    }
+    return den > 0 ? sqrt(num / den) : 0;
+}
+
+#define NOISE_SAMPLES 8192
+
+void sid_traj_position_noise(const sid_model *m, const sid_traj *tr, double *noise)
+{
+    const int nq = m->nqo;
+    const double *stub = sid_traj_summary_of(tr);
+    if (stub) {
+        memcpy(noise, stub + sid_log_summary_size(m) - (size_t)nq, sizeof(double) * (size_t)nq);
+        return;
+    }
+    for (int i = 0; i < nq; i++) noise[i] = 0;
+    if (!tr->q || tr->n < 9) return;
+    const int span = tr->n - 4, stride = span > NOISE_SAMPLES ? span / NOISE_SAMPLES : 1, nd = (span + stride - 1) / stride;
+    double *d = sid_alloc(sizeof(double) * (size_t)nd);
+    if (!d) return;
+    static const double binom[3] = {6, 20, 70};   /* C(2k, k), k = 2, 3, 4 */
+    for (int i = 0; i < nq; i++) {
+        double best = HUGE_VAL;
+        for (int o = 0; o < 3; o++) {
+            for (int j = 0; j < nd; j++) {
+                const double *y = tr->q + (size_t)(j * stride) * (size_t)tr->nq + (size_t)i;
+                const size_t st = (size_t)tr->nq;
+                double x;
+                if (o == 0) x = y[2 * st] - 2 * y[st] + y[0];
+                else if (o == 1) x = y[3 * st] - 3 * y[2 * st] + 3 * y[st] - y[0];
+                else x = y[4 * st] - 4 * y[3 * st] + 6 * y[2 * st] - 4 * y[st] + y[0];
+                d[j] = fabs(x);
+            }
+            sid_sort_doubles(d, (size_t)nd);
+            const double med = nd % 2 ? d[nd / 2] : 0.5 * (d[nd / 2 - 1] + d[nd / 2]);
+            best = fmin(best, med / (0.6744897501960817 * sqrt(binom[o])));
+        }
+        noise[i] = best;
+    }
+    sid_free(d);
 }
 
 sid_traj *sid_traj_stub(const sid_model *m, int n, const double *t, const double *summary)
