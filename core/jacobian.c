@@ -12,15 +12,6 @@
 
 #include <string.h>
 
-int sid_problem_window_rows(const sid_problem *p, int w)
-{
-    const window *win = &p->win[w];
-    const sid_traj *tr = p->logs[win->log];
-    return (win->rb - win->ra + 1) *
-           ((p->o.weight_q > 0 ? p->m->nqo : 0) + (p->o.weight_qd > 0 && sid_traj_has_velocities(tr) ? p->m->nvo : 0) +
-            sid_tau_sample_rows(p, tr));
-}
-
 /* The carving of sid_jac_work's buffer (c->base NULL: only counted). */
 static void jac_carve(sid_jac_work *jw, const sid_problem *p, sid_carve *c)
 {

@@ -14,7 +14,8 @@
  * sample up to, not including, the next window's start (the last window of a log keeps its
  * end sample), so every sample is counted once. */
 #include "problem.h"
-#include "torque_sensor.h"
+
+#include <math.h>
 
 #include <string.h>
 #ifdef _OPENMP
@@ -203,6 +204,71 @@ static double column_scale(const sid_problem *p, const double *last, int velocit
 }
 
 /* Windows per chunk and chunks of nwin windows (problem.h: fixed by the problem alone). */
+/* RMS of tau column i over the logs that have it, from the last log's running sums (problem.c's
+ * column_scale), floored (a still, unloaded joint reads ~0). */
+static double tau_scale(const sid_problem *p, const double *last, int i)
+{
+    const int nq = p->m->nqo, nv = p->m->nvo;
+    const double *has = last + SID_SUM_Q + 2 * nq + 2 * nv;
+    const double s2 = has[nv + i];
+    const long n = (long)has[2 * nv + i];
+    const double rms = n ? sqrt(s2 / (double)n) : 1;
+    return rms > 1e-3 ? rms : 1e-3;
+}
+
+sid_status sid_tau_setup(sid_problem *p, const double *last, sid_error *err)
+{
+    const sid_model *m = p->m;
+    if (!(p->o.weight_tau >= 0) || !isfinite(p->o.weight_tau))
+        return sid_error_set(err, SID_ERR_INPUT, "weight_tau: expected a non-negative number, got %g", p->o.weight_tau);
+    const int any = last[SID_SUM_RUN_TAU] != 0, push = last[SID_SUM_RUN_TAU_PUSH] != 0;
+    p->tau_on = any && p->o.weight_tau > 0;
+    if (!p->tau_on) return SID_OK;
+    const char *no = m->nsphere > 0 || m->p_ground >= 0 ? "contact"
+                     : m->nfree > 0                      ? "free joints"
+                     : m->ndry > 0                       ? "dry friction"
+                     : push                              ? "logged pushes (f.* columns)"
+                     : m->nbacklash > 0                  ? "backlash (the link's torque is the coupling's)"
+                                                         : NULL;
+    for (int b = 1; b < m->nbody && !no; b++)
+        if (m->body[b].climit) no = "constraint joint limits (limit.model \"constraint\")";
+    if (no)
+        return sid_error_set(err, SID_ERR_INPUT,
+                             "torque sensor residuals (weight_tau > 0): not supported with %s; set weight_tau 0", no);
+    if (!(p->stau = sid_alloc(sizeof(double) * (size_t)(m->nv + 1))))
+        return sid_error_set(err, SID_ERR_NOMEM, "out of memory");
+    for (int i = 0; i < m->nv; i++) p->stau[i] = i < m->nvo ? tau_scale(p, last, i) : 1e-3;
+    return SID_OK;
+}
+
+int sid_tau_sample_rows(const sid_problem *p, const sid_traj *tr)
+{
+    const double *stub = sid_traj_summary_of(tr);
+    if (stub) return p->tau_on ? (int)stub[SID_SUM_TAU_COLS] : 0;
+    if (!p->tau_on || !tr->tau) return 0;
+    int n = 0;
+    for (int i = 0; i < tr->nv; i++) n += tr->tau_has[i] != 0;
+    return n;
+}
+
+/* the lane's scratch: M (nv x nv), a, tau, taubar, abar, adot, taudot (nv each) */
+size_t sid_tau_lane_doubles(const sid_problem *p)
+{
+    const size_t nv = (size_t)p->m->nv;
+    return p->tau_on ? nv * nv + 6 * nv : 0;
+}
+
+int sid_problem_tau_scored(const sid_problem *p) { return p->tau_on; }
+
+int sid_problem_window_rows(const sid_problem *p, int w)
+{
+    const window *win = &p->win[w];
+    const sid_traj *tr = p->logs[win->log];
+    return (win->rb - win->ra + 1) *
+           ((p->o.weight_q > 0 ? p->m->nqo : 0) + (p->o.weight_qd > 0 && sid_traj_has_velocities(tr) ? p->m->nvo : 0) +
+            sid_tau_sample_rows(p, tr));
+}
+
 static void chunk_layout(int nwin, int *chunk_windows, int *nchunk)
 {
     *chunk_windows = (nwin + MAX_CHUNKS - 1) / MAX_CHUNKS;
@@ -375,17 +441,6 @@ void sid_problem_free(sid_problem *p)
     sid_free(p);
 }
 
-void sid_problem_start_states(const sid_problem *p, const double *theta, double *x0)
-{
-    const size_t nx = (size_t)(p->m->nqo + p->m->nvo);   /* a window's start: the logged coordinates */
-    const int w0 = p->chunk_lo * p->chunk_windows, w1 = p->chunk_hi * p->chunk_windows;
-    /* with a shard, this process's windows (of the logs it holds), the others' gathered */
-    memset(x0, 0, sizeof(double) * nx * (size_t)p->nwin);
-    for (int w = w0; w < w1 && w < p->nwin; w++) sid_rollout_start_logged(p, theta, &p->win[w], x0 + (size_t)w * nx);
-    /* a gather fails only where the process cannot go on (mpi/ranks.c ends the job then) */
-    sid_problem_gather(p, x0, sizeof(double) * nx, 1, NULL);
-}
-
 int sid_problem_estimates_start(const sid_problem *p) { return p->o.estimate_start; }
 
 void sid_problem_window_samples(const sid_problem *p, int w, int *log, int *start, int *first, int *last)
@@ -395,94 +450,4 @@ void sid_problem_window_samples(const sid_problem *p, int w, int *log, int *star
     *start = win->k0;
     *first = win->ra;
     *last = win->rb;
-}
-
-
-/* Loss sum of one window; with thetabar, accumulate its gradient (and the start state's, and
- * with ubar its commands', from sample ubar_k0). */
-static sid_status window_loss(const sid_problem *p, lane *L, const double *theta, const window *w, const double *x0w,
-                              double *sum, double *sse_q, double *sse_qd, double *thetabar, double *x0bar, double *ubar,
-                              int ubar_k0, sid_error *err)
-{
-    int nseg;
-    sid_status s = sid_rollout_window(p, L, theta, w, x0w, thetabar != NULL, sum, sse_q, sse_qd, &nseg, err);
-    if (s || !thetabar) return s;
-    return sid_adjoint_window(p, L, theta, w, x0w, nseg, thetabar, x0bar, ubar, ubar_k0, err);
-}
-
-/* The other processes' chunks of a pass: statuses first (sid_problem_gather_status), then the
- * partials the pass made. */
-static sid_status shard_gather_chunks(sid_problem *p, int grad, double *grad_x0, int rmse, sid_error *err)
-{
-    const size_t np = (size_t)p->m->nparam, nx = (size_t)(p->m->nq + p->m->nv), nxo = (size_t)(p->m->nqo + p->m->nvo);
-    int failed;
-    sid_status s = sid_problem_gather_status(p, &failed, err);
-    if (!s && !failed) s = sid_problem_gather(p, p->chunk_sum, sizeof(double), 0, err);
-    if (!s && !failed && grad) s = sid_problem_gather(p, p->chunk_grad, sizeof(double) * np, 0, err);
-    if (!s && !failed && grad_x0) s = sid_problem_gather(p, grad_x0, sizeof(double) * nxo, 1, err);
-    if (!s && !failed && rmse) s = sid_problem_gather(p, p->chunk_sse, sizeof(double) * nx, 0, err);
-    return s;
-}
-
-sid_status sid_problem_run_chunks(sid_problem *p, const double *theta, const double *x0, int grad, double *grad_x0,
-                                  int rmse, const sid_ubar_out *ub, sid_error *err)
-{
-    const sid_model *m = p->m;
-    /* x0 and grad_x0: nxo per window (logged coordinates); the squared errors: nx per chunk */
-    const int np = m->nparam, nq = m->nq, nx = m->nq + m->nv, nxo = m->nqo + m->nvo;
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(p->nlane)
-#endif
-    for (int c = p->chunk_lo; c < p->chunk_hi; c++) {
-#ifdef _OPENMP
-        lane *L = &p->lane[omp_get_thread_num()];
-#else
-        lane *L = &p->lane[0];
-#endif
-        double *g = grad ? p->chunk_grad + (size_t)c * (size_t)np : NULL;
-        double *sse = rmse ? p->chunk_sse + (size_t)c * (size_t)nx : NULL;
-        p->chunk_sum[c] = 0;
-        p->chunk_status[c] = SID_OK;
-        if (g) memset(g, 0, sizeof(double) * (size_t)np);
-        if (sse) memset(sse, 0, sizeof(double) * (size_t)nx);
-        for (int w = c * p->chunk_windows; w < (c + 1) * p->chunk_windows && w < p->nwin; w++) {
-            const size_t off = (size_t)w * (size_t)nxo;
-            p->chunk_status[c] = window_loss(p, L, theta, &p->win[w], x0 ? x0 + off : NULL, &p->chunk_sum[c], sse,
-                                             sse ? sse + nq : NULL, g, grad_x0 ? grad_x0 + off : NULL,
-                                             ub ? ub->buf + ub->off[w] : NULL, ub ? ub->first[w] : 0, &p->chunk_err[c]);
-            if (p->chunk_status[c]) break;
-        }
-    }
-    if (p->shard.size) {
-        sid_status s = shard_gather_chunks(p, grad, grad_x0, rmse, err);
-        if (s) return s;
-    }
-    for (int c = 0; c < p->nchunk; c++)
-        if (p->chunk_status[c]) {
-            if (err) *err = p->chunk_err[c];
-            return p->chunk_status[c];
-        }
-    return SID_OK;
-}
-
-sid_status sid_problem_loss(sid_problem *p, const double *theta, const double *x0, double *loss, double *grad,
-                            double *grad_x0, sid_error *err)
-{
-    const int np = p->m->nparam, nx = p->m->nqo + p->m->nvo;
-    sid_status s = sid_problem_run_chunks(p, theta, x0, grad != NULL, grad_x0, 0, NULL, err);
-    if (s) return s;
-    const double inv = 1.0 / p->nres;
-    double sum = 0;
-    for (int c = 0; c < p->nchunk; c++) sum += p->chunk_sum[c];
-    *loss = sum * inv;
-    if (grad) {
-        memset(grad, 0, sizeof(double) * (size_t)np);
-        for (int c = 0; c < p->nchunk; c++)
-            for (int i = 0; i < np; i++) grad[i] += p->chunk_grad[(size_t)c * (size_t)np + (size_t)i];
-        for (int i = 0; i < np; i++) grad[i] *= inv;
-    }
-    if (grad_x0)
-        for (size_t i = 0; i < (size_t)p->nwin * (size_t)nx; i++) grad_x0[i] *= inv;
-    if (!isfinite(*loss)) return sid_error_set(err, SID_ERR_NONFINITE, "loss is not finite");
-    return SID_OK;
 }

@@ -1,6 +1,6 @@
 /* problem.h — what the files of the windowed loss share (internal to core/): the windows a
  * problem cuts its logs into, the per-thread lanes of scratch, the problem itself, and the
- * functions that pass a window from one stage to the next (problem.c sets up and sums,
+ * functions that pass a window from one stage to the next (problem.c sets up, problem_run.c sums,
  * rollout.c simulates and tapes, adjoint.c sweeps back, loss.c scores a sample, jacobian.c
  * and metrics.c evaluate windows for the covariance and the RMSE). */
 #ifndef SID_PROBLEM_H
@@ -60,7 +60,7 @@ struct sid_problem {
     int chunk_lo, chunk_hi;       /* the chunks computed here: [chunk_lo, chunk_hi) */
 };
 
-/* A log's summary (sid_log_summarize, traj_stub.c): its samples, which columns it has, its
+/* A log's summary (sid_log_summarize, log_summary.c): its samples, which columns it has, its
  * velocity noise and its place in its list of logs; then the running sums over the list's logs
  * up to and including it, in the order one pass over them all adds (so the last log's are the
  * residual scales' sums, the same bits whoever computes which log's); its tau columns: samples, samples with
@@ -86,6 +86,16 @@ typedef struct {
     const size_t *off;
     const int *first;
 } sid_ubar_out;
+
+/* The torque sensors' part of a problem (problem.c; their residuals: torque_sensor.h). */
+/* Check the options and the model, set p->tau_on and the scales p->stau (nv) from the running
+ * sums through the last log (its summary, problem.h); after the windows are cut, before the
+ * lanes. SID_ERR_INPUT naming what is refused. */
+sid_status sid_tau_setup(sid_problem *p, const double *last, sid_error *err);
+/* Residual rows per sample of log tr (0 unless scored). */
+int sid_tau_sample_rows(const sid_problem *p, const sid_traj *tr);
+/* Doubles of a lane's tau scratch (0 unless scored). */
+size_t sid_tau_lane_doubles(const sid_problem *p);
 
 /* Run the windows of every chunk, chunks in parallel; each chunk's sums start from zero.
  * With grad, chunk_grad holds each chunk's gradient; with rmse, chunk_sse its squared errors;

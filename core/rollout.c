@@ -99,3 +99,14 @@ sid_status sid_rollout_window(const sid_problem *p, lane *L, const double *theta
     }
     return SID_OK;
 }
+
+void sid_problem_start_states(const sid_problem *p, const double *theta, double *x0)
+{
+    const size_t nx = (size_t)(p->m->nqo + p->m->nvo);   /* a window's start: the logged coordinates */
+    const int w0 = p->chunk_lo * p->chunk_windows, w1 = p->chunk_hi * p->chunk_windows;
+    /* with a shard, this process's windows (of the logs it holds), the others' gathered */
+    memset(x0, 0, sizeof(double) * nx * (size_t)p->nwin);
+    for (int w = w0; w < w1 && w < p->nwin; w++) sid_rollout_start_logged(p, theta, &p->win[w], x0 + (size_t)w * nx);
+    /* a gather fails only where the process cannot go on (mpi/ranks.c ends the job then) */
+    sid_problem_gather(p, x0, sizeof(double) * nx, 1, NULL);
+}

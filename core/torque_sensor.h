@@ -23,14 +23,9 @@
 
 #include "problem.h"
 
-/* Check the options and the model, set p->tau_on and the scales p->stau (nv) from the running
- * sums through the last log (its summary, problem.h); after the windows are cut, before the
- * lanes. SID_ERR_INPUT naming what is refused. */
-sid_status sid_tau_setup(sid_problem *p, const double *last, sid_error *err);
-/* Residual rows per sample of log tr (0 unless scored). */
-int sid_tau_sample_rows(const sid_problem *p, const sid_traj *tr);
-/* Doubles of a lane's tau scratch (0 unless scored). */
-size_t sid_tau_lane_doubles(const sid_problem *p);
+/* Sensor i's gain and bias at theta (1 and 0 without a sensor block; *pg: the block's first
+ * parameter, or -1). */
+void sid_tau_gain_bias(const sid_model *m, const double *theta, int i, double *g, double *b, int *pg);
 
 /* tau_link at (q, v) with command u: a (nv) receives the acceleration, tau (nv) the torque. */
 sid_status sid_tau_link(const sid_model *m, const double *theta, sid_workspace *ws, const double *q, const double *v,
