@@ -9,25 +9,6 @@
 static double softplus(double z) { return z > 0 ? z + log1p(exp(-z)) : log1p(exp(z)); }
 static double logistic(double z) { return z >= 0 ? 1 / (1 + exp(-z)) : exp(z) / (1 + exp(z)); }
 
-sid_status sid_backlash_check(const sid_robot_desc *d, int j, sid_error *err)
-{
-    const sid_joint_desc *jd = &d->joint[j];
-    if (jd->friction_model == SID_FRICTION_DRY)
-        return sid_error_set(err, SID_ERR_INPUT,
-                             "joints[%d].backlash: not supported with dry friction (friction.model \"dry\"): the "
-                             "motor side's friction is the smooth model only", j);
-    if (jd->motor == SID_MOTOR_POSITION || jd->motor == SID_MOTOR_VELOCITY)
-        return sid_error_set(err, SID_ERR_INPUT,
-                             "joints[%d].backlash: not supported on a servo (motor.input \"position\" or "
-                             "\"velocity\"): its feedback would have to read the motor side", j);
-    if (jd->has_limit_lower || jd->has_limit_upper)
-        if (jd->limit_model == SID_LIMIT_CONSTRAINT)
-            return sid_error_set(err, SID_ERR_INPUT,
-                                 "joints[%d].backlash: not supported with a constraint limit (limit.model "
-                                 "\"constraint\"): use the \"spring\" limit model", j);
-    return SID_OK;
-}
-
 double sid_backlash_dz(double b, double w, double x, double *gate)
 {
     const double a = (x - b / 2) / w, c = (-x - b / 2) / w;

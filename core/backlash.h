@@ -24,8 +24,6 @@
 
 #include "model.h"
 
-/* Model creation: is joint j's backlash one this model supports? (an error naming the JSON path) */
-sid_status sid_backlash_check(const sid_robot_desc *d, int j, sid_error *err);
 
 /* dz(x) for width b and smoothing w, and its slope gate(x) in *gate. */
 double sid_backlash_dz(double b, double w, double x, double *gate);

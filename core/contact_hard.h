@@ -61,7 +61,7 @@ void sid_hard_impulse_forces_vjp(const sid_model *m, const double *theta, sid_wo
 /* Sum of the link masses (the regularisation's scale). */
 double sid_hard_total_mass(const sid_model *m, const double *theta);
 
-/* Hard contact's scratch for model m carved from c (workspace.c); NULL without spheres or
+/* Hard contact's scratch for model m carved from c (workspace_layout.c); NULL without spheres or
  * while c only counts. */
 struct sid_hard *sid_hard_carve(const sid_model *m, sid_carve *c);
 /* The step and its adjoint are a row of the step table (step.h). */

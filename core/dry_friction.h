@@ -70,7 +70,7 @@ struct sid_dry {
     double residual;        /* KKT residual of the last solve, relative */
 };
 
-/* The scratch for model m carved from c (workspace.c); NULL without dry joints or while
+/* The scratch for model m carved from c (workspace_layout.c); NULL without dry joints or while
  * counting. */
 struct sid_dry *sid_dry_carve(const sid_model *m, sid_carve *c);
 /* invweight0 and d invweight0 / d theta at theta, unless theta is the one they were computed

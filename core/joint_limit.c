@@ -1,12 +1,8 @@
 /* joint_limit.c — the soft position limit of a joint (joint_limit.h): its generalised force, the
- * force's adjoint and tangent, and the default gains from the dof's inertia at q = 0.
+ * force's adjoint and tangent (the default gains: model_absent.c).
  *   tau_lim = -(k S(d_u) + b sigma(d_u) qd) + (k S(d_l) - b sigma(d_l) qd),
  *   d_u = q - upper, d_l = lower - q, S(d) = w log(1 + exp(d / w)), sigma = S'. */
 #include "joint_limit.h"
-
-#include "backlash.h"
-
-#include "dynamics.h"
 
 #include <math.h>
 
@@ -97,48 +93,4 @@ void sid_joint_limit_force_jvp(const sid_model *m, const double *theta, const do
         }
         Fdot[bd->vadr] += d;
     }
-}
-
-/* k = I k_a, b = I b_a with I = 1 / (M^-1)_jj at q = 0 (armature included; a free joint at the
- * identity rotation). Allocates: called when a model is made or written, never in a step. */
-sid_status sid_joint_limit_default_gains(const sid_model *m, const double *theta, double *x, sid_error *err)
-{
-    const double tc = SID_LIMIT_TIMECONST, dr = SID_LIMIT_DAMPRATIO, dmax = SID_LIMIT_DMAX;
-    const double ka = 1 / (dmax * dmax * tc * tc * dr * dr), ba = 2 / (dmax * tc);
-    const int nq = m->nq, nv = m->nv;
-    sid_workspace *ws = sid_workspace_create(m);
-    double *q0 = sid_alloc(sizeof(double) * (size_t)(nq + nv)), *e = q0 + nq;
-    sid_status s = SID_OK;
-    if (!ws || !q0) {
-        s = sid_error_set(err, SID_ERR_NOMEM, "out of memory");
-        goto done;
-    }
-    for (int b = 1; b < m->nbody; b++)
-        if (m->body[b].type == SID_JOINT_FREE) q0[m->body[b].qadr + 3] = 1;
-    sid_kinematics(m, theta, ws, q0);
-    sid_crba(m, ws, ws->M);
-    for (int b = 1; b < m->nbody; b++)
-        if (m->body[b].p_dof >= 0) ws->M[m->body[b].vadr * (nv + 1)] += theta[m->body[b].p_dof + P_ARMATURE];
-    sid_backlash_inertia(m, theta, ws->M);   /* the rotors' rows (the link's inertia is the limit's) */
-    int singular = sid_factor(m, ws->M);
-    for (int b = 1; b < m->nbody; b++) {
-        const sid_body *bd = &m->body[b];
-        if (bd->p_limit < 0) continue;
-        for (int i = 0; i < nv; i++) e[i] = i == bd->vadr;
-        if (!singular) sid_factor_solve(m, ws->M, e);
-        if (singular || !(e[bd->vadr] > 0)) {
-            s = sid_error_set(err, SID_ERR_INPUT,
-                              "joints[%d].limit: the default stiffness and damping need the joint's inertia at q = 0, "
-                              "but the mass matrix there is singular: give limit.stiffness and limit.damping",
-                              bd->joint);
-            goto done;
-        }
-        const double I = 1 / e[bd->vadr];
-        x[bd->p_limit + P_LIMIT_STIFFNESS] = I * ka;
-        x[bd->p_limit + P_LIMIT_DAMPING] = I * ba;
-    }
-done:
-    sid_free(q0);
-    sid_workspace_free(ws);
-    return s;
 }

@@ -42,7 +42,5 @@ void sid_joint_limit_force_vjp(const sid_model *m, const double *theta, const do
 /* Forward mode: Fdot += tangent of tau_lim along (qdot, vdot, thetadot). */
 void sid_joint_limit_force_jvp(const sid_model *m, const double *theta, const double *q, const double *v,
                                const double *qdot, const double *vdot, const double *thetadot, double *Fdot);
-/* The default gains at theta into x (indexed like theta) at each limit's stiffness and damping. */
-sid_status sid_joint_limit_default_gains(const sid_model *m, const double *theta, double *x, sid_error *err);
 
 #endif

@@ -1,8 +1,7 @@
 /* model.c — sid_model: validate a robot description, order its bodies topologically and lay
  * out the parameter vector theta (every number of robot.json, named by its JSON path).
  * Errors name the description's JSON path, e.g. "joints[2].axis: ...". */
-#include "backlash.h"
-#include "joint_limit.h"
+#include "model.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -137,6 +136,26 @@ static sid_status check_desc(const sid_robot_desc *d, int *child_of, sid_error *
     return SID_OK;
 }
 
+/* Is joint j's backlash one this model supports? (an error naming the JSON path) */
+static sid_status backlash_check(const sid_robot_desc *d, int j, sid_error *err)
+{
+    const sid_joint_desc *jd = &d->joint[j];
+    if (jd->friction_model == SID_FRICTION_DRY)
+        return sid_error_set(err, SID_ERR_INPUT,
+                             "joints[%d].backlash: not supported with dry friction (friction.model \"dry\"): the "
+                             "motor side's friction is the smooth model only", j);
+    if (jd->motor == SID_MOTOR_POSITION || jd->motor == SID_MOTOR_VELOCITY)
+        return sid_error_set(err, SID_ERR_INPUT,
+                             "joints[%d].backlash: not supported on a servo (motor.input \"position\" or "
+                             "\"velocity\"): its feedback would have to read the motor side", j);
+    if (jd->has_limit_lower || jd->has_limit_upper)
+        if (jd->limit_model == SID_LIMIT_CONSTRAINT)
+            return sid_error_set(err, SID_ERR_INPUT,
+                                 "joints[%d].backlash: not supported with a constraint limit (limit.model "
+                                 "\"constraint\"): use the \"spring\" limit model", j);
+    return SID_OK;
+}
+
 void sid_ground_desc_defaults(sid_ground_desc *g)
 {
     memset(g, 0, sizeof *g);
@@ -145,35 +164,11 @@ void sid_ground_desc_defaults(sid_ground_desc *g)
     sid_param_defaults(SID_OWNER_GROUND, g);   /* the numbers: the parameter table's */
 }
 
-/* A limit's stiffness and damping that robot.json leaves out: computed from the model at the
- * nominal theta (joint_limit.h), so that a MuJoCo range behaves as MuJoCo's default limit. */
-static sid_status limit_gains_where_absent(const sid_model *m, double *theta, const sid_robot_desc *d, sid_error *err)
-{
-    double *x = sid_alloc(sizeof(double) * (size_t)m->nparam);
-    if (!x) return sid_error_set(err, SID_ERR_NOMEM, "out of memory");
-    sid_status s = sid_model_absent_values(m, theta, x, err);
-    for (int b = 1; !s && b < m->nbody; b++) {
-        const sid_body *bd = &m->body[b];
-        if (bd->p_limit < 0) continue;
-        const sid_joint_desc *jd = &d->joint[bd->joint];
-        if (!jd->has_limit_stiffness) theta[bd->p_limit + P_LIMIT_STIFFNESS] = x[bd->p_limit + P_LIMIT_STIFFNESS];
-        if (!jd->has_limit_damping) theta[bd->p_limit + P_LIMIT_DAMPING] = x[bd->p_limit + P_LIMIT_DAMPING];
-    }
-    sid_free(x);
-    return s;
-}
-
-sid_status sid_model_absent_values(const sid_model *m, const double *theta, double *x, sid_error *err)
-{
-    for (int i = 0; i < m->nparam; i++) x[i] = m->param[i].row->dflt[m->param[i].comp - m->param[i].row->comp0];
-    return m->nlimit ? sid_joint_limit_default_gains(m, theta, x, err) : SID_OK;
-}
-
 /* Names of a free joint's coordinates. */
 static const char *free_q_suffix[7] = {"x", "y", "z", "qw", "qx", "qy", "qz"};
 static const char *free_v_suffix[6] = {"vx", "vy", "vz", "wx", "wy", "wz"};
 
-sid_status sid_model_create(sid_model **out, double **theta_out, const sid_robot_desc *d, sid_error *err)
+sid_status sid_model_build(sid_model **out, double **theta_out, const sid_robot_desc *d, sid_error *err)
 {
     *out = NULL;
     *theta_out = NULL;
@@ -282,7 +277,7 @@ sid_status sid_model_create(sid_model **out, double **theta_out, const sid_robot
         sid_body *bd = &m->body[b];
         const sid_joint_desc *jd = bd->joint >= 0 ? &d->joint[bd->joint] : NULL;
         if (!jd || !jd->has_backlash || bd->vadr < 0 || bd->type == SID_JOINT_FREE) continue;
-        if ((s = sid_backlash_check(d, bd->joint, err))) goto fail;
+        if ((s = backlash_check(d, bd->joint, err))) goto fail;
         bd->bl_q = m->nq;
         bd->bl_v = m->nv;
         snprintf(m->q_name[m->nq], sizeof m->q_name[0], "%s.motor", jd->name);
@@ -352,7 +347,6 @@ sid_status sid_model_create(sid_model **out, double **theta_out, const sid_robot
     }
     if ((s = sid_model_check_theta(m, theta, err))) goto fail;
     for (int b = 1; b < n; b++) m->nlimit += m->body[b].p_limit >= 0;
-    if (m->nlimit && (s = limit_gains_where_absent(m, theta, d, err))) goto fail;
     sid_free(cof);
     sid_free(order);
     sid_free(body_of_link);

@@ -93,4 +93,8 @@ void sid_integrate_q_vjp(const sid_model *m, const double *q, const double *v, d
 /* Tangent of sid_integrate_q at (q, v), in place: qd <- (dq1/dq) qd + (dq1/dv) vd. */
 void sid_integrate_q_jvp(const sid_model *m, const double *q, const double *v, double h, double *qd, const double *vd);
 
+/* sid_model_create but for what robot.json leaves out that the model itself determines (a
+ * joint limit's default stiffness and damping): model_absent.c fills those in. */
+sid_status sid_model_build(sid_model **out, double **theta_out, const sid_robot_desc *d, sid_error *err);
+
 #endif

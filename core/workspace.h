@@ -1,5 +1,5 @@
 /* workspace.h — the mutable scratch of one simulation thread (internal to core/).
- * One buffer sized by sid_workspace_size and carved by sid_workspace_init (workspace.c), so the
+ * One buffer sized by sid_workspace_size and carved by sid_workspace_init (workspace_layout.c), so the
  * step loop never allocates. Per-body
  * arrays are indexed by body; joint-space arrays have nv entries, matrices nv x nv row-major.
  * Each module reads and writes its own part; what one module hands another goes through

@@ -1,4 +1,4 @@
-/* workspace.c — sizing and carving the one buffer that holds the scratch of one simulation
+/* workspace_layout.c — sizing and carving the one buffer that holds the scratch of one simulation
  * thread (workspace.h): the struct, its arrays, hard contact's and dry friction's scratch,
  * laid out by one sequence of sid_carve_take calls that first counts and then carves. */
 #include "contact.h"
