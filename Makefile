@@ -18,7 +18,7 @@ OMP      = -fopenmp
 
 B        ?= build
 BIN      ?= sysid
-CORE_SRC  = $(wildcard core/*.c)
+CORE_SRC  = $(wildcard core/*/*.c)
 IO_SRC    = $(wildcard io/*.c)
 CLI_SRC   = $(filter-out cli/main.c,$(wildcard cli/*.c))
 TEST_SRC  = $(wildcard tests/test_*.c) tests/twin.c tests/constraint_rig.c
@@ -28,8 +28,16 @@ IO_OBJ    = $(IO_SRC:%.c=$(B)/%.o)
 CLI_OBJ   = $(CLI_SRC:%.c=$(B)/%.o)
 TEST_OBJ  = $(TEST_SRC:%.c=$(B)/%.o)
 # Each layer sees the public headers (include/sysid/), its own folder and the layers below it,
-# never one above: a cli/ header included in io/ or core/ fails to compile.
-INC_core  = -Iinclude/sysid -Icore
+# never one above: a header of a higher layer included in a lower one fails to compile. The
+# core's layers, bottom up (core/README.md): each folder's README says what it holds.
+INC_base     = -Iinclude/sysid -Icore/base
+INC_model    = $(INC_base) -Icore/model
+INC_dynamics = $(INC_model) -Icore/dynamics
+INC_step     = $(INC_dynamics) -Icore/step
+INC_problem  = $(INC_step) -Icore/problem
+INC_fit      = $(INC_problem) -Icore/fit
+INC_stats    = $(INC_fit) -Icore/stats
+INC_core  = $(INC_stats)
 INC_io    = $(INC_core) -Iio
 INC_cli   = $(INC_io) -Icli
 ALL_FLAGS = $(WARN) $(CFLAGS) $(OMP) $(PKG_CFLAGS) $(INC_cli)
@@ -41,9 +49,12 @@ LAYER_CC  = $(CC) $(CPPFLAGS) $(DEPFLAGS) $(WARN) $(CFLAGS) $(OMP) $(PKG_CFLAGS)
 .PHONY: all mpi test unit debug bench clean logs deps demo fuzz fuzz-deps golden lib install uninstall install-check deb deb-deps
 all: $(BIN) lib
 
+# core/LAYER/file.c: compiled with INC_LAYER
+layer_inc = $(INC_$(firstword $(subst /, ,$1)))
+
 $(B)/core/%.o: core/%.c
 	@mkdir -p $(dir $@)
-	$(LAYER_CC) $(INC_core) -c $< -o $@
+	$(LAYER_CC) $(call layer_inc,$*) -c $< -o $@
 
 $(B)/io/%.o: io/%.c
 	@mkdir -p $(dir $@)
@@ -240,7 +251,7 @@ lib: $(SO) $(B)/lib/libsysid.a $(B)/sysid.pc $(B)/sysid.1
 
 $(B)/pic/core/%.o: core/%.c
 	@mkdir -p $(dir $@)
-	$(LAYER_CC) $(INC_core) -fPIC -c $< -o $@
+	$(LAYER_CC) $(call layer_inc,$*) -fPIC -c $< -o $@
 
 $(B)/pic/io/%.o: io/%.c
 	@mkdir -p $(dir $@)

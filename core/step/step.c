@@ -1,6 +1,8 @@
 /* step.c — the table of step variants: integrator x contact model (step.h), and the public
  * entry points sid_step, sid_step_vjp and sid_step_jvp that call through it. */
-#include "sid_internal.h"
+#include "contact_hard.h"
+#include "fd.h"
+#include "step.h"
 
 enum { CONTACT_NONE, CONTACT_COMPLIANT, CONTACT_HARD, NCONTACT };
 

@@ -2,7 +2,7 @@
  * thread (workspace.h): the struct, its arrays, hard contact's and dry friction's scratch,
  * laid out by one sequence of sid_carve_take calls that first counts and then carves. */
 #include "contact.h"
-#include "contact_hard.h"
+#include "hard_solver.h"
 #include "dry_friction.h"
 #include "workspace.h"
 

@@ -5,6 +5,7 @@
  *   quat1 = n(quat) * exp(h w / 2),   exp(u) = (cos|u|, sin|u| u / |u|),   n(q) = q / |q|,
  * normalised first so that a start state whose quaternion drifted off the unit sphere (it is an
  * unknown of the fit) still gives a rotation. */
+#include "free_joint.h"
 #include "kinematics.h"
 
 #include <math.h>

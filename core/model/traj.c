@@ -1,6 +1,6 @@
 /* traj.c — a logged trajectory in memory: sample times, measured q and qd, commands u. */
 #include "linalg.h"
-#include "problem.h"
+#include "model.h"
 
 #include <math.h>
 

@@ -7,6 +7,7 @@
 
 #include "contact_hard.h"
 #include "fd.h"
+#include "free_joint.h"
 #include "step.h"
 #include "sid.h"
 

@@ -11,7 +11,7 @@
  * box met one such step, where an earlier version of this solver chose the other solution).
  * No allocation: scratch carved with the workspace (sid_hard_carve).
  */
-#include "contact_hard.h"
+#include "hard_solver.h"
 #include "linalg.h"
 
 #include <float.h>
@@ -271,4 +271,36 @@ void sid_hard_solve(const sid_hard_problem *P, struct sid_hard *H)
     }
     memcpy(lam, H->best, sizeof(double) * (size_t)n3);
     H->residual = fixed_point(P, lam, H->zeta, H->mode) / vscale;
+}
+
+struct sid_hard *sid_hard_carve(const sid_model *m, sid_carve *c)
+{
+    if (m->nsphere <= 0) return NULL;
+    struct sid_hard *H = sid_carve_take(c, 1, sizeof *H);
+    const size_t ns = (size_t)m->nsphere, n3 = 3 * ns, nv = (size_t)(m->nv > 0 ? m->nv : 1);
+    struct sid_hard h = {0};
+    h.ns = m->nsphere;
+    h.nv = m->nv;
+    h.sph = sid_carve_take(c, ns, sizeof *h.sph);
+    h.mode = sid_carve_take(c, 2 * ns, sizeof *h.mode);
+    h.piv = sid_carve_take(c, n3, sizeof *h.piv);
+    h.cp = sid_carve_take(c, ns, sizeof *h.cp);
+    h.phi = sid_carve_take(c, ns, sizeof *h.phi);
+    h.seed = sid_carve_take(c, ns, sizeof *h.seed);
+    h.phibar = sid_carve_take(c, ns, sizeof *h.phibar);
+    h.J = sid_carve_take(c, n3 * nv, sizeof *h.J);
+    h.W = sid_carve_take(c, n3 * nv, sizeof *h.W);
+    h.vb = sid_carve_take(c, (size_t)m->nbody, sizeof *h.vb);
+    h.G = sid_carve_take(c, n3 * n3, sizeof *h.G);
+    h.K = sid_carve_take(c, n3 * n3, sizeof *h.K);
+    h.lam = sid_carve_take(c, 9 * n3, sizeof *h.lam);
+    h.vstar = sid_carve_take(c, 7 * nv, sizeof *h.vstar);
+    if (!H) return NULL;   /* only counting */
+    h.prev = h.mode + ns;
+    h.b = h.lam + n3, h.zeta = h.b + n3, h.E = h.zeta + n3, h.dl = h.E + n3, h.best = h.dl + n3;
+    h.z = h.best + n3, h.keep = h.z + n3;
+    h.vplus = h.vstar + nv, h.aplus = h.vplus + nv, h.abar = h.aplus + nv, h.zero = h.abar + nv;
+    h.tau = h.zero + nv, h.dinv = h.tau + nv;
+    *H = h;
+    return H;
 }

@@ -19,7 +19,9 @@
  * the step is not differentiable; the tangent is the current active set's one-sided derivative,
  * as the adjoint's. */
 #include "dry_friction.h"
-#include "sid_internal.h"
+#include "contact_hard.h"
+#include "fd.h"
+#include "step.h"
 
 #include <string.h>
 

@@ -83,15 +83,6 @@ struct sid_model {
  * side of a backlash joint, else the joint's own. */
 static inline int sid_drive_vadr(const sid_body *bd) { return bd->bl_v >= 0 ? bd->bl_v : bd->vadr; }
 
-/* Position update q1 = q (+) h v: a plain sum for one-dof joints; for a free joint the linear
- * part adds h v and the quaternion turns by exp(h w / 2) in the body frame (then is normalised).
- * q1 may alias q. */
-void sid_integrate_q(const sid_model *m, const double *q, const double *v, double h, double *q1);
-/* Adjoint of sid_integrate_q at (q, v): qbar += (dq1/dq)^T q1bar, vbar += (dq1/dv)^T q1bar. */
-void sid_integrate_q_vjp(const sid_model *m, const double *q, const double *v, double h, const double *q1bar,
-                         double *qbar, double *vbar);
-/* Tangent of sid_integrate_q at (q, v), in place: qd <- (dq1/dq) qd + (dq1/dv) vd. */
-void sid_integrate_q_jvp(const sid_model *m, const double *q, const double *v, double h, double *qd, const double *vd);
 
 /* sid_model_create but for what robot.json leaves out that the model itself determines (a
  * joint limit's default stiffness and damping): model_absent.c fills those in. */

@@ -8,6 +8,7 @@
 #define SID_STEP_H
 
 #include "contact.h"
+#include "free_joint.h"
 
 typedef struct sid_stage_dynamics sid_stage_dynamics;
 
