@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/cli_backlash.sh — a joint with backlash (joints[].backlash, FORMATS.md): its rows exist
+# tests/cli_backlash.sh — a joint with backlash (joints[].backlash, docs/formats.md): its rows exist
 # only where given; `fit --free 'joints.*.backlash.*'` recovers data/backlash_arm's truth from
 # the nominal robot, to 1e-6 relative on its clean log (made by sysid simulate from truth.json:
 # the same model) and within 1 % on the noisy one, and writes the fitted numbers back; bad
