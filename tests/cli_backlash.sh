@@ -25,7 +25,7 @@ why=""
 jqt "$TMP/out" '.rmse.q.shoulder < 1e-12' || why+=" rmse $(jq -c .rmse.q "$TMP/out");"
 check "eval: truth.json replays log.csv" "$why"
 
-# ---- recovery: one window from the log's start at rest (README "Backlash": short windows
+# ---- recovery: one window from the log's start at rest (docs/correctness.md "Backlash": short windows
 # start the motor side unloaded where the truth's is loaded) ----
 rel='def rel(a; b): ((a - b) / b | fabs); .joints[0].backlash as $b'
 run fit "$D/robot.json" "$D/log.csv" --free 'joints.*.backlash.*' --window 0 --optimizer lm -o "$TMP/fit.json" -q
