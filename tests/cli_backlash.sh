@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/cli_backlash.sh — a joint with backlash (joints[].backlash, FORMATS.md): its rows exist
+# tests/cli_backlash.sh — a joint with backlash (joints[].backlash, docs/formats.md): its rows exist
 # only where given; `fit --free 'joints.*.backlash.*'` recovers data/backlash_arm's truth from
 # the nominal robot, to 1e-6 relative on its clean log (made by sysid simulate from truth.json:
 # the same model) and within 1 % on the noisy one, and writes the fitted numbers back; bad
@@ -25,7 +25,7 @@ why=""
 jqt "$TMP/out" '.rmse.q.shoulder < 1e-12' || why+=" rmse $(jq -c .rmse.q "$TMP/out");"
 check "eval: truth.json replays log.csv" "$why"
 
-# ---- recovery: one window from the log's start at rest (README "Backlash": short windows
+# ---- recovery: one window from the log's start at rest (docs/correctness.md "Backlash": short windows
 # start the motor side unloaded where the truth's is loaded) ----
 rel='def rel(a; b): ((a - b) / b | fabs); .joints[0].backlash as $b'
 run fit "$D/robot.json" "$D/log.csv" --free 'joints.*.backlash.*' --window 0 --optimizer lm -o "$TMP/fit.json" -q

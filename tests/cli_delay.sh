@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/cli_delay.sh — the motor command delay (joints[].motor.delay, FORMATS.md): a log that
+# tests/cli_delay.sh — the motor command delay (joints[].motor.delay, docs/formats.md): a log that
 # sysid simulated on data/double_pendulum with delays of 3.4 and 12.7 samples (1 kHz) is fitted
 # back from 0 with --free-only 'joints.*.motor.delay' by both optimizers, to 1e-9 s (1e-6 of
 # a sample: a noise-free log from the same model); a zero delay replays as today's hold; a

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/cli_install.sh — `make install` into a staging directory and what a user gets there:
-# exactly the files README lists; a shared library with its soname that exports the public
+# exactly the files docs/library.md lists; a shared library with its soname that exports the public
 # headers' functions and nothing else, under SYSID_1.0; headers that compile alone in C and
 # C++; sysid.pc good for shared and static linking (the example, examples/fit_friction.c,
 # built with `pkg-config --cflags --libs sysid` against the stage and run from it, gives the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/cli_intervals.sh — intervals that know when they are wrong (README "Intervals"):
+# tests/cli_intervals.sh — intervals that know when they are wrong (docs/intervals.md):
 # a matched model on a noisy log (data/pendulum's own simulation plus white noise) says
 # "verdict": "ok", shows the classic interval, exits 0; the same log fitted with the link's
 # inertia pinned against its triangle inequality (iyy = ixx + izz while the truth wants more)

@@ -86,7 +86,7 @@ done
 
 # ---- a stall is not convergence ----------------------------------------------------------------
 # arm7's first 2 s with every link's mass 30 % high and all 70 inertial parameters free within
-# [0.1, 10] x nominal: the bounds keep the inertia map off (README "Not yet"), LM's trial steps
+# [0.1, 10] x nominal: the bounds keep the inertia map off (docs/not-yet.md), LM's trial steps
 # turn unphysical, its damping climbs to steps below xtol while its Gauss-Newton model still
 # promises a quarter of the loss (L-BFGS goes on to 1.4e-7 from 4.7e-3). The report must not
 # call that converged.

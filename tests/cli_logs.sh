@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/cli_logs.sh — real logs without ceremony (FORMATS.md "Logs (CSV)"): column patterns,
+# tests/cli_logs.sh — real logs without ceremony (docs/formats.md "Logs (CSV)"): column patterns,
 # units, epoch times in ns read exactly, ';' and tab logs, decimal commas, empty cells, gaps.
 # Each fixture is compared with the same samples in sysid's own columns; each mistake exits
 # 2 with a message naming the file and the line, or the spec and its JSON path.

@@ -247,7 +247,7 @@ check "rank 1 of 2 killed (kill -9): the job ends, rank and signal named, nothin
 # rank 0 writes the best point so far, as sysid fit does on a signal. mpirun waits
 # odls_base_sigkill_timeout seconds (default 1) before the SIGTERM and as long again before
 # SIGKILL: rank 0 has that long to finish the evaluation, the predictions and the writing,
-# which a loaded machine may need more than 1 s for (the README says so). 3 s held at a load
+# which a loaded machine may need more than 1 s for (docs/mpi.md says so). 3 s held at a load
 # average of 15 on 2 cores; a sanitizer build needs more (make debug leaves this script out).
 : >"$TMP/err"
 mpirun --mca odls_base_sigkill_timeout 3 --oversubscribe -n 2 "$MPI" "${LONG[@]}" "${OUT[@]}" >"$TMP/out" 2>"$TMP/err" &

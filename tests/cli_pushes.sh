@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/cli_pushes.sh — logged pushes on the command line (FORMATS.md "Logs", f.<link>.*): data/box's
+# tests/cli_pushes.sh — logged pushes on the command line (docs/formats.md "Logs", f.<link>.*): data/box's
 # toss log with push columns added. Zero pushes change nothing; a world-frame force of m g
 # cancels gravity; --units converts them; the link frame is another push; validate lists them;
 # a wrong link, frame or component exits 2 naming the column.

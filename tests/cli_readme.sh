@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The examples in README.md run as written (each `$ ` line of its console blocks, in order,
-# from the repository root) and succeed. SYSID names the binary to use for `./sysid`.
+# The examples of README.md and docs/ run as written (each `$ ` line of their console blocks,
+# in the order tests/doc_commands.sh gives, from the repository root) and succeed. SYSID names
+# the binary to use for `./sysid`.
 set -u
 cd "$(dirname "$0")/.."
 SYSID=${SYSID:-$PWD/sysid}
@@ -14,6 +15,6 @@ while IFS= read -r cmd; do
         fail=$((fail + 1))
         printf 'FAIL (exit %s): %s\n%s\n' "$?" "$cmd" "$out" | head -20
     fi
-done < <(awk '/^```console/ {on = 1; next} /^```/ {on = 0} on && /^\$ / {sub(/^\$ /, ""); print}' README.md)
+done < <(bash tests/doc_commands.sh || echo "exit 1 # tests/doc_commands.sh failed")
 echo "cli_readme: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+[ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/cli_torque.sh — joint torque sensors (tau.<joint> log columns, joints[].torque_sensor,
-# --weight-tau; FORMATS.md "Torque sensors"): a fit with --weight-tau scores the readings and its
+# --weight-tau; docs/formats.md "Torque sensors"): a fit with --weight-tau scores the readings and its
 # report says so (settings.weights.tau, prediction rmse tau, the summary's torque sensor rows);
 # without --weight-tau a log with tau columns fits byte for byte as the same log without them;
 # the sensor's rows exist only where given; a tau column of no joint, a non-numeric reading and

@@ -39,7 +39,7 @@ done
 # window_selection's invariants: candidates (positive ones increasing, 0 last), which the search
 # tried (the middle one, 0.5 s where it is one, always) with a score each, none for the others;
 # settings.window the chosen one, which is the longest tie with the lowest score among those
-# tried (within 1 % of it plus 1e-6 of the nominal held-out loss, as FORMATS.md states).
+# tried (within 1 % of it plus 1e-6 of the nominal held-out loss, as docs/formats.md states).
 valid_selection() {
     jqt "$1" '.settings.window_selection as $s
         | ($s.candidates | length) >= 1 and ($s.candidates | length) == ($s.scores | length)

@@ -24,5 +24,5 @@ for c in $commands; do
     "$sysid" "$c" --help | roff
     printf '.fi\n'
 done
-printf '.SH FILES\nFormats of robot.json, logs and fit specs: FORMATS.md of the source.\n'
+printf '.SH FILES\nFormats of robot.json, logs and fit specs: docs/formats.md of the source.\n'
 printf '.SH SEE ALSO\nThe C library: the headers sysid/sid.h and sysid/sid_io.h, pkg\\-config sysid.\n'

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Identification with contact on the MuJoCo-made logs of data/box and data/ball, per gradient
 # mode: compliant contact with the exact adjoint, compliant with randomized smoothing, hard
-# contact with the implicit gradient. Prints a Markdown table (README.md, "Contact").
+# contact with the implicit gradient. Prints a Markdown table (docs/contact.md).
 # Run from the repository root after `make`: sh tests/tools/contact_table.sh
 # MuJoCo's truth: box friction 0.8, mass 1.0 kg; ball friction 0.6, mass 0.2 kg (their READMEs).
 set -eu

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/tools/coverage.sh [N] [SECONDS] — how often the report's 95 % intervals cover a known
-# truth (a measurement, not a timed test; README "Intervals").
+# truth (a measurement, not a timed test; docs/intervals.md).
 #
 # For seeds 1..N: data/double_pendulum's robot is the truth; sysid simulates it on the first
 # SECONDS of its log's commands, Gaussian noise is added (1e-3 rad on q, 1e-2 rad/s on qd, awk's

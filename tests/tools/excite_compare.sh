@@ -13,7 +13,7 @@
 # Environment: ROBOT, FREE (the --free-only globs), TRUTH (the --set list), LIMITS (duration, limits
 # and series of both designs), DESIGN (more
 # excite flags), FIT (more fit flags), NQ, NQD (noise), SUB (substeps). Defaults: the double
-# pendulum of README "Designing the experiment".
+# pendulum of docs/experiment.md, "Designing the experiment".
 set -u
 SYSID=${SYSID:-$PWD/sysid}
 N=${1:-10}

@@ -17,11 +17,11 @@ The twin is the same physics as sysid's model, so MuJoCo can serve as a test ora
     would make the twin differ from sysid by more than rounding;
   - armature -> armature, friction.viscous -> damping;
   - torque/current motor -> <motor gear = gear*kt> (ctrl is the command u, so the joint
-    torque is gear*kt*u as in FORMATS.md);
+    torque is gear*kt*u as in docs/formats.md);
   - no geoms, contact disabled, no limits (robots without "contact");
   - dry Coulomb friction ("friction": {"coulomb": c, "model": "dry"}) -> frictionloss="c",
     with the solver's tolerance 1e-12 (and enough iterations) so that MuJoCo's answer is
-    the exact solution of the friction rows' problem, as sysid's is (FORMATS.md).
+    the exact solution of the friction rows' problem, as sysid's is (docs/formats.md).
 Refused (MuJoCo has no exact equivalent): smooth Coulomb and Stribeck friction, voltage motors,
 encoder offsets, massless moving links (MuJoCo rejects them).
 

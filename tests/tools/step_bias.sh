@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/tools/step_bias.sh — how the simulation step biases a fit, with known truth (README,
+# tests/tools/step_bias.sh — how the simulation step biases a fit, with known truth (docs/simulation-step.md,
 # "The simulation step"). Not a test: it prints a table.
 #
 # Truth: data/arm7 with its seven viscous frictions 1.3-1.4x nominal and three link masses
