@@ -133,7 +133,7 @@ golden: $(BIN)
 # io_api suite. Check's per-test timeouts are tripled (CK_TIMEOUT_MULTIPLIER): the sanitizers
 # slow everything and the test parts share the cores. It leaves out two parts that compare
 # outputs, not memory: the goldens (byte-identical outputs of fits every other part also runs)
-# and tests/cli_readme.sh (the README's commands); together they were 6 of its 21 minutes of
+# and tests/cli_readme.sh (the examples of README.md and docs/); together they were 6 of its 21 minutes of
 # test time, which CI's 20 minutes no longer hold. And tests/cli_mpi.sh: Open MPI's own
 # allocations would be reported as leaks at exit (the MPI binary is built by `make mpi` alone).
 DEBUG_PARTS = $(filter-out golden cli_readme cli_mpi,$(TEST_PARTS))
@@ -156,7 +156,7 @@ $(B)/mjlog: tests/tools/mjlog.c
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(CFLAGS) -o $@ $< $(MUJOCO_LIBS) -lm
 
-# MuJoCo's own finite-difference fit of a log: the reference column of the README's recovery tables.
+# MuJoCo's own finite-difference fit of a log: the reference column of the tables of docs/recovery.md.
 $(B)/mjfit: tests/tools/mjfit.c
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(CFLAGS) $(PKG_CFLAGS) -o $@ $< $(MUJOCO_LIBS) -lnlopt -lm
@@ -235,7 +235,7 @@ demo: $(BIN)
 	@echo "== fitted robot: $(B)/dfki_pendulum_fitted.json, report: $(B)/dfki_pendulum_report.json"
 	@echo "== report page (open in a browser): $(B)/dfki_pendulum_report.html"
 
-# ---- libsysid: what programs link (README "Use it as a library") -------------------------
+# ---- libsysid: what programs link (docs/library.md) --------------------------------------
 # One library, core and io together, with two public headers: include/sysid/sid.h and sid_io.h.
 # io calls core functions that are not its API (kinematics.h, linalg.h), so two shared
 # libraries would have to export them; in one, the version script (tools/mkmap.sh, from the
@@ -323,7 +323,7 @@ install-check: $(BIN) lib
 # in build-deb/ (dpkg-buildpackage writes its .debs next to the source tree), then lintian.
 # Needs debhelper and lintian, which `make deps` does not install: `make deb-deps` does.
 # Not part of CI (it builds everything once more).
-DEB_SRC = Makefile README.md FORMATS.md include core io cli tools examples debian
+DEB_SRC = Makefile README.md docs include core io cli tools examples debian
 deb:
 	@command -v dh >/dev/null && command -v lintian >/dev/null || { echo "make deb needs debhelper and lintian: make deb-deps"; exit 2; }
 	rm -rf build-deb && mkdir -p build-deb/sysid-$(VERSION)

@@ -1,6 +1,6 @@
 /* cmd_diff.c — `sysid diff A.json B.json [--tol REL]`: which parameters changed, and by how much.
  *
- * Parameters are matched by name (FORMATS.md "Parameter names"), so two robots of different
+ * Parameters are matched by name (docs/formats.md "Parameter names"), so two robots of different
  * structure still compare: a parameter of only one of them is listed as added or removed.
  * The relative change is (new - old) / |old|; it has no finite value when old is 0 and new
  * is not ("inf" in the table, null in JSON). With --tol the command is a gate: exit 1 when

@@ -5,7 +5,7 @@
  * RMSE is unscaled and unweighted, in the coordinates' own units (rad or m, rad/s or m/s), over
  * all logs together and for each log on its own. `--window 0` replays each log in one piece,
  * which is the honest test of a model meant to run open loop.
- * Windows lie on the fixed grid of core/problem.c, the same as the fit's (FORMATS.md,
+ * Windows lie on the fixed grid of core/problem/problem.c, the same as the fit's (docs/formats.md,
  * "Windows and the scored samples"): a trailing window shorter than half a window is not scored.
  */
 #include <math.h>

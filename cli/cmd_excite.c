@@ -2,7 +2,7 @@
  *
  * Reads the robot and the fit spec (which parameters the design is for, the fit's windows and
  * simulation step), gathers every moving joint's limits (robot file first, flags for what it
- * lacks), lets core/excite.c optimise the command, then writes it as a log (t, q, qd, u: the
+ * lacks), lets core/stats/excite.c optimise the command, then writes it as a log (t, q, qd, u: the
  * nominal model's predicted trajectory, ready for `sysid simulate`, or for the robot, its u
  * columns) and prints what a fit of it would determine. Nothing is written unless the design
  * succeeded and its simulation respects the limits.

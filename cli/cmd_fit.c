@@ -234,7 +234,7 @@ static int write_outputs(const char *robot_out, const cJSON *fitted, const char 
     return rc;
 }
 
-/* What to try when a fit stopped without converging (FORMATS.md, "Stop reasons"). */
+/* What to try when a fit stopped without converging (docs/formats.md, "Stop reasons"). */
 static const char *not_converged_hint(sid_stop stop)
 {
     switch (stop) {

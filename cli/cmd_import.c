@@ -18,11 +18,12 @@
 
 static const cmd_info info = {
     "import", CMD_IMPORT, "sysid import ROBOT.urdf|ROBOT.xml [-o ROBOT.json] [--balance-inertia]",
-    "Convert a URDF or MJCF robot description into sysid's robot.json (FORMATS.md,\n"
-    "\"URDF\" and \"MJCF\" say what is read and how). Every command reads URDF and MJCF\n"
-    "files directly; import writes what they are read as. Whatever the file says that\n"
-    "sysid cannot express is named in a warning with its line; nothing is dropped\n"
-    "silently. The robot.json goes to stdout, or to -o FILE (atomically).\n",
+    "Convert a URDF or MJCF robot description into sysid's robot.json\n"
+    "(docs/formats.md, \"URDF\" and \"MJCF\" say what is read and how). Every command\n"
+    "reads URDF and MJCF files directly; import writes what they are read as.\n"
+    "Whatever the file says that sysid cannot express is named in a warning with its\n"
+    "line; nothing is dropped silently. The robot.json goes to stdout, or to -o FILE\n"
+    "(atomically).\n",
     "Exit status: 0 written; 2 the file is not a robot sysid can read (nothing written).\n",
 };
 

@@ -3,7 +3,7 @@
  * One CSV for all logs, so a script reads one file whatever it optimises: columns log (the
  * log's place among the operands, 1-based), t (seconds from the log's first sample, as the
  * logs are read) and u.COORD for each coordinate with a motor, in the log's order and names
- * (FORMATS.md "Command gradient"); one row per sample of each log, %.17g-exact. A value is
+ * (docs/formats.md "Command gradient"); one row per sample of each log, %.17g-exact. A value is
  * d loss / d u[k] in SI units of the command (N m, N, A, V; a servo's rad, m, rad/s, m/s),
  * the loss as `sysid grad` prints it.
  *

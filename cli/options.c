@@ -86,7 +86,8 @@ static const opt_row rows[] = {
       "print the result as one JSON object on stdout" },
 
     { 'c', "--config", "SPEC.json", TEXT, AT(spec.path), FITSPEC, CMD_EXCITE | (ALL & ~(CMD_PARAMS | CMD_DIFF)),
-      "read a fit spec (FORMATS.md; examples in configs/)" },
+      "read a fit spec (docs/formats.md; examples in\n"
+      "configs/)" },
     { 0, "--free", "GLOB", SPEC, 0, FITSPEC, CMD_EXCITE | FITTING,
       "also free the parameters GLOB matches (repeatable;\n"
       "adds to the spec's list). Without any, fit frees\n"
@@ -106,12 +107,13 @@ static const opt_row rows[] = {
       "log, a free-running simulation" },
     { 0, "--weight-tau", "W", SPEC, 0, FITSPEC, WINDOWED,
       "weight of the logs' tau.* torque sensor readings\n"
-      "(default 0: not scored; FORMATS.md, Torque sensors)" },
+      "(default 0: not scored; docs/formats.md,\n"
+      "Torque sensors)" },
     { 0, "--window", "S|auto", SPEC, 0, FITSPEC, CMD_FIT,
       "seconds per window (default 0.5); 0: one window per\n"
       "log, a free-running simulation; auto: chosen by\n"
       "cross-validation on the fitted logs alone (a fit\n"
-      "per fold and candidate; FORMATS.md, stderr says\n"
+      "per fold and candidate; docs/formats.md, stderr says\n"
       "each candidate's held-out score)" },
     { 0, "--start", "fitted|logged", SPEC, 0, FITSPEC, FITTING,
       "window start states fitted with the parameters\n"
@@ -137,7 +139,7 @@ static const opt_row rows[] = {
       "multiply logical columns: {\"t\": 0.001} or t=0.001" },
     { 0, "--units", "MAP", SPEC, 0, FITSPEC, SIMULATING | CMD_VALIDATE,
       "units of logical columns: {\"q.*\": \"deg\"} or\n"
-      "t=ns,q.*=deg (FORMATS.md lists them)" },
+      "t=ns,q.*=deg (docs/formats.md lists them)" },
     { 0, "--threads", "N", SPEC, 0, FITSPEC, CMD_EXCITE | WINDOWED,
       "windows evaluated in parallel (default 0: all\n"
       "cores); the result is the same, to the bit, for any N" },

@@ -208,7 +208,7 @@ static int fit(sid_io_fit *f, const fit_run_input *in, sid_error *err)
         /* the hidden rotor is not a start-state variable: each window restarts it unloaded */
         sid_io_warn("backlash: each of the %d windows starts the motor side unloaded at its link, where the real one "
                     "may be pressed against a side; that start biases the backlash parameters: --window 0 fits each "
-                    "log in one piece (README, \"Backlash\")", nwin);
+                    "log in one piece (docs/correctness.md, \"Backlash\")", nwin);
     if (fo.smoothing_pairs > 0 && fo.smoothing_pairs < nfree)
         /* L-BFGS only ever moves along combinations of the smoothed gradients */
         sid_io_warn("--smoothing with %d pairs for %d free parameters: the fit moves only within the span of "

@@ -1,4 +1,4 @@
-/* fitspec.h — fit specifications (FORMATS.md "Fit specification") and the flags that
+/* fitspec.h — fit specifications (docs/formats.md "Fit specification") and the flags that
  * override them.
  *
  *   { "free": ["links.*.mass", "joints.*.friction.*"],

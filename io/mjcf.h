@@ -1,6 +1,6 @@
 /* mjcf.h — MuJoCo MJCF files in and out: import as robot.json, export fitted values back.
  *
- * The file is read as MuJoCo 2.2.2's compiler reads it (FORMATS.md "MJCF"): compiler settings,
+ * The file is read as MuJoCo 2.2.2's compiler reads it (docs/formats.md "MJCF"): compiler settings,
  * nested default classes and childclass, <include>, the body tree with hinge, slide and free
  * joints, explicit inertials or inertia from primitive geoms, motors, a ground plane and
  * sphere geoms as contact. What sysid cannot express is warned about (file:line, element) or

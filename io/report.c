@@ -606,7 +606,7 @@ static void table_rmse(FILE *f, const report *r, const report_prediction *p, con
     free(rows);
     if (!p->has_tau)
         return;
-    /* the torque sensors' readings (FORMATS.md, Torque sensors): every velocity coordinate */
+    /* the torque sensors' readings (docs/formats.md, Torque sensors): every velocity coordinate */
     fprintf(f, "  torque sensors, RMSE of gain tau_link + bias - tau (N*m or N; 0: no tau column):\n");
     for (int i = 0; i < sid_model_nv(r->m); i++) {
         fprintf(f, "  tau.%-*s", w, sid_model_v_name(r->m, i));

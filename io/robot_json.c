@@ -466,7 +466,7 @@ static int read_limit(reader *r, const cJSON *v, const char *where, sid_joint_de
                : 0;
 }
 
-/* The optional "torque_sensor" of a revolute or prismatic joint (core/torque_sensor.h): its
+/* The optional "torque_sensor" of a revolute or prismatic joint (core/problem/torque_sensor.h): its
  * presence makes the gain and bias rows (the numbers are read_params'). */
 static int read_torque_sensor(reader *r, const cJSON *v, const char *where, sid_joint_desc *j)
 {

@@ -1,4 +1,4 @@
-/* robot_json.h — robot.json <-> sid_robot_desc and back (FORMATS.md "robot.json").
+/* robot_json.h — robot.json <-> sid_robot_desc and back (docs/formats.md "robot.json").
  *
  * Loading checks every field's type and range and names the JSON path of a mistake:
  *   "robot.json: links[2].mass: expected a positive number, got -1".

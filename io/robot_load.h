@@ -1,5 +1,5 @@
 /* robot_load.h — a robot from any file sysid reads, told apart by its content: robot.json
- * (FORMATS.md), URDF (root element <robot>) or MJCF (root element <mujoco>).
+ * (docs/formats.md), URDF (root element <robot>) or MJCF (root element <mujoco>).
  *
  * An XML file is converted by its importer (urdf.h, mjcf.h) into the text of a robot.json,
  * which then loads like any robot.json: every command takes every format, and what a command

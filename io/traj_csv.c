@@ -504,7 +504,7 @@ static int bind_joint(reader *r, int k)
         info_init(&ci, name, j, c, k);
         info_kinds(&ci, lin ? UNIT_FORCE : UNIT_TORQUE, 1, lin ? UNIT_TORQUE : UNIT_FORCE);
         snprintf(ci.what, sizeof ci.what, "the torque of %s joint %s", tn, j);
-        /* a torque sensor's reading (core/torque_sensor.h), scored only with a tau weight */
+        /* a torque sensor's reading (core/problem/torque_sensor.h), scored only with a tau weight */
         if (bind(r, &ci, tau_slot(r, i), 0, "") < 0)
             return -1;
     }
@@ -556,7 +556,7 @@ static int check_map(reader *r)
 }
 
 /* A push column f.<link>.<c> (world frame) or f.<link>@link.<c> (link frame), c one of fx fy fz
- * [N] and tx ty tz [N·m] at the link's origin (core/push.h): its place among a body's 12. */
+ * [N] and tx ty tz [N·m] at the link's origin (core/dynamics/push.h): its place among a body's 12. */
 static int push_place(reader *r, int c, int *dst)
 {
     const char *h = r->header[c] + 2, *dot = strrchr(h, '.');

@@ -1,4 +1,4 @@
-/* traj_csv.h — logs (CSV) <-> sid_traj (FORMATS.md "Logs (CSV)").
+/* traj_csv.h — logs (CSV) <-> sid_traj (docs/formats.md "Logs (CSV)").
  *
  * A log has one header row and one row per sample. Its columns have logical names: `t`,
  * `q.<coordinate>` for every position coordinate (required), `qd.<coordinate>` for every

@@ -1,7 +1,7 @@
 /* units.h — unit names of log columns ("deg", "ns", "mN*m") and what they convert to.
  *
  * A log column's unit says how to bring its numbers to the SI unit sysid computes in
- * (FORMATS.md "Units"): value_SI = value * mul / div. Powers of ten are divisors, so that
+ * (docs/formats.md "Units"): value_SI = value * mul / div. Powers of ten are divisors, so that
  * "ms" divides by 1000 exactly instead of multiplying by an inexact 0.001. Every unit has a
  * kind; a column accepts only the kinds its quantity can have (an angle for a revolute
  * joint's q, a length for a prismatic one's).

@@ -1,11 +1,11 @@
 /* urdf.h — URDF in (as the text of a robot.json) and fitted values back into the URDF.
  *
- * robot.json's conventions are URDF's (FORMATS.md "robot.json"), so the mapping is direct:
+ * robot.json's conventions are URDF's (docs/formats.md "robot.json"), so the mapping is direct:
  * links keep their mass, com (the inertial origin's xyz) and inertia (rotated into the link
  * frame by the inertial origin's rpy: I = R I' R^T); revolute, continuous, prismatic, fixed
  * and floating joints map to revolute, prismatic, fixed and free ones; every moving joint gets
  * a torque motor (URDF has no actuator model; logs carry joint torques); dynamics damping and
- * friction become viscous and (smooth) Coulomb friction; limits are recorded. FORMATS.md "URDF"
+ * friction become viscous and (smooth) Coulomb friction; limits are recorded. docs/formats.md "URDF"
  * lists every rule, every warning and every error.
  *
  * Messages name the file, the line and the element: "panda.urdf:42: <joint name=\"j1\">: ...".

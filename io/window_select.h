@@ -1,5 +1,5 @@
 /* window_select.h — "window": "auto": the window length chosen by cross-validation on the
- * fitted logs alone (FORMATS.md "Choosing the window").
+ * fitted logs alone (docs/formats.md "Choosing the window").
  *
  * Candidates: 0.1, 0.2, 0.5, 1 and 2 s that are at least WINDOW_MIN_SAMPLES sample intervals
  * and at most the shortest training piece, plus 0 (one window per piece) when no piece is

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/cli_inertia.sh — `sysid fit --free-only 'links.*.inertia.*'`: a link's whole inertia
-# tensor fitted through the log-Cholesky map (core/inertia_param.h) on the bundled pendulum,
+# tensor fitted through the log-Cholesky map (core/model/inertia_param.h) on the bundled pendulum,
 # with known truth: it runs, meets no unphysical trial point, recovers the one moment the
 # hinge sees and reports an interval for it, in ordinary units.
 # Run from the repository root: SYSID=/abs/path/sysid bash tests/cli_inertia.sh

@@ -22,6 +22,7 @@ DOCS=(
     docs/how-it-works.md
     docs/intervals.md
     docs/correctness.md
+    docs/adjoint.md
     docs/simulation-step.md
     docs/contact.md
     docs/layout.md

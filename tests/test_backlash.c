@@ -1,4 +1,4 @@
-/* test_backlash.c — a joint with backlash (core/backlash.h): the energy of the free system is
+/* test_backlash.c — a joint with backlash (core/dynamics/backlash.h): the energy of the free system is
  * conserved to the integrator's order and never grows with damping; inside the gap the link
  * moves as if uncoupled, in contact with a stiff coupling as a rigid joint with armature Jm;
  * the adjoint and forward-mode derivatives of every parameter (and of fitted start states)
@@ -369,7 +369,7 @@ END_TEST
 /* Recovery of width, stiffness, damping and inertia by LM from 20-30 % off, on a 6 s log of the
  * truth arm from rest, as one window from its logged start (window 0: the motor side starts
  * where the truth's does, at the link, backlash.h; short windows start it unloaded where the
- * truth's is loaded, a bias README "Backlash" measures): clean to 1e-6 relative (a noise-free
+ * truth's is loaded, a bias docs/correctness.md "Backlash" measures): clean to 1e-6 relative (a noise-free
  * log of the same model and integrator); with Gaussian noise of 2e-4 rad on q and 2e-2 rad/s on
  * qd (a 15-bit encoder's quantisation is 1e-4 rad; a differentiated velocity) width, stiffness
  * and inertia within 3 %, the damping within 10 %: it acts only while the contact rings, a

@@ -1,5 +1,5 @@
 /* test_command_grad.c — the loss's gradient with respect to the logged commands
- * (sid_problem_grad_commands, core/command_grad.c) against five-point central differences of
+ * (sid_problem_grad_commands, core/problem/command_grad.c) against five-point central differences of
  * the loss in each command sample, on every step variant that takes commands: Euler and RK4
  * with substeps over torque, current and voltage motors with smooth friction (and its load
  * term), position and velocity servos with and without torque limits, fractional delays read

@@ -222,7 +222,7 @@ END_TEST
  * friction 2.8 % off, mass 4.5 %; loss 1.787e-2 -> 2.962e-4, below the truth's 5.081e-4 (from
  * the logged starts) but 5.7 times the noise floor 5.15e-5; stderr / truth <= 2.1e-2 (8.4e-3
  * while the classic interval pooled one sigma^2 over q and qd rows; each channel's own noise
- * gives the velocity rows, noisier relative to their scale, their due, core/covariance.c).
+ * gives the velocity rows, noisier relative to their scale, their due, core/stats/covariance.c).
  * Stiffness (33.5 % off, 18690 for 14000 from a nominal 20000) and damping (70 % off, 20421
  * for 12000: it moved away from the truth) are not held to the truth, and the truth is not held
  * inside the covariance's 95 % interval (stiffness is 56 standard errors away, damping 84,

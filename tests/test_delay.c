@@ -1,4 +1,4 @@
-/* test_delay.c — the motor command delay (core/delay.h): a delay of 0 is today's hold bit for
+/* test_delay.c — the motor command delay (core/dynamics/delay.h): a delay of 0 is today's hold bit for
  * bit; a whole or fractional delay replays exactly as the undelayed model on a log whose
  * commands were shifted by hand; the delay's adjoint and forward-mode derivatives against
  * central differences of the window loss (fractional delays, with and without substeps, Euler

@@ -1,4 +1,4 @@
-/* test_dry_friction.c — joint dry friction (core/dry_friction.h, friction.model "dry"):
+/* test_dry_friction.c — joint dry friction (core/dynamics/dry_friction.h, friction.model "dry"):
  *  - MuJoCo 2.2.2's frictionloss as the oracle: a pendulum and a 4-joint chain, the same
  *    robot written as robot.json and as MJCF (solver tolerance 1e-12 so that MuJoCo's answer is
  *    the QP's exact solution), torques around the friction level so that every joint sticks

@@ -1,4 +1,4 @@
-/* test_excite.c — the excitation design's parts (core/excite.c): the hold command keeps the
+/* test_excite.c — the excitation design's parts (core/stats/excite.c): the hold command keeps the
  * start pose at rest, the information with start states eliminated window by window equals the
  * parameter block of the dense normal matrix's inverse, and the written design respects its
  * limits and rests at both ends. */

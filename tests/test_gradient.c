@@ -66,7 +66,7 @@ static void analytic(problem *p, double *qbar, double *vbar, double *thetabar)
     (void)nv;
 }
 
-/* Central difference of eval() in x[i]; step 1e-6 max(1, |x|) as in STYLE.md. */
+/* Central difference of eval() in x[i]; step 1e-6 max(1, |x|) as in tests/README.md ("Derivative checks"). */
 static double fd(problem *p, double *x)
 {
     const double x0 = *x, e = 1e-6 * fmax(1, fabs(x0));

@@ -1,4 +1,4 @@
-/* test_inertia_param.c — physically consistent inertial fits (core/inertia_param.c and the fit
+/* test_inertia_param.c — physically consistent inertial fits (core/model/inertia_param.c and the fit
  * driver's inertia blocks): the log-Cholesky map's round trips, that every x is a rigid body
  * (LAPACK's eigenvalues, not the model's closed form), its Jacobian against central
  * differences; the driver's gradient in x and LM's Jacobian columns against central

@@ -1,4 +1,4 @@
-/* test_limits.c — joint position limits (core/joint_limit.h): the soft constraint's derivatives,
+/* test_limits.c — joint position limits (core/dynamics/joint_limit.h): the soft constraint's derivatives,
  * its agreement with MuJoCo 2.2.2's limit, loading and writing robot.json's "limit", recovery.
  *
  * Derivatives. One step's adjoint (Euler, RK4) against central differences in q, v and every
@@ -13,7 +13,7 @@
  * MuJoCo. The pendulum and a two-joint arm (tests/fixtures/limits/, MuJoCo twins with the
  * same frames and inertias as data/pendulum and data/double_pendulum, limited with MuJoCo's
  * default solref 0.02 1 and solimp 0.9 0.95 0.001) swing into their ranges for 2 s at h = 1 ms,
- * Euler in both; our gains are the default rule (FORMATS.md). The residual difference is the
+ * Euler in both; our gains are the default rule (docs/formats.md). The residual difference is the
  * models' (joint_limit.h): MuJoCo's constraint acceleration is (1 - d) a_free + d a_ref with an
  * impedance d of 0.9 to 0.95 (so its effective stiffness is d^2 k_a, 0.81 to 0.90 of ours,
  * and its damping d b_a), its force never pulls, and it starts exactly at the bound, where ours
@@ -44,7 +44,7 @@ Suite *limits_suite(void);
 
 #define FIX "fixtures/limits/"
 /* Relative difference step in q and in a limit's bounds: the softplus bends on the scale w = 1e-4,
- * and at STYLE.md's 1e-6 the difference's truncation error dominates (measured on one step:
+ * and at the usual 1e-6 (tests/README.md) the difference's truncation error dominates (measured on one step:
  * 1.3e-5, 1.3e-7, 1.5e-8 relative at steps 1e-6, 1e-7, 3e-8, falling as the step squared
  * towards the adjoint). Elsewhere 1e-6, whose rounding error smaller steps would raise. */
 #define SHARP 1e-7
@@ -140,7 +140,7 @@ static void step_problem_free(step_problem *p)
 }
 
 /* Measured worst relative errors: 1.3e-7 (euler, q at the knee), 6.7e-8 (rk4, a lower bound);
- * tolerance 1e-6 as test_gradient.c's (STYLE.md's error measure). */
+ * tolerance 1e-6 as test_gradient.c's (tests/README.md's error measure). */
 static void step_vjp_check(sid_integrator integ, unsigned seed)
 {
     step_problem p;
@@ -311,7 +311,7 @@ static double log_overshoot(const sid_traj *tr, double lo, double hi)
 }
 
 /* The pendulum with its limits at +-bound, driven by 1.5 N·m of sines for 0.6 s (one window).
- * Central differences with step 1e-7 (not STYLE.md's 1e-6): the softplus bends on the scale
+ * Central differences with step 1e-7 (not the usual 1e-6): the softplus bends on the scale
  * w = 1e-4, and the difference's truncation error, measured on d loss / d upper (Euler), falls
  * as the step squared, 2.6e-4, 2.6e-6, 2.6e-8 relative at steps 1e-5, 1e-6, 1e-7, towards the
  * adjoint; at 1e-7 the worst is 1.1e-7 (RK4, lower), so 1e-6 is the tolerance. */

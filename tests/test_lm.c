@@ -1,4 +1,4 @@
-/* test_lm.c — Levenberg-Marquardt (core/lm.c): its Schur-reduced step against the dense
+/* test_lm.c — Levenberg-Marquardt (core/fit/lm.c): its Schur-reduced step against the dense
  * system built here from the same window Jacobians; recovery of known truth on the double
  * pendulum, with and without fitted start states, in fewer evaluations than L-BFGS; on noisy
  * data a minimum no worse than L-BFGS's; the same
@@ -385,7 +385,7 @@ END_TEST
 /* SID_OPT_AUTO prices an LM iteration (optimizer_auto.c) and says so: on arm7's 10 s log at
  * 1 kHz (0.5 s windows, start states fitted) the joints' 28 parameters cost about 7 L-BFGS
  * iterations an LM iteration (LM runs), every link's inertial parameters too (98) about 18
- * (L-BFGS runs): 6.3 and 19 measured (README, "Levenberg-Marquardt or L-BFGS"). */
+ * (L-BFGS runs): 6.3 and 19 measured (docs/performance.md, "Levenberg-Marquardt or L-BFGS"). */
 START_TEST(auto_prices_lm)
 {
     sid_model *m;

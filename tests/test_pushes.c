@@ -1,4 +1,4 @@
-/* test_pushes.c — logged external wrenches on links (core/push.h, FORMATS.md "Logs", f.<link>.*):
+/* test_pushes.c — logged external wrenches on links (core/dynamics/push.h, docs/formats.md "Logs", f.<link>.*):
  * the adjoint gradient of whole windows against central differences for a free body and a
  * 2-link arm pushed in the world and in the link frame; a pushed free body whose COM is its
  * origin follows the parabola of F / m + g whatever it spins (an independent check of the

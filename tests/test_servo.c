@@ -1,4 +1,4 @@
-/* test_servo.c — position and velocity servos (core/servo.h): their derivatives against central
+/* test_servo.c — position and velocity servos (core/dynamics/servo.h): their derivatives against central
  * finite differences and forward mode against the adjoint; agreement with MuJoCo 2.2.2's
  * position and velocity actuators on MJCF models imported by sysid's importer; recovery of
  * servo gains and the robot's parameters from logs MuJoCo made. */
@@ -55,7 +55,7 @@ static double step_loss(gproblem *p)
     return L;
 }
 
-/* Central difference in *x, step 1e-6 max(1, |x|) (STYLE.md). */
+/* Central difference in *x, step 1e-6 max(1, |x|) (tests/README.md, "Derivative checks"). */
 static double central(gproblem *p, double *x)
 {
     const double x0 = *x, e = 1e-6 * fmax(1, fabs(x0));

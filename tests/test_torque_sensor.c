@@ -1,4 +1,4 @@
-/* test_torque_sensor.c — joint torque sensors (core/torque_sensor.h): tau_link and the
+/* test_torque_sensor.c — joint torque sensors (core/problem/torque_sensor.h): tau_link and the
  * acceleration against MuJoCo's mj_forward qacc and mj_rne (links only) on data/double_pendulum's
  * twin; the loss's adjoint gradient and the forward-mode residual Jacobian with tau rows
  * against central differences for every parameter of a random 3-joint robot (friction, motors,

@@ -140,7 +140,7 @@ START_TEST(test_library_fit_chooses_and_records)
     ck_assert(cJSON_IsTrue(cJSON_GetArrayItem(tried, 1)));   /* the search starts in the middle */
     const double chosen = cJSON_GetObjectItem(ws, "chosen")->valuedouble;
     ck_assert(cJSON_GetObjectItem(st, "window")->valuedouble == chosen);
-    /* the rule FORMATS.md states: the longest within 1 % of the lowest plus 1e-6 of the nominal */
+    /* the rule docs/formats.md states: the longest within 1 % of the lowest plus 1e-6 of the nominal */
     const double nominal = cJSON_GetObjectItem(ws, "nominal_score")->valuedouble;
     double best = HUGE_VAL;
     for (int k = 0; k < n; k++)

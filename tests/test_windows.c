@@ -1,4 +1,4 @@
-/* test_windows.c — the fixed window grid (problem.c, FORMATS.md "Windows"): window i of a log
+/* test_windows.c — the fixed window grid (problem.c, docs/formats.md "Windows"): window i of a log
  * covers (t0 + iW, t0 + (i+1)W], a sample on a boundary closes the window before it, the
  * next window starts from it, a trailing window covering less than W/2 is dropped with its
  * samples unscored, and boundaries do not drift over 1000 windows when W is no multiple of

@@ -1,5 +1,5 @@
 /* contact.c — compliant contact of spheres fixed to links against the ground plane
- * z = height, and its adjoint (sid.h, sid_contact_model; FORMATS.md).
+ * z = height, and its adjoint (sid.h, sid_contact_model; docs/formats.md).
  * Each sphere touches at its lowest point; the material point there moves with velocity u
  * (world frame). With penetration d = height + radius - z_centre and S(d) = w softplus(d / w),
  *   f_n = S(d) (stiffness - damping u_z)                       (Hunt-Crossley: no pull while

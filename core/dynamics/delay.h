@@ -1,4 +1,4 @@
-/* delay.h — a motor's command delay d [s] (robot.json joints[].motor.delay, FORMATS.md).
+/* delay.h — a motor's command delay d [s] (robot.json joints[].motor.delay, docs/formats.md).
  *
  * The step of log interval k (all its substeps) holds the command the motor sees at the
  * interval's start, the log's commands linearly interpolated at s = t_k - d:

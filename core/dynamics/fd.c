@@ -7,7 +7,7 @@
  * The adjoint uses the implicit function theorem on the residual
  * R(a; q, v, theta) = F - D v - ID(q, v, a) - B a - hd D a = 0 (ID with fext): with
  * w = A^-1 abar, every input z gets zbar += (dR/dz)^T w, so no derivative of M or of its factor
- * is needed (ADJOINT.md). */
+ * is needed (docs/adjoint.md). */
 #include "fd.h"
 
 #include "backlash.h"

@@ -3,7 +3,7 @@
  *   motor, torque or current input: tau_m = gear kt u
  *   motor, voltage input:           tau_m = gear kt (u - ke gear v) / R
  *   friction: tau_f = (coulomb + s(v)) tanh(v / smoothing),  s(v) = st exp(-(v / sv)^2)
- *   F = tau_m + torque_bias - tau_f                                       (FORMATS.md)
+ *   F = tau_m + torque_bias - tau_f                                       (docs/formats.md)
  * Direction and load (where given): coulomb becomes
  *   c(v) = c+ (1 + t) / 2 + c- (1 - t) / 2 + mu_L |tau_m|,  t = tanh(v / smoothing),
  * a level >= 0 times t, whose sign is v's, so tau_f v >= 0: never injects energy. |tau_m| is

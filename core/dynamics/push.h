@@ -1,4 +1,4 @@
-/* push.h — external wrenches on links logged as inputs (FORMATS.md "Logs", f.<link>.*): held
+/* push.h — external wrenches on links logged as inputs (docs/formats.md "Logs", f.<link>.*): held
  * over a sample interval like commands, they enter the dynamics as external forces beside a
  * contact model's (fd.c), so RNEA's force pass and its adjoint carry them (push.c).
  * A log's layout: sid.h, SID_PUSH_STRIDE. */

@@ -3,7 +3,7 @@
  *
  * The choice is priced, not guessed. An L-BFGS iteration is about 1.1 evaluations of the loss and
  * its adjoint gradient, 2.6 forward steps per simulated step (the gradient costs 2.35 forward
- * passes, README "Performance"). An LM iteration is one Jacobian pass of ndir = nfree + the start
+ * passes, docs/performance.md). An LM iteration is one Jacobian pass of ndir = nfree + the start
  * state's coordinates directions, priced per step by fd.c's rows model (min(ndir, 1.4 nv +
  * 0.012 nv ndir) tangents of about a forward step each), plus the normal matrix (rows x ndir^2 / 2
  * multiply-adds per sample, against about 450 nv for a forward step), plus 1.5 trial losses.

@@ -1,7 +1,7 @@
 /* adjoint.c — the backward pass of a window: dL/dtheta (and dL/dx0) by sweeping its steps in
  * reverse from the tape that rollout.c recorded, segment by segment from the last checkpoint
  * back, adding each sample's residual seed dL/dx_k to the state adjoint as it passes
- * (ADJOINT.md, "Across a window"). With ubar, the steps' adjoints also add the cotangent of
+ * (docs/adjoint.md, "Across a window"). With ubar, the steps' adjoints also add the cotangent of
  * the commands they held (ws->ubar, one interval at a time), which the delay's adjoint then
  * hands to the log samples it read (delay.h). Windows restart from their own start states, so no adjoint
  * flows from one window to the previous. */

@@ -7,7 +7,7 @@
  * (problem.c) keeps a checkpoint state every C = sqrt(N) samples instead, and the backward
  * pass re-simulates one segment at a time onto the tape: memory O(N/C + C), one extra
  * forward pass. Either way the cost does not depend on the number of parameters
- * (ADJOINT.md, "Across a window"). */
+ * (docs/adjoint.md, "Across a window"). */
 #include "backlash.h"
 #include "delay.h"
 #include "problem.h"

@@ -12,7 +12,7 @@
  * taken. The allowance of coordinate i is the larger of SID_STEP_TOL of its spread (the loss's
  * residual scale) and SID_STEP_NOISE of the noise its logs show (sid_traj_position_noise): an
  * error below the noise of a noisy log biases a fit less than the noise scatters it
- * (README, "The simulation step"), so a noisy log is not stepped finer than it can tell.
+ * (docs/simulation-step.md), so a noisy log is not stepped finer than it can tell.
  * A step the user gives (substeps, max_dt) or the robot file states (its timestep) is kept
  * and nothing is simulated here. Deterministic: the windows tested are fixed by the logs,
  * nothing depends on time or threads. */

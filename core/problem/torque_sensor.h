@@ -1,5 +1,5 @@
 /* torque_sensor.h — joint torque sensors: logged tau.<joint> columns as residuals (internal to
- * core/; FORMATS.md "Torque sensors").
+ * core/; docs/formats.md "Torque sensors").
  *
  * What a sensor measures: the torque the joint transmits to its link, the link-side generalised
  * force that the rigid-body tree needs,

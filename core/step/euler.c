@@ -1,4 +1,4 @@
-/* euler.c — MuJoCo's semi-implicit Euler step with implicit joint damping (ADJOINT.md):
+/* euler.c — MuJoCo's semi-implicit Euler step with implicit joint damping (docs/adjoint.md):
  *   (M + B + h D) a = F - c - D v (+ J^T fext);  v1 = v + h a;  q1 = q (+) h v1
  * Its tape record is the acceleration a and the factor L of A = M + B + h D, so that the
  * adjoint forms no mass matrix. */

@@ -5,7 +5,7 @@
  *   (q (+) h v3, v + h a3);  v1 = v + h/6 (a1 + 2 a2 + 2 a3 + a4);
  *   q1 = q (+) h (v + 2 v2 + 2 v3 + v4) / 6.
  * Its tape record is the stage states and accelerations and the four stages' records; the
- * adjoint reverses the stages in order (ADJOINT.md, "RK4"). */
+ * adjoint reverses the stages in order (docs/adjoint.md, "One step"). */
 #include "fd.h"
 #include "step.h"
 

@@ -165,7 +165,7 @@ typedef struct {
     double smoothing;         /* [m/s] velocity scale of the smooth Coulomb friction */
 } sid_ground_desc;
 
-/* Defaults (FORMATS.md): compliant, height 0, stiffness 1e4, damping 1e3, friction 1,
+/* Defaults (docs/formats.md): compliant, height 0, stiffness 1e4, damping 1e3, friction 1,
  * width 1e-3, smoothing 1e-2; present = 1. */
 void sid_ground_desc_defaults(sid_ground_desc *g);
 
@@ -182,7 +182,7 @@ typedef struct {
                                * which the automatic step choice takes; 0: none */
 } sid_robot_desc;
 
-/* Defaults of the optional joint fields (FORMATS.md): all zero, smoothing 0.01, gear 1, kt 1, no
+/* Defaults of the optional joint fields (docs/formats.md): all zero, smoothing 0.01, gear 1, kt 1, no
  * limit (limit effort and velocity -1: absent). */
 void sid_joint_desc_defaults(sid_joint_desc *j);
 
@@ -414,7 +414,7 @@ typedef struct {
                            * none; only where tau_has; sid_traj_free frees it (sid_alloc) */
     int *tau_has;         /* (nv) 1 where the log has that coordinate's tau column; with tau */
 } sid_traj;
-/* A log's pushes (FORMATS.md "Logs", f.<link>.*; core/push.h), held over each sample interval like
+/* A log's pushes (docs/formats.md "Logs", f.<link>.*; core/dynamics/push.h), held over each sample interval like
  * the commands: per body (sid_model_link_body), a world-frame torque and force (tx ty tz fx fy fz
  * [N·m, N]) from SID_PUSH_WORLD, then a link-frame one from SID_PUSH_LINK, at the link's origin. */
 enum { SID_PUSH_WORLD = 0, SID_PUSH_LINK = 6, SID_PUSH_STRIDE = 12 };
@@ -536,7 +536,7 @@ size_t sid_problem_tape_bytes(const sid_problem *p);
 void sid_problem_start_states(const sid_problem *p, const double *theta, double *x0);
 int sid_problem_estimates_start(const sid_problem *p);
 /* Window w (0 .. nwindows - 1): its log, the sample it starts from, and the samples
- * [first, last] it scores. Windows lie on a fixed grid (problem.c, FORMATS.md). */
+ * [first, last] it scores. Windows lie on a fixed grid (problem.c, docs/formats.md). */
 void sid_problem_window_samples(const sid_problem *p, int w, int *log, int *start, int *first, int *last);
 /* What window w predicts at each sample it simulates, start .. last (sid_problem_window_samples):
  * q ((last - start + 1) x nq) as measured (offsets added, quaternion signs nearer the log's) and
@@ -593,7 +593,7 @@ sid_status sid_problem_rmse_tau(sid_problem *p, const double *theta, double *rms
  * <option timestep>: its dry friction and constraints are defined per step) gets that step
  * instead: max_dt = timestep, N the fewest steps per median interval within it. */
 
-#define SID_STEP_TOL 1.5e-3        /* error allowed, as a fraction of each coordinate's spread (README: biases ~0.5 %) */
+#define SID_STEP_TOL 1.5e-3        /* error allowed, as a fraction of each coordinate's spread (docs/simulation-step.md: biases ~0.5 %) */
 #define SID_STEP_NOISE 1.0         /* or as a fraction of the noise its logs show, if that is more */
 #define SID_STEP_MAX_SUBSTEPS 32   /* at most this many steps per sample interval */
 
@@ -735,7 +735,7 @@ typedef struct {
 } sid_fit_result;
 
 /* 1 if a fit that stopped so is an answer (converged), 0 if it is the best point of one that
- * did not finish (the CLI's exit 1: FORMATS.md lists every stop reason with its exit code). */
+ * did not finish (the CLI's exit 1: docs/formats.md lists every stop reason with its exit code). */
 int sid_stop_converged(sid_stop s);
 
 const char *sid_stop_str(sid_stop s);

@@ -1,5 +1,5 @@
 /* sid_io.h — libsysid's files: load a robot (robot.json, URDF or MJCF), its logs and a fit
- * spec, fit, and write the fitted robot and the report, as `sysid fit` does (FORMATS.md).
+ * spec, fit, and write the fitted robot and the report, as `sysid fit` does (docs/formats.md).
  *
  *   sid_io_robot *r; sid_io_spec *s; sid_io_logs *l; sid_io_fit *f; sid_error err = { 0 };
  *   if (sid_io_robot_load("robot.json", &r, &err) || sid_io_spec_load(NULL, &s, &err) ||
@@ -69,7 +69,7 @@ sid_status sid_io_robot_write(const sid_io_robot *r, const double *theta, const 
 
 typedef struct sid_io_spec sid_io_spec;
 
-/* The spec at path (FORMATS.md "Fit specification"), or the defaults of `sysid fit` (path NULL). */
+/* The spec at path (docs/formats.md "Fit specification"), or the defaults of `sysid fit` (path NULL). */
 sid_status sid_io_spec_load(const char *path, sid_io_spec **s, sid_error *err);
 /* Apply a `sysid fit` flag over the file, as on the command line: "--free" GLOB, "--free-only",
  * "--fix", "--bounds", "--window", "--start", "--integrator", "--substeps", "--max-iter",

@@ -321,7 +321,7 @@ static void fd_init(fd_ctx *c, bench_robot *r, const sid_traj *tr, double window
     c->k1 = malloc(sizeof(int) * (size_t)tr->n);
     c->field = malloc(sizeof(double *) * (size_t)k);
     if (!c->k0 || !c->k1 || !c->field) bench_die("out of memory");
-    /* windows as core/loss.c cuts them */
+    /* windows as core/problem/loss.c cuts them */
     for (int k0 = 0; k0 < tr->n - 1;) {
         int k1 = k0 + 1;
         while (k1 < tr->n - 1 && tr->t[k1 + 1] - tr->t[k0] <= window * (1 + 1e-9)) k1++;
@@ -634,7 +634,7 @@ static void run_sid_fit(void *p)
     bench_sink = c->res.loss;
 }
 
-/* The same L-BFGS as core/optimize.c (NLopt, x = log(theta / nominal), objective scaled to 1 at
+/* The same L-BFGS as core/fit/optimize.c (NLopt, x = log(theta / nominal), objective scaled to 1 at
  * the nominal point, a rejected point returns a huge loss, an iteration is a new best point,
  * the same tolerances and limits), with the loss from MuJoCo rollouts and its gradient by
  * forward differences: one more rollout of every window per free parameter. */

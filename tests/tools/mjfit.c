@@ -1,4 +1,4 @@
-/* mjfit — MuJoCo's own finite-difference fit of a log, the reference column of the README's
+/* mjfit — MuJoCo's own finite-difference fit of a log, the reference column of docs/recovery.md's
  * recovery tables: the way system identification is done with MuJoCo (perturb a model field,
  * re-simulate, difference), on the same data and loss sysid fits.
  *
@@ -6,7 +6,7 @@
  *
  * LOG.csv is a sysid log of 1-dof joints (`t,q.J...,qd.J...,u.J...`, as tests/tools/mjlog.c
  * writes it): u.J is the ctrl of the actuator driving joint J. The loss is sysid's default
- * (FORMATS.md "fit"): the log cut into windows of S seconds (default 0.5), each restarted from
+ * (docs/formats.md "fit"): the log cut into windows of S seconds (default 0.5), each restarted from
  * its logged state; residuals of q and qd divided by each column's standard deviation (floored
  * at 1e-3), weights 1 and 0.1, half the mean square. Free parameters, each a MuJoCo number:
  *   mass:BODY          body_mass
@@ -14,7 +14,7 @@
  *   frictionloss:JOINT dof_frictionloss
  *   kp:JOINT           the joint's position actuator: gainprm[0] = kp, biasprm[1] = -kp
  *   kd:JOINT           its damping: biasprm[2] = -kd (a velocity actuator: also gainprm[0] = kd)
- * The optimizer is the one `sysid fit` uses (core/optimize.c): NLopt L-BFGS on
+ * The optimizer is the one `sysid fit` uses (core/fit/optimize.c): NLopt L-BFGS on
  * x = log(value / nominal), bounds [0.1, 10] x nominal, objective scaled to 1 at the start,
  * ftol_rel 1e-10, xtol_rel 1e-12, at most 200 improvements; its gradient by forward
  * differences of relative step 1e-6 (one more rollout of every window per parameter).
@@ -121,7 +121,7 @@ static void read_log(const char *path, const mjModel *m, mlog *L)
     if (L->n < 2) die("%s: fewer than two samples", path);
 }
 
-/* ---- the loss (core/problem.c, core/loss.c) ----------------------------------------------- */
+/* ---- the loss (core/problem/problem.c, core/problem/loss.c) ----------------------------------------------- */
 
 typedef struct {
     mjModel *m;
@@ -255,7 +255,7 @@ static void set(param *p, double x)
         if (p->f[i]) *p->f[i] = p->s[i] * x;
 }
 
-/* ---- the fit (core/optimize.c's L-BFGS, bench_main.c's MuJoCo driver) ---------------------- */
+/* ---- the fit (core/fit/optimize.c's L-BFGS, bench_main.c's MuJoCo driver) ---------------------- */
 
 typedef struct {
     loss_ctx *lc;

@@ -2,7 +2,7 @@
  *
  *   mjlog MODEL.xml [options] > log.csv
  *
- * The log follows FORMATS.md: `t,q.<joint>...,qd.<joint>...,u.<joint>...` with MuJoCo's
+ * The log follows docs/formats.md: `t,q.<joint>...,qd.<joint>...,u.<joint>...` with MuJoCo's
  * joint names (the same as robot.json's when the model comes from tests/tools/json2mjcf.py),
  * %.17g. A free joint J has seven q columns `q.J.x,q.J.y,q.J.z,q.J.qw,q.J.qx,q.J.qy,q.J.qz`
  * (world position of the body frame, unit quaternion w x y z) and six qd columns
