@@ -19,7 +19,7 @@ OMP      = -fopenmp
 B        ?= build
 BIN      ?= sysid
 CORE_SRC  = $(wildcard core/*/*.c)
-IO_SRC    = $(wildcard io/*.c)
+IO_SRC    = $(wildcard io/*.c) $(wildcard report/*.c) $(wildcard pipeline/*.c)
 CLI_SRC   = $(filter-out cli/main.c,$(wildcard cli/*.c))
 TEST_SRC  = $(wildcard tests/test_*.c) tests/twin.c tests/constraint_rig.c
 BENCH_SRC = $(wildcard tests/bench/*.c)
@@ -38,8 +38,11 @@ INC_problem  = $(INC_step) -Icore/problem
 INC_fit      = $(INC_problem) -Icore/fit
 INC_stats    = $(INC_fit) -Icore/stats
 INC_core  = $(INC_stats)
-INC_io    = $(INC_core) -Iio
-INC_cli   = $(INC_io) -Icli
+INC_io       = $(INC_core) -Iio
+INC_report   = $(INC_io) -Ireport
+INC_pipeline = $(INC_report) -Ipipeline
+INC_cli      = $(INC_pipeline) -Icli
+INC_tests    = $(INC_cli) $(CHECK_CFLAGS)
 ALL_FLAGS = $(WARN) $(CFLAGS) $(OMP) $(PKG_CFLAGS) $(INC_cli)
 # Each object lists the headers it included (-MMD, build/**/*.d): a header change rebuilds
 # only what includes it.
@@ -49,24 +52,13 @@ LAYER_CC  = $(CC) $(CPPFLAGS) $(DEPFLAGS) $(WARN) $(CFLAGS) $(OMP) $(PKG_CFLAGS)
 .PHONY: all mpi test unit debug bench clean logs deps demo fuzz fuzz-deps golden lib install uninstall install-check deb deb-deps
 all: $(BIN) lib
 
-# core/LAYER/file.c: compiled with INC_LAYER
-layer_inc = $(INC_$(firstword $(subst /, ,$1)))
+# A source's include paths are its layer's: core/LAYER/file.c INC_LAYER, FOLDER/file.c INC_FOLDER.
+path_words = $(subst /, ,$1)
+layer_inc  = $(INC_$(if $(filter core,$(word 1,$(call path_words,$1))),$(word 2,$(call path_words,$1)),$(word 1,$(call path_words,$1))))
 
-$(B)/core/%.o: core/%.c
+$(B)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(LAYER_CC) $(call layer_inc,$*) -c $< -o $@
-
-$(B)/io/%.o: io/%.c
-	@mkdir -p $(dir $@)
-	$(LAYER_CC) $(INC_io) -c $< -o $@
-
-$(B)/cli/%.o: cli/%.c
-	@mkdir -p $(dir $@)
-	$(LAYER_CC) $(INC_cli) -c $< -o $@
-
-$(B)/tests/%.o: tests/%.c
-	@mkdir -p $(dir $@)
-	$(LAYER_CC) $(INC_cli) $(CHECK_CFLAGS) -c $< -o $@
 
 $(B)/libsysid.a: $(CORE_OBJ)
 	rm -f $@ && ar rcs $@ $^
@@ -236,7 +228,8 @@ demo: $(BIN)
 	@echo "== report page (open in a browser): $(B)/dfki_pendulum_report.html"
 
 # ---- libsysid: what programs link (docs/library.md) --------------------------------------
-# One library, core and io together, with two public headers: include/sysid/sid.h and sid_io.h.
+# One library, core, io, report and pipeline together (the HTML page's renderer too: the
+# report's home is one folder), with two public headers: include/sysid/sid.h and sid_io.h.
 # io calls core functions that are not its API (kinematics.h, linalg.h), so two shared
 # libraries would have to export them; in one, the version script (tools/mkmap.sh, from the
 # headers) exports exactly the declared functions under SYSID_1.0. The sysid binary keeps
@@ -249,13 +242,9 @@ SO         = $(B)/lib/libsysid.so.$(LIBVERSION)
 LIB_LIBS   = $(PKG_LIBS) -lcsv -llapack -lm
 lib: $(SO) $(B)/lib/libsysid.a $(B)/sysid.pc $(B)/sysid.1
 
-$(B)/pic/core/%.o: core/%.c
+$(B)/pic/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(LAYER_CC) $(call layer_inc,$*) -fPIC -c $< -o $@
-
-$(B)/pic/io/%.o: io/%.c
-	@mkdir -p $(dir $@)
-	$(LAYER_CC) $(INC_io) -fPIC -c $< -o $@
 
 $(B)/lib/sysid.map: include/sysid/sid_io.h include/sysid/sid.h tools/mkmap.sh
 	@mkdir -p $(dir $@)
@@ -323,7 +312,7 @@ install-check: $(BIN) lib
 # in build-deb/ (dpkg-buildpackage writes its .debs next to the source tree), then lintian.
 # Needs debhelper and lintian, which `make deps` does not install: `make deb-deps` does.
 # Not part of CI (it builds everything once more).
-DEB_SRC = Makefile README.md docs include core io cli tools examples debian
+DEB_SRC = Makefile README.md docs include core io report pipeline cli tools examples debian
 deb:
 	@command -v dh >/dev/null && command -v lintian >/dev/null || { echo "make deb needs debhelper and lintian: make deb-deps"; exit 2; }
 	rm -rf build-deb && mkdir -p build-deb/sysid-$(VERSION)

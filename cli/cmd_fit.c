@@ -6,7 +6,7 @@
  * model is judged on predictions from the logged start states — the fitted logs and any
  * --validate logs, before and after, so that the two are comparable — and the exact
  * Jacobian says what the data determine (sid_problem_covariance). That sequence is io's
- * fit_run (io/fit_run.h), the library's sid_io_fit_run too; this file loads, shows its
+ * fit_run (pipeline/fit_run.h), the library's sid_io_fit_run too; this file loads, shows its
  * progress, handles signals, prints the table and writes the files.
  *
  * Outputs are complete or absent: nothing is written until everything has been computed

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/cli_window.sh — `sysid fit --window auto`: the window chosen by cross-validation on the
-# fitted logs (io/window_select.c). On data of known truth: clean data, where every candidate
+# fitted logs (pipeline/window_select.c). On data of known truth: clean data, where every candidate
 # recovers the truth and the tie goes to the longest; data whose truth ran at 1 kHz but is
 # fitted at 250 Hz (a step mismatch no parameter removes), where the scores differ and one is
 # recomputed with plain `sysid fit` and `sysid eval`. Then: the report's fields, that the

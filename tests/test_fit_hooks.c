@@ -1,4 +1,4 @@
-/* test_fit_hooks.c — sid_io_fit_run_hooked, the pipeline `sysid fit` runs through (io/fit_run.c):
+/* test_fit_hooks.c — sid_io_fit_run_hooked, the pipeline `sysid fit` runs through (pipeline/fit_run.c):
  * its progress (each phase begins, steps and ends, in order: one step per accepted iteration,
  * one per covariance window), its interrupt flag (read by the optimizer and by the
  * covariance), and its messages reaching the program's warning callback. Runs from tests/. */
