@@ -321,7 +321,7 @@ static int check_outputs(const cmd_args *a)
 
 int cmd_fit(int argc, char **argv)
 {
-    const double t_start = progress_now();
+    const double t_start = sid_clock_seconds();
     cmd_args a;
     int rc = cmd_parse(&info, argc, argv, &a);
     if (rc != CMD_RUN)
@@ -421,7 +421,7 @@ int cmd_fit(int argc, char **argv)
     r->nflag = a.spec.n;
     r->flag = a.spec.flag;
     r->flag_value = a.spec.value;
-    r->seconds_total = progress_now() - t_start;
+    r->seconds_total = sid_clock_seconds() - t_start;
     if (!(rep = report_json(r, &err))) {
         sid_error_prefix(&err, "%s", robot);
         rc = cli_fail(&err);

@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <cjson/cJSON.h>
 
@@ -74,13 +73,6 @@ static const cmd_info info = {
     "simulation diverged.\n",
 };
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* Loss (and gradient, if grad) at theta, and the fastest of a few evaluations in *sec: the
  * first one also pays for cold caches and page faults. */
 static sid_status timed_loss(sid_problem *p, const double *theta, double *loss, double *grad,
@@ -89,11 +81,11 @@ static sid_status timed_loss(sid_problem *p, const double *theta, double *loss, 
     double total = 0;
     *sec = HUGE_VAL;
     for (int rep = 0; rep < 3 && total < 0.5; rep++) {
-        double t0 = now();
+        double t0 = sid_clock_seconds();
         sid_status s = sid_problem_loss(p, theta, NULL, loss, grad, NULL, err);
         if (s != SID_OK)
             return s;
-        double dt = now() - t0;
+        double dt = sid_clock_seconds() - t0;
         total += dt;
         *sec = fmin(*sec, dt);
     }

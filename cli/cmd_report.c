@@ -18,6 +18,7 @@
 #include "diag.h"
 #include "html_page.h"
 #include "jsonfile.h"
+#include "names.h"
 #include "sha256.h"
 #include "traj_csv.h"
 
@@ -87,14 +88,15 @@ static int apply_settings(const char *report, const cJSON *rep, fitspec *spec, s
     if (!cJSON_IsNull(md) && expect_number(report, st, "max_dt", "settings", &max_dt, err))
         return -1;
     const cJSON *in = cJSON_GetObjectItemCaseSensitive(st, "integrator"), *sv = cJSON_GetObjectItemCaseSensitive(st, "start_velocity");
-    if (!cJSON_IsString(in) || (strcmp(in->valuestring, "euler") && strcmp(in->valuestring, "rk4")))
-        return jsonfile_expected(err, report, "settings.integrator", "\"euler\" or \"rk4\"", in);
+    char choice[64];
+    if (!cJSON_IsString(in) || sid_integrator_parse(in->valuestring, &spec->sim.integrator))
+        return jsonfile_expected(err, report, "settings.integrator",
+                                 names_choice(choice, sizeof choice, sid_integrator_name, 1), in);
     if (!cJSON_IsString(sv) || (strcmp(sv->valuestring, "positions") && strcmp(sv->valuestring, "logged")))
         return jsonfile_expected(err, report, "settings.start_velocity", "\"positions\" or \"logged\"", sv);
     if (!(substeps >= 1 && substeps <= SID_MAX_SUBSTEPS && substeps == floor(substeps)))
         return jsonfile_expected(err, report, "settings.substeps", "a whole number of steps >= 1",
                                  cJSON_GetObjectItemCaseSensitive(st, "substeps"));
-    spec->sim.integrator = strcmp(in->valuestring, "rk4") ? SID_EULER : SID_RK4;
     spec->sim.substeps = (int)substeps;
     spec->sim.max_dt = max_dt;
     spec->start_velocity_from_q = !strcmp(sv->valuestring, "positions");

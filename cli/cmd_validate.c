@@ -140,7 +140,7 @@ static cJSON *step_json(const sid_step_choice *c, const sid_model *m)
     cJSON_AddNumberToObject(o, "substeps", c->substeps);
     cJSON_AddItemToObject(o, "max_dt", c->sim.max_dt > 0 ? numfmt_json(c->sim.max_dt) : cJSON_CreateNull());
     cJSON_AddItemToObject(o, "interval", numfmt_json(c->interval));
-    cJSON_AddStringToObject(o, "integrator", c->sim.integrator == SID_RK4 ? "rk4" : "euler");
+    cJSON_AddStringToObject(o, "integrator", sid_integrator_name(c->sim.integrator));
     cJSON_AddBoolToObject(o, "automatic", c->automatic);
     cJSON_AddItemToObject(o, "error", known ? numfmt_json(c->error) : cJSON_CreateNull());
     cJSON_AddItemToObject(o, "error_abs", known ? numfmt_json(c->error_abs) : cJSON_CreateNull());
@@ -203,7 +203,7 @@ int cmd_validate(int argc, char **argv)
     if (d.ground.present) {
         /* only robots with contact have the key, so older outputs stay as they were */
         cJSON *co = cJSON_AddObjectToObject(ro, "contact");
-        cJSON_AddStringToObject(co, "model", d.ground.model == SID_CONTACT_HARD ? "hard" : "compliant");
+        cJSON_AddStringToObject(co, "model", sid_contact_model_name(d.ground.model));
         cJSON_AddNumberToObject(co, "spheres", d.nsphere);
     }
 

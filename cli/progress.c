@@ -1,17 +1,10 @@
 /* progress.c — in-place, rate-limited or every-step progress lines (progress.h). */
 #include "progress.h"
+#include "sid.h"
 
 #include <stdarg.h>
 #include <stdio.h>
-#include <time.h>
 #include <unistd.h>
-
-double progress_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 progress_mode progress_mode_for(int quiet, int verbose)
 {
@@ -25,7 +18,7 @@ progress_mode progress_mode_for(int quiet, int verbose)
 void progress_begin(progress *p, progress_mode mode)
 {
     p->mode = mode;
-    p->t0 = progress_now();
+    p->t0 = sid_clock_seconds();
     p->last = -1e300;
     p->drawn = p->pending = 0;
     p->line[0] = '\0';
@@ -54,7 +47,7 @@ void progress_update(progress *p, const char *fmt, ...)
     p->pending = 1;
     /* a terminal redraws cheaply; a log file keeps every line, so it gets one a second */
     const double every = p->mode == PROGRESS_TTY ? 0.1 : p->mode == PROGRESS_LINES ? 1.0 : 0;
-    const double t = progress_now();
+    const double t = sid_clock_seconds();
     if (t - p->last >= every) {
         p->last = t;
         show(p);

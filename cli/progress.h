@@ -25,6 +25,5 @@ void progress_begin(progress *p, progress_mode mode);
 void progress_update(progress *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* End the phase: show the last state if it was not, and end the terminal line. */
 void progress_end(progress *p);
-double progress_now(void);
 
 #endif

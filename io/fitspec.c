@@ -10,6 +10,7 @@
 #include "colpattern.h"
 #include "warn.h"
 #include "jsonfile.h"
+#include "names.h"
 #include "units.h"
 
 void fitspec_init(fitspec *s)
@@ -253,12 +254,9 @@ static int read_columns(ctx *c, fitspec *s, const cJSON *obj, const char *path, 
 
 static int read_integrator(ctx *c, const cJSON *v, const char *path, sid_integrator *out)
 {
-    if (cJSON_IsString(v) && strcmp(v->valuestring, "euler") == 0)
-        *out = SID_EULER;
-    else if (cJSON_IsString(v) && strcmp(v->valuestring, "rk4") == 0)
-        *out = SID_RK4;
-    else
-        return expected(c, path, "\"euler\" or \"rk4\"", v);
+    char choice[64];
+    if (!cJSON_IsString(v) || sid_integrator_parse(v->valuestring, out))
+        return expected(c, path, names_choice(choice, sizeof choice, sid_integrator_name, 1), v);
     return 0;
 }
 
@@ -301,12 +299,9 @@ static int read_optimizer(const char *value, sid_optimizer *out)
 
 static int read_contact(const char *value, int *out)
 {
-    if (strcmp(value, "compliant") == 0)
-        *out = SID_CONTACT_COMPLIANT;
-    else if (strcmp(value, "hard") == 0)
-        *out = SID_CONTACT_HARD;
-    else
-        return -1;
+    sid_contact_model cm;
+    if (sid_contact_model_parse(value, &cm)) return -1;
+    *out = (int)cm;
     return 0;
 }
 
@@ -445,8 +440,9 @@ static int read_spec(ctx *c, fitspec *s, const cJSON *root)
     if ((v = cJSON_GetObjectItemCaseSensitive(root, "smoothing")) && read_smoothing(c, s, v))
         return -1;
     if ((v = cJSON_GetObjectItemCaseSensitive(root, "contact_model"))) {
+        char choice[64];
         if (!cJSON_IsString(v) || read_contact(v->valuestring, &s->contact_model))
-            return expected(c, "contact_model", "\"compliant\" or \"hard\"", v);
+            return expected(c, "contact_model", names_choice(choice, sizeof choice, sid_contact_model_name, 1), v);
         set_origin(s->contact_origin, "%s: %s", c->file, "contact_model");
     }
     return 0;
@@ -656,12 +652,9 @@ int fitspec_apply_flag(fitspec *s, const char *flag, const char *value, sid_erro
         return 0;
     }
     if (strcmp(flag, "--integrator") == 0) {
-        if (strcmp(value, "euler") == 0)
-            s->sim.integrator = SID_EULER;
-        else if (strcmp(value, "rk4") == 0)
-            s->sim.integrator = SID_RK4;
-        else
-            return bad_flag(err, flag, "euler or rk4", value);
+        char choice[64];
+        if (sid_integrator_parse(value, &s->sim.integrator))
+            return bad_flag(err, flag, names_choice(choice, sizeof choice, sid_integrator_name, 0), value);
         return 0;
     }
     if (strcmp(flag, "--substeps") == 0 || strcmp(flag, "--max-iter") == 0) {
@@ -709,8 +702,9 @@ int fitspec_apply_flag(fitspec *s, const char *flag, const char *value, sid_erro
         return 0;
     }
     if (strcmp(flag, "--contact") == 0) {
+        char choice[64];
         if (read_contact(value, &s->contact_model))
-            return bad_flag(err, flag, "compliant or hard", value);
+            return bad_flag(err, flag, names_choice(choice, sizeof choice, sid_contact_model_name, 0), value);
         set_origin(s->contact_origin, "%s%s", flag, "");
         return 0;
     }

@@ -15,6 +15,7 @@
 #include "warn.h"
 #include "json_edit.h"
 #include "jsonfile.h"
+#include "names.h"
 #include "numfmt.h"
 #include "readfile.h"
 
@@ -584,8 +585,9 @@ static int read_contact(reader *r, const cJSON *root, sid_robot_desc *d)
     static const char *const structural[] = { "model", "ground", "spheres", NULL };
     static const keyset keys = { SID_OWNER_ROBOT, "contact.", structural };
     static const keyset gkeys = { SID_OWNER_GROUND, "", NULL };
-    static const char *const models[] = { "compliant", "hard", NULL };
-    static const sid_contact_model kinds[] = { SID_CONTACT_COMPLIANT, SID_CONTACT_HARD };
+    const char *models[SID_NCONTACT_MODEL + 1] = { NULL };   /* core's names (sid_contact_model_name) */
+    for (int i = 0; i < SID_NCONTACT_MODEL; i++) models[i] = sid_contact_model_name(i);
+    char choice[64];
     const cJSON *c, *g;
     int model = 0;
     if (get_object(r, root, "contact", "", &c, 0, &keys))
@@ -593,13 +595,13 @@ static int read_contact(reader *r, const cJSON *root, sid_robot_desc *d)
     if (!c)
         return 0;
     if (cJSON_GetObjectItemCaseSensitive(c, "model") &&
-        get_enum(r, c, "model", "contact", models, "\"compliant\" or \"hard\"", &model))
+        get_enum(r, c, "model", "contact", models, names_choice(choice, sizeof choice, sid_contact_model_name, 1), &model))
         return -1;
     if (get_object(r, c, "ground", "contact", &g, 0, &gkeys))
         return -1;
     sid_ground_desc_defaults(&d->ground);
     d->ground.present = g != NULL;
-    d->ground.model = kinds[model];
+    d->ground.model = (sid_contact_model)model;
     if (g && read_params(r, g, "contact.ground", SID_OWNER_GROUND, d, -1))
         return -1;
 
@@ -831,9 +833,10 @@ static const char *contact_model_change(const cJSON *doc, const sid_model *m)
     if (!cJSON_IsObject(c))
         return NULL;
     const cJSON *k = cJSON_GetObjectItemCaseSensitive(c, "model");
-    const int hard_in_doc = cJSON_IsString(k) && strcmp(k->valuestring, "hard") == 0;
-    const int hard = sid_model_contact_model(m) == SID_CONTACT_HARD;
-    return hard == hard_in_doc ? NULL : hard ? "hard" : "compliant";
+    sid_contact_model in_doc = SID_CONTACT_COMPLIANT;   /* absent or unknown: the default */
+    if (cJSON_IsString(k)) sid_contact_model_parse(k->valuestring, &in_doc);
+    const sid_contact_model cm = sid_model_contact_model(m);
+    return cm == in_doc ? NULL : sid_contact_model_name(cm);
 }
 
 static cJSON *serialised(const char *path, const cJSON *doc, const sid_model *m,

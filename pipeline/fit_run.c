@@ -5,18 +5,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "stepchoice.h"
 #include "warn.h"
 #include "window_select.h"
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static sid_status nomem(sid_error *err)
 {
@@ -67,7 +59,7 @@ typedef struct {
 static void on_window(void *ctx, int done, int total)
 {
     const window_ctx *w = ctx;
-    tell(w->f, SID_IO_PHASE_COVARIANCE, SID_IO_PROGRESS_STEP, done, total, 0, 0, now() - w->t0);
+    tell(w->f, SID_IO_PHASE_COVARIANCE, SID_IO_PROGRESS_STEP, done, total, 0, 0, sid_clock_seconds() - w->t0);
 }
 
 /* RMSE per position (nq) and velocity (nv) coordinate, before and after. */
@@ -244,7 +236,7 @@ static int fit(sid_io_fit *f, const fit_run_input *in, sid_error *err)
  * report says why. */
 static int covariance(sid_io_fit *f, sid_error *err)
 {
-    window_ctx w = { f, now() };
+    window_ctx w = { f, sid_clock_seconds() };
     tell(f, SID_IO_PHASE_COVARIANCE, SID_IO_PROGRESS_BEGIN, 0, sid_problem_nwindows(f->pfit), 0, 0, 0);
     sid_problem_set_progress(f->pfit, on_window, &w);
     int rc = 0;
@@ -261,7 +253,7 @@ static int covariance(sid_io_fit *f, sid_error *err)
         free(f->cov);
         f->cov = NULL;
     }
-    const double seconds = now() - w.t0;
+    const double seconds = sid_clock_seconds() - w.t0;
     tell(f, SID_IO_PHASE_COVARIANCE, SID_IO_PROGRESS_END, 0, sid_problem_nwindows(f->pfit), 0, 0, seconds);
     sid_problem_set_progress(f->pfit, NULL, NULL);
     f->rep.seconds_cov = seconds;

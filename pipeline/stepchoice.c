@@ -42,7 +42,7 @@ void stepchoice_describe(const sid_step_choice *c, const sid_model *m, char *buf
     seconds(h, sizeof h, c->h);
     seconds(dt, sizeof dt, c->interval);
     seconds(win, sizeof win, c->window);
-    const char *integ = c->sim.integrator == SID_RK4 ? "rk4" : "euler";
+    const char *integ = sid_integrator_name(c->sim.integrator);
     int k = snprintf(buf, n, "%s (%d substep%s of the %s median sample interval%s, %s): ", h, c->substeps,
                      c->substeps == 1 ? "" : "s", dt, c->sim.max_dt > 0 ? ", none longer" : "", integ);
     if (k < 0 || (size_t)k >= n) return;

@@ -9,20 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "warn.h"
 
 static const double grid[] = { 0.1, 0.2, 0.5, 1, 2 };   /* [s] geometric, about x2 apart */
 #define NGRID (int)(sizeof grid / sizeof grid[0])
 _Static_assert(sizeof grid / sizeof grid[0] + 1 <= FITSPEC_MAX_WINDOWS, "the spec records every candidate");
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* Samples a .. b-1 of tr, borrowing its arrays (never sid_traj_free'd). */
 static sid_traj slice(const sid_traj *tr, int a, int b, int nbody)
@@ -49,7 +41,7 @@ static void tell(const progress_ctx *c, sid_io_progress_event event, int step, d
     const sid_io_fit_hooks *h = c->in->hooks;
     if (!h || !h->progress)
         return;
-    const sid_io_progress p = { SID_IO_PHASE_FIT, event, step, 0, loss, gnorm, now() - c->t0 };
+    const sid_io_progress p = { SID_IO_PHASE_FIT, event, step, 0, loss, gnorm, sid_clock_seconds() - c->t0 };
     h->progress(h->ctx, &p);
 }
 
@@ -78,7 +70,7 @@ static int score_one(const fit_run_input *in, const fitspec_selection *sel, cons
     lo.window = w;
     sid_fit_opts fo;
     fitspec_fit_opts(in->spec, sel, &fo);
-    progress_ctx pc = { in, now() };
+    progress_ctx pc = { in, sid_clock_seconds() };
     fo.progress = on_iteration;
     fo.ctx = &pc;
     fo.interrupt = in->hooks ? in->hooks->interrupt : NULL;
@@ -332,7 +324,7 @@ int window_select(const fit_run_input *in, const fitspec_selection *sel, sid_err
         nominal += sid_problem_loss(s.peval[k], in->theta0, NULL, &l, NULL, NULL, &lerr) == SID_OK && isfinite(l)
                        ? l / nfold : 0;
     }
-    const double t0 = now();
+    const double t0 = sid_clock_seconds();
     if (search(&s, nc, nominal, err))
         goto done;
     const double best = lowest(&s, nc);
@@ -365,7 +357,7 @@ int window_select(const fit_run_input *in, const fitspec_selection *sel, sid_err
     sid_io_note("window auto: chose %s, %s (%d of %d candidates tried, %d fits in %.1f s)", what,
                 s.score[chosen] == best ? "the lowest held-out loss" : "the longest of those that tie with the lowest "
                                                                         "held-out loss",
-                ntried, nc, s.nfits, now() - t0);
+                ntried, nc, s.nfits, sid_clock_seconds() - t0);
     sid_io_note("window auto: a tie is within 1%% of the lowest, %.6g, plus 1e-6 of the nominal parameters' "
                 "held-out loss, %.6g", best, nominal);
     rc = 0;

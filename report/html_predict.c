@@ -28,22 +28,6 @@ static int alloc_log(html_logpred *lp, const sid_traj *tr, int nq, int nv)
     return 0;
 }
 
-/* The model's positions from measured ones: encoder offsets taken off (the inverse of what
- * sid_problem_window_predict adds). */
-static void model_q(const sid_model *m, const double *theta, const double *qm, double *q)
-{
-    memcpy(q, qm, (size_t)sid_model_nq(m) * sizeof(double));
-    for (int k = 0; k < sid_model_ndof_joints(m); k++) {
-        if (sid_model_dof_joint_type(m, k) == SID_JOINT_FREE)
-            continue;
-        char name[2 * SID_MAX_NAME + 32];
-        snprintf(name, sizeof name, "joints.%s.offset", sid_model_dof_joint_name(m, k));
-        const int i = sid_model_param_find(m, name);
-        if (i >= 0)
-            q[sid_model_dof_joint_qadr(m, k)] -= theta[i];
-    }
-}
-
 /* Total normal contact force at every sample of every log (html_logpred.fn). */
 static int contact_forces(const sid_model *m, const double *theta0, const double *theta, html_predset *out)
 {
@@ -69,7 +53,7 @@ static int contact_forces(const sid_model *m, const double *theta0, const double
                     continue;
                 const double *qm = s < 2 ? lp->q[s] + (size_t)k * (size_t)nq : tr->q + (size_t)k * (size_t)nq;
                 const double *v = s < 2 ? lp->v[s] + (size_t)k * (size_t)nv : tr->qd + (size_t)k * (size_t)nv;
-                model_q(m, th, qm, q);
+                sid_model_q_from_measured(m, th, qm, q);
                 const int n = sid_contact_normal_forces(m, th, ws, q, v, fn);
                 double sum = 0;
                 for (int c = 0; c < n; c++)

@@ -228,7 +228,7 @@ static void settings(jb *b, cJSON *o, const report *r)
         num(b, ws, "nominal_score", s->window_nominal);
         num(b, ws, "chosen", s->window);
     }
-    str(b, x, "integrator", s->sim.integrator == SID_RK4 ? "rk4" : "euler");
+    str(b, x, "integrator", sid_integrator_name(s->sim.integrator));
     integer(b, x, "substeps", s->sim.substeps);
     num_or_null(b, x, "max_dt", s->sim.max_dt > 0 ? s->sim.max_dt : HUGE_VAL);
     /* the step used: chosen (automatic) or given, with its step-doubling error estimate */
@@ -276,7 +276,7 @@ static void method(jb *b, cJSON *o, const report *r)
         str(b, o, "gradient", lm && lbfgs ? "jacobian and adjoint" : lm ? "jacobian" : "adjoint");
     }
     if (sid_model_has_contact(r->m))
-        str(b, o, "contact_model", sid_model_contact_model(r->m) == SID_CONTACT_HARD ? "hard" : "compliant");
+        str(b, o, "contact_model", sid_contact_model_name(sid_model_contact_model(r->m)));
 }
 
 static void parameter(jb *b, cJSON *list, const report *r, int k)

@@ -243,14 +243,15 @@ void rig_win_taped(rig_window *w, int replay, const char *label, const char *lar
         double u[RIG_MAXJ], q1[RIG_MAXJ], v1[RIG_MAXJ], qb1[RIG_MAXJ] = {0}, vb1[RIG_MAXJ] = {0}, qb2[RIG_MAXJ] = {0},
                vb2[RIG_MAXJ] = {0};
         for (int i = 0; i < n; i++) u[i] = rig_torque(&w->c, i, k * 1e-3);
-        ck_assert_int_eq(sid_step_take(sv, &c, w->Q[k], w->V[k], u, q1, v1, rec, &err), SID_OK);
+        const sid_step_io io = {w->Q[k], w->V[k], u, q1, v1, rec};
+        ck_assert_int_eq(sid_step_take(sv, &c, &io, &err), SID_OK);
         if (replay)
             for (int i = 0; i < n; i++) ck_assert(q1[i] == w->Q[k + 1][i] && v1[i] == w->V[k + 1][i]);
         memset(t1, 0, sizeof(double) * (size_t)np);
         memset(t2, 0, sizeof(double) * (size_t)np);
-        ck_assert_int_eq(sv->vjp(&c, w->Q[k], w->V[k], u, w->wq[k + 1], w->wv[k + 1], qb1, vb1, t1, &err), SID_OK);
-        ck_assert_int_eq(sv->vjp_taped(&c, w->Q[k], w->V[k], u, rec, w->wq[k + 1], w->wv[k + 1], qb2, vb2, t2, &err),
-                         SID_OK);
+        const sid_step_adj adj1 = {w->wq[k + 1], w->wv[k + 1], qb1, vb1, t1}, adj2 = {w->wq[k + 1], w->wv[k + 1], qb2, vb2, t2};
+        ck_assert_int_eq(sv->vjp(&c, &io, &adj1, &err), SID_OK);
+        ck_assert_int_eq(sv->vjp_taped(&c, &io, rec, &adj2, &err), SID_OK);
         for (int i = 0; i < n; i++) {
             worst = fmax(worst, fmax(fabs(qb1[i] - qb2[i]), fabs(vb1[i] - vb2[i])));
             scale = fmax(scale, fmax(fabs(qb1[i]), fabs(vb1[i])));

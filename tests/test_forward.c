@@ -290,9 +290,10 @@ static void step_after_tangent_check(int which, sid_integrator integ, unsigned s
     const sid_step_variant *sv = sid_step_variant_find(m, integ, &err);
     ck_assert_msg(sv != NULL, "%s", err.msg);
     const sid_step_ctx c = sid_step_context(sv, m, f.theta, f.ws, 1e-3);
-    ck_assert_msg(sid_step_tangent_take(sv, &c, f.q, f.v, f.u, nd, thd, qd, vd, scratch, q1, v1, &err) == SID_OK, "%s",
-                  err.msg);
-    ck_assert_msg(sid_step_take(sv, &c, f.q, f.v, f.u, q2, v2, NULL, &err) == SID_OK, "%s", err.msg);
+    const sid_step_io io1 = {f.q, f.v, f.u, q1, v1, NULL}, io2 = {f.q, f.v, f.u, q2, v2, NULL};
+    const sid_step_dirs dirs = {nd, thd, qd, vd, scratch};
+    ck_assert_msg(sid_step_tangent_take(sv, &c, &io1, &dirs, &err) == SID_OK, "%s", err.msg);
+    ck_assert_msg(sid_step_take(sv, &c, &io2, &err) == SID_OK, "%s", err.msg);
     ck_assert_msg(!memcmp(q1, q2, sizeof(double) * (size_t)nq) && !memcmp(v1, v2, sizeof(double) * (size_t)nv),
                   "%s (%s): the step after its tangent differs from the step", model_name[which],
                   integ == SID_EULER ? "euler" : "rk4");

@@ -16,9 +16,12 @@
 #include <string.h>
 
 /* RNEA at (v, a) with the forces of fx: motion pass, forces, force pass. */
-static void rnea_fext(const sid_model *m, const double *theta, sid_workspace *ws, const sid_fext_source *fx,
-                      const double *v, const double *a, double *tau)
+static void rnea_fext(const sid_fd_point *p, const double *a, double *tau)
 {
+    const sid_model *m = p->m;
+    const double *theta = p->theta, *v = p->v;
+    sid_workspace *ws = p->ws;
+    const sid_fext_source *fx = p->fx;
     sid_rnea_motion(m, theta, ws, v, a);
     if (fx) fx->forces(m, theta, ws, fx->ctx, ws->fext);
     else if (ws->push)
@@ -30,22 +33,26 @@ static void rnea_fext(const sid_model *m, const double *theta, sid_workspace *ws
 
 /* Reverse of rnea_fext: the forces' adjoint goes back through the contact model's geometry and
  * the world poses before the motion pass is reversed. */
-static void rnea_fext_vjp(const sid_model *m, const double *theta, sid_workspace *ws, const sid_fext_source *fx,
-                          const double *q, const double *taubar, double *qbar, double *vbar, double *thetabar)
+static void rnea_fext_vjp(const sid_fd_point *p, const double *taubar, const sid_state_bar *bar)
 {
+    const sid_model *m = p->m;
+    sid_workspace *ws = p->ws;
+    const sid_fext_source *fx = p->fx;
     sid_rnea_vjp_forces(m, ws, taubar, fx || ws->push ? ws->fextbar : NULL);
-    if (fx) fx->forces_vjp(m, theta, ws, fx->ctx, ws->fextbar, thetabar);
+    if (fx) fx->forces_vjp(m, p->theta, ws, fx->ctx, ws->fextbar, bar->thetabar);
     if (ws->push) sid_push_forces_vjp(m, ws, ws->fextbar);
     if (fx || ws->push) sid_world_pose_vjp(m, ws);
-    sid_rnea_vjp_motion(m, ws, q, qbar, vbar, thetabar);
+    sid_rnea_vjp_motion(m, ws, p->q, bar->qbar, bar->vbar, bar->thetabar);
 }
 
-sid_status sid_fd(const sid_model *m, const double *theta, sid_workspace *ws, const sid_fext_source *fx,
-                  const double *q, const double *v, const double *u, double hd, double *a, sid_error *err)
+sid_status sid_fd(const sid_fd_point *p, double *a, sid_error *err)
 {
+    const sid_model *m = p->m;
+    const double *theta = p->theta, *q = p->q, *v = p->v, *u = p->u, hd = p->hd;
+    sid_workspace *ws = p->ws;
     const int nv = m->nv;
     sid_kinematics(m, theta, ws, q);
-    rnea_fext(m, theta, ws, fx, v, NULL, ws->c);
+    rnea_fext(p, NULL, ws->c);
     sid_crba(m, ws, ws->M);
     sid_joint_force(m, theta, v, u, ws->F);
     sid_joint_limit_force(m, theta, q, v, ws->F);
@@ -72,17 +79,21 @@ sid_status sid_fd(const sid_model *m, const double *theta, sid_workspace *ws, co
 sid_status sid_forward_dynamics(const sid_model *m, const double *theta, sid_workspace *ws, const double *q,
                                 const double *v, const double *u, double hd, double *a, sid_error *err)
 {
-    return sid_fd(m, theta, ws, sid_contact_source(m), q, v, u, hd, a, err);
+    const sid_fd_point p = {m, theta, ws, sid_contact_source(m), q, v, u, hd};
+    return sid_fd(&p, a, err);
 }
 
 /* How fd_vjp finds the RNEA state at (q, v, a): computes it, or finds it in ws
  * (sid_fd_jvp_prepare's), and then may reverse it by sid_rnea_vjp_rows. */
 enum { VJP_FORWARD, VJP_AT, VJP_AT_ROWS };
 
-static void fd_vjp(const sid_model *m, const double *theta, sid_workspace *ws, const sid_fext_source *fx,
-                   const double *q, const double *v, const double *u, double hd, const double *a, const double *L,
-                   const double *abar, double *qbar, double *vbar, double *thetabar, int mode)
+static void fd_vjp(const sid_fd_point *p, const double *a, const double *L, const double *abar,
+                   const sid_state_bar *bar, int mode)
 {
+    const sid_model *m = p->m;
+    const double *theta = p->theta, *q = p->q, *v = p->v, *u = p->u, hd = p->hd;
+    sid_workspace *ws = p->ws;
+    double *qbar = bar->qbar, *vbar = bar->vbar, *thetabar = bar->thetabar;
     const int nv = m->nv;
     double *w = ws->w;
     memcpy(w, abar, sizeof(double) * (size_t)nv);
@@ -109,36 +120,36 @@ static void fd_vjp(const sid_model *m, const double *theta, sid_workspace *ws, c
     }
     if (mode == VJP_FORWARD) {
         sid_kinematics(m, theta, ws, q);
-        rnea_fext(m, theta, ws, fx, v, a, ws->c);
+        rnea_fext(p, a, ws->c);
     }
     if (mode == VJP_AT_ROWS) sid_rnea_vjp_rows(m, ws, ws->rhs, qbar, vbar, thetabar);
-    else rnea_fext_vjp(m, theta, ws, fx, q, ws->rhs, qbar, vbar, thetabar);
+    else rnea_fext_vjp(p, ws->rhs, bar);
 }
 
-void sid_fd_vjp_factored(const sid_model *m, const double *theta, sid_workspace *ws, const sid_fext_source *fx,
-                         const double *q, const double *v, const double *u, double hd, const double *a,
-                         const double *L, const double *abar, double *qbar, double *vbar, double *thetabar)
+void sid_fd_vjp_factored(const sid_fd_point *p, const double *a, const double *L, const double *abar,
+                         const sid_state_bar *bar)
 {
-    fd_vjp(m, theta, ws, fx, q, v, u, hd, a, L, abar, qbar, vbar, thetabar, VJP_FORWARD);
+    fd_vjp(p, a, L, abar, bar, VJP_FORWARD);
 }
 
-sid_status sid_fd_vjp(const sid_model *m, const double *theta, sid_workspace *ws, const sid_fext_source *fx,
-                      const double *q, const double *v, const double *u, double hd, const double *abar, double *qbar,
-                      double *vbar, double *thetabar, sid_error *err)
+sid_status sid_fd_vjp(const sid_fd_point *p, const double *abar, const sid_state_bar *bar, sid_error *err)
 {
-    double *a = ws->tmp;
-    sid_status s = sid_fd(m, theta, ws, fx, q, v, u, hd, a, err);
+    double *a = p->ws->tmp;
+    sid_status s = sid_fd(p, a, err);
     if (s) return s;
-    sid_fd_vjp_factored(m, theta, ws, fx, q, v, u, hd, a, ws->M, abar, qbar, vbar, thetabar);
+    sid_fd_vjp_factored(p, a, p->ws->M, abar, bar);
     return SID_OK;
 }
 
 /* A adot = Rdot with a held fixed, Rdot = Fdot - Ddot v - D vd - IDdot - Bdot a - hd Ddot a,
  * IDdot with the tangent of the external forces of fx and of the pushes. */
-void sid_fd_jvp_dir(const sid_model *m, const double *theta, sid_workspace *ws, const sid_fext_source *fx,
-                    const double *q, const double *v, const double *u, double hd, const double *a, const double *qd,
-                    const double *vd, const double *thd, double *ad)
+void sid_fd_jvp_dir(const sid_fd_point *p, const double *a, const sid_state_dir *dir, double *ad)
 {
+    const sid_model *m = p->m;
+    const double *theta = p->theta, *q = p->q, *v = p->v, *u = p->u, hd = p->hd;
+    const double *qd = dir->qd, *vd = dir->vd, *thd = dir->thd;
+    sid_workspace *ws = p->ws;
+    const sid_fext_source *fx = p->fx;
     double *tau = ws->rhs;
     memset(ad, 0, sizeof(double) * (size_t)m->nv);   /* a free joint's entries have no joint force */
     sid_joint_force_jvp(m, theta, v, u, vd, thd, ad);
@@ -173,45 +184,43 @@ void sid_fd_jvp_dir(const sid_model *m, const double *theta, sid_workspace *ws, 
     sid_factor_solve(m, ws->M, ad);
 }
 
-sid_status sid_fd_jvp_prepare(const sid_model *m, const double *theta, sid_workspace *ws, const sid_fext_source *fx,
-                              const double *q, const double *v, const double *u, double hd, double *a, sid_error *err)
+sid_status sid_fd_jvp_prepare(const sid_fd_point *p, double *a, sid_error *err)
 {
-    sid_status s = sid_fd(m, theta, ws, fx, q, v, u, hd, a, err);
-    if (!s) rnea_fext(m, theta, ws, fx, v, a, ws->c);
+    sid_status s = sid_fd(p, a, err);
+    if (!s) rnea_fext(p, a, p->ws->c);
     return s;
 }
 
-void sid_fd_jvp_at(const sid_model *m, const double *theta, sid_workspace *ws, const sid_fext_source *fx,
-                   const double *v, const double *a)
-{
-    rnea_fext(m, theta, ws, fx, v, a, ws->c);
-}
+void sid_fd_jvp_at(const sid_fd_point *p, const double *a) { rnea_fext(p, a, p->ws->c); }
 
 void sid_inverse_dynamics(const sid_model *m, const double *theta, sid_workspace *ws, const double *q,
                           const double *v, const double *a, double *tau)
 {
+    const sid_fd_point p = {m, theta, ws, sid_contact_source(m), q, v, NULL, 0};
     sid_kinematics(m, theta, ws, q);
-    rnea_fext(m, theta, ws, sid_contact_source(m), v, a, tau);
+    rnea_fext(&p, a, tau);
 }
 
 void sid_inverse_dynamics_vjp(const sid_model *m, const double *theta, sid_workspace *ws, const double *q,
                               const double *v, const double *a, const double *taubar, double *qbar, double *vbar,
                               double *thetabar)
 {
+    const sid_fd_point p = {m, theta, ws, sid_contact_source(m), q, v, NULL, 0};
+    const sid_state_bar bar = {qbar, vbar, thetabar};
     sid_inverse_dynamics(m, theta, ws, q, v, a, ws->c);
-    rnea_fext_vjp(m, theta, ws, sid_contact_source(m), q, taubar, qbar, vbar, thetabar);
+    rnea_fext_vjp(&p, taubar, &bar);
 }
 
 /* Row i of the Jacobian is the adjoint of a_i: one reverse sweep with abar = e_i. The sweeps
  * leave the RNEA state at (q, v, a) as they found it, so it is computed once, by the prepare.
  * Stored by columns (entry (i, j) at j nv + i), so that a direction adds whole columns. */
-void sid_fd_jacobian_rows(const sid_model *m, const double *theta, sid_workspace *ws, const sid_fext_source *fx,
-                          const double *q, const double *v, const double *u, double hd, const double *a, int ncols,
-                          const int *cols, double *rows)
+void sid_fd_jacobian_rows(const sid_fd_point *p, const double *a, int ncols, const int *cols, double *rows)
 {
+    const sid_model *m = p->m;
+    sid_workspace *ws = p->ws;
     const int nq = m->nq, nv = m->nv;
     double *thbar = ws->jbar, *e = thbar + m->nparam, *row = e + nv;
-    const int mode = !fx && sid_rnea_vjp_rows_ok(m, ws, ncols, cols) ? VJP_AT_ROWS : VJP_AT;
+    const int mode = !p->fx && sid_rnea_vjp_rows_ok(m, ws, ncols, cols) ? VJP_AT_ROWS : VJP_AT;
     double *ubar = ws->ubar;
     ws->ubar = NULL;   /* the rows are no command's adjoint */
     memset(thbar, 0, sizeof(double) * (size_t)m->nparam);
@@ -220,7 +229,8 @@ void sid_fd_jacobian_rows(const sid_model *m, const double *theta, sid_workspace
         memset(row, 0, sizeof(double) * (size_t)(nq + nv));
         for (int c = 0; c < ncols; c++) thbar[cols[c]] = 0;   /* the other entries are never read */
         e[i] = 1;
-        fd_vjp(m, theta, ws, fx, q, v, u, hd, a, ws->M, e, row, row + nq, thbar, mode);
+        const sid_state_bar bar = {row, row + nq, thbar};
+        fd_vjp(p, a, ws->M, e, &bar, mode);
         e[i] = 0;
         for (int j = 0; j < nq + nv; j++) rows[(size_t)j * (size_t)nv + (size_t)i] = row[j];
         for (int c = 0; c < ncols; c++) rows[(size_t)(nq + nv + c) * (size_t)nv + (size_t)i] = thbar[cols[c]];
@@ -236,9 +246,10 @@ static void add_column(const double *col, double x, int nv, double *ad)
     for (int i = 0; i < nv; i++) ad[i] += x * col[i];
 }
 
-void sid_fd_jvp_rows(const sid_model *m, const double *rows, int ncols, const int *cols, const double *qd,
-                     const double *vd, const double *thd, double *ad)
+void sid_fd_jvp_rows(const sid_model *m, const double *rows, int ncols, const int *cols, const sid_state_dir *dir,
+                     double *ad)
 {
+    const double *qd = dir->qd, *vd = dir->vd, *thd = dir->thd;
     const int nq = m->nq, nv = m->nv;
     memset(ad, 0, sizeof(double) * (size_t)nv);
     for (int j = 0; j < nq; j++) add_column(rows + (size_t)j * (size_t)nv, qd[j], nv, ad);

@@ -9,42 +9,54 @@
 #include "joint_limit.h"
 #include "servo.h"
 
-/* Solve (M + B + hd D) a = F - c - D v + J^T fext for a, fext from fx (NULL: none); leaves the
- * factor of A = M + B + hd D in ws->M and the kinematics at q. */
-sid_status sid_fd(const sid_model *m, const double *theta, sid_workspace *ws, const sid_fext_source *fx,
-                  const double *q, const double *v, const double *u, double hd, double *a, sid_error *err);
-/* Adjoint of a = sid_fd(...) given abar, a and the factor L of A: accumulate qbar, vbar,
- * thetabar. Needs no mass matrix: only w = A^-1 abar and one reverse RNEA at (q, v, a). */
-void sid_fd_vjp_factored(const sid_model *m, const double *theta, sid_workspace *ws, const sid_fext_source *fx,
-                         const double *q, const double *v, const double *u, double hd, const double *a,
-                         const double *L, const double *abar, double *qbar, double *vbar, double *thetabar);
+/* Where the forward dynamics is evaluated: the model at theta with its workspace and the
+ * external forces of fx (NULL: none), the state (q, v), the command u, and hd, the step of the
+ * implicit damping (h: MuJoCo's Euler step; 0: the plain dynamics). */
+typedef struct {
+    const sid_model *m;
+    const double *theta;
+    sid_workspace *ws;
+    const sid_fext_source *fx;
+    const double *q, *v, *u;
+    double hd;
+} sid_fd_point;
+
+/* What an adjoint accumulates into: qbar (nq), vbar (nv), thetabar (nparam). */
+typedef struct {
+    double *qbar, *vbar, *thetabar;
+} sid_state_bar;
+
+/* One direction's tangents of q (nq), v (nv) and theta (nparam). */
+typedef struct {
+    const double *qd, *vd, *thd;
+} sid_state_dir;
+
+/* Solve (M + B + hd D) a = F - c - D v + J^T fext for a; leaves the factor of A = M + B + hd D
+ * in ws->M and the kinematics at q. */
+sid_status sid_fd(const sid_fd_point *p, double *a, sid_error *err);
+/* Adjoint of a = sid_fd(p) given abar, a and the factor L of A: accumulate into bar. Needs no
+ * mass matrix: only w = A^-1 abar and one reverse RNEA at (q, v, a). */
+void sid_fd_vjp_factored(const sid_fd_point *p, const double *a, const double *L, const double *abar,
+                         const sid_state_bar *bar);
 /* The same, recomputing the forward dynamics first. */
-sid_status sid_fd_vjp(const sid_model *m, const double *theta, sid_workspace *ws, const sid_fext_source *fx,
-                      const double *q, const double *v, const double *u, double hd, const double *abar, double *qbar,
-                      double *vbar, double *thetabar, sid_error *err);
+sid_status sid_fd_vjp(const sid_fd_point *p, const double *abar, const sid_state_bar *bar, sid_error *err);
 /* Forward mode: sid_fd plus the RNEA at (q, v, a), with fx's forces and the pushes, that
  * sid_fd_jvp_dir needs. */
-sid_status sid_fd_jvp_prepare(const sid_model *m, const double *theta, sid_workspace *ws, const sid_fext_source *fx,
-                              const double *q, const double *v, const double *u, double hd, double *a, sid_error *err);
+sid_status sid_fd_jvp_prepare(const sid_fd_point *p, double *a, sid_error *err);
 /* The same RNEA alone, at an acceleration a the caller has, with the kinematics at q and the
  * factor of A already in ws (after sid_fd at q): what sid_fd_jvp_prepare does without solving. */
-void sid_fd_jvp_at(const sid_model *m, const double *theta, sid_workspace *ws, const sid_fext_source *fx,
-                   const double *v, const double *a);
-/* Directional derivative ad of a along (qd, vd, thd), after sid_fd_jvp_prepare with the same fx
- * (its forces_jvp, or none if NULL) and pushes (ws->push). */
-void sid_fd_jvp_dir(const sid_model *m, const double *theta, sid_workspace *ws, const sid_fext_source *fx,
-                    const double *q, const double *v, const double *u, double hd, const double *a, const double *qd,
-                    const double *vd, const double *thd, double *ad);
+void sid_fd_jvp_at(const sid_fd_point *p, const double *a);
+/* Directional derivative ad of a along dir, after sid_fd_jvp_prepare at the same point (fx's
+ * forces_jvp, or none if NULL, and the pushes ws->push). */
+void sid_fd_jvp_dir(const sid_fd_point *p, const double *a, const sid_state_dir *dir, double *ad);
 /* The Jacobian of a, row by row, after sid_fd_jvp_prepare: row i (nq + nv + ncols entries,
  * stored by columns: (i, j) at j nv + i) is (da_i/dq, da_i/dv, da_i/dtheta[cols]), by one
  * reverse sweep per row (uses ws->jbar).
  * Cheaper than sid_fd_jvp_dir per direction when there are many more directions than nv. */
-void sid_fd_jacobian_rows(const sid_model *m, const double *theta, sid_workspace *ws, const sid_fext_source *fx,
-                          const double *q, const double *v, const double *u, double hd, const double *a, int ncols,
-                          const int *cols, double *rows);
+void sid_fd_jacobian_rows(const sid_fd_point *p, const double *a, int ncols, const int *cols, double *rows);
 /* ad = rows (qd, vd, thd[cols]): sid_fd_jvp_dir's ad, for a thd that is zero outside cols. */
-void sid_fd_jvp_rows(const sid_model *m, const double *rows, int ncols, const int *cols, const double *qd,
-                     const double *vd, const double *thd, double *ad);
+void sid_fd_jvp_rows(const sid_model *m, const double *rows, int ncols, const int *cols, const sid_state_dir *dir,
+                     double *ad);
 /* Whether ndir directions cost less by sid_fd_jacobian_rows than by sid_fd_jvp_dir. */
 int sid_fd_rows_pay(const sid_model *m, int ndir);
 /* Tests only: 0 or 1 makes sid_fd_rows_pay answer that (-1, the default: by cost); set it

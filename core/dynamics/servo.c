@@ -1,5 +1,6 @@
 /* servo.c — the servo's generalised force and its derivatives (the model: servo.h). */
 #include "servo.h"
+#include "measure.h"
 
 #include <math.h>
 
@@ -14,7 +15,7 @@ static servo_pd servo_eval(const sid_body *bd, const double *theta, double q, do
     const double G = theta[bd->p_motor + P_GEAR], *ps = theta + bd->p_servo, kd = ps[P_KD];
     servo_pd s = {0};
     if (bd->motor == SID_MOTOR_POSITION) {
-        const double kp = ps[P_KP], off = theta[bd->p_dof + P_OFFSET], e = u - G * (q + off);
+        const double kp = ps[P_KP], off = theta[sid_body_offset_param(bd)], e = u - G * (q + off);   /* the encoder's q (measure.h) */
         s.f = kp * e - kd * G * v;
         s.df_dq = s.df_doffset = -kp * G;
         s.df_dv = -kd * G;
@@ -70,7 +71,7 @@ void sid_servo_force_vjp(const sid_model *m, const double *theta, const double *
         ts[P_KD] += wf * s.df_dkd;
         if (bd->motor == SID_MOTOR_POSITION) {
             ts[P_KP] += wf * s.df_dkp;
-            thetabar[bd->p_dof + P_OFFSET] += wf * s.df_doffset;
+            thetabar[sid_body_offset_param(bd)] += wf * s.df_doffset;
         }
         if (bd->p_servo_limit >= 0) thetabar[bd->p_servo_limit] += w * G * dL;
         if (qbar) qbar[bd->qadr] += wf * s.df_dq;
@@ -108,7 +109,7 @@ void sid_servo_force_jvp(const sid_model *m, const double *theta, const double *
         const double fs = saturate(bd, theta, s.f, &ds, &dL);
         double fd = s.df_dv * vdot[i] + s.df_dgear * Gd + s.df_dkd * tsd[P_KD];
         if (bd->motor == SID_MOTOR_POSITION) {
-            fd += s.df_dkp * tsd[P_KP] + s.df_doffset * thetadot[bd->p_dof + P_OFFSET];
+            fd += s.df_dkp * tsd[P_KP] + s.df_doffset * thetadot[sid_body_offset_param(bd)];
             if (qdot) fd += s.df_dq * qdot[bd->qadr];
         }
         double fsd = ds * fd;

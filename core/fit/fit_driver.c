@@ -7,14 +7,6 @@
 
 #include <math.h>
 #include <string.h>
-#include <time.h>
-
-double sid_driver_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* x into the working theta and (when they are variables) start states. An inertia block at
  * x = 0 is the nominal tensor bit for bit (not L0 L0^T's rounding), so that x = 0 is the
@@ -240,7 +232,7 @@ sid_status sid_driver_init(sid_driver *d, sid_problem *p, const double *theta, c
     const int np = m->nparam, nx = m->nqo + m->nvo;   /* a window's start: the logged coordinates */
     const int nstart = estimates && start_vars && !pairs ? sid_problem_nwindows(p) * nx : 0;
     *d = (sid_driver){.p = p, .m = m, .o = o, .r = r, .nf = nf, .nstart = nstart, .nx = nx, .n = nf + nstart,
-                      .t0 = sid_driver_now(), .x0_fixed = estimates && !nstart ? x0 : NULL, .best_f = HUGE_VAL, .fscale = 1,
+                      .t0 = sid_clock_seconds(), .x0_fixed = estimates && !nstart ? x0 : NULL, .best_f = HUGE_VAL, .fscale = 1,
                       .nres = sid_problem_nresiduals(p)};
     if (layout(d, np, pairs)) return sid_error_set(err, SID_ERR_NOMEM, "out of memory");
     memcpy(d->theta, theta, sizeof(double) * (size_t)np);

@@ -73,8 +73,6 @@ double sid_driver_loss(sid_driver *d, const double *x, double *gx);
  * 1/(2N) sum_i [L(x + sigma e_i) + L(x - sigma e_i)] and, with gx, fscale times its antithetic
  * gradient estimate. */
 double sid_driver_objective(sid_driver *d, const double *x, double *gx);
-/* Seconds on the monotonic clock. */
-double sid_driver_now(void);
 
 /* Record the loss f of an accepted iteration. */
 void sid_driver_accept(sid_driver *d, double f);

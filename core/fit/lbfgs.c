@@ -31,7 +31,7 @@ static double objective(unsigned n, const double *x, double *gx, void *data)
         if (r->evaluations > 1) {
             r->iterations++;
             sid_driver_accept(d, f);
-            if (d->o->progress) d->o->progress(d->o->ctx, r->iterations, f, sqrt(gnorm) / d->fscale, sid_driver_now() - d->t0);
+            if (d->o->progress) d->o->progress(d->o->ctx, r->iterations, f, sqrt(gnorm) / d->fscale, sid_clock_seconds() - d->t0);
             if (d->o->max_iter > 0 && r->iterations >= d->o->max_iter) nlopt_force_stop(d->opt);
             else if (!d->dir && (d->judged = sid_driver_judge(d, SID_OPT_LBFGS, NAN))) nlopt_force_stop(d->opt);
         }
@@ -91,7 +91,7 @@ sid_status sid_lbfgs_run(sid_driver *d, sid_error *err)
     nlopt_set_xtol_rel(opt, 1e-12);
     nlopt_set_maxeval(opt, o->max_iter > 0 ? 20 * o->max_iter + 20 : 0);
     /* what is left of the time limit (LM may have run first) */
-    if (o->time_limit > 0) nlopt_set_maxtime(opt, fmax(o->time_limit - (sid_driver_now() - d->t0), 1e-3));
+    if (o->time_limit > 0) nlopt_set_maxtime(opt, fmax(o->time_limit - (sid_clock_seconds() - d->t0), 1e-3));
     double fmin = 0;
     d->r->stop = SID_STOP_CONVERGED;
     if (!d->naccept) sid_driver_accept(d, d->best_f);
@@ -99,6 +99,6 @@ sid_status sid_lbfgs_run(sid_driver *d, sid_error *err)
     const nlopt_result nr = nlopt_optimize(opt, d->x, &fmin);
     stop_reason(opt, nr, o, d->judged, d->handover, d->r);
     nlopt_destroy(opt);
-    d->r->seconds = sid_driver_now() - d->t0;
+    d->r->seconds = sid_clock_seconds() - d->t0;
     return d->failed ? sid_error_set(err, d->fail.status, "%s", d->fail.msg) : SID_OK;
 }

@@ -347,7 +347,7 @@ sid_status sid_lm_run(sid_driver *d, sid_error *err)
             set_stop(r, SID_STOP_INTERRUPTED, "interrupted");
             break;
         }
-        if (o->time_limit > 0 && sid_driver_now() - d->t0 >= o->time_limit) {
+        if (o->time_limit > 0 && sid_clock_seconds() - d->t0 >= o->time_limit) {
             r->stop = SID_STOP_TIME;
             snprintf(r->message, sizeof r->message, "reached the time limit of %g s", o->time_limit);
             break;
@@ -449,7 +449,7 @@ sid_status sid_lm_run(sid_driver *d, sid_error *err)
             judged = sid_driver_judge(d, SID_OPT_LM, lm_gn_predicted(&L, x, lambda) / F);
         }
         last = last || judged != SID_JUDGE_GO_ON;
-        if (o->progress) o->progress(o->ctx, r->iterations, F, gnorm_p(&L), sid_driver_now() - d->t0);
+        if (o->progress) o->progress(o->ctx, r->iterations, F, gnorm_p(&L), sid_clock_seconds() - d->t0);
         if (small) {
             set_stop(r, SID_STOP_CONVERGED, "converged: relative decrease below ftol_rel");
             break;
@@ -476,7 +476,7 @@ stopped:
         if (s != SID_ERR_NOMEM) s = SID_OK;   /* the best point so far is still the result */
     }
 done:
-    r->seconds = sid_driver_now() - d->t0;
+    r->seconds = sid_clock_seconds() - d->t0;
     sid_free(L.buf);
     return s;
 }

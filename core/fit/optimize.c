@@ -108,7 +108,7 @@ sid_status sid_fit(sid_problem *p, double *theta, double *x0, const sid_fit_opts
         r->smoothed_loss = r->smoothed_loss0;
         r->stop = SID_STOP_CONVERGED;
         snprintf(r->message, sizeof r->message, "converged: the nominal parameters reproduce the data to rounding error");
-        r->seconds = sid_driver_now() - d.t0;
+        r->seconds = sid_clock_seconds() - d.t0;
         goto done;
     }
     d.best_f = d.dir ? r->smoothed_loss0 : r->loss0;   /* the nominal point, until something beats it */

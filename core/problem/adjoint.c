@@ -66,7 +66,9 @@ sid_status sid_adjoint_window(const sid_problem *p, lane *L, const double *theta
             for (int j = nsub - 1; j >= 0; j--) {
                 const double *xs = L->tape + (size_t)(L->tape_sample[k - ka] + j) * (size_t)p->stride;
                 memset(xbar1, 0, sizeof(double) * (size_t)nx);
-                s = p->step->vjp_taped(&c, xs, xs + nq, u, xs + nx, xbar, xbar + nq, xbar1, xbar1 + nq, thetabar, err);
+                const sid_step_io io = {xs, xs + nq, u, NULL, NULL, NULL};
+                const sid_step_adj adj = {xbar, xbar + nq, xbar1, xbar1 + nq, thetabar};
+                s = p->step->vjp_taped(&c, &io, xs + nx, &adj, err);
                 if (s) {
                     L->ws->push = NULL;
                     L->ws->ubar = NULL;
@@ -87,9 +89,7 @@ sid_status sid_adjoint_window(const sid_problem *p, lane *L, const double *theta
     /* back to the logged coordinates of the start (backlash.h: the motor sides start at their links') */
     sid_backlash_fold(m, xbar, xbar1);
     /* a logged start x0 = (logged q - offset, logged v): the offsets also shape it */
-    if (!x0w)
-        for (int b = 1; b < m->nbody; b++)
-            if (m->body[b].p_dof >= 0) thetabar[m->body[b].p_dof + P_OFFSET] -= xbar1[m->body[b].qadr];
+    if (!x0w) sid_unmeasure_q_vjp(m, xbar1, thetabar);
     if (x0bar) memcpy(x0bar, xbar1, sizeof(double) * (size_t)(m->nqo + m->nvo));
     return SID_OK;
 }

@@ -91,12 +91,7 @@ static sid_status window_rows_tangent(const sid_problem *p, lane *L, sid_jac_wor
     for (int d = 0; d < nfree; d++) {
         thd[(size_t)d * (size_t)np + (size_t)idx[d]] = 1;
         /* a logged start q0 = logged q - offset moves with the offset */
-        if (!x0w)
-            for (int bd = 1; bd < m->nbody; bd++)
-                if (m->body[bd].p_dof >= 0 && idx[d] == m->body[bd].p_dof + P_OFFSET) {
-                    qdot[(size_t)d * (size_t)nq + (size_t)m->body[bd].qadr] = -1;
-                    if (m->body[bd].bl_q >= 0) qdot[(size_t)d * (size_t)nq + (size_t)m->body[bd].bl_q] = -1;
-                }
+        if (!x0w) sid_unmeasure_q_jvp(m, thd + (size_t)d * (size_t)np, qdot + (size_t)d * (size_t)nq);
     }
     jw->ncols = sid_delay_jvp_cols(m, nfree, idx, jw->cols);
     for (int j = 0; j < ndir - nfree; j++)   /* a logged coordinate, and the motor side that starts at it */
@@ -120,8 +115,9 @@ static sid_status window_rows_tangent(const sid_problem *p, lane *L, sid_jac_wor
         sid_delay_jvp_seed(m, theta, tr, k, ndir, nfree, idx, thd);
         L->ws->push = sid_push_at(tr, m->nbody, k);   /* the interval's pushes, held */
         for (int j = 0; j < nsub; j++) {
-            if ((s = sid_step_tangent_take(p->step, &c, x, x + nq, u, ndir, thd, qdot, vdot, jw->scratch, L->x1,
-                                           L->x1 + nq, err))) {
+            const sid_step_io io = {x, x + nq, u, L->x1, L->x1 + nq, NULL};
+            const sid_step_dirs dirs = {ndir, thd, qdot, vdot, jw->scratch};
+            if ((s = sid_step_tangent_take(p->step, &c, &io, &dirs, err))) {
                 L->ws->push = NULL;
                 return s;
             }

@@ -5,15 +5,15 @@
  * same residuals as rows r = sqrt(w) delta / scale with their tangents (jacobian.c). */
 #include "problem.h"
 
-/* Error of the simulated q against the logged one at a sample: q + offset - q_log; for a free
- * joint's quaternion, against the logged sign nearer the simulated one (q and -q are the same
- * orientation), so the error is smooth where it is small. */
+/* Error of the simulated q against the logged one at a sample, as the encoders read it
+ * (measure.h: q + offset - q_log); for a free joint's quaternion, against the logged sign nearer
+ * the simulated one (q and -q are the same orientation), so the error is smooth where it is small. */
 static void q_error(const sid_model *m, const double *theta, const double *x, const double *ql, double *d)
 {
     for (int i = 0; i < m->nqo; i++) d[i] = x[i] - ql[i];   /* the logged coordinates only */
+    sid_measure_q(m, theta, d);
     for (int b = 1; b < m->nbody; b++) {
         const sid_body *bd = &m->body[b];
-        if (bd->p_dof >= 0) d[bd->qadr] += theta[bd->p_dof + P_OFFSET];
         if (bd->type != SID_JOINT_FREE) continue;
         const double *qs = x + bd->qadr + 3, *qm = ql + bd->qadr + 3;
         if (qs[0] * qm[0] + qs[1] * qm[1] + qs[2] * qm[2] + qs[3] * qm[3] < 0)
@@ -27,20 +27,17 @@ void sid_loss_residual(const sid_problem *p, const double *theta, const sid_traj
     const sid_model *m = p->m;
     const int nq = m->nqo, nv = m->nvo;   /* logged; the state's v starts at x + m->nq */
     const double *v = x + m->nq;
-    double d[7 * SID_MAX_JOINTS];
+    double d[7 * SID_MAX_JOINTS], dbar[7 * SID_MAX_JOINTS];
     q_error(m, theta, x, tr->q + (size_t)k * (size_t)nq, d);
     for (int i = 0; i < nq; i++) {
         if (sse_q) sse_q[i] += d[i] * d[i];
         if (p->o.weight_q <= 0) continue;
         const double g = p->o.weight_q / (p->sq[i] * p->sq[i]);
         *sum += 0.5 * g * d[i] * d[i];
-        if (xbar) xbar[i] += g * d[i];
+        dbar[i] = g * d[i];
+        if (xbar) xbar[i] += dbar[i];
     }
-    if (xbar && p->o.weight_q > 0)
-        for (int b = 1; b < m->nbody; b++) {
-            const sid_body *bd = &m->body[b];
-            if (bd->p_dof >= 0) thetabar[bd->p_dof + P_OFFSET] += p->o.weight_q / (p->sq[bd->qadr] * p->sq[bd->qadr]) * d[bd->qadr];
-        }
+    if (xbar && p->o.weight_q > 0) sid_measure_q_vjp(m, dbar, thetabar);
     if (!tr->qd) return;
     const double *vl = tr->qd + (size_t)k * (size_t)nv;
     for (int i = 0; i < nv; i++) {
@@ -67,7 +64,7 @@ int sid_loss_residual_rows(const sid_problem *p, const double *theta, const sid_
         for (int b = 1; b < m->nbody; b++) {
             const sid_body *bd = &m->body[b];
             if (bd->qadr < 0) continue;
-            const int po = bd->p_dof >= 0 ? bd->p_dof + P_OFFSET : -1;
+            const int po = sid_measure_offset_param(m, b);   /* d q_error / d offset = 1 */
             for (int i = bd->qadr; i < bd->qadr + (bd->type == SID_JOINT_FREE ? 7 : 1); i++) {
                 const double g = sqrt(p->o.weight_q) / p->sq[i];
                 r[n] = g * d[i];

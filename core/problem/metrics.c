@@ -59,8 +59,7 @@ sid_status sid_problem_rmse_tau(sid_problem *p, const double *theta, double *rms
             /* window_predict's q is as measured: the offsets come off again */
             const size_t j = (size_t)(k - win->k0);
             for (int i = 0; i < nq; i++) qs[i] = q[j * (size_t)nq + (size_t)i];
-            for (int b = 1; b < m->nbody; b++)
-                if (m->body[b].p_dof >= 0) qs[m->body[b].qadr] -= theta[m->body[b].p_dof + P_OFFSET];
+            sid_unmeasure_q(m, theta, qs);
             s = sid_tau_link(m, theta, p->lane[0].ws, qs, v + j * (size_t)nv, sid_delay_u(m, theta, tr, k, p->lane[0].ws),
                              a, tau, err);
             for (int i = 0; i < nv && !s; i++) {

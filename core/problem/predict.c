@@ -23,9 +23,9 @@ sid_status sid_problem_window_predict(sid_problem *p, const double *theta, const
         double *qk = q + (size_t)(k - win->k0) * (size_t)nq;
         memcpy(qk, x, sizeof(double) * (size_t)nq);
         memcpy(v + (size_t)(k - win->k0) * (size_t)nv, x + m->nq, sizeof(double) * (size_t)nv);
+        sid_measure_q(m, theta, qk);
         for (int b = 1; b < m->nbody; b++) {
             const sid_body *bd = &m->body[b];
-            if (bd->p_dof >= 0) qk[bd->qadr] += theta[bd->p_dof + P_OFFSET];
             if (bd->type != SID_JOINT_FREE) continue;
             double *qs = qk + bd->qadr + 3;
             const double *qm = tr->q + (size_t)k * (size_t)nq + bd->qadr + 3;

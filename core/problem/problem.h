@@ -6,6 +6,7 @@
 #ifndef SID_PROBLEM_H
 #define SID_PROBLEM_H
 
+#include "measure.h"
 #include "step.h"
 #include "simulate.h"
 #include "workspace.h"

@@ -52,7 +52,8 @@ sid_status sid_rollout_span(const sid_problem *p, lane *L, const double *theta, 
         for (int j = 0; j < nsub; j++, e++) {
             double *entry = tape ? tape + (size_t)e * (size_t)p->stride : NULL;
             if (tape) memcpy(entry, x, sizeof(double) * (size_t)nx);
-            sid_status s = sid_step_take(p->step, &c, x, x + nq, u, L->x1, L->x1 + nq, tape ? entry + nx : NULL, err);
+            const sid_step_io io = {x, x + nq, u, L->x1, L->x1 + nq, tape ? entry + nx : NULL};
+            sid_status s = sid_step_take(p->step, &c, &io, err);
             if (s) {
                 L->ws->push = NULL;
                 sid_error_prefix(err, "log %d, t = %g s", l + 1, tr->t[k]);

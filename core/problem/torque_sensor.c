@@ -13,7 +13,7 @@
 sid_status sid_tau_link(const sid_model *m, const double *theta, sid_workspace *ws, const double *q, const double *v,
                         const double *u, double *a, double *tau, sid_error *err)
 {
-    const sid_status s = sid_fd(m, theta, ws, NULL, q, v, u, 0, a, err);
+    const sid_status s = sid_fd(&(sid_fd_point){m, theta, ws, NULL, q, v, u, 0}, a, err);
     if (s) return s;
     sid_rnea(m, theta, ws, v, a, NULL, tau);
     return SID_OK;
@@ -44,7 +44,7 @@ sid_status sid_tau_residual(const sid_problem *p, lane *L, const double *theta, 
      * caller sets it again before the next step or step adjoint */
     const double *q = x, *v = x + nq, *u = sid_delay_u(m, theta, tr, k, L->ws), *y = tr->tau + (size_t)k * (size_t)nv;
     double *M = L->tau_buf, *a = M + (size_t)nv * (size_t)nv, *tau = a + nv, *taubar = tau + nv, *abar = taubar + nv;
-    sid_status s = sid_fd(m, theta, L->ws, NULL, q, v, u, 0, a, err);
+    sid_status s = sid_fd(&(sid_fd_point){m, theta, L->ws, NULL, q, v, u, 0}, a, err);
     if (s) return s;
     if (xbar) sid_crba(m, L->ws, M);
     sid_rnea(m, theta, L->ws, v, a, NULL, tau);
@@ -72,7 +72,7 @@ sid_status sid_tau_residual(const sid_problem *p, lane *L, const double *theta, 
     }
     /* a delayed command's adjoint rides on torque_bias's (delay.h), for sample k's command */
     sid_delay_vjp_begin(m, thetabar, L->ws);
-    s = sid_fd_vjp(m, theta, L->ws, NULL, q, v, u, 0, abar, xbar, xbar + nq, thetabar, err);
+    s = sid_fd_vjp(&(sid_fd_point){m, theta, L->ws, NULL, q, v, u, 0}, abar, &(sid_state_bar){xbar, xbar + nq, thetabar}, err);
     sid_delay_vjp_end(m, theta, tr, k, thetabar, L->ws);
     return s;
 }
@@ -92,7 +92,7 @@ sid_status sid_tau_residual_rows(const sid_problem *p, lane *L, const double *th
      * (the caller seeds the next interval's steps again) */
     sid_delay_jvp_seed(m, theta, tr, k, ndir, nfree, idx, thd);
     /* fd, then RNEA at (q, v, a): the state both tangents below need (no contact or pushes: refused) */
-    sid_status s = sid_fd_jvp_prepare(m, theta, L->ws, NULL, q, v, u, 0, a, err);
+    sid_status s = sid_fd_jvp_prepare(&(sid_fd_point){m, theta, L->ws, NULL, q, v, u, 0}, a, err);
     if (s) return s;
     sid_crba(m, L->ws, M);
     sid_rnea(m, theta, L->ws, v, a, NULL, tau);
@@ -107,7 +107,7 @@ sid_status sid_tau_residual_rows(const sid_problem *p, lane *L, const double *th
     for (int d = 0; d < ndir; d++) {
         const double *qd = qdot + (size_t)d * (size_t)nq, *vd = vdot + (size_t)d * (size_t)nv;
         const double *td = thd + (size_t)d * (size_t)np;
-        sid_fd_jvp_dir(m, theta, L->ws, NULL, q, v, u, 0, a, qd, vd, td, adot);
+        sid_fd_jvp_dir(&(sid_fd_point){m, theta, L->ws, NULL, q, v, u, 0}, a, &(sid_state_dir){qd, vd, td}, adot);
         sid_rnea_jvp(m, theta, L->ws, q, qd, vd, td, taudot);
         for (int i = 0, row = 0; i < nv; i++) {
             if (!tr->tau_has[i]) continue;

@@ -5,6 +5,7 @@
  * tune), then sum the noise-scaled J^T J over the fit's windows with each start state
  * eliminated, and score it. The optimiser (BOBYQA) sees only that score. */
 #include "excite.h"
+#include "measure.h"
 
 #include <math.h>
 #include <nlopt.h>
@@ -101,11 +102,7 @@ static double motor_torque(const design *d, int k, int i)
     return G * f;
 }
 
-static double offset_of(const design *d, int i)
-{
-    const sid_body *bd = &d->m->body[d->body[i]];
-    return bd->p_dof >= 0 ? d->theta[bd->p_dof + P_OFFSET] : 0;
-}
+static double offset_of(const design *d, int i) { return sid_measure_offset(d->m, d->theta, d->body[i]); }
 
 /* Fill the design's commands at amplitude s from d->shape and simulate; the largest fraction
  * of a limit used into *use (HUGE_VAL if the simulation diverged), per kind into use3. */

@@ -260,7 +260,7 @@ sid_status sid_hard_forward(const sid_model *m, const double *theta, sid_workspa
     /* joint dry friction and constraint limits first, their rows on M + B without the contacts
      * (euler_dry.c; MuJoCo solves both in one problem): the impulses act on the step's a */
     sid_status s = ws->dry ? sid_dry_accel(m, theta, ws, NULL, h, q, v, u, 1, 1, err)
-                           : sid_fd(m, theta, ws, NULL, q, v, u, h, a, err);
+                           : sid_fd(&(sid_fd_point){m, theta, ws, NULL, q, v, u, h}, a, err);
     if (s) return s;
     if (ws->dry) memcpy(a, ws->dry->a, sizeof(double) * (size_t)nv);
     for (int i = 0; i < nv; i++) H->vstar[i] = v[i] + h * a[i];
@@ -293,13 +293,13 @@ int sid_hard_record_size(const sid_model *m)
     return 0;
 }
 
-sid_status sid_hard_step(const sid_step_ctx *c, const double *q, const double *v, const double *u, double *q1,
-                         double *v1, double *rec, sid_error *err)
+sid_status sid_hard_step(const sid_step_ctx *c, const sid_step_io *io, sid_error *err)
 {
+    const double *q = io->q, *v = io->v, *u = io->u;
+    double *q1 = io->q1, *v1 = io->v1;   /* no record: the adjoint solves the step again */
     const sid_model *m = c->m;
     sid_workspace *ws = c->ws;
     const double h = c->h;
-    (void)rec;
     if (!ws->hard) return sid_error_set(err, SID_ERR_INPUT, "hard contact: the workspace has no contact scratch");
     sid_hard_problem P;
     sid_status s = sid_hard_forward(m, c->theta, ws, h, q, v, u, &P, err);
@@ -310,12 +310,10 @@ sid_status sid_hard_step(const sid_step_ctx *c, const double *q, const double *v
 }
 
 /* The tape cannot replay a contact solve: the adjoint solves the step again. */
-sid_status sid_hard_vjp_taped(const sid_step_ctx *c, const double *q, const double *v, const double *u,
-                              const double *rec, const double *q1bar, const double *v1bar, double *qbar, double *vbar,
-                              double *thetabar, sid_error *err)
+sid_status sid_hard_vjp_taped(const sid_step_ctx *c, const sid_step_io *io, const double *rec, const sid_step_adj *adj, sid_error *err)
 {
     (void)rec;
-    return sid_hard_vjp(c, q, v, u, q1bar, v1bar, qbar, vbar, thetabar, err);
+    return sid_hard_vjp(c, io, adj, err);
 }
 
 /* The dry rows' torques f enter R1 as a joint force held: their adjoint is E^T w, w the
@@ -327,12 +325,14 @@ static void dry_rows_vjp(const sid_model *m, const double *theta, sid_workspace 
     struct sid_dry *D = ws->dry;
     for (int j = 0; j < D->nf; j++) D->t[j] = D->sgn[j] * ws->w[D->dof[j]];
     sid_dry_vjp_solution(m, ws, D->t, qbar, vbar, thetabar);
-    sid_fd_vjp_factored(m, theta, ws, NULL, q, v, u, 0, D->ac, D->Lp, D->abar, qbar, vbar, thetabar);
+    sid_fd_vjp_factored(&(sid_fd_point){m, theta, ws, NULL, q, v, u, 0}, D->ac, D->Lp, D->abar, &(sid_state_bar){qbar, vbar, thetabar});
 }
 
-sid_status sid_hard_vjp(const sid_step_ctx *c, const double *q, const double *v, const double *u, const double *q1bar,
-                        const double *v1bar, double *qbar, double *vbar, double *thetabar, sid_error *err)
+sid_status sid_hard_vjp(const sid_step_ctx *c, const sid_step_io *io, const sid_step_adj *adj, sid_error *err)
 {
+    const double *q = io->q, *v = io->v, *u = io->u;
+    const double *q1bar = adj->q1bar, *v1bar = adj->v1bar;
+    double *qbar = adj->qbar, *vbar = adj->vbar, *thetabar = adj->thetabar;
     const sid_model *m = c->m;
     const double *theta = c->theta;
     sid_workspace *ws = c->ws;
@@ -394,7 +394,7 @@ sid_status sid_hard_vjp(const sid_step_ctx *c, const double *q, const double *v,
     /* R1's adjoint: the Euler step's, with the impulses as fixed external forces lambda / h */
     for (int i = 0; i < nc; i++) H->seed[i] = sid_v3_scale(1 / h, sid_v3_load(H->lam + 3 * i));
     const sid_fext_source impulses = {sid_hard_impulse_forces, sid_hard_impulse_forces_vjp, H, NULL};
-    sid_fd_vjp_factored(m, theta, ws, nc ? &impulses : NULL, q, v, u, h, H->aplus, ws->M, abar, qbar, vbar, thetabar);
+    sid_fd_vjp_factored(&(sid_fd_point){m, theta, ws, nc ? &impulses : NULL, q, v, u, h}, H->aplus, ws->M, abar, &(sid_state_bar){qbar, vbar, thetabar});
     if (ws->dry) dry_rows_vjp(m, theta, ws, q, v, u, qbar, vbar, thetabar);
     if (!nc || H->frozen) return SID_OK;
     /* zeta's adjoint: contact velocities J v+ and gaps through the kinematics at q, and v */

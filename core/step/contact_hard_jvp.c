@@ -98,9 +98,12 @@ static void mode_rhs(const struct sid_hard *H, double mud, double *zd)
     }
 }
 
-sid_status sid_hard_jvp(const sid_step_ctx *c, const double *q, const double *v, const double *u, int ndir,
-                        const double *thetadot, double *qdot, double *vdot, double *scratch, sid_error *err)
+sid_status sid_hard_jvp(const sid_step_ctx *c, const sid_step_io *io, const sid_step_dirs *dirs, sid_error *err)
 {
+    const double *q = io->q, *v = io->v, *u = io->u;
+    int ndir = dirs->ndir;
+    const double *thetadot = dirs->thetadot;
+    double *qdot = dirs->qdot, *vdot = dirs->vdot, *scratch = dirs->scratch;
     const sid_model *m = c->m;
     const double *theta = c->theta;
     sid_workspace *ws = c->ws;
@@ -117,12 +120,12 @@ sid_status sid_hard_jvp(const sid_step_ctx *c, const double *q, const double *v,
     if (D) {
         memcpy(ws->M, D->Lp, sizeof(double) * (size_t)nv * (size_t)nv);
         sid_kinematics(m, theta, ws, q);
-        sid_fd_jvp_at(m, theta, ws, NULL, v, D->ac);
+        sid_fd_jvp_at(&(sid_fd_point){m, theta, ws, NULL, NULL, v, NULL, 0}, D->ac);
         for (int d = 0; d < ndir; d++) {
             double *t = scratch + (size_t)d * 9 * (size_t)nv;
             const double *qd = qdot + (size_t)d * (size_t)nq, *vd = vdot + (size_t)d * (size_t)nv;
             const double *thd = thetadot + (size_t)d * (size_t)np;
-            sid_fd_jvp_dir(m, theta, ws, NULL, q, v, u, 0, D->ac, qd, vd, thd, t);
+            sid_fd_jvp_dir(&(sid_fd_point){m, theta, ws, NULL, q, v, u, 0}, D->ac, &(sid_state_dir){qd, vd, thd}, t);
             sid_dry_jvp_solution(m, ws, t, qd, vd, thd, t + nv);
         }
     }
@@ -139,15 +142,14 @@ sid_status sid_hard_jvp(const sid_step_ctx *c, const double *q, const double *v,
      * the RNEA state at (q, v, a+) that sid_fd_jvp_dir differentiates) */
     for (int i = 0; i < nc; i++) H->seed[i] = sid_v3_scale(1 / h, sid_v3_load(H->lam + 3 * i));
     const sid_fext_source impulses = {sid_hard_impulse_forces, sid_hard_impulse_forces_vjp, H, impulse_forces_jvp};
-    if ((s = sid_fd_jvp_prepare(m, theta, ws, nc ? &impulses : NULL, q, v, u, h, ap, err))) return s;
+    if ((s = sid_fd_jvp_prepare(&(sid_fd_point){m, theta, ws, nc ? &impulses : NULL, q, v, u, h}, ap, err))) return s;
     if (D) {   /* a+ has the rows' E f too: the RNEA state at the step's own a+ */
         memcpy(ap, H->aplus, sizeof(double) * (size_t)nv);
-        sid_fd_jvp_at(m, theta, ws, nc ? &impulses : NULL, v, ap);
+        sid_fd_jvp_at(&(sid_fd_point){m, theta, ws, nc ? &impulses : NULL, NULL, v, NULL, 0}, ap);
     }
     for (int d = 0; d < ndir; d++) {
         double *qd = qdot + (size_t)d * (size_t)nq, *vd = vdot + (size_t)d * (size_t)nv;
-        sid_fd_jvp_dir(m, theta, ws, nc ? &impulses : NULL, q, v, u, h, ap, qd, vd, thetadot + (size_t)d * (size_t)np,
-                       ad);
+        sid_fd_jvp_dir(&(sid_fd_point){m, theta, ws, nc ? &impulses : NULL, q, v, u, h}, ap, &(sid_state_dir){qd, vd, thetadot + (size_t)d * (size_t)np}, ad);
         if (D) {   /* + (M + B + h D)^-1 E fdot */
             const double *fdot = scratch + (size_t)d * 9 * (size_t)nv + nv;
             memset(D->e, 0, sizeof(double) * (size_t)nv);

@@ -9,17 +9,18 @@
 
 int sid_euler_record_size(const sid_model *m) { return m->nv + m->nv * m->nv; }
 
-sid_status sid_euler_step(const sid_step_ctx *c, const double *q, const double *v, const double *u, double *q1,
-                          double *v1, double *rec, sid_error *err)
+sid_status sid_euler_step(const sid_step_ctx *c, const sid_step_io *io, sid_error *err)
 {
+    const double *q = io->q, *v = io->v;
+    double *q1 = io->q1, *v1 = io->v1, *rec = io->rec;
     const sid_model *m = c->m;
-    const double *theta = c->theta;
     sid_workspace *ws = c->ws;
     const double h = c->h;
     const int nv = m->nv;
     double *a = ws->rk;
     sid_status s;
-    if ((s = sid_fd(m, theta, ws, c->fx, q, v, u, h, a, err))) return s;
+    const sid_fd_point at = sid_step_point(c, io, h);
+    if ((s = sid_fd(&at, a, err))) return s;
     for (int i = 0; i < nv; i++) v1[i] = v[i] + h * a[i];
     sid_integrate_q(m, q, v1, h, q1);
     if (rec) {
@@ -29,18 +30,21 @@ sid_status sid_euler_step(const sid_step_ctx *c, const double *q, const double *
     return SID_OK;
 }
 
-void sid_euler_after_jvp(const sid_step_ctx *c, const double *q, const double *v, double *q1, double *v1)
+void sid_euler_after_jvp(const sid_step_ctx *c, const sid_step_io *io)
 {
+    const double *q = io->q, *v = io->v;
+    double *q1 = io->q1, *v1 = io->v1;
     const double *a = c->ws->rk, h = c->h;   /* sid_fd's a, as sid_euler_step's (sid_fd_jvp_prepare) */
     for (int i = 0; i < c->m->nv; i++) v1[i] = v[i] + h * a[i];
     sid_integrate_q(c->m, q, v1, h, q1);
 }
 
 /* The step's adjoint given its acceleration a and the factor L of A (step.h). */
-void sid_euler_reverse(const sid_step_ctx *c, const double *q, const double *v, const double *u, const double *a,
-                          const double *L, const double *q1bar, const double *v1bar, double *qbar, double *vbar,
-                          double *thetabar)
+void sid_euler_reverse(const sid_step_ctx *c, const sid_step_io *io, const double *a, const double *L,
+                       const sid_step_adj *adj)
 {
+    const double *q = io->q, *v = io->v, *u = io->u, *q1bar = adj->q1bar, *v1bar = adj->v1bar;
+    double *qbar = adj->qbar, *vbar = adj->vbar, *thetabar = adj->thetabar;
     const sid_model *m = c->m;
     const double *theta = c->theta;
     sid_workspace *ws = c->ws;
@@ -54,49 +58,50 @@ void sid_euler_reverse(const sid_step_ctx *c, const double *q, const double *v, 
         vbar[i] += abar[i];
         abar[i] *= h;
     }
-    sid_fd_vjp_factored(m, theta, ws, c->fx, q, v, u, h, a, L, abar, qbar, vbar, thetabar);
+    sid_fd_vjp_factored(&(sid_fd_point){m, theta, ws, c->fx, q, v, u, h}, a, L, abar,
+                        &(sid_state_bar){qbar, vbar, thetabar});
 }
 
-sid_status sid_euler_vjp_taped(const sid_step_ctx *c, const double *q, const double *v, const double *u,
-                               const double *rec, const double *q1bar, const double *v1bar, double *qbar, double *vbar,
-                               double *thetabar, sid_error *err)
+sid_status sid_euler_vjp_taped(const sid_step_ctx *c, const sid_step_io *io, const double *rec, const sid_step_adj *adj, sid_error *err)
 {
     (void)err;
-    sid_euler_reverse(c, q, v, u, rec, rec + c->m->nv, q1bar, v1bar, qbar, vbar, thetabar);
+    sid_euler_reverse(c, io, rec, rec + c->m->nv, adj);
     return SID_OK;
 }
 
-sid_status sid_euler_vjp(const sid_step_ctx *c, const double *q, const double *v, const double *u, const double *q1bar,
-                         const double *v1bar, double *qbar, double *vbar, double *thetabar, sid_error *err)
+sid_status sid_euler_vjp(const sid_step_ctx *c, const sid_step_io *io, const sid_step_adj *adj, sid_error *err)
 {
     double *a = c->ws->rk;
-    sid_status s = sid_fd(c->m, c->theta, c->ws, c->fx, q, v, u, c->h, a, err);
+    const sid_fd_point at = sid_step_point(c, io, c->h);
+    sid_status s = sid_fd(&at, a, err);
     if (s) return s;
-    sid_euler_reverse(c, q, v, u, a, c->ws->M, q1bar, v1bar, qbar, vbar, thetabar);
+    sid_euler_reverse(c, io, a, c->ws->M, adj);
     return SID_OK;
 }
 
-sid_status sid_euler_jvp(const sid_step_ctx *c, const double *q, const double *v, const double *u, int ndir,
-                         const double *thetadot, double *qdot, double *vdot, double *scratch, sid_error *err)
+sid_status sid_euler_jvp(const sid_step_ctx *c, const sid_step_io *io, const sid_step_dirs *dirs, sid_error *err)
 {
+    const double *q = io->q, *v = io->v, *thetadot = dirs->thetadot;
+    const int ndir = dirs->ndir;
+    double *qdot = dirs->qdot, *vdot = dirs->vdot;   /* the step needs no scratch of its own */
     const sid_model *m = c->m;
-    const double *theta = c->theta;
     sid_workspace *ws = c->ws;
     const double h = c->h;
     const int nq = m->nq, nv = m->nv, np = m->nparam;
-    double *a = ws->rk, *ad = a + nv, *v1 = ad + nv;   /* the step needs no scratch of its own */
-    (void)scratch;
-    sid_status s = sid_fd_jvp_prepare(m, theta, ws, c->fx, q, v, u, h, a, err);
+    double *a = ws->rk, *ad = a + nv, *v1 = ad + nv;
+    const sid_fd_point at = sid_step_point(c, io, h);
+    sid_status s = sid_fd_jvp_prepare(&at, a, err);
     if (s) return s;
     for (int i = 0; i < nv; i++) v1[i] = v[i] + h * a[i];
     const int rows = c->cols && sid_fd_rows_pay(m, ndir);
-    if (rows) sid_fd_jacobian_rows(m, theta, ws, c->fx, q, v, u, h, a, c->ncols, c->cols, ws->jrows);
+    if (rows) sid_fd_jacobian_rows(&at, a, c->ncols, c->cols, ws->jrows);
     /* adot from A adot = Rdot; vdot1 = vdot + h adot, qdot1 = (q (+) h v1)' */
     for (int d = 0; d < ndir; d++) {
         double *qd = qdot + (size_t)d * (size_t)nq, *vd = vdot + (size_t)d * (size_t)nv;
         const double *thd = thetadot + (size_t)d * (size_t)np;
-        if (rows) sid_fd_jvp_rows(m, ws->jrows, c->ncols, c->cols, qd, vd, thd, ad);
-        else sid_fd_jvp_dir(m, theta, ws, c->fx, q, v, u, h, a, qd, vd, thd, ad);
+        const sid_state_dir dir = {qd, vd, thd};
+        if (rows) sid_fd_jvp_rows(m, ws->jrows, c->ncols, c->cols, &dir, ad);
+        else sid_fd_jvp_dir(&at, a, &dir, ad);
         for (int i = 0; i < nv; i++) vd[i] += h * ad[i];
         sid_integrate_q_jvp(m, q, v1, h, qd, vd);
     }

@@ -29,7 +29,7 @@ sid_status sid_dry_accel(const sid_model *m, const double *theta, sid_workspace 
     const size_t nn = sizeof(double) * (size_t)nv * (size_t)nv;
     sid_status s;
     if ((s = sid_dry_prepare(m, theta, ws, err))) return s;
-    if ((s = sid_fd(m, theta, ws, fx, q, v, u, 0, D->a0, err))) return s;
+    if ((s = sid_fd(&(sid_fd_point){m, theta, ws, fx, q, v, u, 0}, D->a0, err))) return s;
     memcpy(D->Lp, ws->M, nn);
     sid_dry_solve(m, theta, ws, q, v, u, h);
     if (want_ac) {
@@ -39,7 +39,7 @@ sid_status sid_dry_accel(const sid_model *m, const double *theta, sid_workspace 
         for (int i = 0; i < nv; i++) D->ac[i] = D->a0[i] + D->e[i];
     }
     if (!want_a) return SID_OK;
-    if ((s = sid_fd(m, theta, ws, fx, q, v, u, h, D->a, err))) return s;
+    if ((s = sid_fd(&(sid_fd_point){m, theta, ws, fx, q, v, u, h}, D->a, err))) return s;
     memcpy(D->Lh, ws->M, nn);
     memset(D->e, 0, sizeof(double) * (size_t)nv);
     for (int j = 0; j < D->nf; j++) D->e[D->dof[j]] += D->sgn[j] * D->f[j];
@@ -54,9 +54,10 @@ static sid_status dry_accel(const sid_step_ctx *c, const double *q, const double
     return sid_dry_accel(c->m, c->theta, c->ws, c->fx, c->h, q, v, u, want_ac, 1, err);
 }
 
-sid_status sid_dry_step(const sid_step_ctx *c, const double *q, const double *v, const double *u, double *q1,
-                        double *v1, double *rec, sid_error *err)
+sid_status sid_dry_step(const sid_step_ctx *c, const sid_step_io *io, sid_error *err)
 {
+    const double *q = io->q, *v = io->v, *u = io->u;
+    double *q1 = io->q1, *v1 = io->v1, *rec = io->rec;
     const struct sid_dry *D = c->ws->dry;
     const size_t nv = (size_t)c->m->nv, nf = (size_t)D->nf;
     sid_status s = dry_accel(c, q, v, u, rec != NULL, err);
@@ -75,31 +76,27 @@ sid_status sid_dry_step(const sid_step_ctx *c, const double *q, const double *v,
 }
 
 /* The adjoint once the scratch holds the step's a, ac, factors and solution. */
-static void dry_reverse(const sid_step_ctx *c, const double *q, const double *v, const double *u, const double *q1bar,
-                        const double *v1bar, double *qbar, double *vbar, double *thetabar)
+static void dry_reverse(const sid_step_ctx *c, const sid_step_io *io, const sid_step_adj *adj)
 {
     const sid_model *m = c->m;
     sid_workspace *ws = c->ws;
     struct sid_dry *D = ws->dry;
     /* euler.c's adjoint with f held; its solve w = (M + B + h D)^-1 abar is f's adjoint */
-    sid_euler_reverse(c, q, v, u, D->a, D->Lh, q1bar, v1bar, qbar, vbar, thetabar);
+    sid_euler_reverse(c, io, D->a, D->Lh, adj);
     for (int j = 0; j < D->nf; j++) D->t[j] = D->sgn[j] * ws->w[D->dof[j]];
-    sid_dry_vjp_solution(m, ws, D->t, qbar, vbar, thetabar);
-    sid_fd_vjp_factored(m, c->theta, ws, c->fx, q, v, u, 0, D->ac, D->Lp, D->abar, qbar, vbar, thetabar);
+    sid_dry_vjp_solution(m, ws, D->t, adj->qbar, adj->vbar, adj->thetabar);
+    sid_fd_vjp_factored(&(sid_fd_point){m, c->theta, ws, c->fx, io->q, io->v, io->u, 0}, D->ac, D->Lp, D->abar, &(sid_state_bar){adj->qbar, adj->vbar, adj->thetabar});
 }
 
-sid_status sid_dry_vjp(const sid_step_ctx *c, const double *q, const double *v, const double *u, const double *q1bar,
-                       const double *v1bar, double *qbar, double *vbar, double *thetabar, sid_error *err)
+sid_status sid_dry_vjp(const sid_step_ctx *c, const sid_step_io *io, const sid_step_adj *adj, sid_error *err)
 {
-    sid_status s = dry_accel(c, q, v, u, 1, err);
+    sid_status s = dry_accel(c, io->q, io->v, io->u, 1, err);
     if (s) return s;
-    dry_reverse(c, q, v, u, q1bar, v1bar, qbar, vbar, thetabar);
+    dry_reverse(c, io, adj);
     return SID_OK;
 }
 
-sid_status sid_dry_vjp_taped(const sid_step_ctx *c, const double *q, const double *v, const double *u,
-                             const double *rec, const double *q1bar, const double *v1bar, double *qbar, double *vbar,
-                             double *thetabar, sid_error *err)
+sid_status sid_dry_vjp_taped(const sid_step_ctx *c, const sid_step_io *io, const double *rec, const sid_step_adj *adj, sid_error *err)
 {
     struct sid_dry *D = c->ws->dry;
     const size_t nv = (size_t)c->m->nv, nf = (size_t)D->nf;
@@ -111,16 +108,19 @@ sid_status sid_dry_vjp_taped(const sid_step_ctx *c, const double *q, const doubl
     memcpy(D->Lp, rec + 2 * nv + nv * nv, sizeof(double) * nv * nv);
     memcpy(D->f, rec + 2 * nv + 2 * nv * nv, sizeof(double) * nf);
     for (size_t j = 0; j < nf; j++) D->state[j] = (int)rec[2 * nv + 2 * nv * nv + nf + j];
-    sid_dry_restore(c->m, c->theta, c->ws, q, v, u, c->h);
-    dry_reverse(c, q, v, u, q1bar, v1bar, qbar, vbar, thetabar);
+    sid_dry_restore(c->m, c->theta, c->ws, io->q, io->v, io->u, c->h);
+    dry_reverse(c, io, adj);
     return SID_OK;
 }
 
 /* Per direction: t from the forward-dynamics tangent at ac with M + B (hd = 0), fdot from it,
  * then the step's tangent at a with M + B + h D and E fdot added. */
-sid_status sid_dry_jvp(const sid_step_ctx *c, const double *q, const double *v, const double *u, int ndir,
-                       const double *thetadot, double *qdot, double *vdot, double *scratch, sid_error *err)
+sid_status sid_dry_jvp(const sid_step_ctx *c, const sid_step_io *io, const sid_step_dirs *dirs, sid_error *err)
 {
+    const double *q = io->q, *v = io->v, *u = io->u;
+    int ndir = dirs->ndir;
+    const double *thetadot = dirs->thetadot;
+    double *qdot = dirs->qdot, *vdot = dirs->vdot, *scratch = dirs->scratch;
     const sid_model *m = c->m;
     const double *theta = c->theta;
     sid_workspace *ws = c->ws;
@@ -138,27 +138,27 @@ sid_status sid_dry_jvp(const sid_step_ctx *c, const double *q, const double *v, 
     double *rows_c = ws->jrows, *rows_a = ws->jrows + (size_t)nv * (size_t)(nq + nv + c->ncols);
     if (rows) {
         memcpy(ws->M, D->Lp, nn);
-        sid_fd_jvp_at(m, theta, ws, c->fx, v, D->ac);
-        sid_fd_jacobian_rows(m, theta, ws, c->fx, q, v, u, 0, D->ac, c->ncols, c->cols, rows_c);
+        sid_fd_jvp_at(&(sid_fd_point){m, theta, ws, c->fx, NULL, v, NULL, 0}, D->ac);
+        sid_fd_jacobian_rows(&(sid_fd_point){m, theta, ws, c->fx, q, v, u, 0}, D->ac, c->ncols, c->cols, rows_c);
         memcpy(ws->M, D->Lh, nn);
-        sid_fd_jvp_at(m, theta, ws, c->fx, v, D->a);
-        sid_fd_jacobian_rows(m, theta, ws, c->fx, q, v, u, h, D->a, c->ncols, c->cols, rows_a);
+        sid_fd_jvp_at(&(sid_fd_point){m, theta, ws, c->fx, NULL, v, NULL, 0}, D->a);
+        sid_fd_jacobian_rows(&(sid_fd_point){m, theta, ws, c->fx, q, v, u, h}, D->a, c->ncols, c->cols, rows_a);
     }
     for (int d = 0; d < ndir; d++) {
         double *qd = qdot + (size_t)d * (size_t)nq, *vd = vdot + (size_t)d * (size_t)nv;
         const double *thd = thetadot + (size_t)d * (size_t)np;
         if (rows) {
-            sid_fd_jvp_rows(m, rows_c, c->ncols, c->cols, qd, vd, thd, t);
+            sid_fd_jvp_rows(m, rows_c, c->ncols, c->cols, &(sid_state_dir){qd, vd, thd}, t);
             sid_dry_jvp_solution(m, ws, t, qd, vd, thd, fd);
-            sid_fd_jvp_rows(m, rows_a, c->ncols, c->cols, qd, vd, thd, ad);
+            sid_fd_jvp_rows(m, rows_a, c->ncols, c->cols, &(sid_state_dir){qd, vd, thd}, ad);
         } else {
             memcpy(ws->M, D->Lp, nn);
-            sid_fd_jvp_at(m, theta, ws, c->fx, v, D->ac);   /* with the pushes' (and any contact's) forces */
-            sid_fd_jvp_dir(m, theta, ws, c->fx, q, v, u, 0, D->ac, qd, vd, thd, t);
+            sid_fd_jvp_at(&(sid_fd_point){m, theta, ws, c->fx, NULL, v, NULL, 0}, D->ac);   /* with the pushes' (and any contact's) forces */
+            sid_fd_jvp_dir(&(sid_fd_point){m, theta, ws, c->fx, q, v, u, 0}, D->ac, &(sid_state_dir){qd, vd, thd}, t);
             sid_dry_jvp_solution(m, ws, t, qd, vd, thd, fd);
             memcpy(ws->M, D->Lh, nn);
-            sid_fd_jvp_at(m, theta, ws, c->fx, v, D->a);
-            sid_fd_jvp_dir(m, theta, ws, c->fx, q, v, u, h, D->a, qd, vd, thd, ad);
+            sid_fd_jvp_at(&(sid_fd_point){m, theta, ws, c->fx, NULL, v, NULL, 0}, D->a);
+            sid_fd_jvp_dir(&(sid_fd_point){m, theta, ws, c->fx, q, v, u, h}, D->a, &(sid_state_dir){qd, vd, thd}, ad);
         }
         memset(D->e, 0, sizeof(double) * (size_t)nv);
         for (int j = 0; j < D->nf; j++) D->e[D->dof[j]] += D->sgn[j] * fd[j];

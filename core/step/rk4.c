@@ -32,22 +32,23 @@ static sid_status rk4_stages(const sid_step_ctx *c, const double *q, const doubl
     const size_t rs = (size_t)sd->record_size(m);
     sid_status s;
     /* each stage's record is kept in ws->Lst, so that a tape can hold it for the adjoint */
-    if ((s = sd->accel(c, q, v, u, a1, ws->Lst, err))) return s;
+    if ((s = sd->accel(c, &(sid_stage_at){q, v, u, NULL}, a1, ws->Lst, err))) return s;
     sid_integrate_q(m, q, v, 0.5 * h, q2);
     for (int i = 0; i < nv; i++) v2[i] = v[i] + 0.5 * h * a1[i];
-    if ((s = sd->accel(c, q2, v2, u, a2, ws->Lst + rs, err))) return s;
+    if ((s = sd->accel(c, &(sid_stage_at){q2, v2, u, NULL}, a2, ws->Lst + rs, err))) return s;
     sid_integrate_q(m, q, v2, 0.5 * h, q3);
     for (int i = 0; i < nv; i++) v3[i] = v[i] + 0.5 * h * a2[i];
-    if ((s = sd->accel(c, q3, v3, u, a3, ws->Lst + 2 * rs, err))) return s;
+    if ((s = sd->accel(c, &(sid_stage_at){q3, v3, u, NULL}, a3, ws->Lst + 2 * rs, err))) return s;
     sid_integrate_q(m, q, v3, h, q4);
     for (int i = 0; i < nv; i++) v4[i] = v[i] + h * a3[i];
-    if (nstage == 4 && (s = sd->accel(c, q4, v4, u, a4, ws->Lst + 3 * rs, err))) return s;
+    if (nstage == 4 && (s = sd->accel(c, &(sid_stage_at){q4, v4, u, NULL}, a4, ws->Lst + 3 * rs, err))) return s;
     return SID_OK;
 }
 
-sid_status sid_rk4_step(const sid_step_ctx *c, const double *q, const double *v, const double *u, double *q1,
-                        double *v1, double *rec, sid_error *err)
+sid_status sid_rk4_step(const sid_step_ctx *c, const sid_step_io *io, sid_error *err)
 {
+    const double *q = io->q, *v = io->v, *u = io->u;
+    double *q1 = io->q1, *v1 = io->v1, *rec = io->rec;
     const sid_model *m = c->m;
     sid_workspace *ws = c->ws;
     const double h = c->h;
@@ -69,21 +70,13 @@ sid_status sid_rk4_step(const sid_step_ctx *c, const double *q, const double *v,
     return SID_OK;
 }
 
-/* Adjoint of one RK4 stage a_s = fd(q_s, v_s, u): from the stage's record L_s of a tape, or
- * (L_s NULL) by recomputing it. */
-static sid_status stage_vjp(const sid_step_ctx *c, const double *qs, const double *vs, const double *u, const double *as,
-                            const double *Ls, const double *abar, double *qbar, double *vbar, double *thetabar,
-                            sid_error *err)
-{
-    return c->stage->vjp(c, qs, vs, u, as, Ls, abar, qbar, vbar, thetabar, err);
-}
-
 /* Reverse an RK4 step whose stages st = (q2, v2, q3, v3, q4, v4, a1, a2, a3, a4) are known;
  * L holds the four stages' records, or is NULL to recompute them. */
-static sid_status rk4_reverse(const sid_step_ctx *c, const double *q, const double *v, const double *u, const double *st,
-                              const double *L, const double *q1bar, const double *v1bar, double *qbar, double *vbar,
-                              double *thetabar, sid_error *err)
+static sid_status rk4_reverse(const sid_step_ctx *c, const sid_step_io *io, const double *st, const double *L,
+                              const sid_step_adj *adj, sid_error *err)
 {
+    const double *q = io->q, *v = io->v, *u = io->u, *q1bar = adj->q1bar, *v1bar = adj->v1bar;
+    double *qbar = adj->qbar, *vbar = adj->vbar, *thetabar = adj->thetabar;
     const sid_model *m = c->m;
     sid_workspace *ws = c->ws;
     const double h = c->h;
@@ -110,44 +103,44 @@ static sid_status rk4_reverse(const sid_step_ctx *c, const double *q, const doub
     }
     /* stage 4 at (q4, v4) = (q (+) h v3, v + h a3) */
     memset(qs, 0, sizeof(double) * (size_t)nq);
-    if ((s = stage_vjp(c, q4, v4, u, a4, L4, ab4, qs, vs, thetabar, err))) return s;
+    if ((s = c->stage->vjp(c, &(sid_stage_at){q4, v4, u, a4}, L4, ab4, &(sid_state_bar){qs, vs, thetabar}, err))) return s;
     sid_integrate_q_vjp(m, q, v3, h, qs, qbar, vb3);
     for (int i = 0; i < nv; i++) vbar[i] += vs[i], ab3[i] += h * vs[i];
     /* stage 3 at (q (+) h/2 v2, v + h/2 a2) */
     memset(qs, 0, sizeof(double) * (size_t)nq);
     memcpy(vs, vb3, sizeof(double) * (size_t)nv);
-    if ((s = stage_vjp(c, q3, v3, u, a3, L3, ab3, qs, vs, thetabar, err))) return s;
+    if ((s = c->stage->vjp(c, &(sid_stage_at){q3, v3, u, a3}, L3, ab3, &(sid_state_bar){qs, vs, thetabar}, err))) return s;
     sid_integrate_q_vjp(m, q, v2, 0.5 * h, qs, qbar, vb2);
     for (int i = 0; i < nv; i++) vbar[i] += vs[i], ab2[i] += 0.5 * h * vs[i];
     /* stage 2 at (q (+) h/2 v, v + h/2 a1) */
     memset(qs, 0, sizeof(double) * (size_t)nq);
     memcpy(vs, vb2, sizeof(double) * (size_t)nv);
-    if ((s = stage_vjp(c, q2, v2, u, a2, L2, ab2, qs, vs, thetabar, err))) return s;
+    if ((s = c->stage->vjp(c, &(sid_stage_at){q2, v2, u, a2}, L2, ab2, &(sid_state_bar){qs, vs, thetabar}, err))) return s;
     sid_integrate_q_vjp(m, q, v, 0.5 * h, qs, qbar, vbar);
     for (int i = 0; i < nv; i++) vbar[i] += vs[i], ab1[i] += 0.5 * h * vs[i];
     /* stage 1 at (q, v) */
-    return stage_vjp(c, q, v, u, a1, L1, ab1, qbar, vbar, thetabar, err);
+    return c->stage->vjp(c, &(sid_stage_at){q, v, u, a1}, L1, ab1, &(sid_state_bar){qbar, vbar, thetabar}, err);
 }
 
-sid_status sid_rk4_vjp(const sid_step_ctx *c, const double *q, const double *v, const double *u, const double *q1bar,
-                       const double *v1bar, double *qbar, double *vbar, double *thetabar, sid_error *err)
+sid_status sid_rk4_vjp(const sid_step_ctx *c, const sid_step_io *io, const sid_step_adj *adj, sid_error *err)
 {
     sid_status s;
     /* Recompute the stage states (the fourth's acceleration is not needed), then reverse. */
-    if ((s = rk4_stages(c, q, v, u, 3, err))) return s;
-    return rk4_reverse(c, q, v, u, c->ws->rk, NULL, q1bar, v1bar, qbar, vbar, thetabar, err);
+    if ((s = rk4_stages(c, io->q, io->v, io->u, 3, err))) return s;
+    return rk4_reverse(c, io, c->ws->rk, NULL, adj, err);
 }
 
-sid_status sid_rk4_vjp_taped(const sid_step_ctx *c, const double *q, const double *v, const double *u,
-                             const double *rec, const double *q1bar, const double *v1bar, double *qbar, double *vbar,
-                             double *thetabar, sid_error *err)
+sid_status sid_rk4_vjp_taped(const sid_step_ctx *c, const sid_step_io *io, const double *rec, const sid_step_adj *adj, sid_error *err)
 {
-    return rk4_reverse(c, q, v, u, rec, rec + rk_size(c->m), q1bar, v1bar, qbar, vbar, thetabar, err);
+    return rk4_reverse(c, io, rec, rec + rk_size(c->m), adj, err);
 }
 
-sid_status sid_rk4_jvp(const sid_step_ctx *c, const double *q, const double *v, const double *u, int ndir,
-                       const double *thetadot, double *qdot, double *vdot, double *scratch, sid_error *err)
+sid_status sid_rk4_jvp(const sid_step_ctx *c, const sid_step_io *io, const sid_step_dirs *dirs, sid_error *err)
 {
+    const double *q = io->q, *v = io->v, *u = io->u;
+    int ndir = dirs->ndir;
+    const double *thetadot = dirs->thetadot;
+    double *qdot = dirs->qdot, *vdot = dirs->vdot, *scratch = dirs->scratch;
     const sid_model *m = c->m;
     sid_workspace *ws = c->ws;
     const double h = c->h;
@@ -170,7 +163,8 @@ sid_status sid_rk4_jvp(const sid_step_ctx *c, const double *q, const double *v, 
             sid_integrate_q(m, q, Vs - nv, cn[st] * h, qs);
             for (int i = 0; i < nv; i++) Vs[i] = v[i] + cn[st] * h * As[i - nv];
         }
-        if ((s = c->stage->jvp_prepare(c, qs, Vs, u, As, rows, err))) return s;
+        const sid_stage_at at = {qs, Vs, u, As};
+        if ((s = c->stage->jvp_prepare(c, &at, As, rows, err))) return s;
         for (int d = 0; d < ndir; d++) {
             double *sc = scratch + (size_t)d * 9 * (size_t)nv;
             const double *qd = qdot + (size_t)d * (size_t)nq, *vd = vdot + (size_t)d * (size_t)nv;
@@ -183,7 +177,7 @@ sid_status sid_rk4_jvp(const sid_step_ctx *c, const double *q, const double *v, 
                 memcpy(sc + (size_t)(4 + st - 1) * (size_t)nv, vd_s, sizeof(double) * (size_t)nv);
             }
             const double *thd = thetadot + (size_t)d * (size_t)np;
-            c->stage->jvp_dir(c, qs, Vs, u, As, rows, qd_s, vd_s, thd, sc + (size_t)st * (size_t)nv);
+            c->stage->jvp_dir(c, &at, rows, &(sid_state_dir){qd_s, vd_s, thd}, sc + (size_t)st * (size_t)nv);
         }
     }
     /* q1 = q (+) h/6 vs, vs = v + 2 v2 + 2 v3 + v4;  v1 = v + h/6 (a1 + 2 a2 + 2 a3 + a4)

@@ -4,6 +4,7 @@
 #include "simulate.h"
 #include "backlash.h"
 #include "delay.h"
+#include "measure.h"
 #include "push.h"
 
 #include <math.h>
@@ -54,8 +55,7 @@ int sid_substeps(const sid_sim_opts *o, double dt)
 void sid_traj_state_q(const sid_model *m, const double *theta, const sid_traj *tr, int k, double *q)
 {
     memcpy(q, tr->q + (size_t)k * (size_t)m->nqo, sizeof(double) * (size_t)m->nqo);
-    for (int b = 1; b < m->nbody; b++)
-        if (m->body[b].p_dof >= 0) q[m->body[b].qadr] -= theta[m->body[b].p_dof + P_OFFSET];
+    sid_unmeasure_q(m, theta, q);
 }
 
 sid_status sid_simulate(const sid_model *m, const double *theta, const sid_traj *tr, const sid_sim_opts *o,
@@ -82,8 +82,7 @@ sid_status sid_simulate(const sid_model *m, const double *theta, const sid_traj 
     sid_backlash_start(m, buf);
     for (int k = 0;; k++) {
         memcpy(q_out + (size_t)k * (size_t)nqo, q, sizeof(double) * (size_t)nqo);
-        for (int b = 1; b < m->nbody; b++)
-            if (m->body[b].p_dof >= 0) q_out[(size_t)k * (size_t)nqo + (size_t)m->body[b].qadr] += theta[m->body[b].p_dof + P_OFFSET];
+        sid_measure_q(m, theta, q_out + (size_t)k * (size_t)nqo);
         memcpy(v_out + (size_t)k * (size_t)nvo, v, sizeof(double) * (size_t)nvo);
         if (k == tr->n - 1) break;
         const double dt = tr->t[k + 1] - tr->t[k];

@@ -12,36 +12,43 @@
 
 static int smooth_size(const sid_model *m) { return m->nv * m->nv; }
 
-static sid_status smooth_accel(const sid_step_ctx *c, const double *q, const double *v, const double *u, double *a,
-                               double *rec, sid_error *err)
+/* The plain forward dynamics' point of a stage (hd = 0). */
+static sid_fd_point stage_point(const sid_step_ctx *c, const sid_stage_at *at)
 {
-    sid_status s = sid_fd(c->m, c->theta, c->ws, c->fx, q, v, u, 0, a, err);
+    return (sid_fd_point){c->m, c->theta, c->ws, c->fx, at->q, at->v, at->u, 0};
+}
+
+static sid_status smooth_accel(const sid_step_ctx *c, const sid_stage_at *at, double *a, double *rec, sid_error *err)
+{
+    const sid_fd_point p = stage_point(c, at);
+    sid_status s = sid_fd(&p, a, err);
     if (!s && rec) memcpy(rec, c->ws->M, sizeof(double) * (size_t)smooth_size(c->m));
     return s;
 }
 
-static sid_status smooth_vjp(const sid_step_ctx *c, const double *q, const double *v, const double *u, const double *a,
-                             const double *rec, const double *abar, double *qbar, double *vbar, double *thetabar,
-                             sid_error *err)
+static sid_status smooth_vjp(const sid_step_ctx *c, const sid_stage_at *at, const double *rec, const double *abar,
+                             const sid_state_bar *bar, sid_error *err)
 {
-    if (!rec) return sid_fd_vjp(c->m, c->theta, c->ws, c->fx, q, v, u, 0, abar, qbar, vbar, thetabar, err);
-    sid_fd_vjp_factored(c->m, c->theta, c->ws, c->fx, q, v, u, 0, a, rec, abar, qbar, vbar, thetabar);
+    const sid_fd_point p = stage_point(c, at);
+    if (!rec) return sid_fd_vjp(&p, abar, bar, err);
+    sid_fd_vjp_factored(&p, at->a, rec, abar, bar);
     return SID_OK;
 }
 
-static sid_status smooth_jvp_prepare(const sid_step_ctx *c, const double *q, const double *v, const double *u,
-                                     double *a, int rows, sid_error *err)
+static sid_status smooth_jvp_prepare(const sid_step_ctx *c, const sid_stage_at *at, double *a, int rows,
+                                     sid_error *err)
 {
-    sid_status s = sid_fd_jvp_prepare(c->m, c->theta, c->ws, c->fx, q, v, u, 0, a, err);
-    if (!s && rows) sid_fd_jacobian_rows(c->m, c->theta, c->ws, c->fx, q, v, u, 0, a, c->ncols, c->cols, c->ws->jrows);
+    const sid_fd_point p = stage_point(c, at);
+    sid_status s = sid_fd_jvp_prepare(&p, a, err);
+    if (!s && rows) sid_fd_jacobian_rows(&p, a, c->ncols, c->cols, c->ws->jrows);
     return s;
 }
 
-static void smooth_jvp_dir(const sid_step_ctx *c, const double *q, const double *v, const double *u, const double *a,
-                           int rows, const double *qd, const double *vd, const double *thd, double *ad)
+static void smooth_jvp_dir(const sid_step_ctx *c, const sid_stage_at *at, int rows, const sid_state_dir *dir, double *ad)
 {
-    if (rows) sid_fd_jvp_rows(c->m, c->ws->jrows, c->ncols, c->cols, qd, vd, thd, ad);
-    else sid_fd_jvp_dir(c->m, c->theta, c->ws, c->fx, q, v, u, 0, a, qd, vd, thd, ad);
+    const sid_fd_point p = stage_point(c, at);
+    if (rows) sid_fd_jvp_rows(c->m, c->ws->jrows, c->ncols, c->cols, dir, ad);
+    else sid_fd_jvp_dir(&p, at->a, dir, ad);
 }
 
 const sid_stage_dynamics sid_stage_smooth = {smooth_size, smooth_accel, smooth_vjp, smooth_jvp_prepare,
@@ -65,13 +72,12 @@ static void rows_force(const sid_model *m, struct sid_dry *D, const double *x)
     sid_factor_solve(m, D->Lp, D->e);
 }
 
-static sid_status dry_accel(const sid_step_ctx *c, const double *q, const double *v, const double *u, double *a,
-                            double *rec, sid_error *err)
+static sid_status dry_accel(const sid_step_ctx *c, const sid_stage_at *at, double *a, double *rec, sid_error *err)
 {
     const sid_model *m = c->m;
     struct sid_dry *D = c->ws->dry;
     const size_t nn = (size_t)m->nv * (size_t)m->nv, nf = (size_t)D->nf;
-    sid_status s = sid_dry_accel(m, c->theta, c->ws, c->fx, c->h, q, v, u, 1, 0, err);
+    sid_status s = sid_dry_accel(m, c->theta, c->ws, c->fx, c->h, at->q, at->v, at->u, 1, 0, err);
     if (s) return s;
     memcpy(a, D->ac, sizeof(double) * (size_t)m->nv);
     if (rec) {
@@ -82,10 +88,10 @@ static sid_status dry_accel(const sid_step_ctx *c, const double *q, const double
     return SID_OK;
 }
 
-static sid_status dry_vjp(const sid_step_ctx *c, const double *q, const double *v, const double *u, const double *a,
-                          const double *rec, const double *abar, double *qbar, double *vbar, double *thetabar,
-                          sid_error *err)
+static sid_status dry_vjp(const sid_step_ctx *c, const sid_stage_at *at, const double *rec, const double *abar,
+                          const sid_state_bar *bar, sid_error *err)
 {
+    const double *q = at->q, *v = at->v, *u = at->u;
     const sid_model *m = c->m;
     sid_workspace *ws = c->ws;
     struct sid_dry *D = ws->dry;
@@ -97,7 +103,7 @@ static sid_status dry_vjp(const sid_step_ctx *c, const double *q, const double *
         memcpy(D->Lp, rec, sizeof(double) * nn);
         memcpy(D->f, rec + nn, sizeof(double) * nf);
         for (size_t j = 0; j < nf; j++) D->state[j] = (int)rec[nn + nf + j];
-        memcpy(D->ac, a, sizeof(double) * (size_t)nv);
+        memcpy(D->ac, at->a, sizeof(double) * (size_t)nv);
         sid_dry_restore(m, c->theta, ws, q, v, u, c->h);
     } else if ((s = sid_dry_accel(m, c->theta, ws, c->fx, c->h, q, v, u, 1, 0, err))) {
         return s;
@@ -106,34 +112,34 @@ static sid_status dry_vjp(const sid_step_ctx *c, const double *q, const double *
     memcpy(D->e, abar, sizeof(double) * (size_t)nv);
     sid_factor_solve(m, D->Lp, D->e);
     for (int j = 0; j < D->nf; j++) D->t[j] = D->sgn[j] * D->e[D->dof[j]];
-    sid_dry_vjp_solution(m, ws, D->t, qbar, vbar, thetabar);
+    sid_dry_vjp_solution(m, ws, D->t, bar->qbar, bar->vbar, bar->thetabar);
     for (int i = 0; i < nv; i++) D->e[i] = abar[i] + D->abar[i];
-    sid_fd_vjp_factored(m, c->theta, ws, c->fx, q, v, u, 0, D->ac, D->Lp, D->e, qbar, vbar, thetabar);
+    const sid_fd_point p = stage_point(c, at);
+    sid_fd_vjp_factored(&p, D->ac, D->Lp, D->e, bar);
     return SID_OK;
 }
 
-static sid_status dry_jvp_prepare(const sid_step_ctx *c, const double *q, const double *v, const double *u, double *a,
-                                  int rows, sid_error *err)
+static sid_status dry_jvp_prepare(const sid_step_ctx *c, const sid_stage_at *at, double *a, int rows, sid_error *err)
 {
     const sid_model *m = c->m;
     sid_workspace *ws = c->ws;
     struct sid_dry *D = ws->dry;
-    sid_status s = sid_dry_accel(m, c->theta, ws, c->fx, c->h, q, v, u, 1, 0, err);
+    sid_status s = sid_dry_accel(m, c->theta, ws, c->fx, c->h, at->q, at->v, at->u, 1, 0, err);
     if (s) return s;
     memcpy(a, D->ac, sizeof(double) * (size_t)m->nv);
     /* ws->M holds the factor of M + B: the RNEA state at (q, v, ac) the tangents need */
-    sid_fd_jvp_at(m, c->theta, ws, c->fx, v, D->ac);
-    if (rows) sid_fd_jacobian_rows(m, c->theta, ws, c->fx, q, v, u, 0, D->ac, c->ncols, c->cols, ws->jrows);
+    const sid_fd_point p = stage_point(c, at);
+    sid_fd_jvp_at(&p, D->ac);
+    if (rows) sid_fd_jacobian_rows(&p, D->ac, c->ncols, c->cols, ws->jrows);
     return SID_OK;
 }
 
-static void dry_jvp_dir(const sid_step_ctx *c, const double *q, const double *v, const double *u, const double *a,
-                        int rows, const double *qd, const double *vd, const double *thd, double *ad)
+static void dry_jvp_dir(const sid_step_ctx *c, const sid_stage_at *at, int rows, const sid_state_dir *dir, double *ad)
 {
     const sid_model *m = c->m;
     struct sid_dry *D = c->ws->dry;
-    smooth_jvp_dir(c, q, v, u, a, rows, qd, vd, thd, ad);   /* t: f held */
-    sid_dry_jvp_solution(m, c->ws, ad, qd, vd, thd, D->t);
+    smooth_jvp_dir(c, at, rows, dir, ad);   /* t: f held */
+    sid_dry_jvp_solution(m, c->ws, ad, dir->qd, dir->vd, dir->thd, D->t);
     rows_force(m, D, D->t);
     for (int i = 0; i < m->nv; i++) ad[i] += D->e[i];
 }

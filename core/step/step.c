@@ -4,6 +4,8 @@
 #include "fd.h"
 #include "step.h"
 
+#include <string.h>
+
 enum { CONTACT_NONE, CONTACT_COMPLIANT, CONTACT_HARD, NCONTACT };
 
 /* a row per variant; fx: the contact force source of compliant contact (NULL: none) */
@@ -17,15 +19,20 @@ enum { CONTACT_NONE, CONTACT_COMPLIANT, CONTACT_HARD, NCONTACT };
                   NULL, NULL}
 #define COMPLIANT (&sid_contact_compliant)
 
+/* The names files and flags use: the one place they are spelled. */
+static const char *const integrator_names[SID_NINTEGRATOR] = {[SID_EULER] = "euler", [SID_RK4] = "rk4"};
+static const char *const contact_model_names[SID_NCONTACT_MODEL] = {[SID_CONTACT_COMPLIANT] = "compliant",
+                                                                    [SID_CONTACT_HARD] = "hard"};
+
 /* integrator x contact model, without and with joints of the dry friction model or constraint
  * limits (dry_friction.h) */
-static const sid_step_variant variants[2][NCONTACT] = {
+static const sid_step_variant variants[SID_NINTEGRATOR][NCONTACT] = {
     [SID_EULER] = {[CONTACT_NONE] = EULER(NULL), [CONTACT_COMPLIANT] = EULER(COMPLIANT), [CONTACT_HARD] = HARD},
     [SID_RK4] = {[CONTACT_NONE] = RK4(sid_stage_smooth, sid_rk4_record_size, NULL),
                  [CONTACT_COMPLIANT] = RK4(sid_stage_smooth, sid_rk4_record_size, COMPLIANT),
                  [CONTACT_HARD] = RK4_HARD},
 };
-static const sid_step_variant variants_dry[2][NCONTACT] = {
+static const sid_step_variant variants_dry[SID_NINTEGRATOR][NCONTACT] = {
     [SID_EULER] = {[CONTACT_NONE] = EULER_DRY(NULL), [CONTACT_COMPLIANT] = EULER_DRY(COMPLIANT), [CONTACT_HARD] = HARD},
     [SID_RK4] = {[CONTACT_NONE] = RK4(sid_stage_dry, sid_rk4_dry_record_size, NULL),
                  [CONTACT_COMPLIANT] = RK4(sid_stage_dry, sid_rk4_dry_record_size, COMPLIANT),
@@ -34,6 +41,10 @@ static const sid_step_variant variants_dry[2][NCONTACT] = {
 
 const sid_step_variant *sid_step_variant_find(const sid_model *m, sid_integrator integ, sid_error *err)
 {
+    if ((int)integ < 0 || integ >= SID_NINTEGRATOR) {
+        sid_error_set(err, SID_ERR_INPUT, "no such integrator (%d)", (int)integ);
+        return NULL;
+    }
     const int contact = !m->nsphere ? CONTACT_NONE : m->contact == SID_CONTACT_HARD ? CONTACT_HARD : CONTACT_COMPLIANT;
     if (m->nbacklash && (m->ndry || m->nclim || contact == CONTACT_HARD)) {
         sid_error_set(err, SID_ERR_INPUT, "backlash (backlash.h) with %s is not implemented: use the smooth friction "
@@ -42,12 +53,36 @@ const sid_step_variant *sid_step_variant_find(const sid_model *m, sid_integrator
                       : m->nclim ? "a constraint joint limit (limit.model \"constraint\")" : "the hard contact model");
         return NULL;
     }
-    const sid_step_variant *sv = &(m->ndry || m->nclim ? variants_dry : variants)[integ == SID_RK4][contact];
+    const sid_step_variant *sv = &(m->ndry || m->nclim ? variants_dry : variants)[integ][contact];
     if (sv->unsupported) {
         sid_error_set(err, SID_ERR_INPUT, "%s", sv->unsupported);
         return NULL;
     }
     return sv;
+}
+
+const char *sid_integrator_name(int i) { return i >= 0 && i < SID_NINTEGRATOR ? integrator_names[i] : NULL; }
+const char *sid_contact_model_name(int c) { return c >= 0 && c < SID_NCONTACT_MODEL ? contact_model_names[c] : NULL; }
+
+static int name_index(const char *const *names, int n, const char *name)
+{
+    for (int i = 0; name && i < n; i++)
+        if (strcmp(names[i], name) == 0) return i;
+    return -1;
+}
+
+int sid_integrator_parse(const char *name, sid_integrator *out)
+{
+    const int i = name_index(integrator_names, SID_NINTEGRATOR, name);
+    if (i >= 0) *out = (sid_integrator)i;
+    return i >= 0 ? 0 : -1;
+}
+
+int sid_contact_model_parse(const char *name, sid_contact_model *out)
+{
+    const int i = name_index(contact_model_names, SID_NCONTACT_MODEL, name);
+    if (i >= 0) *out = (sid_contact_model)i;
+    return i >= 0 ? 0 : -1;
 }
 
 sid_step_ctx sid_step_context(const sid_step_variant *sv, const sid_model *m, const double *theta, sid_workspace *ws,
@@ -64,12 +99,11 @@ static sid_status check_finite(const double *x, int n, const char *what, sid_err
     return SID_OK;
 }
 
-sid_status sid_step_take(const sid_step_variant *sv, const sid_step_ctx *c, const double *q, const double *v,
-                         const double *u, double *q1, double *v1, double *rec, sid_error *err)
+sid_status sid_step_take(const sid_step_variant *sv, const sid_step_ctx *c, const sid_step_io *io, sid_error *err)
 {
     sid_status s;
-    if ((s = sv->step(c, q, v, u, q1, v1, rec, err))) return s;
-    if ((s = check_finite(q1, c->m->nq, "q", err)) || (s = check_finite(v1, c->m->nv, "v", err))) return s;
+    if ((s = sv->step(c, io, err))) return s;
+    if ((s = check_finite(io->q1, c->m->nq, "q", err)) || (s = check_finite(io->v1, c->m->nv, "v", err))) return s;
     return SID_OK;
 }
 
@@ -79,24 +113,25 @@ const char *sid_step_tangent_missing(const sid_step_variant *sv, const sid_model
     return sv->jvp ? NULL : "forward-mode derivatives of this step variant are not implemented";
 }
 
-sid_status sid_step_tangent(const sid_step_variant *sv, const sid_step_ctx *c, const double *q, const double *v,
-                            const double *u, int ndir, const double *thetadot, double *qdot, double *vdot,
-                            double *scratch, sid_error *err)
+sid_status sid_step_tangent(const sid_step_variant *sv, const sid_step_ctx *c, const sid_step_io *io,
+                            const sid_step_dirs *dirs, sid_error *err)
 {
     const char *why = sid_step_tangent_missing(sv, c->m, c->ws->push != NULL);
     if (why) return sid_error_set(err, SID_ERR_INPUT, "%s", why);
-    return sv->jvp(c, q, v, u, ndir, thetadot, qdot, vdot, scratch, err);
+    return sv->jvp(c, io, dirs, err);
 }
 
-sid_status sid_step_tangent_take(const sid_step_variant *sv, const sid_step_ctx *c, const double *q, const double *v,
-                                 const double *u, int ndir, const double *thetadot, double *qdot, double *vdot,
-                                 double *scratch, double *q1, double *v1, sid_error *err)
+sid_status sid_step_tangent_take(const sid_step_variant *sv, const sid_step_ctx *c, const sid_step_io *io,
+                                 const sid_step_dirs *dirs, sid_error *err)
 {
-    sid_status s = sid_step_tangent(sv, c, q, v, u, ndir, thetadot, qdot, vdot, scratch, err);
+    sid_status s = sid_step_tangent(sv, c, io, dirs, err);
     if (s) return s;
-    if (!sv->after_jvp) return sid_step_take(sv, c, q, v, u, q1, v1, NULL, err);
-    sv->after_jvp(c, q, v, q1, v1);
-    if ((s = check_finite(q1, c->m->nq, "q", err)) || (s = check_finite(v1, c->m->nv, "v", err))) return s;
+    if (!sv->after_jvp) {
+        const sid_step_io again = {io->q, io->v, io->u, io->q1, io->v1, NULL};
+        return sid_step_take(sv, c, &again, err);
+    }
+    sv->after_jvp(c, io);
+    if ((s = check_finite(io->q1, c->m->nq, "q", err)) || (s = check_finite(io->v1, c->m->nv, "v", err))) return s;
     return SID_OK;
 }
 
@@ -106,7 +141,8 @@ sid_status sid_step(const sid_model *m, const double *theta, sid_workspace *ws, 
     const sid_step_variant *sv = sid_step_variant_find(m, integ, err);
     if (!sv) return SID_ERR_INPUT;
     const sid_step_ctx c = sid_step_context(sv, m, theta, ws, h);
-    return sid_step_take(sv, &c, q, v, u, q1, v1, NULL, err);
+    const sid_step_io io = {q, v, u, q1, v1, NULL};
+    return sid_step_take(sv, &c, &io, err);
 }
 
 sid_status sid_step_vjp(const sid_model *m, const double *theta, sid_workspace *ws, sid_integrator integ, double h,
@@ -116,7 +152,9 @@ sid_status sid_step_vjp(const sid_model *m, const double *theta, sid_workspace *
     const sid_step_variant *sv = sid_step_variant_find(m, integ, err);
     if (!sv) return SID_ERR_INPUT;
     const sid_step_ctx c = sid_step_context(sv, m, theta, ws, h);
-    return sv->vjp(&c, q, v, u, q1bar, v1bar, qbar, vbar, thetabar, err);
+    const sid_step_io io = {q, v, u, NULL, NULL, NULL};
+    const sid_step_adj adj = {q1bar, v1bar, qbar, vbar, thetabar};
+    return sv->vjp(&c, &io, &adj, err);
 }
 
 sid_status sid_step_jvp(const sid_model *m, const double *theta, sid_workspace *ws, sid_integrator integ, double h,
@@ -126,5 +164,7 @@ sid_status sid_step_jvp(const sid_model *m, const double *theta, sid_workspace *
     const sid_step_variant *sv = sid_step_variant_find(m, integ, err);
     if (!sv) return SID_ERR_INPUT;
     const sid_step_ctx c = sid_step_context(sv, m, theta, ws, h);
-    return sid_step_tangent(sv, &c, q, v, u, ndir, thetadot, qdot, vdot, scratch, err);
+    const sid_step_io io = {q, v, u, NULL, NULL, NULL};
+    const sid_step_dirs dirs = {ndir, thetadot, qdot, vdot, scratch};
+    return sid_step_tangent(sv, &c, &io, &dirs, err);
 }

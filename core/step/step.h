@@ -8,6 +8,7 @@
 #define SID_STEP_H
 
 #include "contact.h"
+#include "fd.h"
 #include "free_joint.h"
 
 typedef struct sid_stage_dynamics sid_stage_dynamics;
@@ -31,47 +32,75 @@ typedef struct {
  * and tangent (stage.c): the plain forward dynamics (hd = 0), or with joint dry friction and
  * constraint limits solved as MuJoCo's forward pass solves them (dry_friction.h's rows on M + B,
  * their time constant from the whole step c->h). A stage's record keeps what its adjoint needs. */
+/* Where a stage is evaluated: its state (q, v), the command u held and, once known, its
+ * acceleration a. */
+typedef struct {
+    const double *q, *v, *u, *a;
+} sid_stage_at;
+
 struct sid_stage_dynamics {
     int (*record_size)(const sid_model *m);
-    /* a at (q, v); with rec, the stage's record */
-    sid_status (*accel)(const sid_step_ctx *c, const double *q, const double *v, const double *u, double *a,
-                        double *rec, sid_error *err);
-    /* qbar, vbar, thetabar += (da/d.)^T abar at the stage whose acceleration is a, from its record
-     * (NULL: recomputed) */
-    sid_status (*vjp)(const sid_step_ctx *c, const double *q, const double *v, const double *u, const double *a,
-                      const double *rec, const double *abar, double *qbar, double *vbar, double *thetabar,
-                      sid_error *err);
-    /* a at (q, v) and what jvp_dir needs for any direction; rows: also the acceleration's
+    /* a at (at->q, at->v); with rec, the stage's record */
+    sid_status (*accel)(const sid_step_ctx *c, const sid_stage_at *at, double *a, double *rec, sid_error *err);
+    /* bar += (da/d.)^T abar at the stage whose acceleration is at->a, from its record (NULL:
+     * recomputed) */
+    sid_status (*vjp)(const sid_step_ctx *c, const sid_stage_at *at, const double *rec, const double *abar,
+                      const sid_state_bar *bar, sid_error *err);
+    /* a at (at->q, at->v) and what jvp_dir needs for any direction; rows: also the acceleration's
      * Jacobian rows for c->cols (fd.h), which jvp_dir then uses */
-    sid_status (*jvp_prepare)(const sid_step_ctx *c, const double *q, const double *v, const double *u, double *a,
-                              int rows, sid_error *err);
-    /* ad, a's tangent along (qd, vd, thd), after jvp_prepare at the same stage */
-    void (*jvp_dir)(const sid_step_ctx *c, const double *q, const double *v, const double *u, const double *a,
-                    int rows, const double *qd, const double *vd, const double *thd, double *ad);
+    sid_status (*jvp_prepare)(const sid_step_ctx *c, const sid_stage_at *at, double *a, int rows, sid_error *err);
+    /* ad, the tangent of at->a along dir, after jvp_prepare at the same stage */
+    void (*jvp_dir)(const sid_step_ctx *c, const sid_stage_at *at, int rows, const sid_state_dir *dir, double *ad);
 };
 
 /* stage.c */
 extern const sid_stage_dynamics sid_stage_smooth, sid_stage_dry;
 
-/* (q, v) -> (q1, v1) with u held; with rec, writes the step's tape record. */
-typedef sid_status (*sid_step_fn)(const sid_step_ctx *c, const double *q, const double *v, const double *u, double *q1,
-                                  double *v1, double *rec, sid_error *err);
-/* qbar += (dq1/dq)^T q1bar + (dv1/dq)^T v1bar, likewise vbar and thetabar, from the record rec. */
-typedef sid_status (*sid_step_vjp_taped_fn)(const sid_step_ctx *c, const double *q, const double *v, const double *u,
-                                            const double *rec, const double *q1bar, const double *v1bar, double *qbar,
-                                            double *vbar, double *thetabar, sid_error *err);
+/* One step's state: from (q, v) with the command u held to (q1, v1); rec: where the step writes
+ * its tape record (NULL: none). Verbs that only read it leave q1, v1 and rec alone. */
+typedef struct {
+    const double *q, *v, *u;
+    double *q1, *v1;
+    double *rec;
+} sid_step_io;
+
+/* A step's adjoint: given q1bar and v1bar, qbar += (dq1/dq)^T q1bar + (dv1/dq)^T v1bar, likewise
+ * vbar and thetabar (nparam). */
+typedef struct {
+    const double *q1bar, *v1bar;
+    double *qbar, *vbar, *thetabar;
+} sid_step_adj;
+
+/* A step's tangents for ndir directions: on entry qdot (ndir x nq) and vdot (ndir x nv) hold
+ * those of (q, v), thetadot (ndir x nparam) those of theta; on return qdot and vdot hold those
+ * of (q1, v1). scratch: ndir x 9 nv doubles. */
+typedef struct {
+    int ndir;
+    const double *thetadot;
+    double *qdot, *vdot, *scratch;
+} sid_step_dirs;
+
+/* The forward dynamics' point of a step's state, with implicit damping hd (fd.h). */
+static inline sid_fd_point sid_step_point(const sid_step_ctx *c, const sid_step_io *io, double hd)
+{
+    return (sid_fd_point){c->m, c->theta, c->ws, c->fx, io->q, io->v, io->u, hd};
+}
+
+/* (q, v) -> (q1, v1); with io->rec, writes the step's tape record. */
+typedef sid_status (*sid_step_fn)(const sid_step_ctx *c, const sid_step_io *io, sid_error *err);
+/* The adjoint from the record rec the step wrote. */
+typedef sid_status (*sid_step_vjp_taped_fn)(const sid_step_ctx *c, const sid_step_io *io, const double *rec,
+                                            const sid_step_adj *adj, sid_error *err);
 /* The same, recomputing what the step's adjoint needs. */
-typedef sid_status (*sid_step_vjp_fn)(const sid_step_ctx *c, const double *q, const double *v, const double *u,
-                                      const double *q1bar, const double *v1bar, double *qbar, double *vbar,
-                                      double *thetabar, sid_error *err);
-/* Tangents of (q1, v1) for ndir directions (see sid_step_jvp). */
-typedef sid_status (*sid_step_jvp_fn)(const sid_step_ctx *c, const double *q, const double *v, const double *u, int ndir,
-                                      const double *thetadot, double *qdot, double *vdot, double *scratch,
+typedef sid_status (*sid_step_vjp_fn)(const sid_step_ctx *c, const sid_step_io *io, const sid_step_adj *adj,
+                                      sid_error *err);
+/* The tangents (sid_step_dirs). */
+typedef sid_status (*sid_step_jvp_fn)(const sid_step_ctx *c, const sid_step_io *io, const sid_step_dirs *dirs,
                                       sid_error *err);
 
-/* The step's result (q1, v1) from what its jvp just left in the workspace, so that forward mode
- * need not run the step's dynamics a second time; bit for bit the step's own. */
-typedef void (*sid_step_after_jvp_fn)(const sid_step_ctx *c, const double *q, const double *v, double *q1, double *v1);
+/* The step's result (io->q1, io->v1) from what its jvp just left in the workspace, so that forward
+ * mode need not run the step's dynamics a second time; bit for bit the step's own. */
+typedef void (*sid_step_after_jvp_fn)(const sid_step_ctx *c, const sid_step_io *io);
 
 typedef struct {
     sid_step_fn step;
@@ -92,21 +121,18 @@ const sid_step_variant *sid_step_variant_find(const sid_model *m, sid_integrator
 sid_step_ctx sid_step_context(const sid_step_variant *sv, const sid_model *m, const double *theta, sid_workspace *ws,
                               double h);
 /* sv->step, then a check that (q1, v1) are finite. */
-sid_status sid_step_take(const sid_step_variant *sv, const sid_step_ctx *c, const double *q, const double *v,
-                         const double *u, double *q1, double *v1, double *rec, sid_error *err);
+sid_status sid_step_take(const sid_step_variant *sv, const sid_step_ctx *c, const sid_step_io *io, sid_error *err);
 /* Why variant sv has no forward mode for model m (pushed: its log has pushes), or NULL if it
  * has; every tangent written takes free joints and pushes, so today only the variant decides. */
 const char *sid_step_tangent_missing(const sid_step_variant *sv, const sid_model *m, int pushed);
 /* sv->jvp, or the error that forward mode is not implemented for the model. */
-sid_status sid_step_tangent(const sid_step_variant *sv, const sid_step_ctx *c, const double *q, const double *v,
-                            const double *u, int ndir, const double *thetadot, double *qdot, double *vdot,
-                            double *scratch, sid_error *err);
+sid_status sid_step_tangent(const sid_step_variant *sv, const sid_step_ctx *c, const sid_step_io *io,
+                            const sid_step_dirs *dirs, sid_error *err);
 
-/* sid_step_tangent, then the step itself into (q1, v1) (as sid_step_take, without a record):
- * from what the tangent left where the variant can (after_jvp), else by taking it again. */
-sid_status sid_step_tangent_take(const sid_step_variant *sv, const sid_step_ctx *c, const double *q, const double *v,
-                                 const double *u, int ndir, const double *thetadot, double *qdot, double *vdot,
-                                 double *scratch, double *q1, double *v1, sid_error *err);
+/* sid_step_tangent, then the step itself into (io->q1, io->v1) (as sid_step_take, without a
+ * record): from what the tangent left where the variant can (after_jvp), else by taking it again. */
+sid_status sid_step_tangent_take(const sid_step_variant *sv, const sid_step_ctx *c, const sid_step_io *io,
+                                 const sid_step_dirs *dirs, sid_error *err);
 
 /* Adjoint of sid_step: given the adjoints q1bar, v1bar of its outputs, accumulate
  * qbar += (dq1/dq)^T q1bar + (dv1/dq)^T v1bar, likewise vbar and thetabar (nparam). */
@@ -126,37 +152,28 @@ sid_status sid_step_jvp(const sid_model *m, const double *theta, sid_workspace *
 /* ---- the rows' functions ---- */
 
 /* euler.c: MuJoCo's semi-implicit Euler with implicit joint damping; record (a, L). */
-sid_status sid_euler_step(const sid_step_ctx *c, const double *q, const double *v, const double *u, double *q1,
-                          double *v1, double *rec, sid_error *err);
-sid_status sid_euler_vjp_taped(const sid_step_ctx *c, const double *q, const double *v, const double *u,
-                               const double *rec, const double *q1bar, const double *v1bar, double *qbar, double *vbar,
-                               double *thetabar, sid_error *err);
-sid_status sid_euler_vjp(const sid_step_ctx *c, const double *q, const double *v, const double *u, const double *q1bar,
-                         const double *v1bar, double *qbar, double *vbar, double *thetabar, sid_error *err);
-sid_status sid_euler_jvp(const sid_step_ctx *c, const double *q, const double *v, const double *u, int ndir,
-                         const double *thetadot, double *qdot, double *vdot, double *scratch, sid_error *err);
+sid_status sid_euler_step(const sid_step_ctx *c, const sid_step_io *io, sid_error *err);
+sid_status sid_euler_vjp_taped(const sid_step_ctx *c, const sid_step_io *io, const double *rec, const sid_step_adj *adj,
+                          sid_error *err);
+sid_status sid_euler_vjp(const sid_step_ctx *c, const sid_step_io *io, const sid_step_adj *adj, sid_error *err);
+sid_status sid_euler_jvp(const sid_step_ctx *c, const sid_step_io *io, const sid_step_dirs *dirs, sid_error *err);
 int sid_euler_record_size(const sid_model *m);
 /* The Euler step from the acceleration sid_euler_jvp left in ws->rk. */
-void sid_euler_after_jvp(const sid_step_ctx *c, const double *q, const double *v, double *q1, double *v1);
+void sid_euler_after_jvp(const sid_step_ctx *c, const sid_step_io *io);
 
 /* rk4.c: classic Runge-Kutta; record (stage states and accelerations, four stage factors). */
-sid_status sid_rk4_step(const sid_step_ctx *c, const double *q, const double *v, const double *u, double *q1,
-                        double *v1, double *rec, sid_error *err);
-sid_status sid_rk4_vjp_taped(const sid_step_ctx *c, const double *q, const double *v, const double *u,
-                             const double *rec, const double *q1bar, const double *v1bar, double *qbar, double *vbar,
-                             double *thetabar, sid_error *err);
-sid_status sid_rk4_vjp(const sid_step_ctx *c, const double *q, const double *v, const double *u, const double *q1bar,
-                       const double *v1bar, double *qbar, double *vbar, double *thetabar, sid_error *err);
-sid_status sid_rk4_jvp(const sid_step_ctx *c, const double *q, const double *v, const double *u, int ndir,
-                       const double *thetadot, double *qdot, double *vdot, double *scratch, sid_error *err);
+sid_status sid_rk4_step(const sid_step_ctx *c, const sid_step_io *io, sid_error *err);
+sid_status sid_rk4_vjp_taped(const sid_step_ctx *c, const sid_step_io *io, const double *rec, const sid_step_adj *adj,
+                          sid_error *err);
+sid_status sid_rk4_vjp(const sid_step_ctx *c, const sid_step_io *io, const sid_step_adj *adj, sid_error *err);
+sid_status sid_rk4_jvp(const sid_step_ctx *c, const sid_step_io *io, const sid_step_dirs *dirs, sid_error *err);
 int sid_rk4_record_size(const sid_model *m);
 int sid_rk4_dry_record_size(const sid_model *m);   /* the same with the dry stage's records */
 
 /* euler.c's adjoint of a step whose acceleration is a and the factor of M + B + h D is L; it
  * leaves w = (M + B + h D)^-1 (h abar) in ws->w (euler_dry.c reuses it). */
-void sid_euler_reverse(const sid_step_ctx *c, const double *q, const double *v, const double *u, const double *a,
-                       const double *L, const double *q1bar, const double *v1bar, double *qbar, double *vbar,
-                       double *thetabar);
+void sid_euler_reverse(const sid_step_ctx *c, const sid_step_io *io, const double *a, const double *L,
+                       const sid_step_adj *adj);
 
 /* euler_dry.c: the accelerations of a step with the dry rows solved (a with M + B + h D into
  * ws->dry's a and ws->M its factor; ac, with want_ac, the stage acceleration with M + B); the
@@ -166,28 +183,20 @@ sid_status sid_dry_accel(const sid_model *m, const double *theta, sid_workspace 
                          sid_error *err);
 
 /* euler_dry.c: Euler with joint dry friction (dry_friction.h); record (a, ac, both factors, f, states). */
-sid_status sid_dry_step(const sid_step_ctx *c, const double *q, const double *v, const double *u, double *q1,
-                        double *v1, double *rec, sid_error *err);
-sid_status sid_dry_vjp_taped(const sid_step_ctx *c, const double *q, const double *v, const double *u,
-                             const double *rec, const double *q1bar, const double *v1bar, double *qbar, double *vbar,
-                             double *thetabar, sid_error *err);
-sid_status sid_dry_vjp(const sid_step_ctx *c, const double *q, const double *v, const double *u, const double *q1bar,
-                       const double *v1bar, double *qbar, double *vbar, double *thetabar, sid_error *err);
-sid_status sid_dry_jvp(const sid_step_ctx *c, const double *q, const double *v, const double *u, int ndir,
-                       const double *thetadot, double *qdot, double *vdot, double *scratch, sid_error *err);
+sid_status sid_dry_step(const sid_step_ctx *c, const sid_step_io *io, sid_error *err);
+sid_status sid_dry_vjp_taped(const sid_step_ctx *c, const sid_step_io *io, const double *rec, const sid_step_adj *adj,
+                          sid_error *err);
+sid_status sid_dry_vjp(const sid_step_ctx *c, const sid_step_io *io, const sid_step_adj *adj, sid_error *err);
+sid_status sid_dry_jvp(const sid_step_ctx *c, const sid_step_io *io, const sid_step_dirs *dirs, sid_error *err);
 int sid_dry_record_size(const sid_model *m);
 
 /* contact_hard.c: Euler with hard contact; no record (the adjoint re-solves the contacts). */
-sid_status sid_hard_step(const sid_step_ctx *c, const double *q, const double *v, const double *u, double *q1,
-                         double *v1, double *rec, sid_error *err);
-sid_status sid_hard_vjp_taped(const sid_step_ctx *c, const double *q, const double *v, const double *u,
-                              const double *rec, const double *q1bar, const double *v1bar, double *qbar, double *vbar,
-                              double *thetabar, sid_error *err);
-sid_status sid_hard_vjp(const sid_step_ctx *c, const double *q, const double *v, const double *u, const double *q1bar,
-                        const double *v1bar, double *qbar, double *vbar, double *thetabar, sid_error *err);
+sid_status sid_hard_step(const sid_step_ctx *c, const sid_step_io *io, sid_error *err);
+sid_status sid_hard_vjp_taped(const sid_step_ctx *c, const sid_step_io *io, const double *rec, const sid_step_adj *adj,
+                          sid_error *err);
+sid_status sid_hard_vjp(const sid_step_ctx *c, const sid_step_io *io, const sid_step_adj *adj, sid_error *err);
 int sid_hard_record_size(const sid_model *m);
 /* contact_hard_jvp.c: its tangent, the adjoint's contact system solved forwards. */
-sid_status sid_hard_jvp(const sid_step_ctx *c, const double *q, const double *v, const double *u, int ndir,
-                        const double *thetadot, double *qdot, double *vdot, double *scratch, sid_error *err);
+sid_status sid_hard_jvp(const sid_step_ctx *c, const sid_step_io *io, const sid_step_dirs *dirs, sid_error *err);
 
 #endif

@@ -48,6 +48,9 @@ sid_status sid_error_set(sid_error *err, sid_status s, const char *fmt, ...)
 void sid_error_prefix(sid_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 const char *sid_status_str(sid_status s);
 
+/* Seconds on the monotonic clock (core/base/clock.c): what every timing reads. */
+double sid_clock_seconds(void);
+
 /* ---- counted allocation (so tests can prove the step loop does not allocate) ---------- */
 
 void *sid_alloc(size_t n);            /* zero-filled; NULL on failure */
@@ -145,7 +148,7 @@ typedef struct {
  *             contacts); q+ = q (+) h v+. Stiffness, damping, width and smoothing are unused.
  *             The step's adjoint differentiates the solution implicitly (implicit function
  *             theorem on the conditions with the active set fixed); see contact_hard.c. */
-typedef enum { SID_CONTACT_COMPLIANT, SID_CONTACT_HARD } sid_contact_model;
+typedef enum { SID_CONTACT_COMPLIANT, SID_CONTACT_HARD, SID_NCONTACT_MODEL } sid_contact_model;
 
 typedef struct {
     char name[SID_MAX_NAME];
@@ -310,6 +313,9 @@ int sid_model_nq_state(const sid_model *m);
 int sid_model_nv_state(const sid_model *m);
 int sid_model_nparam(const sid_model *m);
 const sid_param_info *sid_model_param(const sid_model *m, int i);
+/* The model's positions from measured ones (nq each, may alias): the encoder offsets taken off,
+ * as the loss reads a log (core/model/measure.h). */
+void sid_model_q_from_measured(const sid_model *m, const double *theta, const double *qm, double *q);
 int sid_model_param_find(const sid_model *m, const char *name);   /* -1 if absent */
 /* 0 if parameter i belongs to a link that no moving joint carries (welded to the world, its
  * mass moves nothing); 1 otherwise. */
@@ -383,7 +389,14 @@ int sid_contact_normal_forces(const sid_model *m, const double *theta, sid_works
 
 /* ---- integration ---------------------------------------------------------------------- */
 
-typedef enum { SID_EULER, SID_RK4 } sid_integrator;
+typedef enum { SID_EULER, SID_RK4, SID_NINTEGRATOR } sid_integrator;
+
+/* Names as files and flags spell them ("euler", "rk4"; "compliant", "hard"), from the step
+ * table (core/step/step.c); NULL past the last. Parse: 0 and *out set, or -1 for no such name. */
+const char *sid_integrator_name(int i);
+int sid_integrator_parse(const char *name, sid_integrator *out);
+const char *sid_contact_model_name(int c);
+int sid_contact_model_parse(const char *name, sid_contact_model *out);
 
 typedef struct {
     sid_integrator integrator;
