@@ -57,7 +57,8 @@ static void analytic(problem *p, double *qbar, double *vbar, double *thetabar)
         sid_inverse_dynamics_vjp(p->m, p->theta, p->ws, p->q, p->v, p->a, p->wq, qbar, vbar, thetabar);
         break;
     case KERNEL_FORCE:
-        sid_joint_force_vjp(p->m, p->theta, p->v, p->u, p->wq, vbar, thetabar);
+        sid_joint_force_vjp(&(sid_fd_point){p->m, p->theta, NULL, NULL, NULL, p->v, p->u, 0}, p->wq,
+                            &(sid_state_bar){NULL, vbar, thetabar});
         break;
     default:
         ck_assert_int_eq(sid_step_vjp(p->m, p->theta, p->ws, p->kernel == KERNEL_EULER ? SID_EULER : SID_RK4, p->h,

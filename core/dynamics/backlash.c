@@ -52,9 +52,11 @@ void sid_backlash_force(const sid_model *m, const double *theta, const double *q
     }
 }
 
-void sid_backlash_force_vjp(const sid_model *m, const double *theta, const double *q, const double *v,
-                            const double *Fbar, double *qbar, double *vbar, double *thetabar)
+void sid_backlash_force_vjp(const sid_fd_point *p, const double *Fbar, const sid_state_bar *bar)
 {
+    const sid_model *m = p->m;
+    const double *theta = p->theta, *q = p->q, *v = p->v;
+    double *qbar = bar->qbar, *vbar = bar->vbar, *thetabar = bar->thetabar;
     for (int b = 1; b < m->nbody && m->nbacklash; b++) {
         const sid_body *bd = &m->body[b];
         if (bd->p_backlash < 0) continue;
@@ -70,9 +72,10 @@ void sid_backlash_force_vjp(const sid_model *m, const double *theta, const doubl
     }
 }
 
-void sid_backlash_force_jvp(const sid_model *m, const double *theta, const double *q, const double *v,
-                            const double *qd, const double *vd, const double *thd, double *Fdot)
+void sid_backlash_force_jvp(const sid_fd_point *p, const sid_state_dir *dir, double *Fdot)
 {
+    const sid_model *m = p->m;
+    const double *theta = p->theta, *q = p->q, *v = p->v, *qd = dir->qd, *vd = dir->vd, *thd = dir->thd;
     for (int b = 1; b < m->nbody && m->nbacklash; b++) {
         const sid_body *bd = &m->body[b];
         if (bd->p_backlash < 0) continue;

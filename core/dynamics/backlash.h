@@ -22,6 +22,7 @@
 #ifndef SID_BACKLASH_H
 #define SID_BACKLASH_H
 
+#include "fd_point.h"
 #include "model.h"
 
 
@@ -31,11 +32,9 @@ double sid_backlash_dz(double b, double w, double x, double *gate);
 /* F += the coupling torques (F has nv entries). */
 void sid_backlash_force(const sid_model *m, const double *theta, const double *q, const double *v, double *F);
 /* Adjoint: with output adjoint Fbar, accumulate qbar, vbar and thetabar. */
-void sid_backlash_force_vjp(const sid_model *m, const double *theta, const double *q, const double *v,
-                            const double *Fbar, double *qbar, double *vbar, double *thetabar);
+void sid_backlash_force_vjp(const sid_fd_point *p, const double *Fbar, const sid_state_bar *bar);
 /* Tangent: Fdot += dF along (qd, vd, thd). */
-void sid_backlash_force_jvp(const sid_model *m, const double *theta, const double *q, const double *v,
-                            const double *qd, const double *vd, const double *thd, double *Fdot);
+void sid_backlash_force_jvp(const sid_fd_point *p, const sid_state_dir *dir, double *Fdot);
 
 /* The rotors' inertia on the mass matrix's diagonal (A is nv x nv), and the terms it adds to
  * the forward dynamics' adjoint (R -= Jm a: thetabar -= a w) and tangent (ad -= Jmdot a). */

@@ -8,7 +8,7 @@
 
 #include "kinematics.h"
 
-typedef struct {
+typedef struct sid_fext_source {
     /* fext (nbody, body coordinates) at the kinematics and body velocities in ws */
     void (*forces)(const sid_model *m, const double *theta, sid_workspace *ws, const void *ctx, sid_sv *fext);
     /* from fextbar accumulate ws->vbar, ws->Rwbar, ws->pwbar and thetabar (may be NULL) */

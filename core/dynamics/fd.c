@@ -98,14 +98,14 @@ static void fd_vjp(const sid_fd_point *p, const double *a, const double *L, cons
     double *w = ws->w;
     memcpy(w, abar, sizeof(double) * (size_t)nv);
     sid_factor_solve(m, L, w);
-    sid_joint_force_vjp(m, theta, v, u, w, vbar, thetabar);
+    sid_joint_force_vjp(p, w, bar);
     if (ws->ubar) {   /* the commands' adjoint, when asked for (command_grad.c) */
         sid_joint_force_ubar(m, theta, v, u, w, ws->ubar);
-        sid_servo_force_ubar(m, theta, q, v, u, w, ws->ubar);
+        sid_servo_force_ubar(p, w, ws->ubar);
     }
-    sid_joint_limit_force_vjp(m, theta, q, v, w, qbar, vbar, thetabar);
-    sid_servo_force_vjp(m, theta, q, v, u, w, qbar, vbar, thetabar);
-    sid_backlash_force_vjp(m, theta, q, v, w, qbar, vbar, thetabar);
+    sid_joint_limit_force_vjp(p, w, bar);
+    sid_servo_force_vjp(p, w, bar);
+    sid_backlash_force_vjp(p, w, bar);
     sid_backlash_inertia_vjp(m, a, w, thetabar);
     for (int i = 0; i < nv; i++) ws->rhs[i] = -w[i];
     for (int b = 1; b < m->nbody; b++) {
@@ -146,16 +146,16 @@ sid_status sid_fd_vjp(const sid_fd_point *p, const double *abar, const sid_state
 void sid_fd_jvp_dir(const sid_fd_point *p, const double *a, const sid_state_dir *dir, double *ad)
 {
     const sid_model *m = p->m;
-    const double *theta = p->theta, *q = p->q, *v = p->v, *u = p->u, hd = p->hd;
+    const double *theta = p->theta, *q = p->q, *v = p->v, hd = p->hd;
     const double *qd = dir->qd, *vd = dir->vd, *thd = dir->thd;
     sid_workspace *ws = p->ws;
     const sid_fext_source *fx = p->fx;
     double *tau = ws->rhs;
     memset(ad, 0, sizeof(double) * (size_t)m->nv);   /* a free joint's entries have no joint force */
-    sid_joint_force_jvp(m, theta, v, u, vd, thd, ad);
-    sid_joint_limit_force_jvp(m, theta, q, v, qd, vd, thd, ad);
-    sid_servo_force_jvp(m, theta, q, v, u, qd, vd, thd, ad);
-    sid_backlash_force_jvp(m, theta, q, v, qd, vd, thd, ad);
+    sid_joint_force_jvp(p, dir, ad);
+    sid_joint_limit_force_jvp(p, dir, ad);
+    sid_servo_force_jvp(p, dir, ad);
+    sid_backlash_force_jvp(p, dir, ad);
     sid_backlash_inertia_jvp(m, thd, a, ad);
     sid_rnea_jvp_motion(m, theta, ws, q, qd, vd, thd);
     const int ext = (fx && fx->forces_jvp) || ws->push;

@@ -4,32 +4,11 @@
 #define SID_FD_H
 
 #include "contact.h"
+#include "fd_point.h"
 #include "dynamics.h"
 #include "joint_force.h"
 #include "joint_limit.h"
 #include "servo.h"
-
-/* Where the forward dynamics is evaluated: the model at theta with its workspace and the
- * external forces of fx (NULL: none), the state (q, v), the command u, and hd, the step of the
- * implicit damping (h: MuJoCo's Euler step; 0: the plain dynamics). */
-typedef struct {
-    const sid_model *m;
-    const double *theta;
-    sid_workspace *ws;
-    const sid_fext_source *fx;
-    const double *q, *v, *u;
-    double hd;
-} sid_fd_point;
-
-/* What an adjoint accumulates into: qbar (nq), vbar (nv), thetabar (nparam). */
-typedef struct {
-    double *qbar, *vbar, *thetabar;
-} sid_state_bar;
-
-/* One direction's tangents of q (nq), v (nv) and theta (nparam). */
-typedef struct {
-    const double *qd, *vd, *thd;
-} sid_state_dir;
 
 /* Solve (M + B + hd D) a = F - c - D v + J^T fext for a; leaves the factor of A = M + B + hd D
  * in ws->M and the kinematics at q. */

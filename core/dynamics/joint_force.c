@@ -44,9 +44,11 @@ void sid_joint_force(const sid_model *m, const double *theta, const double *v, c
     }
 }
 
-void sid_joint_force_vjp(const sid_model *m, const double *theta, const double *v, const double *u,
-                         const double *Fbar, double *vbar, double *thetabar)
+void sid_joint_force_vjp(const sid_fd_point *p, const double *Fbar, const sid_state_bar *bar)
 {
+    const sid_model *m = p->m;
+    const double *theta = p->theta, *v = p->v, *u = p->u;
+    double *vbar = bar->vbar, *thetabar = bar->thetabar;
     for (int b = 1; b < m->nbody; b++) {
         const sid_body *bd = &m->body[b];
         if (bd->p_dof < 0) continue;
@@ -128,9 +130,10 @@ void sid_joint_force_ubar(const sid_model *m, const double *theta, const double 
     }
 }
 
-void sid_joint_force_jvp(const sid_model *m, const double *theta, const double *v, const double *u,
-                         const double *vdot, const double *thetadot, double *Fdot)
+void sid_joint_force_jvp(const sid_fd_point *p, const sid_state_dir *dir, double *Fdot)
 {
+    const sid_model *m = p->m;
+    const double *theta = p->theta, *v = p->v, *u = p->u, *vdot = dir->vd, *thetadot = dir->thd;
     for (int b = 1; b < m->nbody; b++) {
         const sid_body *bd = &m->body[b];
         if (bd->p_dof < 0) continue;   /* fixed and free joints: no joint force */

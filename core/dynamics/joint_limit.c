@@ -37,9 +37,11 @@ void sid_joint_limit_force(const sid_model *m, const double *theta, const double
     }
 }
 
-void sid_joint_limit_force_vjp(const sid_model *m, const double *theta, const double *q, const double *v,
-                               const double *Fbar, double *qbar, double *vbar, double *thetabar)
+void sid_joint_limit_force_vjp(const sid_fd_point *p, const double *Fbar, const sid_state_bar *bar)
 {
+    const sid_model *m = p->m;
+    const double *theta = p->theta, *q = p->q, *v = p->v;
+    double *qbar = bar->qbar, *vbar = bar->vbar, *thetabar = bar->thetabar;
     if (!m->nlimit) return;
     for (int b = 1; b < m->nbody; b++) {
         const sid_body *bd = &m->body[b];
@@ -70,9 +72,10 @@ void sid_joint_limit_force_vjp(const sid_model *m, const double *theta, const do
     }
 }
 
-void sid_joint_limit_force_jvp(const sid_model *m, const double *theta, const double *q, const double *v,
-                               const double *qdot, const double *vdot, const double *thetadot, double *Fdot)
+void sid_joint_limit_force_jvp(const sid_fd_point *p, const sid_state_dir *dir, double *Fdot)
 {
+    const sid_model *m = p->m;
+    const double *theta = p->theta, *q = p->q, *v = p->v, *qdot = dir->qd, *vdot = dir->vd, *thetadot = dir->thd;
     if (!m->nlimit) return;
     for (int b = 1; b < m->nbody; b++) {
         const sid_body *bd = &m->body[b];

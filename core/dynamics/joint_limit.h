@@ -27,6 +27,7 @@
 #ifndef SID_JOINT_LIMIT_H
 #define SID_JOINT_LIMIT_H
 
+#include "fd_point.h"
 #include "model.h"
 
 #define SID_LIMIT_WIDTH 1e-4        /* w [rad or m]: the softplus's width */
@@ -37,10 +38,8 @@
 /* F += tau_lim(q, v) for every joint with a limit (F has nv entries). */
 void sid_joint_limit_force(const sid_model *m, const double *theta, const double *q, const double *v, double *F);
 /* Adjoint: with output adjoint Fbar, accumulate qbar, vbar and thetabar. */
-void sid_joint_limit_force_vjp(const sid_model *m, const double *theta, const double *q, const double *v,
-                               const double *Fbar, double *qbar, double *vbar, double *thetabar);
+void sid_joint_limit_force_vjp(const sid_fd_point *p, const double *Fbar, const sid_state_bar *bar);
 /* Forward mode: Fdot += tangent of tau_lim along (qdot, vdot, thetadot). */
-void sid_joint_limit_force_jvp(const sid_model *m, const double *theta, const double *q, const double *v,
-                               const double *qdot, const double *vdot, const double *thetadot, double *Fdot);
+void sid_joint_limit_force_jvp(const sid_fd_point *p, const sid_state_dir *dir, double *Fdot);
 
 #endif

@@ -54,9 +54,11 @@ void sid_servo_force(const sid_model *m, const double *theta, const double *q, c
     }
 }
 
-void sid_servo_force_vjp(const sid_model *m, const double *theta, const double *q, const double *v, const double *u,
-                         const double *Fbar, double *qbar, double *vbar, double *thetabar)
+void sid_servo_force_vjp(const sid_fd_point *p, const double *Fbar, const sid_state_bar *bar)
 {
+    const sid_model *m = p->m;
+    const double *theta = p->theta, *q = p->q, *v = p->v, *u = p->u;
+    double *qbar = bar->qbar, *vbar = bar->vbar, *thetabar = bar->thetabar;
     for (int b = 1; b < m->nbody; b++) {
         const sid_body *bd = &m->body[b];
         if (bd->p_servo < 0) continue;
@@ -79,9 +81,10 @@ void sid_servo_force_vjp(const sid_model *m, const double *theta, const double *
     }
 }
 
-void sid_servo_force_ubar(const sid_model *m, const double *theta, const double *q, const double *v, const double *u,
-                          const double *Fbar, double *ubar)
+void sid_servo_force_ubar(const sid_fd_point *p, const double *Fbar, double *ubar)
 {
+    const sid_model *m = p->m;
+    const double *theta = p->theta, *q = p->q, *v = p->v, *u = p->u;
     for (int b = 1; b < m->nbody; b++) {
         const sid_body *bd = &m->body[b];
         if (bd->p_servo < 0) continue;
@@ -95,9 +98,11 @@ void sid_servo_force_ubar(const sid_model *m, const double *theta, const double 
     }
 }
 
-void sid_servo_force_jvp(const sid_model *m, const double *theta, const double *q, const double *v, const double *u,
-                         const double *qdot, const double *vdot, const double *thetadot, double *Fdot)
+void sid_servo_force_jvp(const sid_fd_point *p, const sid_state_dir *dir, double *Fdot)
 {
+    const sid_model *m = p->m;
+    const double *theta = p->theta, *q = p->q, *v = p->v, *u = p->u, *qdot = dir->qd, *vdot = dir->vd,
+                 *thetadot = dir->thd;
     for (int b = 1; b < m->nbody; b++) {
         const sid_body *bd = &m->body[b];
         if (bd->p_servo < 0) continue;

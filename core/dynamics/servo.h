@@ -15,19 +15,17 @@
 #ifndef SID_SERVO_H
 #define SID_SERVO_H
 
+#include "fd_point.h"
 #include "model.h"
 
 /* F += tau_servo(q, v, u) for every joint with a servo (F has nv entries). */
 void sid_servo_force(const sid_model *m, const double *theta, const double *q, const double *v, const double *u,
                      double *F);
 /* Adjoint: with output adjoint Fbar, accumulate qbar, vbar (either may be NULL) and thetabar. */
-void sid_servo_force_vjp(const sid_model *m, const double *theta, const double *q, const double *v, const double *u,
-                         const double *Fbar, double *qbar, double *vbar, double *thetabar);
+void sid_servo_force_vjp(const sid_fd_point *p, const double *Fbar, const sid_state_bar *bar);
 /* The commands' adjoint: ubar[i] += (dtau_servo/du_i) Fbar[i] (command_grad.c). */
-void sid_servo_force_ubar(const sid_model *m, const double *theta, const double *q, const double *v, const double *u,
-                          const double *Fbar, double *ubar);
+void sid_servo_force_ubar(const sid_fd_point *p, const double *Fbar, double *ubar);
 /* Forward mode: Fdot += tangent of tau_servo along (qdot, vdot, thetadot); qdot may be NULL (0). */
-void sid_servo_force_jvp(const sid_model *m, const double *theta, const double *q, const double *v, const double *u,
-                         const double *qdot, const double *vdot, const double *thetadot, double *Fdot);
+void sid_servo_force_jvp(const sid_fd_point *p, const sid_state_dir *dir, double *Fdot);
 
 #endif

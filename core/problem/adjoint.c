@@ -15,22 +15,29 @@
 
 /* Sample k's torque sensor seed (torque_sensor.h); with ubar, also its commands' share (the
  * reading's model holds the delayed command of sample k). */
-static sid_status tau_seed(const sid_problem *p, lane *L, const double *theta, const sid_traj *tr, int k,
-                           const double *xk, double *xbar, double *thetabar, double *ubar, int ubar_k0, sid_error *err)
+static sid_status tau_seed(const sid_sample *smp, const double *xk, double *xbar, const sid_window_bar *bar,
+                           sid_error *err)
 {
+    const sid_problem *p = smp->p;
+    lane *L = smp->L;
     double dummy = 0;
-    if (!ubar || !p->tau_on || !tr->tau) return sid_tau_residual(p, L, theta, tr, k, xk, &dummy, NULL, xbar, thetabar, err);
+    const sid_loss_sums sums = {&dummy, NULL, NULL, NULL};
+    if (!bar->ubar || !p->tau_on || !smp->tr->tau) return sid_tau_residual(smp, xk, &sums, xbar, bar->thetabar, err);
     memset(L->ubk, 0, sizeof(double) * (size_t)p->m->nv);
     L->ws->ubar = L->ubk;
-    const sid_status s = sid_tau_residual(p, L, theta, tr, k, xk, &dummy, NULL, xbar, thetabar, err);
+    const sid_status s = sid_tau_residual(smp, xk, &sums, xbar, bar->thetabar, err);
     L->ws->ubar = NULL;
-    if (!s) sid_delay_u_vjp(p->m, theta, tr, k, L->ubk, ubar, ubar_k0);
+    if (!s) sid_delay_u_vjp(p->m, smp->theta, smp->tr, smp->k, L->ubk, bar->ubar, bar->ubar_k0);
     return s;
 }
 
-sid_status sid_adjoint_window(const sid_problem *p, lane *L, const double *theta, const window *w, const double *x0w,
-                              int nseg, double *thetabar, double *x0bar, double *ubar, int ubar_k0, sid_error *err)
+sid_status sid_adjoint_window(const sid_window_pass *wp, int nseg, const sid_window_bar *bar, sid_error *err)
 {
+    const sid_problem *p = wp->p;
+    lane *L = wp->L;
+    const double *theta = wp->theta;
+    const window *w = wp->w;
+    double *thetabar = bar->thetabar, *ubar = bar->ubar;
     const sid_model *m = p->m;
     const sid_traj *tr = p->logs[w->log];
     const int nq = m->nq, nv = m->nv, nx = nq + nv, C = p->cp_every;
@@ -40,18 +47,20 @@ sid_status sid_adjoint_window(const sid_problem *p, lane *L, const double *theta
 
     double *xbar = L->xbar, *xbar1 = L->xbar1;
     double dummy = 0;
+    const sid_loss_sums seed_sums = {&dummy, NULL, NULL, NULL};   /* a seed's loss is not summed */
     memset(xbar, 0, sizeof(double) * (size_t)nx);
     for (int seg = nseg - 1; seg >= 0; seg--) {
         const int ka = w->k0 + seg * C, kb = ka + C < w->k1 ? ka + C : w->k1;
         memcpy(x, L->cp + (size_t)seg * (size_t)nx, sizeof(double) * (size_t)nx);
-        if (!single && (s = sid_rollout_span(p, L, theta, w, ka, kb, x, L->tape, NULL, NULL, NULL, err))) return s;
+        if (!single && (s = sid_rollout_span(wp, ka, kb, L->tape, NULL, err))) return s;
         for (int k = kb - 1; k >= ka; k--) {
             /* the state at sample k + 1 carries its own residual seed */
             if (k + 1 <= w->rb) {
                 const double *xk = L->tape + (size_t)L->tape_sample[k + 1 - ka] * (size_t)p->stride;
-                sid_loss_residual(p, theta, tr, k + 1, xk, &dummy, NULL, NULL, xbar, thetabar);
+                const sid_sample smp = {p, L, theta, tr, k + 1};
+                sid_loss_residual(&smp, xk, &seed_sums, xbar, thetabar);
                 /* the torque sensors' seed (torque_sensor.h), before interval k's commands are set */
-                if ((s = tau_seed(p, L, theta, tr, k + 1, xk, xbar, thetabar, ubar, ubar_k0, err))) return s;
+                if ((s = tau_seed(&smp, xk, xbar, bar, err))) return s;
             }
             const double dt = tr->t[k + 1] - tr->t[k];
             const int nsub = sid_substeps(&p->o.sim, dt);
@@ -79,18 +88,19 @@ sid_status sid_adjoint_window(const sid_problem *p, lane *L, const double *theta
             sid_delay_vjp_end(m, theta, tr, k, thetabar, L->ws);
             L->ws->push = NULL;
             L->ws->ubar = NULL;
-            if (ubar) sid_delay_u_vjp(m, theta, tr, k, L->ubk, ubar, ubar_k0);
+            if (ubar) sid_delay_u_vjp(m, theta, tr, k, L->ubk, ubar, bar->ubar_k0);
         }
     }
     if (w->ra == w->k0) {
-        sid_loss_residual(p, theta, tr, w->k0, L->cp, &dummy, NULL, NULL, xbar, thetabar);
-        if ((s = tau_seed(p, L, theta, tr, w->k0, L->cp, xbar, thetabar, ubar, ubar_k0, err))) return s;
+        const sid_sample smp = {p, L, theta, tr, w->k0};
+        sid_loss_residual(&smp, L->cp, &seed_sums, xbar, thetabar);
+        if ((s = tau_seed(&smp, L->cp, xbar, bar, err))) return s;
     }
     /* back to the logged coordinates of the start (backlash.h: the motor sides start at their links') */
     sid_backlash_fold(m, xbar, xbar1);
     /* a logged start x0 = (logged q - offset, logged v): the offsets also shape it */
-    if (!x0w) sid_unmeasure_q_vjp(m, xbar1, thetabar);
-    if (x0bar) memcpy(x0bar, xbar1, sizeof(double) * (size_t)(m->nqo + m->nvo));
+    if (!wp->x0w) sid_unmeasure_q_vjp(m, xbar1, thetabar);
+    if (bar->x0bar) memcpy(bar->x0bar, xbar1, sizeof(double) * (size_t)(m->nqo + m->nvo));
     return SID_OK;
 }
 

@@ -71,6 +71,22 @@ static void block_flush(block *b)
     b->n = 0;
 }
 
+/* The sample's residual rows and their tangent rows into the block: the trajectory's (loss.c),
+ * then the torque sensors' (torque_sensor.h; they reseed dirs->thetadot for the sample's
+ * delayed command). */
+static sid_status sample_rows(const sid_sample *smp, const double *x, const sid_sample_dirs *dirs, block *b,
+                              sid_error *err)
+{
+    const size_t nd = (size_t)dirs->ndir;
+    sid_rows out = {b->jw->r + b->n, b->jw->J + (size_t)b->n * nd, 0};
+    sid_loss_residual_rows(smp, x, dirs, &out);
+    b->n += out.n;
+    out = (sid_rows){b->jw->r + b->n, b->jw->J + (size_t)b->n * nd, 0};
+    const sid_status s = sid_tau_residual_rows(smp, x, dirs, &out, err);
+    b->n += out.n;
+    return s;
+}
+
 /* Forward mode: the tangents of all ncol directions carried through every step. */
 static sid_status window_rows_tangent(const sid_problem *p, lane *L, sid_jac_work *jw, const double *theta,
                                       const double *x0w, int w, const int *idx, block *b, sid_error *err)
@@ -96,15 +112,11 @@ static sid_status window_rows_tangent(const sid_problem *p, lane *L, sid_jac_wor
     jw->ncols = sid_delay_jvp_cols(m, nfree, idx, jw->cols);
     for (int j = 0; j < ndir - nfree; j++)   /* a logged coordinate, and the motor side that starts at it */
         sid_backlash_seed(m, j, qdot + (size_t)(nfree + j) * (size_t)nq, vdot + (size_t)(nfree + j) * (size_t)nv);
-    int nt = 0;
+    const sid_sample_dirs dirs = {ndir, nfree, idx, thd, qdot, vdot};
     if (win->ra == win->k0) {
         block_make_room(b, nx + sid_tau_sample_rows(p, tr));
-        b->n += sid_loss_residual_rows(p, theta, tr, win->k0, x, ndir, nfree, idx, qdot, vdot, jw->r + b->n,
-                                       jw->J + (size_t)b->n * nd);
-        if ((s = sid_tau_residual_rows(p, L, theta, tr, win->k0, x, ndir, nfree, idx, thd, qdot, vdot, jw->r + b->n,
-                                       jw->J + (size_t)b->n * nd, &nt, err)))
-            return s;
-        b->n += nt;
+        const sid_sample smp = {p, L, theta, tr, win->k0};
+        if ((s = sample_rows(&smp, x, &dirs, b, err))) return s;
     }
     for (int k = win->k0; k < win->k1; k++) {
         const double dt = tr->t[k + 1] - tr->t[k];
@@ -116,8 +128,8 @@ static sid_status window_rows_tangent(const sid_problem *p, lane *L, sid_jac_wor
         L->ws->push = sid_push_at(tr, m->nbody, k);   /* the interval's pushes, held */
         for (int j = 0; j < nsub; j++) {
             const sid_step_io io = {x, x + nq, u, L->x1, L->x1 + nq, NULL};
-            const sid_step_dirs dirs = {ndir, thd, qdot, vdot, jw->scratch};
-            if ((s = sid_step_tangent_take(p->step, &c, &io, &dirs, err))) {
+            const sid_step_dirs step_dirs = {ndir, thd, qdot, vdot, jw->scratch};
+            if ((s = sid_step_tangent_take(p->step, &c, &io, &step_dirs, err))) {
                 L->ws->push = NULL;
                 return s;
             }
@@ -126,13 +138,8 @@ static sid_status window_rows_tangent(const sid_problem *p, lane *L, sid_jac_wor
         L->ws->push = NULL;
         if (k + 1 <= win->rb) {
             block_make_room(b, nx + sid_tau_sample_rows(p, tr));
-            b->n += sid_loss_residual_rows(p, theta, tr, k + 1, x, ndir, nfree, idx, qdot, vdot, jw->r + b->n,
-                                           jw->J + (size_t)b->n * nd);
-            /* torque sensor rows (torque_sensor.h); they reseed thd for sample k + 1's delayed command */
-            if ((s = sid_tau_residual_rows(p, L, theta, tr, k + 1, x, ndir, nfree, idx, thd, qdot, vdot, jw->r + b->n,
-                                           jw->J + (size_t)b->n * nd, &nt, err)))
-                return s;
-            b->n += nt;
+            const sid_sample smp = {p, L, theta, tr, k + 1};
+            if ((s = sample_rows(&smp, x, &dirs, b, err))) return s;
         }
     }
     return SID_OK;

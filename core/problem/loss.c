@@ -21,9 +21,14 @@ static void q_error(const sid_model *m, const double *theta, const double *x, co
     }
 }
 
-void sid_loss_residual(const sid_problem *p, const double *theta, const sid_traj *tr, int k, const double *x,
-                       double *sum, double *sse_q, double *sse_qd, double *xbar, double *thetabar)
+void sid_loss_residual(const sid_sample *smp, const double *x, const sid_loss_sums *sums, double *xbar,
+                       double *thetabar)
 {
+    const sid_problem *p = smp->p;
+    const sid_traj *tr = smp->tr;
+    const double *theta = smp->theta;
+    const int k = smp->k;
+    double *sum = sums->sum, *sse_q = sums->sse_q, *sse_qd = sums->sse_qd;
     const sid_model *m = p->m;
     const int nq = m->nqo, nv = m->nvo;   /* logged; the state's v starts at x + m->nq */
     const double *v = x + m->nq;
@@ -51,10 +56,13 @@ void sid_loss_residual(const sid_problem *p, const double *theta, const sid_traj
 }
 
 
-int sid_loss_residual_rows(const sid_problem *p, const double *theta, const sid_traj *tr, int k, const double *x,
-                           int ndir, int nfree, const int *idx, const double *qdot, const double *vdot, double *r,
-                           double *J)
+void sid_loss_residual_rows(const sid_sample *smp, const double *x, const sid_sample_dirs *dirs, sid_rows *out)
 {
+    const sid_problem *p = smp->p;
+    const sid_traj *tr = smp->tr;
+    const double *theta = smp->theta, *qdot = dirs->qdot, *vdot = dirs->vdot;
+    const int k = smp->k, ndir = dirs->ndir, nfree = dirs->nfree, *idx = dirs->idx;
+    double *r = out->r, *J = out->J;
     const sid_model *m = p->m;
     const int nq = m->nq, nv = m->nv, nqo = m->nqo, nvo = m->nvo;   /* tangents: the state's; logs: logged */
     int n = 0;
@@ -83,5 +91,5 @@ int sid_loss_residual_rows(const sid_problem *p, const double *theta, const sid_
                 J[(size_t)n * (size_t)ndir + (size_t)d] = g * vdot[(size_t)d * (size_t)nv + (size_t)i];
             n++;
         }
-    return n;
+    out->n = n;
 }

@@ -33,7 +33,8 @@ sid_status sid_problem_window_predict(sid_problem *p, const double *theta, const
                 for (int j = 0; j < 4; j++) qs[j] = -qs[j];
         }
         if (k == win->k1) break;
-        sid_status s = sid_rollout_span(p, L, theta, win, k, k + 1, x, NULL, NULL, NULL, NULL, err);
+        const sid_window_pass wp = {p, L, theta, win, x0w};
+        sid_status s = sid_rollout_span(&wp, k, k + 1, NULL, NULL, err);
         if (s) return s;
     }
     return SID_OK;

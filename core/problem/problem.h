@@ -114,17 +114,46 @@ sid_status sid_problem_gather(const sid_problem *p, void *buf, size_t unit, int 
  * may quote. */
 sid_status sid_problem_gather_status(sid_problem *p, int *failed, sid_error *err);
 
-/* Residual terms of sample k at simulated state x = (q, v): adds 1/2 sum w (delta / s)^2 to
- * *sum, squared raw errors to sse_q / sse_qd (if not NULL) and, with xbar, the seed
+/* One logged sample as its residuals see it: the problem at theta, log tr, sample k, and the
+ * thread's lane (its scratch). */
+typedef struct {
+    const sid_problem *p;
+    lane *L;
+    const double *theta;
+    const sid_traj *tr;
+    int k;
+} sid_sample;
+
+/* What a forward pass adds to: the loss sum, and where not NULL the squared raw errors of q,
+ * qd and the torque readings (per coordinate). */
+typedef struct {
+    double *sum, *sse_q, *sse_qd, *sse_tau;
+} sid_loss_sums;
+
+/* A forward-mode pass's directions at a sample: ndir of them, the first nfree the parameters
+ * idx[d]; thetadot (ndir x nparam; a delayed command's residual seeds its tangent, delay.h),
+ * and the state's qdot (ndir x nq) and vdot (ndir x nv). */
+typedef struct {
+    int ndir, nfree;
+    const int *idx;
+    double *thetadot;
+    const double *qdot, *vdot;
+} sid_sample_dirs;
+
+/* Residual rows as a sample writes them: r (n of them) and their tangent rows J (n x ndir). */
+typedef struct {
+    double *r, *J;
+    int n;
+} sid_rows;
+
+/* Residual terms of the sample at simulated state x = (q, v): adds 1/2 sum w (delta / s)^2 to
+ * sums->sum, squared raw errors to sse_q / sse_qd (if not NULL) and, with xbar, the seed
  * d(sum)/dx to xbar and d(sum)/d(offset) to thetabar. */
-void sid_loss_residual(const sid_problem *p, const double *theta, const sid_traj *tr, int k, const double *x,
-                       double *sum, double *sse_q, double *sse_qd, double *xbar, double *thetabar);
-/* Residuals of sample k in the order of sid_problem_window_jacobian, with their tangent rows:
- * r = sqrt(w) delta / s, rows J[r][d] = sqrt(w) / s (qdot + offsetdot, or vdot), for ndir
- * directions of which the first nfree are parameters idx[d]; returns their number. */
-int sid_loss_residual_rows(const sid_problem *p, const double *theta, const sid_traj *tr, int k, const double *x,
-                           int ndir, int nfree, const int *idx, const double *qdot, const double *vdot, double *r,
-                           double *J);
+void sid_loss_residual(const sid_sample *smp, const double *x, const sid_loss_sums *sums, double *xbar,
+                       double *thetabar);
+/* Residuals of the sample in the order of sid_problem_window_jacobian, with their tangent rows:
+ * r = sqrt(w) delta / s, rows J[r][d] = sqrt(w) / s (qdot + offsetdot, or vdot); out->n is set. */
+void sid_loss_residual_rows(const sid_sample *smp, const double *x, const sid_sample_dirs *dirs, sid_rows *out);
 
 /* The logged start of window w in its logged coordinates xo (nqo + nvo): q = logged q minus the
  * offsets, v = logged or smoothed qd. */
@@ -132,21 +161,35 @@ void sid_rollout_start_logged(const sid_problem *p, const double *theta, const w
 /* The start state of window w (the whole state, nq + nv; backlash.h): x0w (nqo + nvo) when given, else the logged state (q = logged q minus the
  * offsets, v = logged or smoothed qd). */
 void sid_rollout_start_state(const sid_problem *p, const double *theta, const window *w, const double *x0w, double *x);
-/* Simulate samples [ka, kb] of window w from the state in x (overwritten with the state at kb),
- * adding the residuals of its samples to sum (if not NULL). With tape, record the state
+/* One window's pass through a thread's lane: the problem at theta, window w and its start state
+ * (x0w, nqo + nvo: fitted; NULL: logged). */
+typedef struct {
+    const sid_problem *p;
+    lane *L;
+    const double *theta;
+    const window *w;
+    const double *x0w;
+} sid_window_pass;
+
+/* What a backward pass accumulates: the gradient thetabar; with x0bar, the start state's (x0w
+ * as given to the rollout); with ubar, the logged commands' (rows of nvo, row 0 the log's sample
+ * ubar_k0: at most sid_delay_first_sample(w->k0), up to w->k1; command_grad.c). */
+typedef struct {
+    double *thetabar, *x0bar, *ubar;
+    int ubar_k0;
+} sid_window_bar;
+
+/* Simulate samples [ka, kb] of the window from the state in L->x (overwritten with the state at
+ * kb), adding the residuals of its samples to sums (if not NULL). With tape, record the state
  * before every step and L->tape_sample[k - ka] for each sample. */
-sid_status sid_rollout_span(const sid_problem *p, lane *L, const double *theta, const window *w, int ka, int kb,
-                            double *x, double *tape, double *sum, double *sse_q, double *sse_qd, sid_error *err);
-/* The forward pass of window w from x0w (NULL: logged start): its residuals added to sum,
- * a checkpoint at every segment start in L->cp; with taped, a window of one segment is
- * also taped. Returns the number of segments in *nseg. */
-sid_status sid_rollout_window(const sid_problem *p, lane *L, const double *theta, const window *w, const double *x0w,
-                              int taped, double *sum, double *sse_q, double *sse_qd, int *nseg, sid_error *err);
-/* The backward pass of window w after sid_rollout_window: accumulates the window's gradient
- * into thetabar and, with x0bar, the start state's (x0w as given to the rollout); with ubar,
- * the logged commands' (rows of nvo, row 0 the log's sample ubar_k0: at most
- * sid_delay_first_sample(w->k0), up to w->k1; command_grad.c). */
-sid_status sid_adjoint_window(const sid_problem *p, lane *L, const double *theta, const window *w, const double *x0w,
-                              int nseg, double *thetabar, double *x0bar, double *ubar, int ubar_k0, sid_error *err);
+sid_status sid_rollout_span(const sid_window_pass *wp, int ka, int kb, double *tape, const sid_loss_sums *sums,
+                            sid_error *err);
+/* The forward pass of the window: its residuals added to sums, a checkpoint at every segment
+ * start in L->cp; with taped, a window of one segment is also taped. Returns the number of
+ * segments in *nseg. */
+sid_status sid_rollout_window(const sid_window_pass *wp, int taped, const sid_loss_sums *sums, int *nseg,
+                              sid_error *err);
+/* The backward pass of the window after sid_rollout_window (nseg segments): accumulates into bar. */
+sid_status sid_adjoint_window(const sid_window_pass *wp, int nseg, const sid_window_bar *bar, sid_error *err);
 
 #endif

@@ -11,14 +11,13 @@
 
 /* Loss sum of one window; with thetabar, accumulate its gradient (and the start state's, and
  * with ubar its commands', from sample ubar_k0). */
-static sid_status window_loss(const sid_problem *p, lane *L, const double *theta, const window *w, const double *x0w,
-                              double *sum, double *sse_q, double *sse_qd, double *thetabar, double *x0bar, double *ubar,
-                              int ubar_k0, sid_error *err)
+static sid_status window_loss(const sid_window_pass *wp, const sid_loss_sums *sums, const sid_window_bar *bar,
+                              sid_error *err)
 {
     int nseg;
-    sid_status s = sid_rollout_window(p, L, theta, w, x0w, thetabar != NULL, sum, sse_q, sse_qd, &nseg, err);
-    if (s || !thetabar) return s;
-    return sid_adjoint_window(p, L, theta, w, x0w, nseg, thetabar, x0bar, ubar, ubar_k0, err);
+    sid_status s = sid_rollout_window(wp, bar->thetabar != NULL, sums, &nseg, err);
+    if (s || !bar->thetabar) return s;
+    return sid_adjoint_window(wp, nseg, bar, err);
 }
 
 /* The other processes' chunks of a pass: statuses first (sid_problem_gather_status), then the
@@ -56,11 +55,13 @@ sid_status sid_problem_run_chunks(sid_problem *p, const double *theta, const dou
         p->chunk_status[c] = SID_OK;
         if (g) memset(g, 0, sizeof(double) * (size_t)np);
         if (sse) memset(sse, 0, sizeof(double) * (size_t)nx);
+        const sid_loss_sums sums = {&p->chunk_sum[c], sse, sse ? sse + nq : NULL, NULL};
         for (int w = c * p->chunk_windows; w < (c + 1) * p->chunk_windows && w < p->nwin; w++) {
             const size_t off = (size_t)w * (size_t)nxo;
-            p->chunk_status[c] = window_loss(p, L, theta, &p->win[w], x0 ? x0 + off : NULL, &p->chunk_sum[c], sse,
-                                             sse ? sse + nq : NULL, g, grad_x0 ? grad_x0 + off : NULL,
-                                             ub ? ub->buf + ub->off[w] : NULL, ub ? ub->first[w] : 0, &p->chunk_err[c]);
+            const sid_window_pass wp = {p, L, theta, &p->win[w], x0 ? x0 + off : NULL};
+            const sid_window_bar bar = {g, grad_x0 ? grad_x0 + off : NULL, ub ? ub->buf + ub->off[w] : NULL,
+                                        ub ? ub->first[w] : 0};
+            p->chunk_status[c] = window_loss(&wp, &sums, &bar, &p->chunk_err[c]);
             if (p->chunk_status[c]) break;
         }
     }

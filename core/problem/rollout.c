@@ -34,9 +34,14 @@ void sid_rollout_start_state(const sid_problem *p, const double *theta, const wi
     }
 }
 
-sid_status sid_rollout_span(const sid_problem *p, lane *L, const double *theta, const window *w, int ka, int kb,
-                            double *x, double *tape, double *sum, double *sse_q, double *sse_qd, sid_error *err)
+sid_status sid_rollout_span(const sid_window_pass *wp, int ka, int kb, double *tape, const sid_loss_sums *sums,
+                            sid_error *err)
 {
+    const sid_problem *p = wp->p;
+    lane *L = wp->L;
+    const double *theta = wp->theta;
+    const window *w = wp->w;
+    double *x = L->x;
     const sid_model *m = p->m;
     const int l = w->log;
     const sid_traj *tr = p->logs[l];
@@ -62,10 +67,12 @@ sid_status sid_rollout_span(const sid_problem *p, lane *L, const double *theta, 
             memcpy(x, L->x1, sizeof(double) * (size_t)nx);
         }
         L->ws->push = NULL;
-        if (sum && k + 1 <= w->rb) {
-            sid_loss_residual(p, theta, tr, k + 1, x, sum, sse_q, sse_qd, NULL, NULL);
+        if (sums && k + 1 <= w->rb) {
+            const sid_sample smp = {p, L, theta, tr, k + 1};
+            sid_loss_residual(&smp, x, sums, NULL, NULL);
             /* torque sensor residuals (torque_sensor.h): a no-op unless scored */
-            const sid_status ts = sid_tau_residual(p, L, theta, tr, k + 1, x, sum, NULL, NULL, NULL, err);
+            const sid_loss_sums tau_sums = {sums->sum, NULL, NULL, NULL};
+            const sid_status ts = sid_tau_residual(&smp, x, &tau_sums, NULL, NULL, err);
             if (ts) return ts;
         }
     }
@@ -76,18 +83,24 @@ sid_status sid_rollout_span(const sid_problem *p, lane *L, const double *theta, 
     return SID_OK;
 }
 
-sid_status sid_rollout_window(const sid_problem *p, lane *L, const double *theta, const window *w, const double *x0w,
-                              int taped, double *sum, double *sse_q, double *sse_qd, int *nseg, sid_error *err)
+sid_status sid_rollout_window(const sid_window_pass *wp, int taped, const sid_loss_sums *sums, int *nseg,
+                              sid_error *err)
 {
+    const sid_problem *p = wp->p;
+    lane *L = wp->L;
+    const double *theta = wp->theta;
+    const window *w = wp->w;
     const sid_model *m = p->m;
     const sid_traj *tr = p->logs[w->log];
     const int nx = m->nq + m->nv, C = p->cp_every;
     double *x = L->x;
     sid_status s;
-    sid_rollout_start_state(p, theta, w, x0w, x);
+    sid_rollout_start_state(p, theta, w, wp->x0w, x);
     if (w->ra == w->k0) {
-        sid_loss_residual(p, theta, tr, w->k0, x, sum, sse_q, sse_qd, NULL, NULL);
-        if (sum && (s = sid_tau_residual(p, L, theta, tr, w->k0, x, sum, NULL, NULL, NULL, err))) return s;
+        const sid_sample smp = {p, L, theta, tr, w->k0};
+        const sid_loss_sums tau_sums = {sums->sum, NULL, NULL, NULL};
+        sid_loss_residual(&smp, x, sums, NULL, NULL);
+        if (sums->sum && (s = sid_tau_residual(&smp, x, &tau_sums, NULL, NULL, err))) return s;
     }
     /* a window of one segment is taped right away and not simulated again */
     const int single = w->k1 - w->k0 <= C;
@@ -95,8 +108,7 @@ sid_status sid_rollout_window(const sid_problem *p, lane *L, const double *theta
     for (int k = w->k0; k < w->k1; k += C, (*nseg)++) {
         memcpy(L->cp + (size_t)*nseg * (size_t)nx, x, sizeof(double) * (size_t)nx);
         const int kb = k + C < w->k1 ? k + C : w->k1;
-        if ((s = sid_rollout_span(p, L, theta, w, k, kb, x, single && taped ? L->tape : NULL, sum, sse_q, sse_qd, err)))
-            return s;
+        if ((s = sid_rollout_span(wp, k, kb, single && taped ? L->tape : NULL, sums, err))) return s;
     }
     return SID_OK;
 }

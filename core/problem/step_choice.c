@@ -46,7 +46,8 @@ static sid_status run_window(const sid_problem *p, lane *L, const double *theta,
     const size_t nq = (size_t)p->m->nqo;   /* the logged positions (the state's first nqo) */
     sid_rollout_start_state(p, theta, w, NULL, L->x);
     for (int k = w->k0; k < w->k1; k++) {
-        sid_status s = sid_rollout_span(p, L, theta, w, k, k + 1, L->x, NULL, NULL, NULL, NULL, err);
+        const sid_window_pass wp = {p, L, theta, w, NULL};
+        sid_status s = sid_rollout_span(&wp, k, k + 1, NULL, NULL, err);
         if (s) return s;
         memcpy(out + (size_t)(k - w->k0) * nq, L->x, sizeof(double) * nq);
     }

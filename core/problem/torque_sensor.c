@@ -33,11 +33,16 @@ void sid_tau_gain_bias(const sid_model *m, const double *theta, int i, double *g
         }
 }
 
-sid_status sid_tau_residual(const sid_problem *p, lane *L, const double *theta, const sid_traj *tr, int k,
-                            const double *x, double *sum, double *sse_tau, double *xbar, double *thetabar,
-                            sid_error *err)
+sid_status sid_tau_residual(const sid_sample *smp, const double *x, const sid_loss_sums *sums, double *xbar,
+                            double *thetabar, sid_error *err)
 {
+    const sid_problem *p = smp->p;
+    const sid_traj *tr = smp->tr;
     if (!p->tau_on || !tr->tau) return SID_OK;
+    lane *L = smp->L;
+    const double *theta = smp->theta;
+    const int k = smp->k;
+    double *sum = sums->sum, *sse_tau = sums->sse_tau;
     const sid_model *m = p->m;
     const int nq = m->nq, nv = m->nv;
     /* the sample's command as its interval's steps see it (delay.h); ws->ud is free here: every
@@ -77,13 +82,18 @@ sid_status sid_tau_residual(const sid_problem *p, lane *L, const double *theta, 
     return s;
 }
 
-sid_status sid_tau_residual_rows(const sid_problem *p, lane *L, const double *theta, const sid_traj *tr, int k,
-                                 const double *x, int ndir, int nfree, const int *idx, double *thd,
-                                 const double *qdot, const double *vdot, double *r, double *J, int *rows,
+sid_status sid_tau_residual_rows(const sid_sample *smp, const double *x, const sid_sample_dirs *dirs, sid_rows *out,
                                  sid_error *err)
 {
-    *rows = 0;
+    const sid_problem *p = smp->p;
+    const sid_traj *tr = smp->tr;
+    out->n = 0;
     if (!p->tau_on || !tr->tau) return SID_OK;
+    lane *L = smp->L;
+    const double *theta = smp->theta;
+    const int k = smp->k, ndir = dirs->ndir, nfree = dirs->nfree, *idx = dirs->idx;
+    double *thd = dirs->thetadot, *r = out->r, *J = out->J;
+    const double *qdot = dirs->qdot, *vdot = dirs->vdot;
     const sid_model *m = p->m;
     const int nq = m->nq, nv = m->nv, np = m->nparam;
     const double *q = x, *v = x + nq, *u = sid_delay_u(m, theta, tr, k, L->ws), *y = tr->tau + (size_t)k * (size_t)nv;
@@ -121,6 +131,6 @@ sid_status sid_tau_residual_rows(const sid_problem *p, lane *L, const double *th
             row++;
         }
     }
-    *rows = n;
+    out->n = n;
     return SID_OK;
 }

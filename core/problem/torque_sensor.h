@@ -31,19 +31,15 @@ void sid_tau_gain_bias(const sid_model *m, const double *theta, int i, double *g
 sid_status sid_tau_link(const sid_model *m, const double *theta, sid_workspace *ws, const double *q, const double *v,
                         const double *u, double *a, double *tau, sid_error *err);
 
-/* Sample k's sensor terms at state x: adds 1/2 sum w (d / s)^2 to *sum, squared raw errors of the
- * readings to sse_tau (nv, may be NULL) and, with xbar, d(sum)/dx to xbar and d(sum)/dtheta to
- * thetabar (through RNEA's and the forward dynamics' adjoints). No-op unless scored. */
-sid_status sid_tau_residual(const sid_problem *p, lane *L, const double *theta, const sid_traj *tr, int k,
-                            const double *x, double *sum, double *sse_tau, double *xbar, double *thetabar,
-                            sid_error *err);
-/* The same residuals as rows r (in coordinate order) with tangent rows J (ndir columns): the
- * first nfree directions are theta[idx[d]], thd (ndir x nparam) their parameter tangents (its
- * torque_bias entries reseeded for sample k's delayed command, delay.h), qdot and vdot the
- * state's. *rows receives their number. */
-sid_status sid_tau_residual_rows(const sid_problem *p, lane *L, const double *theta, const sid_traj *tr, int k,
-                                 const double *x, int ndir, int nfree, const int *idx, double *thd,
-                                 const double *qdot, const double *vdot, double *r, double *J, int *rows,
+/* The sample's sensor terms at state x: adds 1/2 sum w (d / s)^2 to sums->sum, squared raw
+ * errors of the readings to sums->sse_tau (nv, may be NULL) and, with xbar, d(sum)/dx to xbar
+ * and d(sum)/dtheta to thetabar (through RNEA's and the forward dynamics' adjoints). No-op
+ * unless scored. */
+sid_status sid_tau_residual(const sid_sample *smp, const double *x, const sid_loss_sums *sums, double *xbar,
+                            double *thetabar, sid_error *err);
+/* The same residuals as rows (in coordinate order) with their tangent rows: dirs->thetadot's
+ * torque_bias entries are reseeded for the sample's delayed command (delay.h); out->n is set. */
+sid_status sid_tau_residual_rows(const sid_sample *smp, const double *x, const sid_sample_dirs *dirs, sid_rows *out,
                                  sid_error *err);
 
 #endif
