@@ -67,7 +67,7 @@ static double agreement(const rig_chain *c, sid_integrator integ, int *switches,
         for (int k = 0; k < n; k++) u[k] = md->qfrc_applied[k] = rig_torque(c, k, t);
         mj_step(mm, md);
         if (integ == SID_RK4)   /* the rows at the step's start: the first stage alone */
-            ck_assert_int_eq(sid_dry_accel(p.m, p.theta, p.ws, NULL, 1e-3, q, v, u, 1, 0, &err), SID_OK);
+            ck_assert_int_eq(sid_dry_accel(&(sid_fd_point){p.m, p.theta, p.ws, NULL, q, v, u, 1e-3}, 1, 0, &err), SID_OK);
         double res;
         ck_assert_int_eq(sid_dry_last(p.ws, NULL, state, &res), n);
         ck_assert_msg(sid_step(p.m, p.theta, p.ws, integ, 1e-3, q, v, u, q1, v1, &err) == SID_OK, "%s", err.msg);

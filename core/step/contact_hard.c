@@ -251,16 +251,18 @@ static void contact_velocity_vjp(const sid_model *m, const double *theta, sid_wo
     }
 }
 
-sid_status sid_hard_forward(const sid_model *m, const double *theta, sid_workspace *ws, double h, const double *q,
-                            const double *v, const double *u, sid_hard_problem *P, sid_error *err)
+sid_status sid_hard_forward(const sid_step_ctx *c, const sid_step_io *io, sid_hard_problem *P, sid_error *err)
 {
+    const sid_model *m = c->m;
+    const double *theta = c->theta, *v = io->v, h = c->h;
+    sid_workspace *ws = c->ws;
+    const sid_fd_point p = {m, theta, ws, NULL, io->q, v, io->u, h};   /* the dynamics without contact */
     struct sid_hard *H = ws->hard;
     const int nv = m->nv;
     double *a = ws->rk;
     /* joint dry friction and constraint limits first, their rows on M + B without the contacts
      * (euler_dry.c; MuJoCo solves both in one problem): the impulses act on the step's a */
-    sid_status s = ws->dry ? sid_dry_accel(m, theta, ws, NULL, h, q, v, u, 1, 1, err)
-                           : sid_fd(&(sid_fd_point){m, theta, ws, NULL, q, v, u, h}, a, err);
+    sid_status s = ws->dry ? sid_dry_accel(&p, 1, 1, err) : sid_fd(&p, a, err);
     if (s) return s;
     if (ws->dry) memcpy(a, ws->dry->a, sizeof(double) * (size_t)nv);
     for (int i = 0; i < nv; i++) H->vstar[i] = v[i] + h * a[i];
@@ -295,14 +297,14 @@ int sid_hard_record_size(const sid_model *m)
 
 sid_status sid_hard_step(const sid_step_ctx *c, const sid_step_io *io, sid_error *err)
 {
-    const double *q = io->q, *v = io->v, *u = io->u;
+    const double *q = io->q;
     double *q1 = io->q1, *v1 = io->v1;   /* no record: the adjoint solves the step again */
     const sid_model *m = c->m;
     sid_workspace *ws = c->ws;
     const double h = c->h;
     if (!ws->hard) return sid_error_set(err, SID_ERR_INPUT, "hard contact: the workspace has no contact scratch");
     sid_hard_problem P;
-    sid_status s = sid_hard_forward(m, c->theta, ws, h, q, v, u, &P, err);
+    sid_status s = sid_hard_forward(c, io, &P, err);
     if (s) return s;
     memcpy(v1, ws->hard->vplus, sizeof(double) * (size_t)m->nv);
     sid_integrate_q(m, q, v1, h, q1);
@@ -319,13 +321,13 @@ sid_status sid_hard_vjp_taped(const sid_step_ctx *c, const sid_step_io *io, cons
 /* The dry rows' torques f enter R1 as a joint force held: their adjoint is E^T w, w the
  * step's (left in ws->w by sid_fd_vjp_factored), then the rows' solution's own adjoint, whose
  * a0 and A part is a forward-dynamics adjoint at ac with M + B (euler_dry.c's reverse). */
-static void dry_rows_vjp(const sid_model *m, const double *theta, sid_workspace *ws, const double *q, const double *v,
-                         const double *u, double *qbar, double *vbar, double *thetabar)
+static void dry_rows_vjp(const sid_fd_point *p, const sid_state_bar *bar)
 {
+    sid_workspace *ws = p->ws;
     struct sid_dry *D = ws->dry;
     for (int j = 0; j < D->nf; j++) D->t[j] = D->sgn[j] * ws->w[D->dof[j]];
-    sid_dry_vjp_solution(m, ws, D->t, qbar, vbar, thetabar);
-    sid_fd_vjp_factored(&(sid_fd_point){m, theta, ws, NULL, q, v, u, 0}, D->ac, D->Lp, D->abar, &(sid_state_bar){qbar, vbar, thetabar});
+    sid_dry_vjp_solution(p->m, ws, D->t, bar->qbar, bar->vbar, bar->thetabar);
+    sid_fd_vjp_factored(p, D->ac, D->Lp, D->abar, bar);
 }
 
 sid_status sid_hard_vjp(const sid_step_ctx *c, const sid_step_io *io, const sid_step_adj *adj, sid_error *err)
@@ -340,7 +342,7 @@ sid_status sid_hard_vjp(const sid_step_ctx *c, const sid_step_io *io, const sid_
     struct sid_hard *H = ws->hard;
     if (!H) return sid_error_set(err, SID_ERR_INPUT, "hard contact: the workspace has no contact scratch");
     sid_hard_problem P;
-    sid_status s = sid_hard_forward(m, theta, ws, h, q, v, u, &P, err);
+    sid_status s = sid_hard_forward(c, io, &P, err);
     if (s) return s;
     const int nv = m->nv, nc = H->nc, n3 = 3 * nc;
     double *abar = H->abar;
@@ -394,8 +396,9 @@ sid_status sid_hard_vjp(const sid_step_ctx *c, const sid_step_io *io, const sid_
     /* R1's adjoint: the Euler step's, with the impulses as fixed external forces lambda / h */
     for (int i = 0; i < nc; i++) H->seed[i] = sid_v3_scale(1 / h, sid_v3_load(H->lam + 3 * i));
     const sid_fext_source impulses = {sid_hard_impulse_forces, sid_hard_impulse_forces_vjp, H, NULL};
-    sid_fd_vjp_factored(&(sid_fd_point){m, theta, ws, nc ? &impulses : NULL, q, v, u, h}, H->aplus, ws->M, abar, &(sid_state_bar){qbar, vbar, thetabar});
-    if (ws->dry) dry_rows_vjp(m, theta, ws, q, v, u, qbar, vbar, thetabar);
+    const sid_state_bar bar = {qbar, vbar, thetabar};
+    sid_fd_vjp_factored(&(sid_fd_point){m, theta, ws, nc ? &impulses : NULL, q, v, u, h}, H->aplus, ws->M, abar, &bar);
+    if (ws->dry) dry_rows_vjp(&(sid_fd_point){m, theta, ws, NULL, q, v, u, 0}, &bar);
     if (!nc || H->frozen) return SID_OK;
     /* zeta's adjoint: contact velocities J v+ and gaps through the kinematics at q, and v */
     double rbar = 0;

@@ -5,12 +5,12 @@
 #define SID_CONTACT_HARD_H
 
 #include "hard_solver.h"
+#include "step.h"
 
 /* contact_hard.c's step up to v+ (H->vplus; a+ in H->aplus): the dynamics without contact
  * (a in ws->rk, the factor of A = M + B + h D in ws->M), the contacts (H->nc, sph, cp, phi, J,
  * b), W and the Delassus matrix, and the solve (H->lam, mode); P gets the contact problem. */
-sid_status sid_hard_forward(const sid_model *m, const double *theta, sid_workspace *ws, double h, const double *q,
-                            const double *v, const double *u, sid_hard_problem *P, sid_error *err);
+sid_status sid_hard_forward(const sid_step_ctx *c, const sid_step_io *io, sid_hard_problem *P, sid_error *err);
 /* The external forces of a sid_fext_source whose ctx is the struct sid_hard: the world forces
  * H->seed at the contact points H->cp of the last sid_hard_forward, held fixed (the impulses
  * over h in the step's residual R1), and their adjoint. */

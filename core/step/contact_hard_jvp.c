@@ -112,7 +112,7 @@ sid_status sid_hard_jvp(const sid_step_ctx *c, const sid_step_io *io, const sid_
     const int nq = m->nq, nv = m->nv, np = m->nparam;
     if (!H) return sid_error_set(err, SID_ERR_INPUT, "hard contact: the workspace has no contact scratch");
     sid_hard_problem P;
-    sid_status s = sid_hard_forward(m, theta, ws, h, q, v, u, &P, err);
+    sid_status s = sid_hard_forward(c, io, &P, err);
     if (s) return s;
     /* dry rows: each direction's fdot (in its scratch, after nv of t) from the forward dynamics'
      * tangent at ac with M + B, f held (euler_dry.c) */

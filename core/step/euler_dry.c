@@ -17,19 +17,18 @@
  * friction torques and the rows' states (nf each). */
 int sid_dry_record_size(const sid_model *m) { return 2 * m->nv + 2 * m->nv * m->nv + 2 * (m->ndry + m->nclim); }
 
-/* The step's accelerations: a0, f, a into the dry scratch (and ac with want_ac), the factors
- * of M + B and M + B + h D in D->Lp and D->Lh; ws->M holds the latter too. Without want_a, a
- * stage's: a0, f, ac and D->Lp only (ws->M holds D->Lp's factor). */
-sid_status sid_dry_accel(const sid_model *m, const double *theta, sid_workspace *ws, const sid_fext_source *fx,
-                         double h, const double *q, const double *v, const double *u, int want_ac, int want_a,
-                         sid_error *err)
+sid_status sid_dry_accel(const sid_fd_point *p, int want_ac, int want_a, sid_error *err)
 {
+    const sid_model *m = p->m;
+    const double *theta = p->theta, *q = p->q, *v = p->v, *u = p->u, h = p->hd;
+    sid_workspace *ws = p->ws;
+    const sid_fd_point p0 = {m, theta, ws, p->fx, q, v, u, 0};   /* the plain dynamics: a0 and ac */
     struct sid_dry *D = ws->dry;
     const int nv = m->nv;
     const size_t nn = sizeof(double) * (size_t)nv * (size_t)nv;
     sid_status s;
     if ((s = sid_dry_prepare(m, theta, ws, err))) return s;
-    if ((s = sid_fd(&(sid_fd_point){m, theta, ws, fx, q, v, u, 0}, D->a0, err))) return s;
+    if ((s = sid_fd(&p0, D->a0, err))) return s;
     memcpy(D->Lp, ws->M, nn);
     sid_dry_solve(m, theta, ws, q, v, u, h);
     if (want_ac) {
@@ -39,7 +38,7 @@ sid_status sid_dry_accel(const sid_model *m, const double *theta, sid_workspace 
         for (int i = 0; i < nv; i++) D->ac[i] = D->a0[i] + D->e[i];
     }
     if (!want_a) return SID_OK;
-    if ((s = sid_fd(&(sid_fd_point){m, theta, ws, fx, q, v, u, h}, D->a, err))) return s;
+    if ((s = sid_fd(p, D->a, err))) return s;
     memcpy(D->Lh, ws->M, nn);
     memset(D->e, 0, sizeof(double) * (size_t)nv);
     for (int j = 0; j < D->nf; j++) D->e[D->dof[j]] += D->sgn[j] * D->f[j];
@@ -51,7 +50,8 @@ sid_status sid_dry_accel(const sid_model *m, const double *theta, sid_workspace 
 static sid_status dry_accel(const sid_step_ctx *c, const double *q, const double *v, const double *u, int want_ac,
                             sid_error *err)
 {
-    return sid_dry_accel(c->m, c->theta, c->ws, c->fx, c->h, q, v, u, want_ac, 1, err);
+    const sid_fd_point p = {c->m, c->theta, c->ws, c->fx, q, v, u, c->h};
+    return sid_dry_accel(&p, want_ac, 1, err);
 }
 
 sid_status sid_dry_step(const sid_step_ctx *c, const sid_step_io *io, sid_error *err)

@@ -77,7 +77,8 @@ static sid_status dry_accel(const sid_step_ctx *c, const sid_stage_at *at, doubl
     const sid_model *m = c->m;
     struct sid_dry *D = c->ws->dry;
     const size_t nn = (size_t)m->nv * (size_t)m->nv, nf = (size_t)D->nf;
-    sid_status s = sid_dry_accel(m, c->theta, c->ws, c->fx, c->h, at->q, at->v, at->u, 1, 0, err);
+    const sid_fd_point p = {m, c->theta, c->ws, c->fx, at->q, at->v, at->u, c->h};
+    sid_status s = sid_dry_accel(&p, 1, 0, err);
     if (s) return s;
     memcpy(a, D->ac, sizeof(double) * (size_t)m->nv);
     if (rec) {
@@ -105,7 +106,7 @@ static sid_status dry_vjp(const sid_step_ctx *c, const sid_stage_at *at, const d
         for (size_t j = 0; j < nf; j++) D->state[j] = (int)rec[nn + nf + j];
         memcpy(D->ac, at->a, sizeof(double) * (size_t)nv);
         sid_dry_restore(m, c->theta, ws, q, v, u, c->h);
-    } else if ((s = sid_dry_accel(m, c->theta, ws, c->fx, c->h, q, v, u, 1, 0, err))) {
+    } else if ((s = sid_dry_accel(&(sid_fd_point){m, c->theta, ws, c->fx, q, v, u, c->h}, 1, 0, err))) {
         return s;
     }
     /* f's adjoint: the rows of w = (M + B)^-1 abar */
@@ -124,7 +125,8 @@ static sid_status dry_jvp_prepare(const sid_step_ctx *c, const sid_stage_at *at,
     const sid_model *m = c->m;
     sid_workspace *ws = c->ws;
     struct sid_dry *D = ws->dry;
-    sid_status s = sid_dry_accel(m, c->theta, ws, c->fx, c->h, at->q, at->v, at->u, 1, 0, err);
+    const sid_fd_point ps = {m, c->theta, ws, c->fx, at->q, at->v, at->u, c->h};
+    sid_status s = sid_dry_accel(&ps, 1, 0, err);
     if (s) return s;
     memcpy(a, D->ac, sizeof(double) * (size_t)m->nv);
     /* ws->M holds the factor of M + B: the RNEA state at (q, v, ac) the tangents need */

@@ -175,12 +175,12 @@ int sid_rk4_dry_record_size(const sid_model *m);   /* the same with the dry stag
 void sid_euler_reverse(const sid_step_ctx *c, const sid_step_io *io, const double *a, const double *L,
                        const sid_step_adj *adj);
 
-/* euler_dry.c: the accelerations of a step with the dry rows solved (a with M + B + h D into
- * ws->dry's a and ws->M its factor; ac, with want_ac, the stage acceleration with M + B); the
- * Euler, hard-contact and RK4 (stage.c) steps with dry friction take theirs from it. */
-sid_status sid_dry_accel(const sid_model *m, const double *theta, sid_workspace *ws, const sid_fext_source *fx,
-                         double h, const double *q, const double *v, const double *u, int want_ac, int want_a,
-                         sid_error *err);
+/* euler_dry.c: the accelerations of a step of length p->hd with the dry rows solved: a0, f, a
+ * (with M + B + h D) into ws->dry and ac with want_ac (the stage acceleration, with M + B); the
+ * factors of M + B and M + B + h D in D->Lp and D->Lh, ws->M holding the latter too. Without
+ * want_a, a stage's: a0, f, ac and D->Lp only (ws->M holds D->Lp's factor). The Euler,
+ * hard-contact and RK4 (stage.c) steps with dry friction take theirs from it. */
+sid_status sid_dry_accel(const sid_fd_point *p, int want_ac, int want_a, sid_error *err);
 
 /* euler_dry.c: Euler with joint dry friction (dry_friction.h); record (a, ac, both factors, f, states). */
 sid_status sid_dry_step(const sid_step_ctx *c, const sid_step_io *io, sid_error *err);

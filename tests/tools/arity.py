@@ -10,7 +10,7 @@ def functions(path):
     src = re.sub(r'//[^\n]*', ' ', src)
     src = re.sub(r'"(\\.|[^"\\])*"', '""', src)
     src = re.sub(r"'(\\.|[^'\\])*'", "''", src)
-    src = re.sub(r'^\s*#[^\n]*(\\\n[^\n]*)*', ' ', src, flags=re.M)
+    src = re.sub(r'^\s*#(?:[^\n]*\\\n)*[^\n]*', ' ', src, flags=re.M)   # a macro with its continued lines
     depth, i, start, out = 0, 0, 0, []
     while i < len(src):
         c = src[i]
