@@ -101,7 +101,7 @@ sid_status sid_dry_prepare(const sid_model *m, const double *theta, sid_workspac
         const double *z = D->Z + (size_t)j * (size_t)nv;
         double *row = D->dinvw + (size_t)j * (size_t)np;
         sid_rnea(m, D->thg, ws, NULL, z, NULL, ws->tmp);
-        sid_rnea_vjp(m, ws, D->q0, z, D->qb, D->vb, row);
+        sid_rnea_vjp(m, ws, D->q0, z, &(sid_state_bar){D->qb, D->vb, row});
         for (int b = 1; b < m->nbody; b++)
             if (m->body[b].p_dof >= 0) row[m->body[b].p_dof + P_ARMATURE] += z[m->body[b].vadr] * z[m->body[b].vadr];
         for (int k = 0; k < np; k++) row[k] = -row[k];
@@ -220,20 +220,18 @@ static void build_rows(const sid_model *m, const double *theta, struct sid_dry *
     }
 }
 
-void sid_dry_restore(const sid_model *m, const double *theta, sid_workspace *ws, const double *q, const double *v,
-                     const double *u, double h)
+void sid_dry_restore(const sid_fd_point *p)
 {
-    struct sid_dry *D = ws->dry;
-    build_rows(m, theta, D, q, NULL, v, u, h);
+    struct sid_dry *D = p->ws->dry;
+    build_rows(p->m, p->theta, D, p->q, NULL, p->v, p->u, p->hd);
     factor_free(D);
 }
 
-void sid_dry_solve(const sid_model *m, const double *theta, sid_workspace *ws, const double *q, const double *v,
-                   const double *u, double h)
+void sid_dry_solve(const sid_fd_point *p)
 {
-    struct sid_dry *D = ws->dry;
+    struct sid_dry *D = p->ws->dry;
     const int nf = D->nf;
-    build_rows(m, theta, D, q, v, v, u, h);
+    build_rows(p->m, p->theta, D, p->q, p->v, p->v, p->u, p->hd);
     for (int j = 0; j < nf; j++) {
         D->f[j] = 0;
         /* a limit row exists while its bound is crossed (MuJoCo: dist < margin = 0) */
@@ -338,9 +336,9 @@ void sid_dry_vjp_solution(const sid_model *m, sid_workspace *ws, const double *f
     }
 }
 
-void sid_dry_jvp_solution(const sid_model *m, sid_workspace *ws, const double *t, const double *qdot,
-                          const double *vdot, const double *thetadot, double *fdot)
+void sid_dry_jvp_solution(const sid_model *m, sid_workspace *ws, const double *t, const sid_state_dir *dir, double *fdot)
 {
+    const double *qdot = dir->qd, *vdot = dir->vd, *thetadot = dir->thd;
     struct sid_dry *D = ws->dry;
     const int nf = D->nf, np = D->np, n = D->nfree;
     for (int j = 0; j < nf; j++) {

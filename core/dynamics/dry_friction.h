@@ -30,7 +30,7 @@
 #ifndef SID_DRY_FRICTION_H
 #define SID_DRY_FRICTION_H
 
-#include "workspace.h"
+#include "fd_point.h"
 
 #define SID_DRY_TIMECONST 0.02   /* MuJoCo's default solref[0] [s] */
 #define SID_DRY_DMIN 0.9         /* solimp[0]: the impedance at zero distance, where friction rows sit */
@@ -77,12 +77,10 @@ struct sid_dry *sid_dry_carve(const sid_model *m, sid_carve *c);
  * at. Overwrites the workspace's kinematics and mass matrix: call before a step's dynamics. */
 sid_status sid_dry_prepare(const sid_model *m, const double *theta, sid_workspace *ws, sid_error *err);
 /* With D->Lp the factor of M + B and D->a0: A, g, and the exact solution f, its active set. */
-void sid_dry_solve(const sid_model *m, const double *theta, sid_workspace *ws, const double *q, const double *v,
-                   const double *u, double h);
+void sid_dry_solve(const sid_fd_point *p);
 /* The last solve's rows again from D->Lp, D->f and D->state (a tape record's): A, R, b and the
  * free rows' factor, for the adjoint and tangent, without solving. */
-void sid_dry_restore(const sid_model *m, const double *theta, sid_workspace *ws, const double *q, const double *v,
-                     const double *u, double h);
+void sid_dry_restore(const sid_fd_point *p);
 /* Adjoint of the solution: given fbar (nf), accumulates qbar, vbar and thetabar through aref, R
  * and the bounds, and leaves in D->abar (nv) the adjoint that a0 and A pass on: the caller feeds it
  * to sid_fd_vjp_factored at acceleration D->ac with the factor D->Lp and hd = 0. */
@@ -90,8 +88,7 @@ void sid_dry_vjp_solution(const sid_model *m, sid_workspace *ws, const double *f
                           double *thetabar);
 /* Tangent of the solution: fdot (nf) from t (nv) = (M + B)^-1 (rdot - (M + B)dot ac) (what
  * sid_fd_jvp_dir gives at ac with hd = 0), qdot, vdot and thetadot. */
-void sid_dry_jvp_solution(const sid_model *m, sid_workspace *ws, const double *t, const double *qdot,
-                          const double *vdot, const double *thetadot, double *fdot);
+void sid_dry_jvp_solution(const sid_model *m, sid_workspace *ws, const double *t, const sid_state_dir *dir, double *fdot);
 /* Tests: the last solve's torques and states (either may be NULL); returns the rows' number. */
 int sid_dry_last(const sid_workspace *ws, double *f, int *state, double *residual);
 

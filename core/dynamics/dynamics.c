@@ -140,11 +140,10 @@ void sid_rnea_vjp_motion(const sid_model *m, sid_workspace *ws, const double *q,
     sid_kinematics_vjp(m, ws, q, qbar, thetabar);
 }
 
-void sid_rnea_vjp(const sid_model *m, sid_workspace *ws, const double *q, const double *taubar, double *qbar,
-                  double *vbar, double *thetabar)
+void sid_rnea_vjp(const sid_model *m, sid_workspace *ws, const double *q, const double *taubar, const sid_state_bar *bar)
 {
     sid_rnea_vjp_forces(m, ws, taubar, NULL);
-    sid_rnea_vjp_motion(m, ws, q, qbar, vbar, thetabar);
+    sid_rnea_vjp_motion(m, ws, q, bar->qbar, bar->vbar, bar->thetabar);
 }
 
 /* Composite rigid-body algorithm with each composite kept as (mass, first moment h, inertia
@@ -328,8 +327,9 @@ static int all_zero(const double *x, int n)
  * poses) scales jvp_shared's terms by its qdot instead of forming Edot: the common case of a
  * Jacobian's many directions, which then share everything that does not depend on them. */
 void sid_rnea_jvp_motion(const sid_model *m, const double *theta, sid_workspace *ws, const double *q,
-                         const double *qdot, const double *vdot, const double *thetadot)
+                         const sid_state_dir *dir)
 {
+    const double *qdot = dir->qd, *vdot = dir->vd, *thetadot = dir->thd;
     const int nb = m->nbody, poses = m->nsphere || ws->push;
     (void)theta;   /* ws is bound to theta by the sid_kinematics before sid_rnea */
     sid_sv *vd = ws->vbar, *ad = ws->abar, *fd = ws->fbar;
@@ -515,9 +515,9 @@ void sid_rnea_jvp_forces(const sid_model *m, sid_workspace *ws, const sid_sv *fe
     }
 }
 
-void sid_rnea_jvp(const sid_model *m, const double *theta, sid_workspace *ws, const double *q, const double *qdot,
-                  const double *vdot, const double *thetadot, double *taudot)
+void sid_rnea_jvp(const sid_model *m, const double *theta, sid_workspace *ws, const double *q, const sid_state_dir *dir,
+                  double *taudot)
 {
-    sid_rnea_jvp_motion(m, theta, ws, q, qdot, vdot, thetadot);
+    sid_rnea_jvp_motion(m, theta, ws, q, dir);
     sid_rnea_jvp_forces(m, ws, NULL, taudot);
 }

@@ -3,6 +3,7 @@
 #ifndef SID_DYNAMICS_H
 #define SID_DYNAMICS_H
 
+#include "fd_point.h"
 #include "kinematics.h"
 #include "linalg.h"
 
@@ -31,19 +32,18 @@ int sid_rnea_vjp_rows_ok(const sid_model *m, const sid_workspace *ws, int ncols,
  * the last sid_rnea at (q, v, a); thetabar right at the inertias and gravity only. */
 void sid_rnea_vjp_rows(const sid_model *m, sid_workspace *ws, const double *taubar, double *qbar, double *vbar,
                        double *thetabar);
-void sid_rnea_vjp(const sid_model *m, sid_workspace *ws, const double *q, const double *taubar, double *qbar,
-                  double *vbar, double *thetabar);
+void sid_rnea_vjp(const sid_model *m, sid_workspace *ws, const double *q, const double *taubar, const sid_state_bar *bar);
 /* Forward-mode twin of sid_rnea (call right after it): the directional derivative taudot of
  * tau along (qdot, vdot, thetadot), with the acceleration held fixed. In two halves so that
  * external forces can add their tangent between them: the motion pass's (it leaves the body
  * velocity tangents in ws->vbar and, with world poses, theirs in ws->Rwbar, pwbar), then the
  * force pass's with fextdot (nbody, or NULL) the external forces' tangent. */
 void sid_rnea_jvp_motion(const sid_model *m, const double *theta, sid_workspace *ws, const double *q,
-                         const double *qdot, const double *vdot, const double *thetadot);
+                         const sid_state_dir *dir);
 void sid_rnea_jvp_forces(const sid_model *m, sid_workspace *ws, const sid_sv *fextdot, double *taudot);
 /* Both halves, without external forces. */
-void sid_rnea_jvp(const sid_model *m, const double *theta, sid_workspace *ws, const double *q, const double *qdot,
-                  const double *vdot, const double *thetadot, double *taudot);
+void sid_rnea_jvp(const sid_model *m, const double *theta, sid_workspace *ws, const double *q, const sid_state_dir *dir,
+                  double *taudot);
 /* Mass matrix of the kinematics in ws (no armature), into M (nv x nv). */
 void sid_crba(const sid_model *m, sid_workspace *ws, double *M);
 /* Joint-space mass matrix (CRBA) at q, nv x nv row-major, without armature. */

@@ -147,7 +147,7 @@ void sid_fd_jvp_dir(const sid_fd_point *p, const double *a, const sid_state_dir 
 {
     const sid_model *m = p->m;
     const double *theta = p->theta, *q = p->q, *v = p->v, hd = p->hd;
-    const double *qd = dir->qd, *vd = dir->vd, *thd = dir->thd;
+    const double *vd = dir->vd, *thd = dir->thd;
     sid_workspace *ws = p->ws;
     const sid_fext_source *fx = p->fx;
     double *tau = ws->rhs;
@@ -157,7 +157,7 @@ void sid_fd_jvp_dir(const sid_fd_point *p, const double *a, const sid_state_dir 
     sid_servo_force_jvp(p, dir, ad);
     sid_backlash_force_jvp(p, dir, ad);
     sid_backlash_inertia_jvp(m, thd, a, ad);
-    sid_rnea_jvp_motion(m, theta, ws, q, qd, vd, thd);
+    sid_rnea_jvp_motion(m, theta, ws, q, dir);
     const int ext = (fx && fx->forces_jvp) || ws->push;
     if (ext) {
         for (int b = 0; b < m->nbody; b++) ws->fextbar[b] = sid_sv_zero();

@@ -70,7 +70,7 @@ sid_status sid_tau_residual(const sid_sample *smp, const double *x, const sid_lo
         }
     }
     if (!xbar) return SID_OK;
-    sid_rnea_vjp(m, L->ws, q, taubar, xbar, xbar + nq, thetabar);
+    sid_rnea_vjp(m, L->ws, q, taubar, &(sid_state_bar){xbar, xbar + nq, thetabar});
     for (int i = 0; i < nv; i++) {
         abar[i] = 0;
         for (int j = 0; j < nv; j++) abar[i] += M[(size_t)i * (size_t)nv + (size_t)j] * taubar[j];
@@ -118,7 +118,7 @@ sid_status sid_tau_residual_rows(const sid_sample *smp, const double *x, const s
         const double *qd = qdot + (size_t)d * (size_t)nq, *vd = vdot + (size_t)d * (size_t)nv;
         const double *td = thd + (size_t)d * (size_t)np;
         sid_fd_jvp_dir(&(sid_fd_point){m, theta, L->ws, NULL, q, v, u, 0}, a, &(sid_state_dir){qd, vd, td}, adot);
-        sid_rnea_jvp(m, theta, L->ws, q, qd, vd, td, taudot);
+        sid_rnea_jvp(m, theta, L->ws, q, &(sid_state_dir){qd, vd, td}, taudot);
         for (int i = 0, row = 0; i < nv; i++) {
             if (!tr->tau_has[i]) continue;
             double g, b, Ma = 0;

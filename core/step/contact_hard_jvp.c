@@ -126,7 +126,7 @@ sid_status sid_hard_jvp(const sid_step_ctx *c, const sid_step_io *io, const sid_
             const double *qd = qdot + (size_t)d * (size_t)nq, *vd = vdot + (size_t)d * (size_t)nv;
             const double *thd = thetadot + (size_t)d * (size_t)np;
             sid_fd_jvp_dir(&(sid_fd_point){m, theta, ws, NULL, q, v, u, 0}, D->ac, &(sid_state_dir){qd, vd, thd}, t);
-            sid_dry_jvp_solution(m, ws, t, qd, vd, thd, t + nv);
+            sid_dry_jvp_solution(m, ws, t, &(sid_state_dir){qd, vd, thd}, t + nv);
         }
     }
     const int nc = H->nc, n3 = 3 * nc, solve = nc && !H->frozen;
@@ -171,7 +171,7 @@ sid_status sid_hard_jvp(const sid_step_ctx *c, const sid_step_io *io, const sid_
                 for (int b = 1; b < m->nbody; b++)
                     if (m->body[b].p_inertial >= 0) mtd += thd[m->body[b].p_inertial + P_MASS];
             const double rd = mt > 0 ? -H->r * mtd / mt : 0;
-            sid_rnea_jvp_motion(m, theta, ws, q, qd, vd, thd);
+            sid_rnea_jvp_motion(m, theta, ws, q, &(sid_state_dir){qd, vd, thd});
             contact_velocity_jvp(m, theta, ws, H, thd, rd, P.c, zd);
             mode_rhs(H, thd[m->p_ground + P_FRICTION], zd);
             sid_lu_solve(n3, H->K, H->piv, 0, zd);

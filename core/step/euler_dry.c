@@ -20,7 +20,7 @@ int sid_dry_record_size(const sid_model *m) { return 2 * m->nv + 2 * m->nv * m->
 sid_status sid_dry_accel(const sid_fd_point *p, int want_ac, int want_a, sid_error *err)
 {
     const sid_model *m = p->m;
-    const double *theta = p->theta, *q = p->q, *v = p->v, *u = p->u, h = p->hd;
+    const double *theta = p->theta, *q = p->q, *v = p->v, *u = p->u;
     sid_workspace *ws = p->ws;
     const sid_fd_point p0 = {m, theta, ws, p->fx, q, v, u, 0};   /* the plain dynamics: a0 and ac */
     struct sid_dry *D = ws->dry;
@@ -30,7 +30,7 @@ sid_status sid_dry_accel(const sid_fd_point *p, int want_ac, int want_a, sid_err
     if ((s = sid_dry_prepare(m, theta, ws, err))) return s;
     if ((s = sid_fd(&p0, D->a0, err))) return s;
     memcpy(D->Lp, ws->M, nn);
-    sid_dry_solve(m, theta, ws, q, v, u, h);
+    sid_dry_solve(p);
     if (want_ac) {
         memset(D->e, 0, sizeof(double) * (size_t)nv);
         for (int j = 0; j < D->nf; j++) D->e[D->dof[j]] += D->sgn[j] * D->f[j];
@@ -108,7 +108,7 @@ sid_status sid_dry_vjp_taped(const sid_step_ctx *c, const sid_step_io *io, const
     memcpy(D->Lp, rec + 2 * nv + nv * nv, sizeof(double) * nv * nv);
     memcpy(D->f, rec + 2 * nv + 2 * nv * nv, sizeof(double) * nf);
     for (size_t j = 0; j < nf; j++) D->state[j] = (int)rec[2 * nv + 2 * nv * nv + nf + j];
-    sid_dry_restore(c->m, c->theta, c->ws, io->q, io->v, io->u, c->h);
+    sid_dry_restore(&(sid_fd_point){c->m, c->theta, c->ws, c->fx, io->q, io->v, io->u, c->h});
     dry_reverse(c, io, adj);
     return SID_OK;
 }
@@ -149,13 +149,13 @@ sid_status sid_dry_jvp(const sid_step_ctx *c, const sid_step_io *io, const sid_s
         const double *thd = thetadot + (size_t)d * (size_t)np;
         if (rows) {
             sid_fd_jvp_rows(m, rows_c, c->ncols, c->cols, &(sid_state_dir){qd, vd, thd}, t);
-            sid_dry_jvp_solution(m, ws, t, qd, vd, thd, fd);
+            sid_dry_jvp_solution(m, ws, t, &(sid_state_dir){qd, vd, thd}, fd);
             sid_fd_jvp_rows(m, rows_a, c->ncols, c->cols, &(sid_state_dir){qd, vd, thd}, ad);
         } else {
             memcpy(ws->M, D->Lp, nn);
             sid_fd_jvp_at(&(sid_fd_point){m, theta, ws, c->fx, NULL, v, NULL, 0}, D->ac);   /* with the pushes' (and any contact's) forces */
             sid_fd_jvp_dir(&(sid_fd_point){m, theta, ws, c->fx, q, v, u, 0}, D->ac, &(sid_state_dir){qd, vd, thd}, t);
-            sid_dry_jvp_solution(m, ws, t, qd, vd, thd, fd);
+            sid_dry_jvp_solution(m, ws, t, &(sid_state_dir){qd, vd, thd}, fd);
             memcpy(ws->M, D->Lh, nn);
             sid_fd_jvp_at(&(sid_fd_point){m, theta, ws, c->fx, NULL, v, NULL, 0}, D->a);
             sid_fd_jvp_dir(&(sid_fd_point){m, theta, ws, c->fx, q, v, u, h}, D->a, &(sid_state_dir){qd, vd, thd}, ad);

@@ -105,7 +105,7 @@ static sid_status dry_vjp(const sid_step_ctx *c, const sid_stage_at *at, const d
         memcpy(D->f, rec + nn, sizeof(double) * nf);
         for (size_t j = 0; j < nf; j++) D->state[j] = (int)rec[nn + nf + j];
         memcpy(D->ac, at->a, sizeof(double) * (size_t)nv);
-        sid_dry_restore(m, c->theta, ws, q, v, u, c->h);
+        sid_dry_restore(&(sid_fd_point){m, c->theta, ws, c->fx, q, v, u, c->h});
     } else if ((s = sid_dry_accel(&(sid_fd_point){m, c->theta, ws, c->fx, q, v, u, c->h}, 1, 0, err))) {
         return s;
     }
@@ -141,7 +141,7 @@ static void dry_jvp_dir(const sid_step_ctx *c, const sid_stage_at *at, int rows,
     const sid_model *m = c->m;
     struct sid_dry *D = c->ws->dry;
     smooth_jvp_dir(c, at, rows, dir, ad);   /* t: f held */
-    sid_dry_jvp_solution(m, c->ws, ad, dir->qd, dir->vd, dir->thd, D->t);
+    sid_dry_jvp_solution(m, c->ws, ad, dir, D->t);
     rows_force(m, D, D->t);
     for (int i = 0; i < m->nv; i++) ad[i] += D->e[i];
 }
