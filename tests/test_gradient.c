@@ -33,7 +33,7 @@ static double eval(problem *p)
     double L = 0;
     switch (p->kernel) {
     case KERNEL_RNEA:
-        sid_inverse_dynamics(p->m, p->theta, p->ws, p->q, p->v, p->a, o1);
+        sid_inverse_dynamics(&(sid_fd_point){p->m, p->theta, p->ws, sid_contact_source(p->m), p->q, p->v, NULL, 0}, p->a, o1);
         for (int i = 0; i < nv; i++) L += p->wq[i] * o1[i];
         break;
     case KERNEL_FORCE:
@@ -54,7 +54,8 @@ static void analytic(problem *p, double *qbar, double *vbar, double *thetabar)
     sid_error err = {0};
     switch (p->kernel) {
     case KERNEL_RNEA:
-        sid_inverse_dynamics_vjp(p->m, p->theta, p->ws, p->q, p->v, p->a, p->wq, qbar, vbar, thetabar);
+        sid_inverse_dynamics_vjp(&(sid_fd_point){p->m, p->theta, p->ws, sid_contact_source(p->m), p->q, p->v, NULL, 0}, p->a,
+                                 p->wq, &(sid_state_bar){qbar, vbar, thetabar});
         break;
     case KERNEL_FORCE:
         sid_joint_force_vjp(&(sid_fd_point){p->m, p->theta, NULL, NULL, NULL, p->v, p->u, 0}, p->wq,

@@ -393,7 +393,8 @@ static void *oom_run(void *arg)
     j->chunk = j->fail_window / p->chunk_windows;
     double A[16 * 16], g[16], rr = 0;
     memset(A, 0, sizeof A), memset(g, 0, sizeof g);
-    j->st = sid_normal_run(p, s->theta, NULL, s->nf, s->idx, NULL, 0, oom_at, j, A, g, &rr, &j->err);
+    const sid_normal_pass np = {p, s->theta, NULL, s->nf, s->idx, NULL, 0, oom_at, j};
+    j->st = sid_normal_run(&np, &(sid_normal_out){A, g, &rr, NULL}, &j->err);
     sid_problem_free(p);
     return NULL;
 }

@@ -182,11 +182,14 @@ static void impedance(double dist, double *imp, double *impp)
     *impp = yp * sgn * span / SID_LIM_WIDTH;
 }
 
-/* A from the factor D->Lp, the bounds l (a load row's at the motor torque of vm, u), the limit
- * rows' dist and imp at q, R, b and k; with v, also g = J a0 - aref. */
-static void build_rows(const sid_model *m, const double *theta, struct sid_dry *D, const double *q, const double *v,
-                       const double *vm, const double *u, double h)
+/* At p (its hd the step): A from the factor D->Lp, the bounds l (a load row's at the motor
+ * torque of p's v and u), the limit rows' dist and imp at q, R, b and k; with v, also
+ * g = J a0 - aref. */
+static void build_rows(const sid_fd_point *p, const double *v)
 {
+    const sid_model *m = p->m;
+    const double *theta = p->theta, *q = p->q, *vm = p->v, *u = p->u, h = p->hd;
+    struct sid_dry *D = p->ws->dry;
     D->theta = theta;
     const int nf = D->nf, nv = D->nv;
     const double tc = fmax(SID_DRY_TIMECONST, 2 * h);
@@ -223,7 +226,7 @@ static void build_rows(const sid_model *m, const double *theta, struct sid_dry *
 void sid_dry_restore(const sid_fd_point *p)
 {
     struct sid_dry *D = p->ws->dry;
-    build_rows(p->m, p->theta, D, p->q, NULL, p->v, p->u, p->hd);
+    build_rows(p, NULL);
     factor_free(D);
 }
 
@@ -231,7 +234,7 @@ void sid_dry_solve(const sid_fd_point *p)
 {
     struct sid_dry *D = p->ws->dry;
     const int nf = D->nf;
-    build_rows(p->m, p->theta, D, p->q, p->v, p->v, p->u, p->hd);
+    build_rows(p, p->v);
     for (int j = 0; j < nf; j++) {
         D->f[j] = 0;
         /* a limit row exists while its bound is crossed (MuJoCo: dist < margin = 0) */

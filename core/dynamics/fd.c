@@ -76,12 +76,6 @@ sid_status sid_fd(const sid_fd_point *p, double *a, sid_error *err)
     return SID_OK;
 }
 
-sid_status sid_forward_dynamics(const sid_model *m, const double *theta, sid_workspace *ws, const double *q,
-                                const double *v, const double *u, double hd, double *a, sid_error *err)
-{
-    const sid_fd_point p = {m, theta, ws, sid_contact_source(m), q, v, u, hd};
-    return sid_fd(&p, a, err);
-}
 
 /* How fd_vjp finds the RNEA state at (q, v, a): computes it, or finds it in ws
  * (sid_fd_jvp_prepare's), and then may reverse it by sid_rnea_vjp_rows. */
@@ -193,22 +187,22 @@ sid_status sid_fd_jvp_prepare(const sid_fd_point *p, double *a, sid_error *err)
 
 void sid_fd_jvp_at(const sid_fd_point *p, const double *a) { rnea_fext(p, a, p->ws->c); }
 
-void sid_inverse_dynamics(const sid_model *m, const double *theta, sid_workspace *ws, const double *q,
-                          const double *v, const double *a, double *tau)
+sid_fd_point sid_model_point(const sid_model *m, const double *theta, sid_workspace *ws, const double *q,
+                             const double *v, const double *u)
 {
-    const sid_fd_point p = {m, theta, ws, sid_contact_source(m), q, v, NULL, 0};
-    sid_kinematics(m, theta, ws, q);
-    rnea_fext(&p, a, tau);
+    return (sid_fd_point){m, theta, ws, sid_contact_source(m), q, v, u, 0};
 }
 
-void sid_inverse_dynamics_vjp(const sid_model *m, const double *theta, sid_workspace *ws, const double *q,
-                              const double *v, const double *a, const double *taubar, double *qbar, double *vbar,
-                              double *thetabar)
+void sid_inverse_dynamics(const sid_fd_point *p, const double *a, double *tau)
 {
-    const sid_fd_point p = {m, theta, ws, sid_contact_source(m), q, v, NULL, 0};
-    const sid_state_bar bar = {qbar, vbar, thetabar};
-    sid_inverse_dynamics(m, theta, ws, q, v, a, ws->c);
-    rnea_fext_vjp(&p, taubar, &bar);
+    sid_kinematics(p->m, p->theta, p->ws, p->q);
+    rnea_fext(p, a, tau);
+}
+
+void sid_inverse_dynamics_vjp(const sid_fd_point *p, const double *a, const double *taubar, const sid_state_bar *bar)
+{
+    sid_inverse_dynamics(p, a, p->ws->c);
+    rnea_fext_vjp(p, taubar, bar);
 }
 
 /* Row i of the Jacobian is the adjoint of a_i: one reverse sweep with abar = e_i. The sweeps

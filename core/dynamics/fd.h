@@ -41,18 +41,14 @@ int sid_fd_rows_pay(const sid_model *m, int ndir);
 /* Tests only: 0 or 1 makes sid_fd_rows_pay answer that (-1, the default: by cost); set it
  * before a pass, not during one. */
 extern int sid_fd_rows_force;
-/* Inverse dynamics (RNEA with the model's compliant contact, no friction, no motor, no
- * armature): tau = M(q) a + c(q, v) - J^T fext. */
-void sid_inverse_dynamics(const sid_model *m, const double *theta, sid_workspace *ws, const double *q,
-                          const double *v, const double *a, double *tau);
-/* Forward dynamics with the model's compliant contact: solve (M + B + hd D) a = F - c - D v
- * (+ J^T fext) for a. hd = 0 gives the plain forward dynamics; hd = h MuJoCo's Euler step. */
-sid_status sid_forward_dynamics(const sid_model *m, const double *theta, sid_workspace *ws, const double *q,
-                                const double *v, const double *u, double hd, double *a, sid_error *err);
-/* Adjoint of sid_inverse_dynamics: recomputes it at
- * (q, v, a), then accumulates qbar, vbar, thetabar for the output adjoint taubar. */
-void sid_inverse_dynamics_vjp(const sid_model *m, const double *theta, sid_workspace *ws, const double *q,
-                              const double *v, const double *a, const double *taubar, double *qbar, double *vbar,
-                              double *thetabar);
+/* The point of the model's own dynamics at (q, v, u): its compliant contact's forces, hd = 0
+ * (the plain forward dynamics; a caller sets hd = h for MuJoCo's Euler step). */
+sid_fd_point sid_model_point(const sid_model *m, const double *theta, sid_workspace *ws, const double *q,
+                             const double *v, const double *u);
+/* Inverse dynamics at p (RNEA with p's external forces, no friction, no motor, no armature):
+ * tau = M(q) a + c(q, v) - J^T fext. */
+void sid_inverse_dynamics(const sid_fd_point *p, const double *a, double *tau);
+/* Its adjoint: recomputes it at (q, v, a), then accumulates into bar for the output adjoint taubar. */
+void sid_inverse_dynamics_vjp(const sid_fd_point *p, const double *a, const double *taubar, const sid_state_bar *bar);
 
 #endif

@@ -129,8 +129,9 @@ static sid_status lm_linearize(lm_sys *L, const double *x, sid_error *err)
     const int nf = L->nf, ns = L->ns, nwin = L->nwin;
     double rr;
     sid_driver_unpack(d, x);
-    sid_status s = sid_normal_run(d->p, d->theta, d->nstart ? d->x0 : d->x0_fixed, nf, d->o->idx, d->o->interrupt, 0,
-                                  ns ? keep_window : NULL, L, L->A, L->g, &rr, err);
+    const sid_normal_pass np = {d->p, d->theta, d->nstart ? d->x0 : d->x0_fixed, nf, d->o->idx, d->o->interrupt, 0,
+                                ns ? keep_window : NULL, L};
+    sid_status s = sid_normal_run(&np, &(sid_normal_out){L->A, L->g, &rr, NULL}, err);
     d->r->jacobians++;
     d->r->evaluations++;
     if (!s && ns) s = gather_windows(L, err);

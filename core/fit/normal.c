@@ -8,8 +8,10 @@
 #include <omp.h>
 #endif
 
-static int sums_init(sid_normal_sums *S, const sid_problem *p, int n, int ns, int cap, int nchan, int per_channel)
+static int sums_init(sid_normal_sums *S, const sid_normal_pass *np, const sid_normal_extra *ex, int ns, int cap)
 {
+    const sid_problem *p = np->p;
+    const int n = np->nfree, nchan = ex ? ex->nchan : 0, per_channel = ex && ex->Mc;
     memset(S, 0, sizeof *S);
     S->n = n, S->ns = ns, S->nchan = nchan, S->nq = p->m->nqo;   /* channels: the logged coordinates */
     const size_t nn = (size_t)n * (size_t)n, ss = (size_t)ns * (size_t)ns, sn = (size_t)ns * (size_t)n;
@@ -112,9 +114,13 @@ void sid_normal_eliminate_start(sid_normal_sums *S)
 
 /* With a shard: the other processes' chunk statuses (and errors, if one failed) or their
  * rows of sums, and then every chunk's row added in chunk order, as one process would. */
-static sid_status gather_rows(sid_problem *p, double *rows, size_t rowlen, int n, double *A, double *g, double *rr,
-                              sid_normal_extra *ex, int progress, sid_error *err)
+static sid_status gather_rows(const sid_normal_pass *np, double *rows, size_t rowlen, const sid_normal_out *out,
+                              sid_error *err)
 {
+    sid_problem *p = np->p;
+    const int n = np->nfree;
+    double *A = out->A, *g = out->g, *rr = out->rr;
+    sid_normal_extra *ex = out->ex;
     int failed;
     sid_status s = sid_problem_gather_status(p, &failed, err);
     if (s || failed) return s;
@@ -131,24 +137,21 @@ static sid_status gather_rows(sid_problem *p, double *rows, size_t rowlen, int n
             for (size_t i = 0; ex->Mc && i < (size_t)ex->nchan * (size_t)n * (size_t)n; i++) ex->Mc[i] += mc[i];
         }
     }
-    if (!s && progress && p->progress) p->progress(p->progress_ctx, p->nwin, p->nwin);
+    if (!s && np->progress && p->progress) p->progress(p->progress_ctx, p->nwin, p->nwin);
     return s;
 }
 
 /* Rows per block: a few MB of J whatever the number of columns, and no more than a window. */
 #define BLOCK_DOUBLES ((size_t)1 << 18)
 
-sid_status sid_normal_run(sid_problem *p, const double *theta, const double *x0, int nfree, const int *idx,
-                          volatile const int *interrupt, int progress, sid_normal_window_fn fn, void *ctx, double *A,
-                          double *g, double *rr, sid_error *err)
+sid_status sid_normal_run(const sid_normal_pass *np, const sid_normal_out *out, sid_error *err)
 {
-    return sid_normal_run_extra(p, theta, x0, nfree, idx, interrupt, progress, fn, ctx, A, g, rr, NULL, err);
-}
-
-sid_status sid_normal_run_extra(sid_problem *p, const double *theta, const double *x0, int nfree, const int *idx,
-                                volatile const int *interrupt, int progress, sid_normal_window_fn fn, void *ctx,
-                                double *A, double *g, double *rr, sid_normal_extra *ex, sid_error *err)
-{
+    sid_problem *p = np->p;
+    const double *theta = np->theta, *x0 = np->x0;
+    const int nfree = np->nfree, *idx = np->idx, progress = np->progress;
+    volatile const int *interrupt = np->interrupt;
+    double *A = out->A, *g = out->g, *rr = out->rr;
+    sid_normal_extra *ex = out->ex;
     const sid_model *m = sid_problem_model(p);
     const int n = nfree, nx = sid_model_nq(m) + sid_model_nv(m), ns = sid_problem_estimates_start(p) ? nx : 0;
     const int ncol = n + ns, nwin = sid_problem_nwindows(p), nlane = p->nlane;
@@ -161,7 +164,7 @@ sid_status sid_normal_run_extra(sid_problem *p, const double *theta, const doubl
     const size_t rowlen = nn + (size_t)n + 1 + (ex ? nn + 3 * (size_t)ex->nchan + nmc : 0);
     double *rows = p->shard.size ? sid_alloc(sizeof(double) * rowlen * (size_t)p->nchunk) : NULL;
     int ok = S != NULL && (rows || !p->shard.size);
-    for (int t = 0; ok && t < nlane; t++) ok = !sums_init(&S[t], p, n, ns, cap, ex ? ex->nchan : 0, ex && ex->Mc);
+    for (int t = 0; ok && t < nlane; t++) ok = !sums_init(&S[t], np, ex, ns, cap);
     if (!ok) {
         s = sid_error_set(err, SID_ERR_NOMEM, "out of memory");
         goto done;
@@ -208,13 +211,12 @@ sid_status sid_normal_run_extra(sid_problem *p, const double *theta, const doubl
                 St->per_sample = sid_problem_window_rows(p, w) / (win->rb - win->ra + 1);
                 if (St->Mc) memset(St->Bc, 0, sizeof(double) * (size_t)St->nchan * (size_t)(ns * ns + ns * n));
             }
-            sid_status sw = sid_window_jacobian_rows(p, &p->lane[t], &St->jw, theta,
-                                                     x0 ? x0 + (size_t)w * (size_t)nx : NULL, w, idx, add_rows, St,
-                                                     &p->chunk_err[c]);
+            const sid_window_pass wp = {p, &p->lane[t], theta, &p->win[w], x0 ? x0 + (size_t)w * (size_t)nx : NULL};
+            sid_status sw = sid_window_jacobian_rows(&wp, &St->jw, idx, add_rows, St, &p->chunk_err[c]);
             if (!ns)   /* add_rows summed the lower triangle */
                 for (int a = 0; a < n; a++)
                     for (int b = a + 1; b < n; b++) St->A[a * n + b] = St->A[b * n + a];
-            if (!sw && fn) sw = fn(ctx, St, w, &p->chunk_err[c]);
+            if (!sw && np->fn) sw = np->fn(np->ctx, St, w, &p->chunk_err[c]);
             if ((p->chunk_status[c] = sw)) break;
         }
 #ifdef _OPENMP
@@ -242,7 +244,7 @@ sid_status sid_normal_run_extra(sid_problem *p, const double *theta, const doubl
                 p->progress(p->progress_ctx, (c + 1) * p->chunk_windows < nwin ? (c + 1) * p->chunk_windows : nwin, nwin);
         }
     }
-    if (rows && (s = gather_rows(p, rows, rowlen, n, A, g, rr, ex, progress, err))) goto done;
+    if (rows && (s = gather_rows(np, rows, rowlen, out, err))) goto done;
     for (int c = 0; c < p->nchunk; c++)
         if (p->chunk_status[c]) {
             if (err) *err = p->chunk_err[c];

@@ -55,16 +55,28 @@ void sid_normal_eliminate_start(sid_normal_sums *S);
 /* Called after window w's rows are in S (from one thread at a time per S, windows in parallel). */
 typedef sid_status (*sid_normal_window_fn)(void *ctx, sid_normal_sums *S, int w, sid_error *err);
 
-/* A = sum Jp^T Jp (nfree x nfree), g = sum Jp^T r (nfree; may be NULL), *rr = |r|^2 over all
- * windows of p at theta, window w starting from x0 + w (nq + nv) (x0 NULL: logged), fn (may be
- * NULL) called after each window; with progress, p's progress function after each chunk.
- * interrupt (may be NULL) is read before each window: nonzero stops with SID_ERR_INTERRUPTED. */
-sid_status sid_normal_run(sid_problem *p, const double *theta, const double *x0, int nfree, const int *idx,
-                          volatile const int *interrupt, int progress, sid_normal_window_fn fn, void *ctx, double *A,
-                          double *g, double *rr, sid_error *err);
-/* As sid_normal_run, and ex (may be NULL) filled: its sums from zero, in chunk order. */
-sid_status sid_normal_run_extra(sid_problem *p, const double *theta, const double *x0, int nfree, const int *idx,
-                                volatile const int *interrupt, int progress, sid_normal_window_fn fn, void *ctx,
-                                double *A, double *g, double *rr, sid_normal_extra *ex, sid_error *err);
+/* A pass of the normal equations: every window of p at theta, window w starting from x0 + w
+ * (nq + nv; x0 NULL: logged), the columns of the nfree parameters idx; fn(ctx, ...) (fn may be
+ * NULL) called after each window; with progress, p's progress function after each chunk;
+ * interrupt (may be NULL) read before each window: nonzero stops with SID_ERR_INTERRUPTED. */
+typedef struct {
+    sid_problem *p;
+    const double *theta, *x0;
+    int nfree;
+    const int *idx;
+    volatile const int *interrupt;
+    int progress;
+    sid_normal_window_fn fn;
+    void *ctx;
+} sid_normal_pass;
+
+/* What the pass sums: A = sum Jp^T Jp (nfree x nfree), g = sum Jp^T r (nfree; may be NULL),
+ * *rr = |r|^2, and ex (may be NULL) its sums, each from zero, in chunk order. */
+typedef struct {
+    double *A, *g, *rr;
+    sid_normal_extra *ex;
+} sid_normal_out;
+
+sid_status sid_normal_run(const sid_normal_pass *np, const sid_normal_out *out, sid_error *err);
 
 #endif

@@ -42,22 +42,32 @@ static int *block_slot(sid_model *m, sid_body *bd, int sphere, sid_param_block b
     return NULL;
 }
 
-/* Append the parameters of one element (owner index `owner` of class cls; bd its body, or the
- * sphere's index in `sphere`): every row of the table that exists on it, in table order. */
-static void add_params(sid_model *m, double *theta, const sid_robot_desc *d, sid_param_owner cls, int owner,
-                       const char *owner_name, sid_body *bd, int sphere)
+/* One element of the description whose parameters are appended: owner index `owner` of class
+ * cls, named owner_name; bd its body, or the sphere's index in `sphere`. */
+typedef struct {
+    sid_param_owner cls;
+    int owner;
+    const char *owner_name;
+    sid_body *bd;
+    int sphere;
+} element;
+
+/* Append the parameters of one element: every row of the table that exists on it, in table order. */
+static void add_params(sid_model *m, double *theta, const sid_robot_desc *d, const element *e)
 {
+    const sid_param_owner cls = e->cls;
+    const int owner = e->owner;
     const sid_param_row *rows;
     const int nrow = sid_param_rows(&rows);
     for (int r = 0; r < nrow; r++) {
         const sid_param_row *row = &rows[r];
         if (row->owner != cls || !sid_param_exists(row, d, owner)) continue;
-        int *slot = block_slot(m, bd, sphere, row->block);
+        int *slot = block_slot(m, e->bd, e->sphere, row->block);
         if (*slot < 0) *slot = m->nparam;
         const double *x = sid_param_value(row, d, owner);
         for (int k = 0; k < row->ncomp; k++) {
             sid_param_info *p = &m->param[m->nparam];
-            sid_param_name(row, owner_name, row->comp0 + k, p->name, sizeof p->name);
+            sid_param_name(row, e->owner_name, row->comp0 + k, p->name, sizeof p->name);
             p->unit = sid_param_unit(row, d, owner);
             p->kind = row->kind;
             p->owner = cls == SID_OWNER_ROBOT || cls == SID_OWNER_GROUND ? -1 : owner;
@@ -306,9 +316,9 @@ sid_status sid_model_build(sid_model **out, double **theta_out, const sid_robot_
         m->sphere[c].body = body_of_link[d->sphere[c].link];
         m->sphere[c].p = -1;
     }
-    add_params(m, theta, d, SID_OWNER_ROBOT, -1, "", NULL, 0);
+    add_params(m, theta, d, &(element){SID_OWNER_ROBOT, -1, "", NULL, 0});
     for (int i = 0; i < d->nlink; i++)
-        add_params(m, theta, d, SID_OWNER_LINK, i, d->link[i].name, &m->body[body_of_link[i]], 0);
+        add_params(m, theta, d, &(element){SID_OWNER_LINK, i, d->link[i].name, &m->body[body_of_link[i]], 0});
     for (int j = 0; j < d->njoint; j++) {
         sid_body *bd = &m->body[body_of_link[d->joint[j].child]];
         if (bd->vadr >= 0 && bd->type != SID_JOINT_FREE) {
@@ -333,12 +343,12 @@ sid_status sid_model_build(sid_model **out, double **theta_out, const sid_robot_
                 goto fail;
             }
         }
-        add_params(m, theta, d, SID_OWNER_JOINT, j, d->joint[j].name, bd, 0);
+        add_params(m, theta, d, &(element){SID_OWNER_JOINT, j, d->joint[j].name, bd, 0});
     }
     if (d->ground.present) m->contact = d->ground.model;
     m->timestep = d->timestep;
-    add_params(m, theta, d, SID_OWNER_GROUND, -1, "", NULL, 0);
-    for (int c = 0; c < d->nsphere; c++) add_params(m, theta, d, SID_OWNER_SPHERE, c, d->sphere[c].name, NULL, c);
+    add_params(m, theta, d, &(element){SID_OWNER_GROUND, -1, "", NULL, 0});
+    for (int c = 0; c < d->nsphere; c++) add_params(m, theta, d, &(element){SID_OWNER_SPHERE, c, d->sphere[c].name, NULL, c});
     m->nsphere = d->nsphere;
     /* leaves to root: a joint moves mass if its body or one below it has some */
     for (int b = n - 1; b >= 0; b--) {

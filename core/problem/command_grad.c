@@ -40,7 +40,8 @@ sid_status sid_problem_grad_commands(sid_problem *p, const double *theta, const 
         return sid_error_set(err, SID_ERR_NOMEM, "out of memory");
     }
     const sid_ubar_out ub = {buf, off, first};
-    sid_status s = sid_problem_run_chunks(p, theta, x0, 1, NULL, 0, &ub, err);   /* thetabar: wanted by the sweep */
+    /* thetabar: wanted by the sweep */
+    sid_status s = sid_problem_run_chunks(p, theta, x0, &(sid_run_wants){1, NULL, 0, &ub}, err);
     if (!s) {
         const double inv = 1.0 / p->nres;
         double sum = 0;

@@ -88,9 +88,12 @@ static sid_status sample_rows(const sid_sample *smp, const double *x, const sid_
 }
 
 /* Forward mode: the tangents of all ncol directions carried through every step. */
-static sid_status window_rows_tangent(const sid_problem *p, lane *L, sid_jac_work *jw, const double *theta,
-                                      const double *x0w, int w, const int *idx, block *b, sid_error *err)
+static sid_status window_rows_tangent(const sid_window_pass *wp, sid_jac_work *jw, const int *idx, block *b,
+                                      sid_error *err)
 {
+    const sid_problem *p = wp->p;
+    lane *L = wp->L;
+    const double *theta = wp->theta, *x0w = wp->x0w;
     const sid_model *m = p->m;
     const int nq = m->nq, nv = m->nv, nx = nq + nv, np = m->nparam, nfree = jw->nfree, ndir = jw->ncol;
     const size_t nd = (size_t)ndir;
@@ -99,7 +102,7 @@ static sid_status window_rows_tangent(const sid_problem *p, lane *L, sid_jac_wor
     memset(qdot, 0, sizeof(double) * nd * (size_t)nq);
     memset(vdot, 0, sizeof(double) * nd * (size_t)nv);
     memset(jw->scratch, 0, sizeof(double) * nd * 9 * (size_t)nv);
-    const window *win = &p->win[w];
+    const window *win = wp->w;
     const sid_traj *tr = p->logs[win->log];
     double *x = L->x;
     sid_status s;
@@ -145,12 +148,11 @@ static sid_status window_rows_tangent(const sid_problem *p, lane *L, sid_jac_wor
     return SID_OK;
 }
 
-sid_status sid_window_jacobian_rows(const sid_problem *p, lane *L, sid_jac_work *jw, const double *theta,
-                                    const double *x0w, int w, const int *idx, sid_jac_rows_fn fn, void *ctx,
-                                    sid_error *err)
+sid_status sid_window_jacobian_rows(const sid_window_pass *wp, sid_jac_work *jw, const int *idx, sid_jac_rows_fn fn,
+                                    void *ctx, sid_error *err)
 {
     block b = {jw, fn, ctx, 0, 0};
-    const sid_status s = window_rows_tangent(p, L, jw, theta, x0w, w, idx, &b, err);
+    const sid_status s = window_rows_tangent(wp, jw, idx, &b, err);
     if (s) return s;
     block_flush(&b);
     return SID_OK;
@@ -175,7 +177,8 @@ sid_status sid_problem_window_jacobian(sid_problem *p, const double *theta, cons
     sid_jac_work jw;
     if (sid_jac_work_init(&jw, p, nfree, 0)) return sid_error_set(err, SID_ERR_NOMEM, "out of memory");
     whole wh = {r, J, jw.ncol};
-    const sid_status s = sid_window_jacobian_rows(p, &p->lane[0], &jw, theta, x0w, w, idx, copy_rows, &wh, err);
+    const sid_window_pass wp = {p, &p->lane[0], theta, &p->win[w], x0w};
+    const sid_status s = sid_window_jacobian_rows(&wp, &jw, idx, copy_rows, &wh, err);
     sid_free(jw.buf);
     return s;
 }

@@ -25,11 +25,11 @@ typedef void (*sid_jac_rows_fn)(void *ctx, int row0, int rows, const double *r, 
 int sid_jac_work_init(sid_jac_work *jw, const sid_problem *p, int nfree, int cap);
 void sid_jac_work_free(sid_jac_work *jw);
 
-/* The residuals and Jacobian of window w (as sid_problem_window_jacobian) handed to fn in
- * order, in blocks of at most jw->cap rows, computed on lane L; allocates nothing, so
- * windows can run in parallel on their own lanes and scratch. */
-sid_status sid_window_jacobian_rows(const sid_problem *p, lane *L, sid_jac_work *jw, const double *theta,
-                                    const double *x0w, int w, const int *idx, sid_jac_rows_fn fn, void *ctx,
-                                    sid_error *err);
+/* The residuals and Jacobian of the pass's window (as sid_problem_window_jacobian; columns: the
+ * parameters idx, then the start state if fitted) handed to fn in order, in blocks of at most
+ * jw->cap rows, computed on the pass's lane; allocates nothing, so windows can run in parallel
+ * on their own lanes and scratch. */
+sid_status sid_window_jacobian_rows(const sid_window_pass *wp, sid_jac_work *jw, const int *idx, sid_jac_rows_fn fn,
+                                    void *ctx, sid_error *err);
 
 #endif

@@ -8,7 +8,7 @@ sid_status sid_problem_rmse(sid_problem *p, const double *theta, const double *x
                             sid_error *err)
 {
     const int nq = p->m->nq, nv = p->m->nv, nx = nq + nv;
-    sid_status s = sid_problem_run_chunks(p, theta, x0, 0, NULL, 1, NULL, err);
+    sid_status s = sid_problem_run_chunks(p, theta, x0, &(sid_run_wants){0, NULL, 1, NULL}, err);
     if (s) return s;
     long nsamp = 0, nsamp_qd = 0;
     for (int w = 0; w < p->nwin; w++) {
@@ -60,8 +60,9 @@ sid_status sid_problem_rmse_tau(sid_problem *p, const double *theta, double *rms
             const size_t j = (size_t)(k - win->k0);
             for (int i = 0; i < nq; i++) qs[i] = q[j * (size_t)nq + (size_t)i];
             sid_unmeasure_q(m, theta, qs);
-            s = sid_tau_link(m, theta, p->lane[0].ws, qs, v + j * (size_t)nv, sid_delay_u(m, theta, tr, k, p->lane[0].ws),
-                             a, tau, err);
+            const sid_fd_point pt = {m, theta, p->lane[0].ws, NULL, qs, v + j * (size_t)nv,
+                                     sid_delay_u(m, theta, tr, k, p->lane[0].ws), 0};
+            s = sid_tau_link(&pt, a, tau, err);
             for (int i = 0; i < nv && !s; i++) {
                 if (!tr->tau_has[i]) continue;
                 double g, bb;

@@ -98,11 +98,20 @@ int sid_tau_sample_rows(const sid_problem *p, const sid_traj *tr);
 /* Doubles of a lane's tau scratch (0 unless scored). */
 size_t sid_tau_lane_doubles(const sid_problem *p);
 
-/* Run the windows of every chunk, chunks in parallel; each chunk's sums start from zero.
- * With grad, chunk_grad holds each chunk's gradient; with rmse, chunk_sse its squared errors;
- * with ub (grad too, no shard), every window's command cotangents. */
-sid_status sid_problem_run_chunks(sid_problem *p, const double *theta, const double *x0, int grad, double *grad_x0,
-                                  int rmse, const sid_ubar_out *ub, sid_error *err);
+/* What a pass over the chunks is for: with grad, chunk_grad holds each chunk's gradient and,
+ * with grad_x0, the start states' (nqo + nvo per window); with rmse, chunk_sse each chunk's
+ * squared errors; with ub (grad too, no shard), every window's command cotangents. */
+typedef struct {
+    int grad;
+    double *grad_x0;
+    int rmse;
+    const sid_ubar_out *ub;
+} sid_run_wants;
+
+/* Run the windows of every chunk from start states x0 (NULL: logged), chunks in parallel; each
+ * chunk's sums start from zero. */
+sid_status sid_problem_run_chunks(sid_problem *p, const double *theta, const double *x0, const sid_run_wants *want,
+                                  sid_error *err);
 
 /* With a shard (sid_problem_set_shard), fill the other processes' parts of buf: unit bytes per
  * chunk, or with by_window per window (chunk c's windows in order); without one, nothing. */

@@ -22,8 +22,10 @@ static sid_status window_loss(const sid_window_pass *wp, const sid_loss_sums *su
 
 /* The other processes' chunks of a pass: statuses first (sid_problem_gather_status), then the
  * partials the pass made. */
-static sid_status shard_gather_chunks(sid_problem *p, int grad, double *grad_x0, int rmse, sid_error *err)
+static sid_status shard_gather_chunks(sid_problem *p, const sid_run_wants *want, sid_error *err)
 {
+    const int grad = want->grad, rmse = want->rmse;
+    double *grad_x0 = want->grad_x0;
     const size_t np = (size_t)p->m->nparam, nx = (size_t)(p->m->nq + p->m->nv), nxo = (size_t)(p->m->nqo + p->m->nvo);
     int failed;
     sid_status s = sid_problem_gather_status(p, &failed, err);
@@ -34,9 +36,12 @@ static sid_status shard_gather_chunks(sid_problem *p, int grad, double *grad_x0,
     return s;
 }
 
-sid_status sid_problem_run_chunks(sid_problem *p, const double *theta, const double *x0, int grad, double *grad_x0,
-                                  int rmse, const sid_ubar_out *ub, sid_error *err)
+sid_status sid_problem_run_chunks(sid_problem *p, const double *theta, const double *x0, const sid_run_wants *want,
+                                  sid_error *err)
 {
+    const int grad = want->grad, rmse = want->rmse;
+    double *grad_x0 = want->grad_x0;
+    const sid_ubar_out *ub = want->ub;
     const sid_model *m = p->m;
     /* x0 and grad_x0: nxo per window (logged coordinates); the squared errors: nx per chunk */
     const int np = m->nparam, nq = m->nq, nx = m->nq + m->nv, nxo = m->nqo + m->nvo;
@@ -66,7 +71,7 @@ sid_status sid_problem_run_chunks(sid_problem *p, const double *theta, const dou
         }
     }
     if (p->shard.size) {
-        sid_status s = shard_gather_chunks(p, grad, grad_x0, rmse, err);
+        sid_status s = shard_gather_chunks(p, want, err);
         if (s) return s;
     }
     for (int c = 0; c < p->nchunk; c++)
@@ -81,7 +86,7 @@ sid_status sid_problem_loss(sid_problem *p, const double *theta, const double *x
                             double *grad_x0, sid_error *err)
 {
     const int np = p->m->nparam, nx = p->m->nqo + p->m->nvo;
-    sid_status s = sid_problem_run_chunks(p, theta, x0, grad != NULL, grad_x0, 0, NULL, err);
+    sid_status s = sid_problem_run_chunks(p, theta, x0, &(sid_run_wants){grad != NULL, grad_x0, 0, NULL}, err);
     if (s) return s;
     const double inv = 1.0 / p->nres;
     double sum = 0;

@@ -66,10 +66,23 @@ typedef struct {
  * windows finds it) and status into est (nwin x 4: status, scaled, abs, coord), gathered; then
  * every process takes the windows in order as one pass would, stopping at the first that
  * diverged or failed. */
-static sid_status doubling_error(sid_problem *p, const double *theta, const int *tested, int ntest,
-                                 const sid_sim_opts *a, const sid_sim_opts *b, double factor, const double *allow,
-                                 double *qa, double *qb, double *est, estimate *e, sid_error *err)
+typedef struct {
+    sid_problem *p;
+    const double *theta;
+    const int *tested;      /* the windows tested */
+    int ntest;
+    double factor;          /* the step-doubling estimate's factor (2 for Euler, 16/15 for RK4) */
+    const double *allow;    /* each coordinate's allowance */
+    double *qa, *qb, *est;  /* scratch: the two runs' positions, the windows' estimates */
+} step_test;
+
+static sid_status doubling_error(const step_test *t, const sid_sim_opts *a, const sid_sim_opts *b, estimate *e,
+                                 sid_error *err)
 {
+    sid_problem *p = t->p;
+    const double *theta = t->theta, *allow = t->allow, factor = t->factor;
+    const int *tested = t->tested, ntest = t->ntest;
+    double *qa = t->qa, *qb = t->qb, *est = t->est;
     const int nq = p->m->nqo, w0 = p->chunk_lo * p->chunk_windows, w1 = p->chunk_hi * p->chunk_windows;
     lane *L = &p->lane[0];
     memset(est, 0, sizeof(double) * 4 * (size_t)p->nwin);
@@ -133,10 +146,10 @@ static int within_limits(const sid_sim_opts *o, const sid_traj *const *logs, int
 
 /* Each logged position coordinate's allowance: the larger of tol of its residual scale and
  * noise_tol of the noise its logs show (their noise levels pooled by sample count). */
-static void allowances(const sid_problem *p, const sid_traj *const *logs, int nlog, double tol, double noise_tol,
-                       double *noise, double *allow)
+static void allowances(const sid_problem *p, double tol, double noise_tol, double *noise, double *allow)
 {
-    const int nq = p->m->nqo;
+    const sid_traj *const *logs = p->logs;
+    const int nq = p->m->nqo, nlog = p->nlog;
     double n = 0;
     for (int i = 0; i < nq; i++) allow[i] = 0;
     for (int l = 0; l < nlog; l++) {
@@ -190,7 +203,7 @@ sid_status sid_step_choose(const sid_model *m, const double *theta, const sid_tr
     double *qa = NULL, *qb = NULL, *est = sid_alloc(sizeof(double) * 4 * (size_t)p->nwin);
     double *noise = sid_alloc(sizeof(double) * 2 * (size_t)(m->nqo + 1)), *allow = noise ? noise + m->nqo + 1 : NULL;
     if (!est || !noise) goto nomem;
-    allowances(p, logs, nlog, tol, c->noise_tol, noise, allow);
+    allowances(p, tol, c->noise_tol, noise, allow);
     c->windows = p->nwin < TEST_WINDOWS ? p->nwin : TEST_WINDOWS;
     tested = sid_alloc(sizeof(int) * (size_t)c->windows);
     int longest = 1;
@@ -205,6 +218,7 @@ sid_status sid_step_choose(const sid_model *m, const double *theta, const sid_tr
     if (!tested || !qa || !qb) goto nomem;
     const double factor = o->sim.integrator == SID_RK4 ? 16.0 / 15.0 : 2.0;
     estimate e = {-1, -1, -1};   /* -1: not estimated */
+    const step_test test = {p, theta, tested, c->windows, factor, allow, qa, qb, est};
     for (int n = 1;; n *= 2) {
         /* n steps per median interval, and none longer than interval / n where jitter
          * makes an interval longer */
@@ -214,7 +228,7 @@ sid_status sid_step_choose(const sid_model *m, const double *theta, const sid_tr
             c->capped = 1;
             break;
         }
-        if ((s = doubling_error(p, theta, tested, c->windows, &a, &b, factor, allow, qa, qb, est, &e, err))) goto done;
+        if ((s = doubling_error(&test, &a, &b, &e, err))) goto done;
         c->sim = a;
         c->substeps = n;
         if (e.scaled <= 1) break;

@@ -10,12 +10,11 @@
 
 #include <string.h>
 
-sid_status sid_tau_link(const sid_model *m, const double *theta, sid_workspace *ws, const double *q, const double *v,
-                        const double *u, double *a, double *tau, sid_error *err)
+sid_status sid_tau_link(const sid_fd_point *p, double *a, double *tau, sid_error *err)
 {
-    const sid_status s = sid_fd(&(sid_fd_point){m, theta, ws, NULL, q, v, u, 0}, a, err);
+    const sid_status s = sid_fd(p, a, err);
     if (s) return s;
-    sid_rnea(m, theta, ws, v, a, NULL, tau);
+    sid_rnea(p->m, p->theta, p->ws, p->v, a, NULL, tau);
     return SID_OK;
 }
 

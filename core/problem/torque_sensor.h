@@ -28,8 +28,7 @@
 void sid_tau_gain_bias(const sid_model *m, const double *theta, int i, double *g, double *b, int *pg);
 
 /* tau_link at (q, v) with command u: a (nv) receives the acceleration, tau (nv) the torque. */
-sid_status sid_tau_link(const sid_model *m, const double *theta, sid_workspace *ws, const double *q, const double *v,
-                        const double *u, double *a, double *tau, sid_error *err);
+sid_status sid_tau_link(const sid_fd_point *p, double *a, double *tau, sid_error *err);
 
 /* The sample's sensor terms at state x: adds 1/2 sum w (d / s)^2 to sums->sum, squared raw
  * errors of the readings to sums->sse_tau (nv, may be NULL) and, with xbar, d(sum)/dx to xbar

@@ -69,10 +69,18 @@ typedef struct {
     double *Acum;
 } cov_ctx;
 
-/* out = scale D P (D M D) P D, P the scaled pseudo-inverse (n x n); T: n x n scratch. */
-static void sandwich(int n, const double *P, const double *dscale, const double *M, double scale, double *out,
-                     double *T)
+/* The bread of a sandwich estimate: the pseudo-inverse P (n x n) of the scaled normal matrix
+ * and the scaling D = dscale (n). */
+typedef struct {
+    int n;
+    const double *P, *dscale;
+} bread;
+
+/* out = scale D P (D M D) P D; T: n x n scratch. */
+static void sandwich(const bread *br, const double *M, double scale, double *out, double *T)
 {
+    const int n = br->n;
+    const double *P = br->P, *dscale = br->dscale;
     for (int a = 0; a < n; a++)   /* T = P (D M D) */
         for (int b = 0; b < n; b++) {
             double v = 0;
@@ -94,9 +102,19 @@ static void sandwich(int n, const double *P, const double *dscale, const double 
  * sum), so (a_k^T g_w)_w has covariance O = diag(lambda_w) - Z^T A+ Z, lambda_w = a_k^T A_w a_k,
  * Z's columns z_w = A_w a_k; its dof is tr(O)^2 / tr(O^2). Equal windows give G - 1; one
  * window that carries most of a parameter's information gives close to 1, and t quantiles
- * widen the interval accordingly. Aw: the G reduced window blocks; Ap = A+ (n x n). */
-static double robust_dof(int n, int G, const double *Aw, const double *Ap, int k, double *z, double *K, double *T)
+ * widen the interval accordingly. Aw: the G reduced window blocks; Ap = A+ (n x n); z, K, T:
+ * scratch (G n, n x n, n x n). */
+typedef struct {
+    int n, G;
+    const double *Aw, *Ap;
+    double *z, *K, *T;
+} dof_work;
+
+static double robust_dof(const dof_work *dw, int k)
 {
+    const int n = dw->n, G = dw->G;
+    const double *Aw = dw->Aw, *Ap = dw->Ap;
+    double *z = dw->z, *K = dw->K, *T = dw->T;
     const double *a = Ap + (size_t)k * (size_t)n;   /* A+ is symmetric: row k is a_k */
     double trO = 0, sl2 = 0, slm = 0;
     memset(K, 0, sizeof(double) * (size_t)(n * n));
@@ -133,14 +151,28 @@ static double robust_dof(int n, int G, const double *Aw, const double *Ap, int k
     return fmin(fmax(dof, 1), G - 1);
 }
 
-/* Covariance and null directions from the normal matrix A = J^T J (n x n, destroyed), the
- * robust meat M, each channel's share of J^T J Mc (nchan x n x n, or NULL: one sigma^2) with
- * its residual sums ch (as sid_normal_extra), every window's reduced J^T J Aw (or NULL), the
+/* What a covariance is computed from: the normal matrix A = J^T J (n x n, destroyed), the
+ * normal pass's extra sums (the robust meat M, each channel's share of J^T J Mc, or NULL: one
+ * sigma^2, and the channels' residual sums), every window's reduced J^T J Aw (or NULL), the
  * residual sum of squares rr, the number of rows nres and the degrees of freedom. */
-static sid_status from_normal(int n, double *A, const double *M, const double *Mc, const double *ch, int nchan,
-                              const double *Aw, int nwin, double rr, long nres, int dof, sid_covariance_result *out,
-                              sid_error *err)
+typedef struct {
+    int n;
+    double *A;
+    const sid_normal_extra *ex;
+    const double *Aw;
+    int nwin;
+    double rr;
+    long nres;
+    int dof;
+} cov_sums;
+
+/* Covariance and null directions from the sums. */
+static sid_status from_normal(const cov_sums *cs, sid_covariance_result *out, sid_error *err)
 {
+    const int n = cs->n, nchan = cs->ex->nchan, nwin = cs->nwin, dof = cs->dof;
+    double *A = cs->A;
+    const double *M = cs->ex->M, *Mc = cs->ex->Mc, *ch = cs->ex->chan, *Aw = cs->Aw, rr = cs->rr;
+    const long nres = cs->nres;
     memset(out, 0, sizeof *out);
     double *V = sid_alloc(sizeof(double) * (size_t)(4 * n * n + 3 * n));
     if (!V) return sid_error_set(err, SID_ERR_NOMEM, "out of memory");
@@ -193,18 +225,18 @@ static sid_status from_normal(int n, double *A, const double *M, const double *M
             const double *Mk = Mc + (size_t)c * (size_t)(n * n);
             for (int i = 0; i < n * n; i++) Mw[i] += s2 * Mk[i];
         }
-        sandwich(n, P, dscale, Mw, 1, out->cov, V);
+        sandwich(&(bread){n, P, dscale}, Mw, 1, out->cov, V);
     } else {
         for (int i = 0; i < n * n; i++) out->cov[i] = out->sigma2 * Ap[i];
     }
     for (int a = 0; a < n; a++) out->stderr_[a] = out->identifiable[a] ? sqrt(fmax(out->cov[a * n + a], 0)) : HUGE_VAL;
     /* the cluster-robust sandwich, CR1, with t quantiles on its degrees of freedom */
     out->nwindows = nwin;
-    sandwich(n, P, dscale, M, nwin > 1 ? (double)nwin / (nwin - 1) : 1, out->cov_robust, V);
+    sandwich(&(bread){n, P, dscale}, M, nwin > 1 ? (double)nwin / (nwin - 1) : 1, out->cov_robust, V);
     for (int a = 0; a < n; a++) {
         out->stderr_robust[a] = out->identifiable[a] ? sqrt(fmax(out->cov_robust[a * n + a], 0)) : HUGE_VAL;
         out->dof_robust[a] = nwin > 1 ? nwin - 1 : 1;
-        if (Aw && nwin > 1 && out->identifiable[a]) out->dof_robust[a] = robust_dof(n, nwin, Aw, Ap, a, z, Mw, V);
+        if (Aw && nwin > 1 && out->identifiable[a]) out->dof_robust[a] = robust_dof(&(dof_work){n, nwin, Aw, Ap, z, Mw, V}, a);
         out->t95_robust[a] = sid_student_t_quantile(0.975, out->dof_robust[a]);
     }
     sid_free(V);
@@ -450,7 +482,8 @@ sid_status sid_problem_covariance(sid_problem *p, const double *theta, const dou
     double *Mc = per_channel ? A + 2 * nn + 3 * (size_t)nc : NULL;
     cov_ctx cx = { n, keep_windows ? A + 2 * nn + 3 * (size_t)nc + (per_channel ? (size_t)nc * nn : 0) : NULL };
     sid_normal_extra ex = { A + nn, nc, A + 2 * nn, Mc };
-    sid_status s = sid_normal_run_extra(p, theta, x0, n, idx, interrupt, 1, eliminate_start, &cx, A, NULL, &rr, &ex, err);
+    const sid_normal_pass np = {p, theta, x0, n, idx, interrupt, 1, eliminate_start, &cx};
+    sid_status s = sid_normal_run(&np, &(sid_normal_out){A, NULL, &rr, &ex}, err);
     if (s == SID_ERR_INTERRUPTED) sid_error_prefix(err, "covariance");
     /* with a shard (sid_problem_set_shard): the other processes' windows' blocks */
     if (!s && cx.Acum) s = sid_problem_gather(p, cx.Acum, sizeof(double) * nn, 1, err);
@@ -459,7 +492,8 @@ sid_status sid_problem_covariance(sid_problem *p, const double *theta, const dou
             if (w % p->chunk_windows)
                 for (size_t i = 0; i < nn; i++) cx.Acum[(size_t)w * nn + i] -= cx.Acum[(size_t)(w - 1) * nn + i];
     }
-    if (!s) s = from_normal(n, A, ex.M, Mc, ex.chan, nc, cx.Acum, nwin, rr, nres, (int)(nres - n - (long)nwin * ns), out, err);
+    const cov_sums cs = {n, A, &ex, cx.Acum, nwin, rr, nres, (int)(nres - n - (long)nwin * ns)};
+    if (!s) s = from_normal(&cs, out, err);
     if (!s) s = diagnose(p, ex.chan, out, err);
     sid_free(A);
     return s;

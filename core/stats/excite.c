@@ -199,7 +199,8 @@ static sid_status information(const sid_model *m, const double *theta, const sid
     for (int i = 0; i < m->nqo; i++) p->sq[i] = o->noise_q;
     for (int i = 0; i < m->nvo; i++) p->sqd[i] = o->noise_qd > 0 ? o->noise_qd : 1;
     double rr = 0;
-    s = sid_normal_run(p, theta, NULL, o->nfree, o->idx, o->interrupt, 0, eliminate, NULL, F, NULL, &rr, err);
+    const sid_normal_pass np = {p, theta, NULL, o->nfree, o->idx, o->interrupt, 0, eliminate, NULL};
+    s = sid_normal_run(&np, &(sid_normal_out){F, NULL, &rr, NULL}, err);
     sid_problem_free(p);
     return s;
 }
