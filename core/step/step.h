@@ -1,9 +1,11 @@
 /* step.h — one simulation step x[k+1] = f(x[k], u[k], theta), chosen from a table of variants:
  * integrator (euler, rk4) x contact model (none, compliant, hard) x joint friction (smooth,
- * dry) (step.c). Each variant
- * gives its step, its adjoint from the tape record the step wrote, its adjoint recomputing
- * what it needs, its forward-mode twin (NULL: not implemented) and the size of its record. A
- * new integrator or contact model is one file with these functions plus one row in step.c. */
+ * dry) (step.c). Each variant gives its step, its adjoint from the tape record the step wrote,
+ * its adjoint recomputing what it needs, its forward-mode twin (NULL: not implemented) and the
+ * size of its record, each taking the step's context and its state (sid_step_io). A new
+ * integrator is one file with these functions, their declarations below, its enum value
+ * (sid.h), its name and rows in step.c; the help texts that list the integrators by name
+ * (cli/options.c and the commands' usage lines) still spell them out. */
 #ifndef SID_STEP_H
 #define SID_STEP_H
 
