@@ -46,7 +46,7 @@ double sid_lm_cost_ratio(const sid_problem *p, int nfree, int *ndir_out, double 
     for (int w = 0; w < p->nwin; w++) {
         const window *win = &p->win[w];
         const sid_traj *tr = p->logs[win->log];
-        for (int k = win->k0; k < win->k1; k++) steps += sid_substeps(&p->o.sim, tr->t[k + 1] - tr->t[k]);
+        steps += sid_span_steps(&p->o.sim, tr, win->k0, win->k1);
     }
     if (steps < 1) steps = 1;
     const double tangents = p->step->jvp && sid_fd_rows_pay(m, ndir) ? 1.4 * nv + 0.012 * nv * ndir : ndir;

@@ -62,9 +62,9 @@ sid_status sid_adjoint_window(const sid_window_pass *wp, int nseg, const sid_win
                 /* the torque sensors' seed (torque_sensor.h), before interval k's commands are set */
                 if ((s = tau_seed(&smp, xk, xbar, bar, err))) return s;
             }
-            const double dt = tr->t[k + 1] - tr->t[k];
-            const int nsub = sid_substeps(&p->o.sim, dt);
-            const double h = dt / nsub, *u = sid_delay_u(m, theta, tr, k, L->ws);
+            double h;
+            const int nsub = sid_interval_substeps(&p->o.sim, tr, k, &h);
+            const double *u = sid_delay_u(m, theta, tr, k, L->ws);
             const sid_step_ctx c = sid_step_context(p->step, m, theta, L->ws, h);
             sid_delay_vjp_begin(m, thetabar, L->ws);
             L->ws->push = sid_push_at(tr, m->nbody, k);

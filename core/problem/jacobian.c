@@ -122,9 +122,9 @@ static sid_status window_rows_tangent(const sid_window_pass *wp, sid_jac_work *j
         if ((s = sample_rows(&smp, x, &dirs, b, err))) return s;
     }
     for (int k = win->k0; k < win->k1; k++) {
-        const double dt = tr->t[k + 1] - tr->t[k];
-        const int nsub = sid_substeps(&p->o.sim, dt);
-        const double h = dt / nsub, *u = sid_delay_u(m, theta, tr, k, L->ws);
+        double h;
+        const int nsub = sid_interval_substeps(&p->o.sim, tr, k, &h);
+        const double *u = sid_delay_u(m, theta, tr, k, L->ws);
         sid_step_ctx c = sid_step_context(p->step, m, theta, L->ws, h);
         c.cols = jw->cols, c.ncols = jw->ncols;
         sid_delay_jvp_seed(m, theta, tr, k, ndir, nfree, idx, thd);

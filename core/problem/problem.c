@@ -373,8 +373,7 @@ sid_status sid_problem_create(sid_problem **out, const sid_model *m, const sid_t
     for (int w = 0; w < p->nwin; w++) {
         const sid_traj *tr = logs[p->win[w].log];
         if (p->win[w].k1 - p->win[w].k0 > longest) longest = p->win[w].k1 - p->win[w].k0;
-        int steps = 0;
-        for (int k = p->win[w].k0; k < p->win[w].k1; k++) steps += sid_substeps(&o->sim, tr->t[k + 1] - tr->t[k]);
+        const int steps = sid_span_steps(&o->sim, tr, p->win[w].k0, p->win[w].k1);
         if (steps > most_steps) most_steps = steps;
     }
     const int whole = sizeof(double) * (size_t)p->stride * (size_t)(most_steps + 1) <= TAPE_BUDGET_BYTES;
@@ -384,8 +383,7 @@ sid_status sid_problem_create(sid_problem **out, const sid_model *m, const sid_t
     for (int w = 0; w < p->nwin; w++) {
         const sid_traj *tr = logs[p->win[w].log];
         for (int k = p->win[w].k0; k < p->win[w].k1; k += p->cp_every) {
-            int steps = 0;
-            for (int j = k; j < k + p->cp_every && j < p->win[w].k1; j++) steps += sid_substeps(&o->sim, tr->t[j + 1] - tr->t[j]);
+            const int steps = sid_span_steps(&o->sim, tr, k, k + p->cp_every < p->win[w].k1 ? k + p->cp_every : p->win[w].k1);
             if (steps > p->max_seg_steps) p->max_seg_steps = steps;
         }
         const int rows = sid_problem_window_rows(p, w);

@@ -48,9 +48,9 @@ sid_status sid_rollout_span(const sid_window_pass *wp, int ka, int kb, double *t
     const int nq = m->nq, nv = m->nv, nx = nq + nv;
     int e = 0;
     for (int k = ka; k < kb; k++) {
-        const double dt = tr->t[k + 1] - tr->t[k];
-        const int nsub = sid_substeps(&p->o.sim, dt);
-        const double h = dt / nsub, *u = sid_delay_u(m, theta, tr, k, L->ws);
+        double h;
+        const int nsub = sid_interval_substeps(&p->o.sim, tr, k, &h);
+        const double *u = sid_delay_u(m, theta, tr, k, L->ws);
         const sid_step_ctx c = sid_step_context(p->step, m, theta, L->ws, h);
         L->ws->push = sid_push_at(tr, m->nbody, k);
         if (tape) L->tape_sample[k - ka] = e;

@@ -85,9 +85,8 @@ sid_status sid_simulate(const sid_model *m, const double *theta, const sid_traj 
         sid_measure_q(m, theta, q_out + (size_t)k * (size_t)nqo);
         memcpy(v_out + (size_t)k * (size_t)nvo, v, sizeof(double) * (size_t)nvo);
         if (k == tr->n - 1) break;
-        const double dt = tr->t[k + 1] - tr->t[k];
-        const int nsub = sid_substeps(o, dt);
-        const double h = dt / nsub;
+        double h;
+        const int nsub = sid_interval_substeps(o, tr, k, &h);
         const double *u = sid_delay_u(m, theta, tr, k, ws);
         ws->push = sid_push_at(tr, m->nbody, k);
         for (int j = 0; j < nsub; j++) {
