@@ -188,16 +188,6 @@ static xmlNode *jelem(const mjcf_joint *j, sid_param_kind k)
     return k == SID_P_GEAR ? j->act : j->node;
 }
 
-static double jvalue(const sid_joint_desc *j, sid_param_kind k)
-{
-    switch (k) {
-    case SID_P_ARMATURE: return j->armature;
-    case SID_P_VISCOUS: return j->viscous;
-    case SID_P_COULOMB: return j->coulomb;
-    default: return j->gear;
-    }
-}
-
 static int attr_count(exporter *x, xmlNode *node, const char *attr, double *v)
 {
     sid_error e = { 0 };
@@ -205,8 +195,12 @@ static int attr_count(exporter *x, xmlNode *node, const char *attr, double *v)
     return n > 0 ? n : 1;
 }
 
-static void joint_kind(exporter *x, sid_param_kind kind, const char *attr, const char *key)
+/* Joint parameter kind (the table's row: its key and where the description keeps it) onto the
+ * MJCF attribute attr. */
+static void joint_kind(exporter *x, sid_param_kind kind, const char *attr)
 {
+    const sid_param_row *row = sid_param_row_of(kind, 0);
+    const char *key = row->key;
     mjcf_doc *d = x->d;
     unsigned char *done = calloc((size_t)d->njnt + 1, 1);
     if (!done) {
@@ -219,7 +213,7 @@ static void joint_kind(exporter *x, sid_param_kind kind, const char *attr, const
         if (done[a] || ja->type == MJ_FREE || fa < 0 || oa < 0) continue;
         if (kind == SID_P_GEAR && !ja->motor) continue;
         xmlNode *src = jsrc(ja, kind), *elem = jelem(ja, kind);
-        double vf = jvalue(&x->f->joint[fa], kind), vo = jvalue(&x->o->joint[oa], kind);
+        double vf = *sid_param_value(row, x->f, fa), vo = *sid_param_value(row, x->o, oa);
         char param[2 * SID_MAX_NAME + 32];
         snprintf(param, sizeof param, "joints.%s.%s", ja->name, key);
         if (!src || src == elem) {   /* on the element itself, or MuJoCo's built-in default */
@@ -237,7 +231,7 @@ static void joint_kind(exporter *x, sid_param_kind kind, const char *attr, const
             const mjcf_joint *jb = &d->jnt[b];
             int fb = desc_joint(x->f, jb->name), ob = desc_joint(x->o, jb->name);
             if (jsrc(jb, kind) != src || fb < 0 || ob < 0 || (kind == SID_P_GEAR && !jb->motor)) continue;
-            double wf = jvalue(&x->f->joint[fb], kind), wo = jvalue(&x->o->joint[ob], kind);
+            double wf = *sid_param_value(row, x->f, fb), wo = *sid_param_value(row, x->o, ob);
             if (wf != v0) same = 0;
             if (wf != wo) any = 1;
         }
@@ -263,7 +257,7 @@ static void joint_kind(exporter *x, sid_param_kind kind, const char *attr, const
             int fb = desc_joint(x->f, jb->name), ob = desc_joint(x->o, jb->name);
             if (jsrc(jb, kind) != src || fb < 0 || ob < 0 || (kind == SID_P_GEAR && !jb->motor)) continue;
             done[b] = 1;
-            double wf = jvalue(&x->f->joint[fb], kind), wo = jvalue(&x->o->joint[ob], kind);
+            double wf = *sid_param_value(row, x->f, fb), wo = *sid_param_value(row, x->o, ob);
             if (wf == wo) continue;
             size_t l = strlen(names);
             snprintf(names + l, sizeof names - l, "%s%s", l ? ", " : "", jb->name);
@@ -678,10 +672,10 @@ int mjcf_export(const char *path, const char *text, size_t len, const sid_robot_
                 unrepresentable(&x, param, jf->gear, "(no <motor> on this joint in the file)");
             }
         }
-        joint_kind(&x, SID_P_ARMATURE, "armature", "armature");
-        joint_kind(&x, SID_P_VISCOUS, "damping", "friction.viscous");
-        joint_kind(&x, SID_P_COULOMB, "frictionloss", "friction.coulomb");
-        joint_kind(&x, SID_P_GEAR, "gear", "motor.gear");
+        joint_kind(&x, SID_P_ARMATURE, "armature");
+        joint_kind(&x, SID_P_VISCOUS, "damping");
+        joint_kind(&x, SID_P_COULOMB, "frictionloss");
+        joint_kind(&x, SID_P_GEAR, "gear");
         others(&x);
         if (x.oom) rc = -1, sid_error_set(err, SID_ERR_NOMEM, "out of memory");
     }
