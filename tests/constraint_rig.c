@@ -249,7 +249,8 @@ void rig_win_taped(rig_window *w, int replay, const char *label, const char *lar
             for (int i = 0; i < n; i++) ck_assert(q1[i] == w->Q[k + 1][i] && v1[i] == w->V[k + 1][i]);
         memset(t1, 0, sizeof(double) * (size_t)np);
         memset(t2, 0, sizeof(double) * (size_t)np);
-        const sid_step_adj adj1 = {w->wq[k + 1], w->wv[k + 1], qb1, vb1, t1}, adj2 = {w->wq[k + 1], w->wv[k + 1], qb2, vb2, t2};
+        const sid_step_adj adj1 = {w->wq[k + 1], w->wv[k + 1], {qb1, vb1, t1}},
+                           adj2 = {w->wq[k + 1], w->wv[k + 1], {qb2, vb2, t2}};
         ck_assert_int_eq(sv->vjp(&c, &io, &adj1, &err), SID_OK);
         ck_assert_int_eq(sv->vjp_taped(&c, &io, rec, &adj2, &err), SID_OK);
         for (int i = 0; i < n; i++) {

@@ -118,7 +118,7 @@ START_TEST(inverse_of_forward_dynamics)
     sid_error err = {0};
     for (int trial = 0; trial < 10; trial++) {
         for (int i = 0; i < n; i++) q[i] = tu_uniform(&s, -2, 2), v[i] = tu_uniform(&s, -3, 3), u[i] = tu_uniform(&s, -2, 2);
-        const sid_fd_point pt = sid_model_point(fx.m, fx.theta, fx.ws, q, v, u);
+        const sid_fd_point pt = {fx.m, fx.theta, fx.ws, sid_contact_source(fx.m), q, v, u, 0};
         ck_assert_int_eq(sid_fd(&pt, a, &err), SID_OK);
         sid_inverse_dynamics(&pt, a, tau);
         sid_joint_force(fx.m, fx.theta, v, u, F);

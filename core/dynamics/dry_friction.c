@@ -293,9 +293,9 @@ void sid_dry_solve(const sid_fd_point *p)
  * d R / d invweight0 and d R / d dist. */
 static int r_live(const struct sid_dry *D, int j) { return (1 - D->imp[j]) * D->invw[j] / D->imp[j] > 1e-15; }
 
-void sid_dry_vjp_solution(const sid_model *m, sid_workspace *ws, const double *fbar, double *qbar, double *vbar,
-                          double *thetabar)
+void sid_dry_vjp_solution(const sid_model *m, sid_workspace *ws, const double *fbar, const sid_state_bar *bar)
 {
+    double *qbar = bar->qbar, *vbar = bar->vbar, *thetabar = bar->thetabar;
     struct sid_dry *D = ws->dry;
     const int nf = D->nf, nv = D->nv, np = D->np, n = D->nfree;
     /* y_S = (A + R)_SS^-T fbar_S (the matrix is symmetric; its LU is in K) */

@@ -84,8 +84,7 @@ void sid_dry_restore(const sid_fd_point *p);
 /* Adjoint of the solution: given fbar (nf), accumulates qbar, vbar and thetabar through aref, R
  * and the bounds, and leaves in D->abar (nv) the adjoint that a0 and A pass on: the caller feeds it
  * to sid_fd_vjp_factored at acceleration D->ac with the factor D->Lp and hd = 0. */
-void sid_dry_vjp_solution(const sid_model *m, sid_workspace *ws, const double *fbar, double *qbar, double *vbar,
-                          double *thetabar);
+void sid_dry_vjp_solution(const sid_model *m, sid_workspace *ws, const double *fbar, const sid_state_bar *bar);
 /* Tangent of the solution: fdot (nf) from t (nv) = (M + B)^-1 (rdot - (M + B)dot ac) (what
  * sid_fd_jvp_dir gives at ac with hd = 0), qdot, vdot and thetadot. */
 void sid_dry_jvp_solution(const sid_model *m, sid_workspace *ws, const double *t, const sid_state_dir *dir, double *fdot);

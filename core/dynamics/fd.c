@@ -187,12 +187,6 @@ sid_status sid_fd_jvp_prepare(const sid_fd_point *p, double *a, sid_error *err)
 
 void sid_fd_jvp_at(const sid_fd_point *p, const double *a) { rnea_fext(p, a, p->ws->c); }
 
-sid_fd_point sid_model_point(const sid_model *m, const double *theta, sid_workspace *ws, const double *q,
-                             const double *v, const double *u)
-{
-    return (sid_fd_point){m, theta, ws, sid_contact_source(m), q, v, u, 0};
-}
-
 void sid_inverse_dynamics(const sid_fd_point *p, const double *a, double *tau)
 {
     sid_kinematics(p->m, p->theta, p->ws, p->q);

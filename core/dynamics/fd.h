@@ -41,10 +41,6 @@ int sid_fd_rows_pay(const sid_model *m, int ndir);
 /* Tests only: 0 or 1 makes sid_fd_rows_pay answer that (-1, the default: by cost); set it
  * before a pass, not during one. */
 extern int sid_fd_rows_force;
-/* The point of the model's own dynamics at (q, v, u): its compliant contact's forces, hd = 0
- * (the plain forward dynamics; a caller sets hd = h for MuJoCo's Euler step). */
-sid_fd_point sid_model_point(const sid_model *m, const double *theta, sid_workspace *ws, const double *q,
-                             const double *v, const double *u);
 /* Inverse dynamics at p (RNEA with p's external forces, no friction, no motor, no armature):
  * tau = M(q) a + c(q, v) - J^T fext. */
 void sid_inverse_dynamics(const sid_fd_point *p, const double *a, double *tau);

@@ -76,7 +76,7 @@ sid_status sid_adjoint_window(const sid_window_pass *wp, int nseg, const sid_win
                 const double *xs = L->tape + (size_t)(L->tape_sample[k - ka] + j) * (size_t)p->stride;
                 memset(xbar1, 0, sizeof(double) * (size_t)nx);
                 const sid_step_io io = {xs, xs + nq, u, NULL, NULL, NULL};
-                const sid_step_adj adj = {xbar, xbar + nq, xbar1, xbar1 + nq, thetabar};
+                const sid_step_adj adj = {xbar, xbar + nq, {xbar1, xbar1 + nq, thetabar}};
                 s = p->step->vjp_taped(&c, &io, xs + nx, &adj, err);
                 if (s) {
                     L->ws->push = NULL;

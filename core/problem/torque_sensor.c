@@ -48,7 +48,8 @@ sid_status sid_tau_residual(const sid_sample *smp, const double *x, const sid_lo
      * caller sets it again before the next step or step adjoint */
     const double *q = x, *v = x + nq, *u = sid_delay_u(m, theta, tr, k, L->ws), *y = tr->tau + (size_t)k * (size_t)nv;
     double *M = L->tau_buf, *a = M + (size_t)nv * (size_t)nv, *tau = a + nv, *taubar = tau + nv, *abar = taubar + nv;
-    sid_status s = sid_fd(&(sid_fd_point){m, theta, L->ws, NULL, q, v, u, 0}, a, err);
+    const sid_fd_point at = {m, theta, L->ws, NULL, q, v, u, 0};
+    sid_status s = sid_fd(&at, a, err);
     if (s) return s;
     if (xbar) sid_crba(m, L->ws, M);
     sid_rnea(m, theta, L->ws, v, a, NULL, tau);
@@ -69,14 +70,15 @@ sid_status sid_tau_residual(const sid_sample *smp, const double *x, const sid_lo
         }
     }
     if (!xbar) return SID_OK;
-    sid_rnea_vjp(m, L->ws, q, taubar, &(sid_state_bar){xbar, xbar + nq, thetabar});
+    const sid_state_bar bar = {xbar, xbar + nq, thetabar};
+    sid_rnea_vjp(m, L->ws, q, taubar, &bar);
     for (int i = 0; i < nv; i++) {
         abar[i] = 0;
         for (int j = 0; j < nv; j++) abar[i] += M[(size_t)i * (size_t)nv + (size_t)j] * taubar[j];
     }
     /* a delayed command's adjoint rides on torque_bias's (delay.h), for sample k's command */
     sid_delay_vjp_begin(m, thetabar, L->ws);
-    s = sid_fd_vjp(&(sid_fd_point){m, theta, L->ws, NULL, q, v, u, 0}, abar, &(sid_state_bar){xbar, xbar + nq, thetabar}, err);
+    s = sid_fd_vjp(&at, abar, &bar, err);
     sid_delay_vjp_end(m, theta, tr, k, thetabar, L->ws);
     return s;
 }
@@ -101,7 +103,8 @@ sid_status sid_tau_residual_rows(const sid_sample *smp, const double *x, const s
      * (the caller seeds the next interval's steps again) */
     sid_delay_jvp_seed(m, theta, tr, k, ndir, nfree, idx, thd);
     /* fd, then RNEA at (q, v, a): the state both tangents below need (no contact or pushes: refused) */
-    sid_status s = sid_fd_jvp_prepare(&(sid_fd_point){m, theta, L->ws, NULL, q, v, u, 0}, a, err);
+    const sid_fd_point at = {m, theta, L->ws, NULL, q, v, u, 0};
+    sid_status s = sid_fd_jvp_prepare(&at, a, err);
     if (s) return s;
     sid_crba(m, L->ws, M);
     sid_rnea(m, theta, L->ws, v, a, NULL, tau);
@@ -116,8 +119,9 @@ sid_status sid_tau_residual_rows(const sid_sample *smp, const double *x, const s
     for (int d = 0; d < ndir; d++) {
         const double *qd = qdot + (size_t)d * (size_t)nq, *vd = vdot + (size_t)d * (size_t)nv;
         const double *td = thd + (size_t)d * (size_t)np;
-        sid_fd_jvp_dir(&(sid_fd_point){m, theta, L->ws, NULL, q, v, u, 0}, a, &(sid_state_dir){qd, vd, td}, adot);
-        sid_rnea_jvp(m, theta, L->ws, q, &(sid_state_dir){qd, vd, td}, taudot);
+        const sid_state_dir dir = {qd, vd, td};
+        sid_fd_jvp_dir(&at, a, &dir, adot);
+        sid_rnea_jvp(m, theta, L->ws, q, &dir, taudot);
         for (int i = 0, row = 0; i < nv; i++) {
             if (!tr->tau_has[i]) continue;
             double g, b, Ma = 0;

@@ -318,23 +318,11 @@ sid_status sid_hard_vjp_taped(const sid_step_ctx *c, const sid_step_io *io, cons
     return sid_hard_vjp(c, io, adj, err);
 }
 
-/* The dry rows' torques f enter R1 as a joint force held: their adjoint is E^T w, w the
- * step's (left in ws->w by sid_fd_vjp_factored), then the rows' solution's own adjoint, whose
- * a0 and A part is a forward-dynamics adjoint at ac with M + B (euler_dry.c's reverse). */
-static void dry_rows_vjp(const sid_fd_point *p, const sid_state_bar *bar)
-{
-    sid_workspace *ws = p->ws;
-    struct sid_dry *D = ws->dry;
-    for (int j = 0; j < D->nf; j++) D->t[j] = D->sgn[j] * ws->w[D->dof[j]];
-    sid_dry_vjp_solution(p->m, ws, D->t, bar->qbar, bar->vbar, bar->thetabar);
-    sid_fd_vjp_factored(p, D->ac, D->Lp, D->abar, bar);
-}
-
 sid_status sid_hard_vjp(const sid_step_ctx *c, const sid_step_io *io, const sid_step_adj *adj, sid_error *err)
 {
     const double *q = io->q, *v = io->v, *u = io->u;
     const double *q1bar = adj->q1bar, *v1bar = adj->v1bar;
-    double *qbar = adj->qbar, *vbar = adj->vbar, *thetabar = adj->thetabar;
+    double *qbar = adj->bar.qbar, *vbar = adj->bar.vbar, *thetabar = adj->bar.thetabar;
     const sid_model *m = c->m;
     const double *theta = c->theta;
     sid_workspace *ws = c->ws;
@@ -396,9 +384,10 @@ sid_status sid_hard_vjp(const sid_step_ctx *c, const sid_step_io *io, const sid_
     /* R1's adjoint: the Euler step's, with the impulses as fixed external forces lambda / h */
     for (int i = 0; i < nc; i++) H->seed[i] = sid_v3_scale(1 / h, sid_v3_load(H->lam + 3 * i));
     const sid_fext_source impulses = {sid_hard_impulse_forces, sid_hard_impulse_forces_vjp, H, NULL};
-    const sid_state_bar bar = {qbar, vbar, thetabar};
-    sid_fd_vjp_factored(&(sid_fd_point){m, theta, ws, nc ? &impulses : NULL, q, v, u, h}, H->aplus, ws->M, abar, &bar);
-    if (ws->dry) dry_rows_vjp(&(sid_fd_point){m, theta, ws, NULL, q, v, u, 0}, &bar);
+    sid_fd_point at = {m, theta, ws, nc ? &impulses : NULL, q, v, u, h};
+    sid_fd_vjp_factored(&at, H->aplus, ws->M, abar, &adj->bar);
+    at.fx = NULL, at.hd = 0;   /* the dry rows were solved without the contacts (sid_hard_forward) */
+    if (ws->dry) sid_dry_rows_vjp(&at, &adj->bar);
     if (!nc || H->frozen) return SID_OK;
     /* zeta's adjoint: contact velocities J v+ and gaps through the kinematics at q, and v */
     double rbar = 0;

@@ -120,13 +120,14 @@ sid_status sid_hard_jvp(const sid_step_ctx *c, const sid_step_io *io, const sid_
     if (D) {
         memcpy(ws->M, D->Lp, sizeof(double) * (size_t)nv * (size_t)nv);
         sid_kinematics(m, theta, ws, q);
-        sid_fd_jvp_at(&(sid_fd_point){m, theta, ws, NULL, NULL, v, NULL, 0}, D->ac);
+        const sid_fd_point p0 = {m, theta, ws, NULL, q, v, u, 0};   /* the rows' dynamics: no contact */
+        sid_fd_jvp_at(&p0, D->ac);
         for (int d = 0; d < ndir; d++) {
             double *t = scratch + (size_t)d * 9 * (size_t)nv;
-            const double *qd = qdot + (size_t)d * (size_t)nq, *vd = vdot + (size_t)d * (size_t)nv;
-            const double *thd = thetadot + (size_t)d * (size_t)np;
-            sid_fd_jvp_dir(&(sid_fd_point){m, theta, ws, NULL, q, v, u, 0}, D->ac, &(sid_state_dir){qd, vd, thd}, t);
-            sid_dry_jvp_solution(m, ws, t, &(sid_state_dir){qd, vd, thd}, t + nv);
+            const sid_state_dir dir = {qdot + (size_t)d * (size_t)nq, vdot + (size_t)d * (size_t)nv,
+                                       thetadot + (size_t)d * (size_t)np};
+            sid_fd_jvp_dir(&p0, D->ac, &dir, t);
+            sid_dry_jvp_solution(m, ws, t, &dir, t + nv);
         }
     }
     const int nc = H->nc, n3 = 3 * nc, solve = nc && !H->frozen;
@@ -142,14 +143,15 @@ sid_status sid_hard_jvp(const sid_step_ctx *c, const sid_step_io *io, const sid_
      * the RNEA state at (q, v, a+) that sid_fd_jvp_dir differentiates) */
     for (int i = 0; i < nc; i++) H->seed[i] = sid_v3_scale(1 / h, sid_v3_load(H->lam + 3 * i));
     const sid_fext_source impulses = {sid_hard_impulse_forces, sid_hard_impulse_forces_vjp, H, impulse_forces_jvp};
-    if ((s = sid_fd_jvp_prepare(&(sid_fd_point){m, theta, ws, nc ? &impulses : NULL, q, v, u, h}, ap, err))) return s;
+    const sid_fd_point ph = {m, theta, ws, nc ? &impulses : NULL, q, v, u, h};
+    if ((s = sid_fd_jvp_prepare(&ph, ap, err))) return s;
     if (D) {   /* a+ has the rows' E f too: the RNEA state at the step's own a+ */
         memcpy(ap, H->aplus, sizeof(double) * (size_t)nv);
-        sid_fd_jvp_at(&(sid_fd_point){m, theta, ws, nc ? &impulses : NULL, NULL, v, NULL, 0}, ap);
+        sid_fd_jvp_at(&ph, ap);
     }
     for (int d = 0; d < ndir; d++) {
         double *qd = qdot + (size_t)d * (size_t)nq, *vd = vdot + (size_t)d * (size_t)nv;
-        sid_fd_jvp_dir(&(sid_fd_point){m, theta, ws, nc ? &impulses : NULL, q, v, u, h}, ap, &(sid_state_dir){qd, vd, thetadot + (size_t)d * (size_t)np}, ad);
+        sid_fd_jvp_dir(&ph, ap, &(sid_state_dir){qd, vd, thetadot + (size_t)d * (size_t)np}, ad);
         if (D) {   /* + (M + B + h D)^-1 E fdot */
             const double *fdot = scratch + (size_t)d * 9 * (size_t)nv + nv;
             memset(D->e, 0, sizeof(double) * (size_t)nv);

@@ -43,10 +43,9 @@ void sid_euler_after_jvp(const sid_step_ctx *c, const sid_step_io *io)
 void sid_euler_reverse(const sid_step_ctx *c, const sid_step_io *io, const double *a, const double *L,
                        const sid_step_adj *adj)
 {
-    const double *q = io->q, *v = io->v, *u = io->u, *q1bar = adj->q1bar, *v1bar = adj->v1bar;
-    double *qbar = adj->qbar, *vbar = adj->vbar, *thetabar = adj->thetabar;
+    const double *q = io->q, *v = io->v, *q1bar = adj->q1bar, *v1bar = adj->v1bar;
+    double *qbar = adj->bar.qbar, *vbar = adj->bar.vbar;
     const sid_model *m = c->m;
-    const double *theta = c->theta;
     sid_workspace *ws = c->ws;
     const double h = c->h;
     const int nv = m->nv;
@@ -58,8 +57,8 @@ void sid_euler_reverse(const sid_step_ctx *c, const sid_step_io *io, const doubl
         vbar[i] += abar[i];
         abar[i] *= h;
     }
-    sid_fd_vjp_factored(&(sid_fd_point){m, theta, ws, c->fx, q, v, u, h}, a, L, abar,
-                        &(sid_state_bar){qbar, vbar, thetabar});
+    const sid_fd_point at = sid_step_point(c, io, h);
+    sid_fd_vjp_factored(&at, a, L, abar, &adj->bar);
 }
 
 sid_status sid_euler_vjp_taped(const sid_step_ctx *c, const sid_step_io *io, const double *rec, const sid_step_adj *adj, sid_error *err)

@@ -47,20 +47,19 @@ sid_status sid_dry_accel(const sid_fd_point *p, int want_ac, int want_a, sid_err
     return SID_OK;
 }
 
-static sid_status dry_accel(const sid_step_ctx *c, const double *q, const double *v, const double *u, int want_ac,
-                            sid_error *err)
+static sid_status dry_accel(const sid_step_ctx *c, const sid_step_io *io, int want_ac, sid_error *err)
 {
-    const sid_fd_point p = {c->m, c->theta, c->ws, c->fx, q, v, u, c->h};
+    const sid_fd_point p = sid_step_point(c, io, c->h);
     return sid_dry_accel(&p, want_ac, 1, err);
 }
 
 sid_status sid_dry_step(const sid_step_ctx *c, const sid_step_io *io, sid_error *err)
 {
-    const double *q = io->q, *v = io->v, *u = io->u;
+    const double *q = io->q, *v = io->v;
     double *q1 = io->q1, *v1 = io->v1, *rec = io->rec;
     const struct sid_dry *D = c->ws->dry;
     const size_t nv = (size_t)c->m->nv, nf = (size_t)D->nf;
-    sid_status s = dry_accel(c, q, v, u, rec != NULL, err);
+    sid_status s = dry_accel(c, io, rec != NULL, err);
     if (s) return s;
     for (size_t i = 0; i < nv; i++) v1[i] = v[i] + c->h * D->a[i];
     sid_integrate_q(c->m, q, v1, c->h, q1);
@@ -78,19 +77,24 @@ sid_status sid_dry_step(const sid_step_ctx *c, const sid_step_io *io, sid_error 
 /* The adjoint once the scratch holds the step's a, ac, factors and solution. */
 static void dry_reverse(const sid_step_ctx *c, const sid_step_io *io, const sid_step_adj *adj)
 {
-    const sid_model *m = c->m;
-    sid_workspace *ws = c->ws;
-    struct sid_dry *D = ws->dry;
     /* euler.c's adjoint with f held; its solve w = (M + B + h D)^-1 abar is f's adjoint */
-    sid_euler_reverse(c, io, D->a, D->Lh, adj);
+    sid_euler_reverse(c, io, c->ws->dry->a, c->ws->dry->Lh, adj);
+    const sid_fd_point p0 = sid_step_point(c, io, 0);
+    sid_dry_rows_vjp(&p0, &adj->bar);
+}
+
+void sid_dry_rows_vjp(const sid_fd_point *p, const sid_state_bar *bar)
+{
+    sid_workspace *ws = p->ws;
+    struct sid_dry *D = ws->dry;
     for (int j = 0; j < D->nf; j++) D->t[j] = D->sgn[j] * ws->w[D->dof[j]];
-    sid_dry_vjp_solution(m, ws, D->t, adj->qbar, adj->vbar, adj->thetabar);
-    sid_fd_vjp_factored(&(sid_fd_point){m, c->theta, ws, c->fx, io->q, io->v, io->u, 0}, D->ac, D->Lp, D->abar, &(sid_state_bar){adj->qbar, adj->vbar, adj->thetabar});
+    sid_dry_vjp_solution(p->m, ws, D->t, bar);
+    sid_fd_vjp_factored(p, D->ac, D->Lp, D->abar, bar);
 }
 
 sid_status sid_dry_vjp(const sid_step_ctx *c, const sid_step_io *io, const sid_step_adj *adj, sid_error *err)
 {
-    sid_status s = dry_accel(c, io->q, io->v, io->u, 1, err);
+    sid_status s = dry_accel(c, io, 1, err);
     if (s) return s;
     dry_reverse(c, io, adj);
     return SID_OK;
@@ -108,7 +112,8 @@ sid_status sid_dry_vjp_taped(const sid_step_ctx *c, const sid_step_io *io, const
     memcpy(D->Lp, rec + 2 * nv + nv * nv, sizeof(double) * nv * nv);
     memcpy(D->f, rec + 2 * nv + 2 * nv * nv, sizeof(double) * nf);
     for (size_t j = 0; j < nf; j++) D->state[j] = (int)rec[2 * nv + 2 * nv * nv + nf + j];
-    sid_dry_restore(&(sid_fd_point){c->m, c->theta, c->ws, c->fx, io->q, io->v, io->u, c->h});
+    const sid_fd_point p = sid_step_point(c, io, c->h);
+    sid_dry_restore(&p);
     dry_reverse(c, io, adj);
     return SID_OK;
 }
@@ -117,20 +122,21 @@ sid_status sid_dry_vjp_taped(const sid_step_ctx *c, const sid_step_io *io, const
  * then the step's tangent at a with M + B + h D and E fdot added. */
 sid_status sid_dry_jvp(const sid_step_ctx *c, const sid_step_io *io, const sid_step_dirs *dirs, sid_error *err)
 {
-    const double *q = io->q, *v = io->v, *u = io->u;
-    int ndir = dirs->ndir;
-    const double *thetadot = dirs->thetadot;
+    const double *q = io->q, *v = io->v, *thetadot = dirs->thetadot;
+    const int ndir = dirs->ndir;
     double *qdot = dirs->qdot, *vdot = dirs->vdot, *scratch = dirs->scratch;
     const sid_model *m = c->m;
-    const double *theta = c->theta;
     sid_workspace *ws = c->ws;
     struct sid_dry *D = ws->dry;
     const double h = c->h;
     const int nq = m->nq, nv = m->nv, np = m->nparam;
     const size_t nn = sizeof(double) * (size_t)nv * (size_t)nv;
     double *t = scratch, *ad = scratch + nv, *fd = scratch + 2 * nv, *v1 = scratch + 3 * nv;   /* 4 nv of 9 nv */
-    sid_status s = dry_accel(c, q, v, u, 1, err);
+    sid_status s = dry_accel(c, io, 1, err);
     if (s) return s;
+    /* the forward dynamics with M + B (hd = 0: ac) and with M + B + h D (a), with the pushes'
+     * (and any contact's) forces */
+    const sid_fd_point p0 = sid_step_point(c, io, 0), ph = sid_step_point(c, io, h);
     for (int i = 0; i < nv; i++) v1[i] = v[i] + h * D->a[i];
     /* with many directions, the Jacobian rows of both forward dynamics once (fd.h) instead of
      * both RNEAs and tangents per direction */
@@ -138,27 +144,27 @@ sid_status sid_dry_jvp(const sid_step_ctx *c, const sid_step_io *io, const sid_s
     double *rows_c = ws->jrows, *rows_a = ws->jrows + (size_t)nv * (size_t)(nq + nv + c->ncols);
     if (rows) {
         memcpy(ws->M, D->Lp, nn);
-        sid_fd_jvp_at(&(sid_fd_point){m, theta, ws, c->fx, NULL, v, NULL, 0}, D->ac);
-        sid_fd_jacobian_rows(&(sid_fd_point){m, theta, ws, c->fx, q, v, u, 0}, D->ac, c->ncols, c->cols, rows_c);
+        sid_fd_jvp_at(&p0, D->ac);
+        sid_fd_jacobian_rows(&p0, D->ac, c->ncols, c->cols, rows_c);
         memcpy(ws->M, D->Lh, nn);
-        sid_fd_jvp_at(&(sid_fd_point){m, theta, ws, c->fx, NULL, v, NULL, 0}, D->a);
-        sid_fd_jacobian_rows(&(sid_fd_point){m, theta, ws, c->fx, q, v, u, h}, D->a, c->ncols, c->cols, rows_a);
+        sid_fd_jvp_at(&ph, D->a);
+        sid_fd_jacobian_rows(&ph, D->a, c->ncols, c->cols, rows_a);
     }
     for (int d = 0; d < ndir; d++) {
         double *qd = qdot + (size_t)d * (size_t)nq, *vd = vdot + (size_t)d * (size_t)nv;
-        const double *thd = thetadot + (size_t)d * (size_t)np;
+        const sid_state_dir dir = {qd, vd, thetadot + (size_t)d * (size_t)np};
         if (rows) {
-            sid_fd_jvp_rows(m, rows_c, c->ncols, c->cols, &(sid_state_dir){qd, vd, thd}, t);
-            sid_dry_jvp_solution(m, ws, t, &(sid_state_dir){qd, vd, thd}, fd);
-            sid_fd_jvp_rows(m, rows_a, c->ncols, c->cols, &(sid_state_dir){qd, vd, thd}, ad);
+            sid_fd_jvp_rows(m, rows_c, c->ncols, c->cols, &dir, t);
+            sid_dry_jvp_solution(m, ws, t, &dir, fd);
+            sid_fd_jvp_rows(m, rows_a, c->ncols, c->cols, &dir, ad);
         } else {
             memcpy(ws->M, D->Lp, nn);
-            sid_fd_jvp_at(&(sid_fd_point){m, theta, ws, c->fx, NULL, v, NULL, 0}, D->ac);   /* with the pushes' (and any contact's) forces */
-            sid_fd_jvp_dir(&(sid_fd_point){m, theta, ws, c->fx, q, v, u, 0}, D->ac, &(sid_state_dir){qd, vd, thd}, t);
-            sid_dry_jvp_solution(m, ws, t, &(sid_state_dir){qd, vd, thd}, fd);
+            sid_fd_jvp_at(&p0, D->ac);
+            sid_fd_jvp_dir(&p0, D->ac, &dir, t);
+            sid_dry_jvp_solution(m, ws, t, &dir, fd);
             memcpy(ws->M, D->Lh, nn);
-            sid_fd_jvp_at(&(sid_fd_point){m, theta, ws, c->fx, NULL, v, NULL, 0}, D->a);
-            sid_fd_jvp_dir(&(sid_fd_point){m, theta, ws, c->fx, q, v, u, h}, D->a, &(sid_state_dir){qd, vd, thd}, ad);
+            sid_fd_jvp_at(&ph, D->a);
+            sid_fd_jvp_dir(&ph, D->a, &dir, ad);
         }
         memset(D->e, 0, sizeof(double) * (size_t)nv);
         for (int j = 0; j < D->nf; j++) D->e[D->dof[j]] += D->sgn[j] * fd[j];

@@ -76,7 +76,7 @@ static sid_status rk4_reverse(const sid_step_ctx *c, const sid_step_io *io, cons
                               const sid_step_adj *adj, sid_error *err)
 {
     const double *q = io->q, *v = io->v, *u = io->u, *q1bar = adj->q1bar, *v1bar = adj->v1bar;
-    double *qbar = adj->qbar, *vbar = adj->vbar, *thetabar = adj->thetabar;
+    double *qbar = adj->bar.qbar, *vbar = adj->bar.vbar, *thetabar = adj->bar.thetabar;
     const sid_model *m = c->m;
     sid_workspace *ws = c->ws;
     const double h = c->h;

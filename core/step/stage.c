@@ -92,12 +92,12 @@ static sid_status dry_accel(const sid_step_ctx *c, const sid_stage_at *at, doubl
 static sid_status dry_vjp(const sid_step_ctx *c, const sid_stage_at *at, const double *rec, const double *abar,
                           const sid_state_bar *bar, sid_error *err)
 {
-    const double *q = at->q, *v = at->v, *u = at->u;
     const sid_model *m = c->m;
     sid_workspace *ws = c->ws;
     struct sid_dry *D = ws->dry;
     const int nv = m->nv;
     const size_t nn = (size_t)nv * (size_t)nv, nf = (size_t)D->nf;
+    const sid_fd_point ph = {m, c->theta, ws, c->fx, at->q, at->v, at->u, c->h};   /* the rows' time constant: the step's */
     sid_status s;
     if (rec) {   /* the stage again from its record, solving nothing */
         if ((s = sid_dry_prepare(m, c->theta, ws, err))) return s;
@@ -105,15 +105,15 @@ static sid_status dry_vjp(const sid_step_ctx *c, const sid_stage_at *at, const d
         memcpy(D->f, rec + nn, sizeof(double) * nf);
         for (size_t j = 0; j < nf; j++) D->state[j] = (int)rec[nn + nf + j];
         memcpy(D->ac, at->a, sizeof(double) * (size_t)nv);
-        sid_dry_restore(&(sid_fd_point){m, c->theta, ws, c->fx, q, v, u, c->h});
-    } else if ((s = sid_dry_accel(&(sid_fd_point){m, c->theta, ws, c->fx, q, v, u, c->h}, 1, 0, err))) {
+        sid_dry_restore(&ph);
+    } else if ((s = sid_dry_accel(&ph, 1, 0, err))) {
         return s;
     }
     /* f's adjoint: the rows of w = (M + B)^-1 abar */
     memcpy(D->e, abar, sizeof(double) * (size_t)nv);
     sid_factor_solve(m, D->Lp, D->e);
     for (int j = 0; j < D->nf; j++) D->t[j] = D->sgn[j] * D->e[D->dof[j]];
-    sid_dry_vjp_solution(m, ws, D->t, bar->qbar, bar->vbar, bar->thetabar);
+    sid_dry_vjp_solution(m, ws, D->t, bar);
     for (int i = 0; i < nv; i++) D->e[i] = abar[i] + D->abar[i];
     const sid_fd_point p = stage_point(c, at);
     sid_fd_vjp_factored(&p, D->ac, D->Lp, D->e, bar);

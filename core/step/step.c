@@ -153,7 +153,7 @@ sid_status sid_step_vjp(const sid_model *m, const double *theta, sid_workspace *
     if (!sv) return SID_ERR_INPUT;
     const sid_step_ctx c = sid_step_context(sv, m, theta, ws, h);
     const sid_step_io io = {q, v, u, NULL, NULL, NULL};
-    const sid_step_adj adj = {q1bar, v1bar, qbar, vbar, thetabar};
+    const sid_step_adj adj = {q1bar, v1bar, {qbar, vbar, thetabar}};
     return sv->vjp(&c, &io, &adj, err);
 }
 

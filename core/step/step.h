@@ -70,7 +70,7 @@ typedef struct {
  * vbar and thetabar (nparam). */
 typedef struct {
     const double *q1bar, *v1bar;
-    double *qbar, *vbar, *thetabar;
+    sid_state_bar bar;   /* qbar, vbar, thetabar */
 } sid_step_adj;
 
 /* A step's tangents for ndir directions: on entry qdot (ndir x nq) and vdot (ndir x nv) hold
@@ -183,6 +183,12 @@ void sid_euler_reverse(const sid_step_ctx *c, const sid_step_io *io, const doubl
  * want_a, a stage's: a0, f, ac and D->Lp only (ws->M holds D->Lp's factor). The Euler,
  * hard-contact and RK4 (stage.c) steps with dry friction take theirs from it. */
 sid_status sid_dry_accel(const sid_fd_point *p, int want_ac, int want_a, sid_error *err);
+/* euler_dry.c: the dry rows' share of a step's adjoint at p (hd = 0; p's forces those of the
+ * step's dynamics without the rows), after the step's own adjoint left w in ws->w: the rows'
+ * torques f enter as a joint force held, so their adjoint is E^T w; then the rows' solution's
+ * own adjoint, whose a0 and A part is a forward-dynamics adjoint at ac with M + B. Used by
+ * Euler with dry friction and by hard contact. */
+void sid_dry_rows_vjp(const sid_fd_point *p, const sid_state_bar *bar);
 
 /* euler_dry.c: Euler with joint dry friction (dry_friction.h); record (a, ac, both factors, f, states). */
 sid_status sid_dry_step(const sid_step_ctx *c, const sid_step_io *io, sid_error *err);
