@@ -290,7 +290,7 @@ install: $(BIN) $(SO) $(B)/lib/libsysid.a $(B)/sysid.1
 	ln -sf libsysid.so.$(LIBVERSION) $(DESTDIR)$(LIBDIR)/libsysid.so.$(SOVERSION)
 	ln -sf libsysid.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libsysid.so
 	$(INSTALL) -m 644 $(B)/lib/libsysid.a $(DESTDIR)$(LIBDIR)/libsysid.a
-	$(INSTALL) -m 644 include/sysid/sid.h include/sysid/sid_io.h $(DESTDIR)$(INCLUDEDIR)/sysid/
+	$(INSTALL) -m 644 include/sysid/sid.h include/sysid/sid_params.h include/sysid/sid_io.h $(DESTDIR)$(INCLUDEDIR)/sysid/
 	$(INSTALL) -m 644 $(B)/sysid.pc $(DESTDIR)$(LIBDIR)/pkgconfig/sysid.pc
 	$(INSTALL) -m 644 $(B)/sysid.1 $(DESTDIR)$(MANDIR)/man1/sysid.1
 	$(INSTALL) -m 644 tools/sysid.bash $(DESTDIR)$(BASHCOMPDIR)/sysid
@@ -298,7 +298,7 @@ install: $(BIN) $(SO) $(B)/lib/libsysid.a $(B)/sysid.1
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/sysid $(DESTDIR)$(LIBDIR)/libsysid.so.$(LIBVERSION) \
 	    $(DESTDIR)$(LIBDIR)/libsysid.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libsysid.so $(DESTDIR)$(LIBDIR)/libsysid.a \
-	    $(DESTDIR)$(INCLUDEDIR)/sysid/sid.h $(DESTDIR)$(INCLUDEDIR)/sysid/sid_io.h \
+	    $(DESTDIR)$(INCLUDEDIR)/sysid/sid.h $(DESTDIR)$(INCLUDEDIR)/sysid/sid_params.h $(DESTDIR)$(INCLUDEDIR)/sysid/sid_io.h \
 	    $(DESTDIR)$(LIBDIR)/pkgconfig/sysid.pc $(DESTDIR)$(MANDIR)/man1/sysid.1 $(DESTDIR)$(BASHCOMPDIR)/sysid
 	-rmdir $(DESTDIR)$(INCLUDEDIR)/sysid 2>/dev/null
 

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "mjcf_internal.h"
+#include "names.h"
 #include "numfmt.h"
 #include "textbuf.h"
 
@@ -41,9 +42,9 @@ static void link(textbuf *b, const char *name, const mjcf_body *B, const double 
     if (B && B->inertia_from != MJ_INERTIA_NONE && B->mass > 0) {
         double com[3] = { B->com[0] - off[0], B->com[1] - off[1], B->com[2] - off[2] };
         static const char *const k[6] = { "ixx", "iyy", "izz", "ixy", "ixz", "iyz" };
-        tb_printf(b, ", \"mass\": ");
+        tb_printf(b, ", \"%s\": ", param_key(SID_P_MASS));
         num(b, B->mass);
-        tb_printf(b, ", \"com\": ");
+        tb_printf(b, ", \"%s\": ", param_key(SID_P_COM));
         vec(b, com, 3);
         tb_printf(b, ",\n      \"inertia\": {");
         for (int i = 0; i < 6; i++) {
@@ -76,29 +77,32 @@ static void joint_fields(textbuf *b, const mjcf_joint *j)
     tb_printf(b, ", \"axis\": ");
     vec(b, j->axis, 3);
     if (j->armature != 0) {
-        tb_printf(b, ",\n      \"armature\": ");
+        tb_printf(b, ",\n      \"%s\": ", param_key(SID_P_ARMATURE));
         num(b, j->armature);
     }
     if (j->damping != 0 || j->frictionloss != 0) {
         tb_printf(b, ",\n      \"friction\": {");
-        if (j->damping != 0) tb_printf(b, " \"viscous\": "), num(b, j->damping);
-        if (j->frictionloss != 0) tb_printf(b, "%s \"coulomb\": ", j->damping != 0 ? "," : ""), num(b, j->frictionloss);
+        if (j->damping != 0) tb_printf(b, " \"%s\": ", param_key(SID_P_VISCOUS)), num(b, j->damping);
+        if (j->frictionloss != 0)
+            tb_printf(b, "%s \"%s\": ", j->damping != 0 ? "," : "", param_key(SID_P_COULOMB)), num(b, j->frictionloss);
         if (j->frictionloss > 0) tb_printf(b, ", \"model\": \"dry\"");   /* MuJoCo's frictionloss, as it is */
         tb_printf(b, " }");
     }
     if (j->motor) {
-        tb_printf(b, ",\n      \"motor\": { \"input\": \"%s\", \"gear\": ",
-                  j->servo == SID_MOTOR_POSITION ? "position" : j->servo == SID_MOTOR_VELOCITY ? "velocity" : "torque");
+        tb_printf(b, ",\n      \"motor\": { \"input\": \"%s\", \"%s\": ",
+                  j->servo == SID_MOTOR_POSITION ? "position" : j->servo == SID_MOTOR_VELOCITY ? "velocity" : "torque",
+                  param_key(SID_P_GEAR));
         num(b, j->gear);
-        if (j->servo == SID_MOTOR_POSITION) tb_printf(b, ", \"kp\": "), num(b, j->kp);
-        if (j->servo == SID_MOTOR_VELOCITY || (j->servo && j->kd != 0)) tb_printf(b, ", \"kd\": "), num(b, j->kd);
-        if (j->servo && j->has_limit) tb_printf(b, ", \"limit\": "), num(b, j->limit);
+        if (j->servo == SID_MOTOR_POSITION) tb_printf(b, ", \"%s\": ", param_key(SID_P_KP)), num(b, j->kp);
+        if (j->servo == SID_MOTOR_VELOCITY || (j->servo && j->kd != 0))
+            tb_printf(b, ", \"%s\": ", param_key(SID_P_KD)), num(b, j->kd);
+        if (j->servo && j->has_limit) tb_printf(b, ", \"%s\": ", param_key(SID_P_SERVO_LIMIT)), num(b, j->limit);
         tb_printf(b, " }");
     }
     if (j->limited) {
-        tb_printf(b, ",\n      \"limit\": { \"lower\": ");
+        tb_printf(b, ",\n      \"limit\": { \"%s\": ", param_key(SID_P_LIMIT_LOWER));
         num(b, j->range[0]);
-        tb_printf(b, ", \"upper\": ");
+        tb_printf(b, ", \"%s\": ", param_key(SID_P_LIMIT_UPPER));
         num(b, j->range[1]);
         tb_printf(b, ", \"model\": \"constraint\" }");   /* MuJoCo's limit, as it is */
     }

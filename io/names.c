@@ -2,6 +2,7 @@
 #include "names.h"
 
 #include <stdio.h>
+#include <string.h>
 
 const char *names_choice(char *buf, size_t n, const char *(*name)(int), int quoted)
 {
@@ -15,4 +16,10 @@ const char *names_choice(char *buf, size_t n, const char *(*name)(int), int quot
         len += (size_t)w;
     }
     return buf;
+}
+
+const char *param_key(sid_param_kind kind)
+{
+    const char *key = sid_param_row_of(kind, 0)->key, *dot = strrchr(key, '.');
+    return dot ? dot + 1 : key;
 }

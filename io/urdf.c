@@ -20,6 +20,7 @@
 #include "warn.h"
 #include "kinematics.h"
 #include "linalg.h"
+#include "names.h"
 #include "numfmt.h"
 #include "robot_json.h"
 #include "textbuf.h"
@@ -627,9 +628,9 @@ static void put_link(textbuf *b, const ulink *l)
     tb_printf(b, "    { \"name\": ");
     put_str(b, l->name);
     if (l->has_mass) {
-        tb_printf(b, ", \"mass\": ");
+        tb_printf(b, ", \"%s\": ", param_key(SID_P_MASS));
         tb_exact(b, l->mass);
-        tb_printf(b, ", \"com\": ");
+        tb_printf(b, ", \"%s\": ", param_key(SID_P_COM));
         put_vec(b, l->com);
         tb_printf(b, ",\n      \"inertia\": {");
         for (int k = 0; k < 6; k++) {
@@ -667,8 +668,9 @@ static void put_joint(textbuf *b, const urdf_doc *u, const ujoint *j)
     put_vec(b, j->axis);
     if (j->has_damping || j->has_friction) {
         tb_printf(b, ",\n      \"friction\": {");
-        if (j->has_damping) tb_printf(b, " \"viscous\": "), tb_exact(b, j->damping);
-        if (j->has_friction) tb_printf(b, "%s \"coulomb\": ", j->has_damping ? "," : ""), tb_exact(b, j->friction);
+        if (j->has_damping) tb_printf(b, " \"%s\": ", param_key(SID_P_VISCOUS)), tb_exact(b, j->damping);
+        if (j->has_friction)
+            tb_printf(b, "%s \"%s\": ", j->has_damping ? "," : "", param_key(SID_P_COULOMB)), tb_exact(b, j->friction);
         if (j->has_friction && j->friction > 0) tb_printf(b, ", \"model\": \"dry\"");   /* zero: no model to choose */
         tb_printf(b, " }");
     }

@@ -27,6 +27,7 @@ cat >"$TMP/want" <<'LIST'
 ./usr/bin/sysid
 ./usr/include/sysid/sid.h
 ./usr/include/sysid/sid_io.h
+./usr/include/sysid/sid_params.h
 ./usr/lib/libsysid.a
 ./usr/lib/libsysid.so
 ./usr/lib/libsysid.so.1

@@ -67,9 +67,9 @@ static double spring_energy(double b, double w, double k, double x)
 static double energy(const sid_model *m, const double *th, sid_workspace *ws, const double *q, const double *v)
 {
     const int pb = tu_param(m, "joints.shoulder.backlash.width");
-    const double Jm = th[pb + P_BL_INERTIA], x = q[1] - q[0];
+    const double Jm = th[pb + P_BACKLASH_INERTIA], x = q[1] - q[0];
     return sid_energy(m, th, ws, q, v) + 0.5 * Jm * v[1] * v[1] +
-           spring_energy(th[pb + P_BL_WIDTH], th[pb + P_BL_SMOOTHING], th[pb + P_BL_STIFFNESS], x);
+           spring_energy(th[pb + P_BACKLASH_WIDTH], th[pb + P_BACKLASH_SMOOTHING], th[pb + P_BACKLASH_STIFFNESS], x);
 }
 
 /* Simulate 1 s from link q = 0.8, motor 0.12 rad ahead (spring loaded), no torque; the

@@ -54,7 +54,7 @@ static double gap(const sid_model *m, const double *theta, sid_workspace *ws, co
     const int b = m->sphere[s].body;
     const double *ps = theta + m->sphere[s].p;
     const sid_v3 x = sid_v3_add(ws->pw[b], sid_m3_mul_v3(&ws->Rw[b], sid_v3_load(ps + P_SPHERE_XYZ)));
-    return x.z - ps[P_SPHERE_RADIUS] - theta[m->p_ground + P_HEIGHT];
+    return x.z - ps[P_SPHERE_RADIUS] - theta[m->p_ground + P_GROUND_HEIGHT];
 }
 
 /* Quaternion of a rotation by angle t about the unit axis (x, y, z). */
@@ -616,7 +616,7 @@ START_TEST(unknown_friction)
     double *theta;
     sid_model *m = hard_robot(0, 0.5, &theta);
     const int nq = m->nq, nv = m->nv, nx = nq + nv, n = 150, np = m->nparam;
-    const int jmu = m->p_ground + P_FRICTION;
+    const int jmu = m->p_ground + P_GROUND_FRICTION;
     const double h = 1e-3;
     sid_workspace *ws = sid_workspace_create(m);
     double *xs = malloc(sizeof(double) * (size_t)((n + 1) * nx)), *xl = malloc(sizeof(double) * (size_t)((n + 1) * nx));
@@ -771,7 +771,7 @@ START_TEST(window_gradient_ball)
     for (int j = 0; j < np; j++) theta[j] *= tu_uniform(&seed, 0.9, 1.1);
     theta[m->sphere[0].p + P_SPHERE_XYZ + 0] = 0.002;
     theta[m->sphere[0].p + P_SPHERE_XYZ + 2] = -0.003;
-    theta[m->p_ground + P_HEIGHT] = 0.004;
+    theta[m->p_ground + P_GROUND_HEIGHT] = 0.004;
     sid_loss_opts o;
     sid_loss_opts_defaults(&o);
     o.window = 0.1;

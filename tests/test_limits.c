@@ -281,7 +281,9 @@ static void box_check(sid_integrator integ, sid_contact_model contact)
     if (ev > worst) worst = ev, snprintf(where, sizeof where, "v.hip %.10g vs fd %.10g", vbar[6], fv);
     for (int j = 0; j < np; j++) {
         const sid_param_info *pi = sid_model_param(p.m, j);
-        if (pi->kind < SID_P_LIMIT_LOWER) continue;
+        if (pi->row->block != SID_BLOCK_LIMIT_LOWER && pi->row->block != SID_BLOCK_LIMIT_UPPER &&
+            pi->row->block != SID_BLOCK_LIMIT)
+            continue;
         const int bound = pi->kind == SID_P_LIMIT_LOWER || pi->kind == SID_P_LIMIT_UPPER;
         const double num = step_fd(&p, &p.theta[j], bound ? SHARP : 1e-6), e = tu_rel_err(thetabar[j], num, 1e-9);
         if (e > worst) worst = e, snprintf(where, sizeof where, "%s %.10g vs fd %.10g", pi->name, thetabar[j], num);

@@ -131,48 +131,67 @@ START_TEST(glob_matcher)
 }
 END_TEST
 
-/* The parameter table lays theta out so that model.h's block offsets name the right kinds, and
- * every parameter's row, unit, name and path agree with the table. */
-START_TEST(parameter_table_layout)
+/* The parameter table lays theta out so that model.h's block offsets (generated from
+ * sid_params.h) name the right kinds: every parameter of a random robot with every feature sits
+ * at its kind's offset (plus its component) from the start of its block; and every parameter's
+ * row, unit, name and path agree with the table. */
+#define KIND_OFFSET(kind, ...) [SID_P_##kind] = P_##kind,
+static const int kind_offset[SID_NPARAM_KIND] = {SID_PARAM_TABLE(SID_IGNORE_, KIND_OFFSET, SID_IGNORE_)};
+
+/* Every parameter of m sits at its kind's offset (plus its component) from its block's first. */
+static void check_block_offsets(const sid_model *m, int *seen)
 {
-    sid_robot_desc *d = tu_random_robot(5, 6, TU_ALL);
-    sid_model *m;
-    double *theta;
-    sid_error err = {0};
-    ck_assert_int_eq(sid_model_create(&m, &theta, d, &err), SID_OK);
-    static const struct { sid_param_block block; int off; sid_param_kind kind; } at[] = {
-        {SID_BLOCK_INERTIAL, P_MASS, SID_P_MASS}, {SID_BLOCK_INERTIAL, P_COM + 2, SID_P_COM},
-        {SID_BLOCK_INERTIAL, P_INERTIA + 5, SID_P_INERTIA}, {SID_BLOCK_ORIGIN, P_RPY, SID_P_RPY},
-        {SID_BLOCK_DOF, P_ARMATURE, SID_P_ARMATURE}, {SID_BLOCK_DOF, P_VISCOUS, SID_P_VISCOUS},
-        {SID_BLOCK_DOF, P_COULOMB, SID_P_COULOMB}, {SID_BLOCK_DOF, P_SMOOTHING, SID_P_SMOOTHING},
-        {SID_BLOCK_DOF, P_OFFSET, SID_P_OFFSET},
-        {SID_BLOCK_STRIBECK, P_STRIBECK_VELOCITY, SID_P_STRIBECK_VELOCITY},
-        {SID_BLOCK_MOTOR, P_KT, SID_P_KT}, {SID_BLOCK_MOTOR, P_RESISTANCE, SID_P_RESISTANCE},
-    };
-    int checked = 0;
-    for (int b = 1; b < m->nbody; b++) {
-        const sid_body *bd = &m->body[b];
-        const int start[] = {[SID_BLOCK_INERTIAL] = bd->p_inertial, [SID_BLOCK_ORIGIN] = bd->p_origin,
-                             [SID_BLOCK_DOF] = bd->p_dof, [SID_BLOCK_STRIBECK] = bd->p_stribeck,
-                             [SID_BLOCK_MOTOR] = bd->motor == SID_MOTOR_VOLTAGE ? bd->p_motor : -1};
-        for (size_t k = 0; k < sizeof at / sizeof at[0]; k++)
-            if (start[at[k].block] >= 0) {
-                ck_assert_int_eq(m->param[start[at[k].block] + at[k].off].kind, at[k].kind);
-                checked++;
-            }
-    }
-    ck_assert_int_gt(checked, 30);
     for (int i = 0; i < sid_model_nparam(m); i++) {
         const sid_param_info *p = sid_model_param(m, i);
+        int start = i;   /* the block's first parameter: the same owner and block since */
+        while (start > 0 && sid_model_param(m, start - 1)->row->block == p->row->block &&
+               sid_model_param(m, start - 1)->row->owner == p->row->owner && sid_model_param(m, start - 1)->owner == p->owner)
+            start--;
+        ck_assert_msg(i - start == kind_offset[p->kind] + p->comp, "%s: at %d of its block, P_ offset %d + %d", p->name,
+                      i - start, kind_offset[p->kind], p->comp);
+        seen[p->kind] = 1;
         ck_assert_ptr_eq(p->row, sid_param_row_of(p->kind, p->comp));
         char path[160];
         sid_model_param_path(m, i, path, sizeof path);
         ck_assert_msg(strstr(path, p->row->key) || p->row->comp_key, "%s: path %s", p->name, path);
         ck_assert(p->unit && p->unit[0]);
     }
+}
+
+START_TEST(parameter_table_layout)
+{
+    /* a random robot given every joint feature: servos (position, velocity, a torque limit),
+     * then on the others backlash, a torque sensor, a delay, direction- and load-dependent
+     * friction and a limit with its gains; and a box with a leg on the ground */
+    sid_robot_desc *d = tu_random_robot(5, 8, TU_ALL);
+    tu_servos(d, 5, 1, 2);
+    int moving = 0;
+    for (int j = 0; j < d->njoint; j++) {
+        sid_joint_desc *jd = &d->joint[j];
+        if (jd->type != SID_JOINT_REVOLUTE && jd->type != SID_JOINT_PRISMATIC) continue;
+        if (moving++ < 3) continue;   /* the first three keep their servos */
+        jd->motor = SID_MOTOR_VOLTAGE, jd->resistance = 2;
+        jd->has_backlash = 1, jd->backlash_width = 0.01, jd->backlash_stiffness = 100, jd->backlash_inertia = 1e-3;
+        jd->has_torque_sensor = 1, jd->sensor_gain = 1;
+        jd->has_delay = 1, jd->delay = 0.01;
+        jd->has_coulomb_negative = jd->has_friction_load = 1, jd->coulomb_negative = 0.1, jd->friction_load = 0.01;
+        jd->has_limit_lower = jd->has_limit_upper = jd->has_limit_stiffness = jd->has_limit_damping = 1;
+        jd->limit_lower = -1, jd->limit_upper = 1, jd->limit_stiffness = 100, jd->limit_damping = 1;
+    }
+    sid_model *m;
+    double *theta;
+    sid_error err = {0};
+    ck_assert_msg(sid_model_create(&m, &theta, d, &err) == SID_OK, "%s", err.msg);
+    int seen[SID_NPARAM_KIND] = {0};
+    check_block_offsets(m, seen);
     sid_model_free(m);
     sid_free(theta);
     tu_desc_free(d);
+    m = tu_box_robot(1, SID_CONTACT_COMPLIANT, 1, &theta);
+    check_block_offsets(m, seen);
+    sid_model_free(m);
+    sid_free(theta);
+    for (int k = 0; k < SID_NPARAM_KIND; k++) ck_assert_msg(seen[k], "kind %d: in neither robot", k);
 }
 END_TEST
 

@@ -144,7 +144,8 @@ static double check_vjp(unsigned seed, int euler, double *worst_servo)
             if (fabs(num) > 1e-3) ws = fmax(ws, fabs(thetabar[j] - num) / fabs(num));   /* the report's figure */
             nservo++;
             nlimit += pi->kind == SID_P_SERVO_LIMIT;
-            gmax[pi->kind - SID_P_KP] = fmax(gmax[pi->kind - SID_P_KP], fabs(thetabar[j]));
+            const int k = pi->kind == SID_P_KP ? 0 : pi->kind == SID_P_KD ? 1 : 2;
+            gmax[k] = fmax(gmax[k], fabs(thetabar[j]));
         }
     }
     ck_assert_int_ge(nservo, 9);

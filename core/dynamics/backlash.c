@@ -24,7 +24,7 @@ typedef struct {
 
 static coupling couple(const double *pb, double x, double xd)
 {
-    const double b = pb[P_BL_WIDTH], k = pb[P_BL_STIFFNESS], c = pb[P_BL_DAMPING], w = pb[P_BL_SMOOTHING];
+    const double b = pb[P_BACKLASH_WIDTH], k = pb[P_BACKLASH_STIFFNESS], c = pb[P_BACKLASH_DAMPING], w = pb[P_BACKLASH_SMOOTHING];
     const double a = (x - b / 2) / w, e = (-x - b / 2) / w;
     const double sa = logistic(a), se = logistic(e), pa = sa * (1 - sa), pe = se * (1 - se);
     const double dz = w * (softplus(a) - softplus(e)), g = sa + se;
@@ -65,10 +65,10 @@ void sid_backlash_force_vjp(const sid_fd_point *p, const double *Fbar, const sid
         double *tb = thetabar + bd->p_backlash;
         if (qbar) qbar[bd->bl_q] += t * r.dx, qbar[bd->qadr] -= t * r.dx;
         if (vbar) vbar[bd->bl_v] += t * r.dxd, vbar[bd->vadr] -= t * r.dxd;
-        tb[P_BL_WIDTH] += t * r.db;
-        tb[P_BL_STIFFNESS] += t * r.dk;
-        tb[P_BL_DAMPING] += t * r.dc;
-        tb[P_BL_SMOOTHING] += t * r.dw;
+        tb[P_BACKLASH_WIDTH] += t * r.db;
+        tb[P_BACKLASH_STIFFNESS] += t * r.dk;
+        tb[P_BACKLASH_DAMPING] += t * r.dc;
+        tb[P_BACKLASH_SMOOTHING] += t * r.dw;
     }
 }
 
@@ -82,8 +82,8 @@ void sid_backlash_force_jvp(const sid_fd_point *p, const sid_state_dir *dir, dou
         const coupling r = couple(theta + bd->p_backlash, q[bd->bl_q] - q[bd->qadr], v[bd->bl_v] - v[bd->vadr]);
         const double *td = thd + bd->p_backlash;
         const double t = r.dx * (qd[bd->bl_q] - qd[bd->qadr]) + r.dxd * (vd[bd->bl_v] - vd[bd->vadr]) +
-                         r.db * td[P_BL_WIDTH] + r.dk * td[P_BL_STIFFNESS] + r.dc * td[P_BL_DAMPING] +
-                         r.dw * td[P_BL_SMOOTHING];
+                         r.db * td[P_BACKLASH_WIDTH] + r.dk * td[P_BACKLASH_STIFFNESS] + r.dc * td[P_BACKLASH_DAMPING] +
+                         r.dw * td[P_BACKLASH_SMOOTHING];
         Fdot[bd->vadr] += t;
         Fdot[bd->bl_v] -= t;
     }
@@ -93,7 +93,7 @@ void sid_backlash_inertia(const sid_model *m, const double *theta, double *A)
 {
     for (int b = 1; b < m->nbody && m->nbacklash; b++) {
         const sid_body *bd = &m->body[b];
-        if (bd->p_backlash >= 0) A[bd->bl_v * m->nv + bd->bl_v] += theta[bd->p_backlash + P_BL_INERTIA];
+        if (bd->p_backlash >= 0) A[bd->bl_v * m->nv + bd->bl_v] += theta[bd->p_backlash + P_BACKLASH_INERTIA];
     }
 }
 
@@ -101,7 +101,7 @@ void sid_backlash_inertia_vjp(const sid_model *m, const double *a, const double 
 {
     for (int b = 1; b < m->nbody && m->nbacklash; b++) {
         const sid_body *bd = &m->body[b];
-        if (bd->p_backlash >= 0) thetabar[bd->p_backlash + P_BL_INERTIA] -= a[bd->bl_v] * w[bd->bl_v];
+        if (bd->p_backlash >= 0) thetabar[bd->p_backlash + P_BACKLASH_INERTIA] -= a[bd->bl_v] * w[bd->bl_v];
     }
 }
 
@@ -109,7 +109,7 @@ void sid_backlash_inertia_jvp(const sid_model *m, const double *thd, const doubl
 {
     for (int b = 1; b < m->nbody && m->nbacklash; b++) {
         const sid_body *bd = &m->body[b];
-        if (bd->p_backlash >= 0) ad[bd->bl_v] -= thd[bd->p_backlash + P_BL_INERTIA] * a[bd->bl_v];
+        if (bd->p_backlash >= 0) ad[bd->bl_v] -= thd[bd->p_backlash + P_BACKLASH_INERTIA] * a[bd->bl_v];
     }
 }
 

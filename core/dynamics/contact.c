@@ -34,18 +34,18 @@ static sphere_state sphere_force(const sid_model *m, const double *theta, const 
     const double *ps = theta + m->sphere[c].p, *g = theta + m->p_ground;
     const sid_m3 *R = &ws->Rw[b];
     const sid_v3 cen = sid_v3_load(ps + P_SPHERE_XYZ), ez = {0, 0, 1};
-    const double r = ps[P_SPHERE_RADIUS], w = g[P_WIDTH];
+    const double r = ps[P_SPHERE_RADIUS], w = g[P_GROUND_WIDTH];
     sphere_state st;
     st.cp = sid_v3_sub(cen, sid_v3_scale(r, sid_m3_tmul_v3(R, ez)));
     const sid_v3 x = sid_v3_add(ws->pw[b], sid_m3_mul_v3(R, cen));
-    st.d = g[P_HEIGHT] + r - x.z;
+    st.d = g[P_GROUND_HEIGHT] + r - x.z;
     st.S = w * softplus(st.d / w);
     st.sig = logistic(st.d / w);
     st.vb = sid_v3_add(ws->v[b].l, sid_v3_cross(ws->v[b].w, st.cp));
     st.u = sid_m3_mul_v3(R, st.vb);
-    st.fn = st.S * (g[P_STIFFNESS] - g[P_DAMPING] * st.u.z);
-    st.nrm = sqrt(st.u.x * st.u.x + st.u.y * st.u.y + g[P_FSMOOTH] * g[P_FSMOOTH]);
-    const double ft = -g[P_FRICTION] * st.fn / st.nrm;
+    st.fn = st.S * (g[P_GROUND_STIFFNESS] - g[P_GROUND_DAMPING] * st.u.z);
+    st.nrm = sqrt(st.u.x * st.u.x + st.u.y * st.u.y + g[P_GROUND_SMOOTHING] * g[P_GROUND_SMOOTHING]);
+    const double ft = -g[P_GROUND_FRICTION] * st.fn / st.nrm;
     st.F = sid_v3_make(ft * st.u.x, ft * st.u.y, st.fn);
     return st;
 }
@@ -74,7 +74,7 @@ static void contact_forces_vjp(const sid_model *m, const double *theta, sid_work
         const sid_m3 *R = &ws->Rw[b];
         sid_m3 *Rb = &ws->Rwbar[b];
         const sid_v3 cen = sid_v3_load(ps + P_SPHERE_XYZ), ez = {0, 0, 1};
-        const double r = ps[P_SPHERE_RADIUS], w = g[P_WIDTH];
+        const double r = ps[P_SPHERE_RADIUS], w = g[P_GROUND_WIDTH];
         const sphere_state st = sphere_force(m, theta, ws, c);
         const sid_v3 Fb = sid_m3_tmul_v3(R, st.F);
         /* fext = (cp x Fb, Fb) */
@@ -85,14 +85,14 @@ static void contact_forces_vjp(const sid_model *m, const double *theta, sid_work
         const sid_v3 Fbar = sid_m3_mul_v3(R, Fbb);
         sid_m3_acc_outer(Rb, st.F, Fbb);
         /* F = (ft u_x, ft u_y, fn) with ft = -mu fn / nrm */
-        const double mu = g[P_FRICTION], s = g[P_FSMOOTH], n = st.nrm;
+        const double mu = g[P_GROUND_FRICTION], s = g[P_GROUND_SMOOTHING], n = st.nrm;
         const double utf = st.u.x * Fbar.x + st.u.y * Fbar.y;   /* u_t . ftbar */
         double fnb = Fbar.z - mu * utf / n;
         sid_v3 ub = sid_v3_make(-mu * st.fn * (Fbar.x / n - st.u.x * utf / (n * n * n)),
                                 -mu * st.fn * (Fbar.y / n - st.u.y * utf / (n * n * n)), 0);
         /* fn = S (k - D u_z) */
-        const double Sb = fnb * (g[P_STIFFNESS] - g[P_DAMPING] * st.u.z);
-        ub.z -= fnb * st.S * g[P_DAMPING];
+        const double Sb = fnb * (g[P_GROUND_STIFFNESS] - g[P_GROUND_DAMPING] * st.u.z);
+        ub.z -= fnb * st.S * g[P_GROUND_DAMPING];
         const double db = Sb * st.sig;
         /* u = R vb, vb = nu + w x cp */
         const sid_v3 vbb = sid_m3_tmul_v3(R, ub);
@@ -112,12 +112,12 @@ static void contact_forces_vjp(const sid_model *m, const double *theta, sid_work
         tsp[P_SPHERE_XYZ + 1] += cb.y;
         tsp[P_SPHERE_XYZ + 2] += cb.z;
         tsp[P_SPHERE_RADIUS] += db - sid_v3_dot(sid_m3_tmul_v3(R, ez), cpb);
-        tg[P_HEIGHT] += db;
-        tg[P_STIFFNESS] += fnb * st.S;
-        tg[P_DAMPING] -= fnb * st.S * st.u.z;
-        tg[P_FRICTION] -= (st.u.x * Fbar.x + st.u.y * Fbar.y) * st.fn / n;
-        tg[P_FSMOOTH] += mu * st.fn * utf * s / (n * n * n);
-        tg[P_WIDTH] += Sb * (softplus(st.d / w) - st.d / w * st.sig);
+        tg[P_GROUND_HEIGHT] += db;
+        tg[P_GROUND_STIFFNESS] += fnb * st.S;
+        tg[P_GROUND_DAMPING] -= fnb * st.S * st.u.z;
+        tg[P_GROUND_FRICTION] -= (st.u.x * Fbar.x + st.u.y * Fbar.y) * st.fn / n;
+        tg[P_GROUND_SMOOTHING] += mu * st.fn * utf * s / (n * n * n);
+        tg[P_GROUND_WIDTH] += Sb * (softplus(st.d / w) - st.d / w * st.sig);
     }
 }
 
@@ -136,23 +136,23 @@ static void contact_forces_jvp(const sid_model *m, const double *theta, sid_work
         const sid_m3 *R = &ws->Rw[b], *Rd = &ws->Rwbar[b];
         const sid_sv nud = ws->vbar[b];
         const sid_v3 cen = sid_v3_load(ps + P_SPHERE_XYZ), cend = sid_v3_load(psd + P_SPHERE_XYZ), ez = {0, 0, 1};
-        const double r = ps[P_SPHERE_RADIUS], rd = psd[P_SPHERE_RADIUS], w = g[P_WIDTH], wd = gd[P_WIDTH];
+        const double r = ps[P_SPHERE_RADIUS], rd = psd[P_SPHERE_RADIUS], w = g[P_GROUND_WIDTH], wd = gd[P_GROUND_WIDTH];
         const sphere_state st = ws->sphere[c];
         /* cp = c - r R^T ez;  d = height + r - (p + R c).z */
         const sid_v3 cpd = sid_v3_sub(cend, sid_v3_add(sid_v3_scale(rd, sid_m3_tmul_v3(R, ez)),
                                                        sid_v3_scale(r, sid_m3_tmul_v3(Rd, ez))));
         const sid_v3 xd = sid_v3_add(ws->pwbar[b], sid_v3_add(sid_m3_mul_v3(Rd, cen), sid_m3_mul_v3(R, cend)));
-        const double dd = gd[P_HEIGHT] + rd - xd.z;
+        const double dd = gd[P_GROUND_HEIGHT] + rd - xd.z;
         /* S = w softplus(d / w) */
         const double Sd = st.sig * dd + wd * (st.S / w - st.d / w * st.sig);
         /* vb = nu + w x cp, u = R vb */
         const sid_v3 vbd = sid_v3_add(nud.l, sid_v3_add(sid_v3_cross(nud.w, st.cp), sid_v3_cross(ws->v[b].w, cpd)));
         const sid_v3 ud = sid_v3_add(sid_m3_mul_v3(Rd, st.vb), sid_m3_mul_v3(R, vbd));
         /* fn = S (k - D u_z);  ft = -mu fn / nrm */
-        const double k = g[P_STIFFNESS], D = g[P_DAMPING], mu = g[P_FRICTION], sm = g[P_FSMOOTH], n = st.nrm;
-        const double fnd = Sd * (k - D * st.u.z) + st.S * (gd[P_STIFFNESS] - gd[P_DAMPING] * st.u.z - D * ud.z);
-        const double nd = (st.u.x * ud.x + st.u.y * ud.y + sm * gd[P_FSMOOTH]) / n;
-        const double ft = -mu * st.fn / n, ftd = -(gd[P_FRICTION] * st.fn + mu * fnd) / n + mu * st.fn * nd / (n * n);
+        const double k = g[P_GROUND_STIFFNESS], D = g[P_GROUND_DAMPING], mu = g[P_GROUND_FRICTION], sm = g[P_GROUND_SMOOTHING], n = st.nrm;
+        const double fnd = Sd * (k - D * st.u.z) + st.S * (gd[P_GROUND_STIFFNESS] - gd[P_GROUND_DAMPING] * st.u.z - D * ud.z);
+        const double nd = (st.u.x * ud.x + st.u.y * ud.y + sm * gd[P_GROUND_SMOOTHING]) / n;
+        const double ft = -mu * st.fn / n, ftd = -(gd[P_GROUND_FRICTION] * st.fn + mu * fnd) / n + mu * st.fn * nd / (n * n);
         const sid_v3 Fd = sid_v3_make(ftd * st.u.x + ft * ud.x, ftd * st.u.y + ft * ud.y, fnd);
         /* Fb = R^T F;  fext += (cp x Fb, Fb) */
         const sid_v3 Fb = sid_m3_tmul_v3(R, st.F), Fbd = sid_v3_add(sid_m3_tmul_v3(Rd, st.F), sid_m3_tmul_v3(R, Fd));

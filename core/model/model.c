@@ -38,6 +38,7 @@ static int *block_slot(sid_model *m, sid_body *bd, int sphere, sid_param_block b
     case SID_BLOCK_DELAY: return &bd->p_delay;
     case SID_BLOCK_TORQUE_SENSOR: return &bd->p_sensor;
     case SID_BLOCK_BACKLASH: return &bd->p_backlash;
+    case SID_NPARAM_BLOCK: break;
     }
     return NULL;
 }

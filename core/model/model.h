@@ -6,19 +6,16 @@
 
 #include "sid.h"
 
-/* Offsets inside a body's parameter blocks: the order of the parameter table's rows of each
- * block (params.c; sid_model_create checks that the two agree). */
-enum { P_MASS = 0, P_COM = 1, P_INERTIA = 4 };                         /* p_inertial block */
-enum { P_XYZ = 0, P_RPY = 3 };                                         /* p_origin block */
-enum { P_ARMATURE = 0, P_VISCOUS, P_COULOMB, P_SMOOTHING, P_OFFSET, P_TORQUE_BIAS };   /* p_dof block */
-enum { P_STRIBECK_TORQUE = 0, P_STRIBECK_VELOCITY };                   /* p_stribeck block */
-enum { P_GEAR = 0, P_KT, P_KE, P_RESISTANCE };                         /* p_motor block */
-enum { P_SPHERE_XYZ = 0, P_SPHERE_RADIUS = 3 };                        /* sphere block */
-enum { P_LIMIT_STIFFNESS = 0, P_LIMIT_DAMPING };                       /* p_limit block */
-enum { P_KD = 0, P_KP };                                               /* p_servo block (kp: position) */
-enum { P_SENSOR_GAIN = 0, P_SENSOR_BIAS };                            /* p_sensor block */
-enum { P_BL_WIDTH = 0, P_BL_STIFFNESS, P_BL_DAMPING, P_BL_INERTIA, P_BL_SMOOTHING };   /* p_backlash block */
-enum { P_HEIGHT = 0, P_STIFFNESS, P_DAMPING, P_FRICTION, P_WIDTH, P_FSMOOTH };   /* ground block */
+/* Offsets inside a body's parameter blocks, P_<kind>: where the kind's first component sits in
+ * its block (sid_params.h: a block's rows in order). A layout struct with one member per row
+ * gives them: a row's offset less its block's opening marker's (never instantiated). */
+#define SID_LAYOUT_BLOCK_(block) double block##_start_;
+#define SID_LAYOUT_ROW_(kind, owner, block, key, ncomp, ...) double kind[ncomp];
+#define SID_LAYOUT_PART_(kind, owner, block, key, ncomp, comp0, ...) double kind##_part##comp0[ncomp];
+struct sid_param_layout_ { SID_PARAM_TABLE(SID_LAYOUT_BLOCK_, SID_LAYOUT_ROW_, SID_LAYOUT_PART_) };
+#define SID_LAYOUT_AT_(member) (offsetof(struct sid_param_layout_, member) / sizeof(double))
+#define SID_BLOCK_OFFSET_(kind, owner, block, ...) P_##kind = (int)(SID_LAYOUT_AT_(kind) - SID_LAYOUT_AT_(block##_start_) - 1),
+enum { SID_PARAM_TABLE(SID_IGNORE_, SID_BLOCK_OFFSET_, SID_IGNORE_) };
 
 typedef struct {
     int parent, link, joint;

@@ -74,7 +74,7 @@ static sid_v3 contact_point(const sid_model *m, const double *theta, const sid_w
     const sid_v3 cen = sid_v3_load(ps + P_SPHERE_XYZ), ez = {0, 0, 1};
     const double r = ps[P_SPHERE_RADIUS];
     if (phi) *phi = ws->pw[b].z + sid_v3_dot(sid_v3_make(R->m[2][0], R->m[2][1], R->m[2][2]), cen) - r -
-                    theta[m->p_ground + P_HEIGHT];
+                    theta[m->p_ground + P_GROUND_HEIGHT];
     return sid_v3_sub(cen, sid_v3_scale(r, sid_m3_tmul_v3(R, ez)));
 }
 
@@ -245,7 +245,7 @@ static void contact_velocity_vjp(const sid_model *m, const double *theta, sid_wo
         const sid_v3 cenb = sid_m3_tmul_v3(R, sid_v3_make(0, 0, pb));
         if (thetabar) {
             thetabar[m->sphere[sp].p + P_SPHERE_RADIUS] -= pb;
-            thetabar[m->p_ground + P_HEIGHT] -= pb;
+            thetabar[m->p_ground + P_GROUND_HEIGHT] -= pb;
         }
         contact_point_vjp(m, ws, i, theta, cpb, cenb, thetabar);
     }
@@ -271,7 +271,7 @@ sid_status sid_hard_forward(const sid_step_ctx *c, const sid_step_io *io, sid_ha
     const double mt = sid_hard_total_mass(m, theta);
     H->r = SID_HARD_REG / (mt > 0 ? mt : 1);
     P->n3 = n3, P->G = H->G, P->b = H->b, P->phi = H->phi, P->r = H->r, P->c = SID_HARD_BETA / h;
-    P->mu = theta[m->p_ground + P_FRICTION];
+    P->mu = theta[m->p_ground + P_GROUND_FRICTION];
     if (nc) sid_hard_solve(P, H);
     else H->residual = 0;
     /* v+ = v* + A^-1 J^T lambda */
@@ -408,6 +408,6 @@ sid_status sid_hard_vjp(const sid_step_ctx *c, const sid_step_io *io, const sid_
     if (mt > 0)
         for (int b = 1; b < m->nbody; b++)
             if (m->body[b].p_inertial >= 0) thetabar[m->body[b].p_inertial + P_MASS] -= rbar * H->r / mt;
-    thetabar[m->p_ground + P_FRICTION] += mubar;
+    thetabar[m->p_ground + P_GROUND_FRICTION] += mubar;
     return SID_OK;
 }

@@ -68,7 +68,7 @@ static void contact_velocity_jvp(const sid_model *m, const double *theta, const 
         const sid_v3 ud = sid_v3_add(sid_m3_mul_v3(Rd, vb), sid_m3_mul_v3(R, vbd));
         const sid_v3 cen = sid_v3_load(ps + P_SPHERE_XYZ), cend = sid_v3_load(psd + P_SPHERE_XYZ);
         const double phid = ws->pwbar[b].z + sid_m3_mul_v3(Rd, cen).z + sid_m3_mul_v3(R, cend).z - psd[P_SPHERE_RADIUS] -
-                            thetadot[m->p_ground + P_HEIGHT];
+                            thetadot[m->p_ground + P_GROUND_HEIGHT];
         const double *lam = H->lam + 3 * i;
         zd[3 * i + 0] = ud.x + rd * lam[0];
         zd[3 * i + 1] = ud.y + rd * lam[1];
@@ -175,7 +175,7 @@ sid_status sid_hard_jvp(const sid_step_ctx *c, const sid_step_io *io, const sid_
             const double rd = mt > 0 ? -H->r * mtd / mt : 0;
             sid_rnea_jvp_motion(m, theta, ws, q, &(sid_state_dir){qd, vd, thd});
             contact_velocity_jvp(m, theta, ws, H, thd, rd, P.c, zd);
-            mode_rhs(H, thd[m->p_ground + P_FRICTION], zd);
+            mode_rhs(H, thd[m->p_ground + P_GROUND_FRICTION], zd);
             sid_lu_solve(n3, H->K, H->piv, 0, zd);
             /* v+' = v*' + A^-1 J^T lambdadot */
             memset(jl, 0, sizeof(double) * (size_t)nv);

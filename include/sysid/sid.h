@@ -189,29 +189,14 @@ typedef struct {
  * limit (limit effort and velocity -1: absent). */
 void sid_joint_desc_defaults(sid_joint_desc *j);
 
-/* ---- parameters: the table of every kind (params.c) --------------------------------------- */
+/* ---- parameters: the table of every kind (sid_params.h) ------------------------------------ */
 
-typedef enum {
-    SID_P_GRAVITY,            /* comp 0..2 */
-    SID_P_MASS, SID_P_COM, SID_P_INERTIA,       /* owner = link index; comp: com 0..2, inertia 0..5 */
-    SID_P_XYZ, SID_P_RPY,                       /* owner = joint index; comp 0..2 */
-    SID_P_ARMATURE, SID_P_VISCOUS, SID_P_COULOMB, SID_P_SMOOTHING,
-    SID_P_OFFSET, SID_P_TORQUE_BIAS,
-    SID_P_STRIBECK_TORQUE, SID_P_STRIBECK_VELOCITY,
-    SID_P_GEAR, SID_P_KT, SID_P_KE, SID_P_RESISTANCE,
-    SID_P_SPHERE_XYZ, SID_P_SPHERE_RADIUS,      /* owner = sphere index; xyz comp 0..2 */
-    SID_P_GROUND_HEIGHT, SID_P_GROUND_STIFFNESS, SID_P_GROUND_DAMPING, SID_P_GROUND_FRICTION,
-    SID_P_GROUND_WIDTH, SID_P_GROUND_SMOOTHING, /* owner = -1 */
-    SID_P_LIMIT_LOWER, SID_P_LIMIT_UPPER, SID_P_LIMIT_STIFFNESS, SID_P_LIMIT_DAMPING,  /* owner = joint index */
-    SID_P_KP, SID_P_KD, SID_P_SERVO_LIMIT,      /* owner = joint index */
-    SID_P_COULOMB_NEGATIVE, SID_P_FRICTION_LOAD, SID_P_DELAY,  /* owner = joint index */
-    SID_P_SENSOR_GAIN, SID_P_SENSOR_BIAS,                   /* owner = joint index */
-    SID_P_BACKLASH_WIDTH,
-    SID_P_BACKLASH_STIFFNESS,
-    SID_P_BACKLASH_DAMPING,
-    SID_P_BACKLASH_INERTIA,
-    SID_P_BACKLASH_SMOOTHING
-} sid_param_kind;
+#include "sid_params.h"
+
+/* The kinds, in the table's order (sid_params.h). */
+#define SID_KIND_ENUM_(kind, ...) SID_P_##kind,
+#define SID_IGNORE_(...)
+typedef enum { SID_PARAM_TABLE(SID_IGNORE_, SID_KIND_ENUM_, SID_IGNORE_) SID_NPARAM_KIND } sid_param_kind;
 
 /* What a parameter belongs to: its name and JSON path start with the owner's. */
 typedef enum { SID_OWNER_ROBOT, SID_OWNER_LINK, SID_OWNER_JOINT, SID_OWNER_GROUND, SID_OWNER_SPHERE } sid_param_owner;
@@ -229,13 +214,8 @@ typedef enum {
 } sid_param_on;
 typedef enum { SID_RANGE_ANY, SID_RANGE_NONNEGATIVE, SID_RANGE_POSITIVE } sid_param_range;
 /* The block of theta a row's numbers live in (model.h's P_* offsets index a block). */
-typedef enum {
-    SID_BLOCK_GRAVITY, SID_BLOCK_INERTIAL, SID_BLOCK_ORIGIN, SID_BLOCK_DOF, SID_BLOCK_STRIBECK, SID_BLOCK_MOTOR,
-    SID_BLOCK_GROUND, SID_BLOCK_SPHERE, SID_BLOCK_LIMIT_LOWER, SID_BLOCK_LIMIT_UPPER, SID_BLOCK_LIMIT,
-    SID_BLOCK_SERVO, SID_BLOCK_SERVO_LIMIT, SID_BLOCK_COULOMB_NEGATIVE, SID_BLOCK_FRICTION_LOAD, SID_BLOCK_DELAY,
-    SID_BLOCK_TORQUE_SENSOR,
-    SID_BLOCK_BACKLASH
-} sid_param_block;
+#define SID_BLOCK_ENUM_(block) SID_BLOCK_##block,
+typedef enum { SID_PARAM_TABLE(SID_BLOCK_ENUM_, SID_IGNORE_, SID_IGNORE_) SID_NPARAM_BLOCK } sid_param_block;
 
 /* One row of the parameter table: a kind, or a part of one (the inertia's moments and products). */
 typedef struct {

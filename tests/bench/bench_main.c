@@ -287,7 +287,7 @@ static double *mj_field(fd_ctx *c, int i)
     mjModel *mm = r->mm;
     const sid_param_info *pi = sid_model_param(r->m, i);
     int body = -1, jid = -1;
-    if (pi->kind >= SID_P_MASS && pi->kind <= SID_P_INERTIA)
+    if (pi->row->block == SID_BLOCK_INERTIAL)
         body = mj_name2id(mm, mjOBJ_BODY, r->desc.link[pi->owner].name);
     else if (pi->kind != SID_P_GRAVITY) {
         jid = mj_name2id(mm, mjOBJ_JOINT, r->desc.joint[pi->owner].name);
