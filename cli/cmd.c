@@ -9,6 +9,29 @@
 #include "robot_json.h"
 #include "robot_load.h"
 
+void cmd_put_names(FILE *f, const char *text)
+{
+    static const struct { const char *mark; const char *(*name)(int); } table[] = {
+        { CMD_INTEGRATORS, sid_integrator_name },
+        { CMD_CONTACTS, sid_contact_model_name },
+    };
+    while (*text) {
+        const char *next = strchr(text, '{');
+        if (!next) next = text + strlen(text);
+        fwrite(text, 1, (size_t)(next - text), f);
+        text = next;
+        if (!*text) break;
+        size_t t = 0;
+        while (t < sizeof table / sizeof table[0] && strncmp(text, table[t].mark, strlen(table[t].mark))) t++;
+        if (t == sizeof table / sizeof table[0]) {
+            fputc(*text++, f);
+            continue;
+        }
+        for (int i = 0; table[t].name(i); i++) fprintf(f, "%s%s", i ? "|" : "", table[t].name(i));
+        text += strlen(table[t].mark);
+    }
+}
+
 int cmd_usage_error(const cmd_info *c, const char *fmt, ...)
 {
     va_list ap;
@@ -16,7 +39,9 @@ int cmd_usage_error(const cmd_info *c, const char *fmt, ...)
     fputs("sysid: error: ", stderr);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\nusage: %s\nTry 'sysid %s --help'.\n", c->usage, c->name);
+    fputs("\nusage: ", stderr);
+    cmd_put_names(stderr, c->usage);
+    fprintf(stderr, "\nTry 'sysid %s --help'.\n", c->name);
     return EXIT_INPUT;
 }
 

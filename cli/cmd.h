@@ -58,6 +58,12 @@ typedef struct {
 extern cmd_fit_embedding cmd_fit_embed;
 int cmd_fit_signal(void);
 
+/* Usage lines and option values name the integrators and the contact models by these
+ * placeholders; cmd_put_names prints text with each spelled from core's table ("euler|rk4"). */
+#define CMD_INTEGRATORS "{integrators}"
+#define CMD_CONTACTS "{contacts}"
+void cmd_put_names(FILE *f, const char *text);
+
 /* Print "sysid: error: MSG", c's usage line and "Try 'sysid CMD --help'." on stderr;
  * returns EXIT_INPUT. */
 int cmd_usage_error(const cmd_info *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

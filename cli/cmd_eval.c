@@ -25,8 +25,8 @@
 
 static const cmd_info info = {
     "eval", CMD_EVAL, "sysid eval ROBOT.json LOG.csv... [-c SPEC.json] [--window S] "
-                      "[--integrator euler|rk4] [--substeps N] [--max-dt S] "
-                      "[--columns MAP] [--scale MAP] [--contact compliant|hard] [--json]",
+                      "[--integrator " CMD_INTEGRATORS "] [--substeps N] [--max-dt S] "
+                      "[--columns MAP] [--scale MAP] [--contact " CMD_CONTACTS "] [--json]",
     "Replay the logs on ROBOT.json window by window (each window starts from the\n"
     "logged state and replays the logged commands) and report the loss `sysid fit`\n"
     "minimises and the root-mean-square error of each joint's position and velocity\n"

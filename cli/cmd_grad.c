@@ -31,7 +31,7 @@
 
 static const cmd_info info = {
     "grad", CMD_GRAD, "sysid grad ROBOT.json LOG.csv... [-c SPEC.json] [--free GLOB...] "
-                      "[--window S] [--integrator euler|rk4] [--check] [--json]\n"
+                      "[--window S] [--integrator " CMD_INTEGRATORS "] [--check] [--json]\n"
                       "       sysid grad ROBOT.json LOG.csv... --wrt commands [-o FILE] [--check]",
     "Evaluate the loss of ROBOT.json on the logs (as `sysid fit` defines it: windows\n"
     "started from the logged states, residuals scaled per joint and weighted) and its\n"

@@ -18,8 +18,8 @@
 
 static const cmd_info info = {
     "simulate", CMD_SIMULATE, "sysid simulate ROBOT.json LOG.csv [-o OUT.csv] [-c SPEC.json] "
-                              "[--integrator euler|rk4] [--substeps N] [--max-dt S] "
-                              "[--columns MAP] [--scale MAP] [--contact compliant|hard]",
+                              "[--integrator " CMD_INTEGRATORS "] [--substeps N] [--max-dt S] "
+                              "[--columns MAP] [--scale MAP] [--contact " CMD_CONTACTS "]",
     "Replay the commands of LOG.csv on ROBOT.json from the log's first state and\n"
     "print the simulated trajectory as CSV (on stdout, or with -o in a file): t,\n"
     "q.JOINT, qd.JOINT, u.JOINT (joints with a motor), in SI units, with exact\n"

@@ -22,7 +22,7 @@
 
 static const cmd_info info = {
     "validate", CMD_VALIDATE, "sysid validate ROBOT.json [LOG.csv...] [-c SPEC.json] "
-                              "[--window S] [--integrator euler|rk4] [--substeps N] [--max-dt S] "
+                              "[--window S] [--integrator " CMD_INTEGRATORS "] [--substeps N] [--max-dt S] "
                               "[--columns MAP] [--scale MAP] [--json]",
     "Check a robot and its logs, and print a summary: links, joints and parameters\n"
     "of the robot; samples, duration and sample intervals (min, median, max) of each\n"

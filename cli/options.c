@@ -124,13 +124,13 @@ static const opt_row rows[] = {
       "velocity is noise); auto (default): from positions\n"
       "when the columns differ from the positions'\n"
       "derivative by more than 25 % (rms), as stderr says" },
-    { 0, "--integrator", "euler|rk4", SPEC, 0, FITSPEC, CMD_EXCITE | (SIMULATING | CMD_VALIDATE),
+    { 0, "--integrator", CMD_INTEGRATORS, SPEC, 0, FITSPEC, CMD_EXCITE | (SIMULATING | CMD_VALIDATE),
       "semi-implicit Euler (as MuJoCo; default) or RK4" },
     { 0, "--substeps", "N", SPEC, 0, FITSPEC, CMD_EXCITE | (SIMULATING | CMD_VALIDATE),
       "simulation steps per log interval (default 1)" },
     { 0, "--max-dt", "S", SPEC, 0, FITSPEC, CMD_EXCITE | (SIMULATING | CMD_VALIDATE),
       "also split any log interval longer than S seconds" },
-    { 0, "--contact", "compliant|hard", SPEC, 0, FITSPEC, CMD_EXCITE | SIMULATING,
+    { 0, "--contact", CMD_CONTACTS, SPEC, 0, FITSPEC, CMD_EXCITE | SIMULATING,
       "override the robot's contact model" },
     { 0, "--columns", "MAP", SPEC, 0, FITSPEC, SIMULATING | CMD_VALIDATE,
       "log column names: JSON {\"q.elbow\": \"pos2\"} or\n"
@@ -372,11 +372,15 @@ enum { NAMES = 22 };
 
 static void print_row(const opt_row *o)
 {
-    char names[80];
+    char names[80], arg[64] = "";
+    if (o->arg) {
+        FILE *f = fmemopen(arg, sizeof arg - 1, "w");
+        if (f) cmd_put_names(f, o->arg), fclose(f);
+    }
     int n = o->letter ? snprintf(names, sizeof names, "-%c, %s", o->letter, o->name)
                       : snprintf(names, sizeof names, "%s", o->name);
     if (o->arg)
-        snprintf(names + n, sizeof names - (size_t)n, " %s", o->arg);
+        snprintf(names + n, sizeof names - (size_t)n, " %s", arg);
     if ((int)strlen(names) > NAMES)
         printf("  %s\n%*s", names, NAMES + 4, "");
     else
@@ -393,7 +397,9 @@ static void print_row(const opt_row *o)
 
 void cmd_help(const cmd_info *c)
 {
-    printf("usage: %s\n\n%s", c->usage, c->about);
+    fputs("usage: ", stdout);
+    cmd_put_names(stdout, c->usage);
+    printf("\n\n%s", c->about);
     for (int s = 0; s < NSECTION; s++) {
         int shown = 0;
         for (int r = 0; r < NROW; r++) {
