@@ -67,7 +67,7 @@ static double agreement(const rig_chain *c, sid_integrator integ, int *switches,
         for (int k = 0; k < n; k++) u[k] = md->qfrc_applied[k] = rig_torque(c, k, t);
         mj_step(mm, md);
         if (integ == SID_RK4)   /* the rows at the step's start: the first stage alone */
-            ck_assert_int_eq(sid_dry_accel(&(sid_fd_point){p.m, p.theta, p.ws, NULL, q, v, u, 1e-3}, 1, 0, &err), SID_OK);
+            ck_assert_int_eq(sid_dry_accel(&(sid_fd_point){p.m, p.theta, p.ws, NULL, q, v, u, 1e-3, 0}, 1, 0, &err), SID_OK);
         double res;
         ck_assert_int_eq(sid_dry_last(p.ws, NULL, state, &res), n);
         ck_assert_msg(sid_step(p.m, p.theta, p.ws, integ, 1e-3, q, v, u, q1, v1, &err) == SID_OK, "%s", err.msg);
@@ -324,8 +324,10 @@ END_TEST
 /* ---- with compliant contact --------------------------------------------------------------- */
 
 /* A two-joint arm hanging from z = 0.5 whose tip sphere presses into the ground (compliant
- * contact is a force: it enters a0 and every row's problem); with "hard" the step is refused. */
-static char *contact_arm(const char *contact_model)
+ * contact is a force: it enters a0 and every row's problem); with "hard" the step is refused.
+ * servos: j1 on a voltage motor and j2 on a position servo instead of torque motors (the
+ * actuators' damping implicitfast takes). */
+static char *contact_arm(const char *contact_model, int servos)
 {
     static char buf[4096];
     snprintf(buf, sizeof buf,
@@ -334,13 +336,14 @@ static char *contact_arm(const char *contact_model)
              "\"com\": [0.01, 0, -0.12], \"inertia\": {\"ixx\": 0.004, \"iyy\": 0.005, \"izz\": 0.002}}], "
              "\"joints\": [{\"name\": \"j1\", \"type\": \"revolute\", \"parent\": \"w\", \"child\": \"a\", "
              "\"origin\": {\"xyz\": [0, 0, 0.5]}, \"axis\": [0, 1, 0], \"armature\": 0.01, \"friction\": {\"viscous\": "
-             "0.02, \"coulomb\": 0.3, \"model\": \"dry\"}, \"motor\": {\"input\": \"torque\"}}, {\"name\": \"j2\", "
+             "0.02, \"coulomb\": 0.3, \"model\": \"dry\"}, \"motor\": %s}, {\"name\": \"j2\", "
              "\"type\": \"revolute\", \"parent\": \"a\", \"child\": \"b\", \"origin\": {\"xyz\": [0, 0, -0.3]}, "
              "\"axis\": [1, 0, 0], \"armature\": 0.005, \"friction\": {\"viscous\": 0.01, \"coulomb\": 0.05, "
-             "\"model\": \"dry\"}, \"motor\": {\"input\": \"torque\"}}], \"contact\": {\"model\": \"%s\", "
+             "\"model\": \"dry\"}, \"motor\": %s}], \"contact\": {\"model\": \"%s\", "
              "\"ground\": {\"height\": 0}, \"spheres\": [{\"name\": \"tip\", \"link\": \"b\", \"xyz\": [0, 0, -0.1952], "
              "\"radius\": 0.005}]}}",
-             contact_model);
+             servos ? "{\"input\": \"voltage\", \"kt\": 0.3, \"ke\": 0.3, \"resistance\": 2}" : "{\"input\": \"torque\"}",
+             servos ? "{\"input\": \"position\", \"kp\": 4, \"kd\": 0.3}" : "{\"input\": \"torque\"}", contact_model);
     return buf;
 }
 
@@ -353,7 +356,7 @@ static void contact_step_case(const char *contact, sid_integrator integ)
     sid_model *m;
     double *theta;
     sid_error err = {0};
-    const char *txt = contact_arm(contact);
+    const char *txt = contact_arm(contact, integ == SID_IMPLICITFAST);
     ck_assert_msg(robot_json_parse("arm.json", txt, strlen(txt), &d, NULL, &err) == 0, "%s", err.msg);
     ck_assert_msg(sid_model_create(&m, &theta, &d, &err) == SID_OK, "%s", err.msg);
     sid_workspace *ws = sid_workspace_create(m);
@@ -401,7 +404,7 @@ static void contact_step_case(const char *contact, sid_integrator integ)
                   err.msg);
     for (int i = 0; i < 2; i++) fwd += wq[i] * qd[i] + wv[i] * vd[i];
     fprintf(stderr, "dry friction with %s contact, %s, one step: worst relative error %.2e at %s; forward mode "
-                    "%.2e off the adjoint\n", contact, integ == SID_RK4 ? "rk4" : "euler", worst, where,
+                    "%.2e off the adjoint\n", contact, sid_integrator_name(integ), worst, where,
             fabs(fwd - rev) / fabs(rev));
     ck_assert_msg(worst <= 1e-6, "relative error %g at %s", worst, where);
     ck_assert_msg(fabs(fwd - rev) <= 1e-10 * fabs(rev), "forward %.15g, reverse %.15g", fwd, rev);
@@ -418,6 +421,8 @@ START_TEST(contact_step_gradient)
     contact_step_case("compliant", SID_EULER);
     contact_step_case("compliant", SID_RK4);
     contact_step_case("hard", SID_EULER);
+    contact_step_case("compliant", SID_IMPLICITFAST);
+    contact_step_case("hard", SID_IMPLICITFAST);
 }
 END_TEST
 
@@ -437,7 +442,7 @@ START_TEST(misuse)
     sid_robot_desc da;
     sid_model *ma;
     double *tha;
-    const char *txt = contact_arm("hard");
+    const char *txt = contact_arm("hard", 0);
     ck_assert_msg(robot_json_parse("arm.json", txt, strlen(txt), &da, NULL, &err) == 0, "%s", err.msg);
     ck_assert_msg(sid_model_create(&ma, &tha, &da, &err) == SID_OK, "%s", err.msg);
     sid_workspace *wa = sid_workspace_create(ma);

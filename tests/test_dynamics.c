@@ -81,11 +81,11 @@ START_TEST(mass_matrix_spd_and_matches_rnea)
         double q[64], v[64], a[64], tau0[64], tau1[64], M[64 * 64], L[64 * 64];
         for (int i = 0; i < n; i++) q[i] = tu_uniform(&s, -2, 2), v[i] = 0, a[i] = 0;
         sid_mass_matrix(fx.m, fx.theta, fx.ws, q, M);
-        sid_inverse_dynamics(&(sid_fd_point){fx.m, fx.theta, fx.ws, sid_contact_source(fx.m), q, v, NULL, 0}, a, tau0);
+        sid_inverse_dynamics(&(sid_fd_point){fx.m, fx.theta, fx.ws, sid_contact_source(fx.m), q, v, NULL, 0, 0}, a, tau0);
         for (int j = 0; j < n; j++) {
             /* column j of M = ID(q, 0, e_j) - ID(q, 0, 0) */
             a[j] = 1;
-            sid_inverse_dynamics(&(sid_fd_point){fx.m, fx.theta, fx.ws, sid_contact_source(fx.m), q, v, NULL, 0}, a, tau1);
+            sid_inverse_dynamics(&(sid_fd_point){fx.m, fx.theta, fx.ws, sid_contact_source(fx.m), q, v, NULL, 0, 0}, a, tau1);
             a[j] = 0;
             for (int i = 0; i < n; i++) {
                 ck_assert_double_eq_tol(M[i * n + j], M[j * n + i], 1e-14);
@@ -118,7 +118,7 @@ START_TEST(inverse_of_forward_dynamics)
     sid_error err = {0};
     for (int trial = 0; trial < 10; trial++) {
         for (int i = 0; i < n; i++) q[i] = tu_uniform(&s, -2, 2), v[i] = tu_uniform(&s, -3, 3), u[i] = tu_uniform(&s, -2, 2);
-        const sid_fd_point pt = {fx.m, fx.theta, fx.ws, sid_contact_source(fx.m), q, v, u, 0};
+        const sid_fd_point pt = {fx.m, fx.theta, fx.ws, sid_contact_source(fx.m), q, v, u, 0, 0};
         ck_assert_int_eq(sid_fd(&pt, a, &err), SID_OK);
         sid_inverse_dynamics(&pt, a, tau);
         sid_joint_force(fx.m, fx.theta, v, u, F);

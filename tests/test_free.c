@@ -65,7 +65,7 @@ static double eval(check *c)
         for (int i = 0; i < m->nq; i++) L += c->wq[i] * o1[i];
         break;
     case K_RNEA:
-        sid_inverse_dynamics(&(sid_fd_point){m, c->theta, c->ws, sid_contact_source(m), c->q, c->v, NULL, 0}, c->a, o1);
+        sid_inverse_dynamics(&(sid_fd_point){m, c->theta, c->ws, sid_contact_source(m), c->q, c->v, NULL, 0, 0}, c->a, o1);
         for (int i = 0; i < m->nv; i++) L += c->wv[i] * o1[i];
         break;
     default:
@@ -84,7 +84,7 @@ static void analytic(check *c, double *qbar, double *vbar, double *thetabar)
     switch (c->kernel) {
     case K_INTEGRATE: sid_integrate_q_vjp(m, c->q, c->v, c->h, c->wq, qbar, vbar); break;
     case K_RNEA:
-        sid_inverse_dynamics_vjp(&(sid_fd_point){m, c->theta, c->ws, sid_contact_source(m), c->q, c->v, NULL, 0}, c->a, c->wv,
+        sid_inverse_dynamics_vjp(&(sid_fd_point){m, c->theta, c->ws, sid_contact_source(m), c->q, c->v, NULL, 0, 0}, c->a, c->wv,
                                  &(sid_state_bar){qbar, vbar, thetabar});
         break;
     default:

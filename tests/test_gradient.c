@@ -12,7 +12,10 @@
 
 Suite *gradient_suite(void);
 
-enum { KERNEL_RNEA, KERNEL_FORCE, KERNEL_EULER, KERNEL_RK4 };
+enum { KERNEL_RNEA, KERNEL_FORCE, KERNEL_EULER, KERNEL_RK4, KERNEL_IMPLICITFAST };
+/* the integrator of a step kernel */
+static const sid_integrator kernel_integ[] = {[KERNEL_EULER] = SID_EULER, [KERNEL_RK4] = SID_RK4,
+                                              [KERNEL_IMPLICITFAST] = SID_IMPLICITFAST};
 
 typedef struct {
     int kernel;
@@ -33,7 +36,7 @@ static double eval(problem *p)
     double L = 0;
     switch (p->kernel) {
     case KERNEL_RNEA:
-        sid_inverse_dynamics(&(sid_fd_point){p->m, p->theta, p->ws, sid_contact_source(p->m), p->q, p->v, NULL, 0}, p->a, o1);
+        sid_inverse_dynamics(&(sid_fd_point){p->m, p->theta, p->ws, sid_contact_source(p->m), p->q, p->v, NULL, 0, 0}, p->a, o1);
         for (int i = 0; i < nv; i++) L += p->wq[i] * o1[i];
         break;
     case KERNEL_FORCE:
@@ -41,7 +44,7 @@ static double eval(problem *p)
         for (int i = 0; i < nv; i++) L += p->wq[i] * o1[i];
         break;
     default:
-        ck_assert_int_eq(sid_step(p->m, p->theta, p->ws, p->kernel == KERNEL_EULER ? SID_EULER : SID_RK4, p->h, p->q,
+        ck_assert_int_eq(sid_step(p->m, p->theta, p->ws, kernel_integ[p->kernel], p->h, p->q,
                                   p->v, p->u, o1, o2, &err), SID_OK);
         for (int i = 0; i < nv; i++) L += p->wq[i] * o1[i] + p->wv[i] * o2[i];
     }
@@ -54,15 +57,15 @@ static void analytic(problem *p, double *qbar, double *vbar, double *thetabar)
     sid_error err = {0};
     switch (p->kernel) {
     case KERNEL_RNEA:
-        sid_inverse_dynamics_vjp(&(sid_fd_point){p->m, p->theta, p->ws, sid_contact_source(p->m), p->q, p->v, NULL, 0}, p->a,
+        sid_inverse_dynamics_vjp(&(sid_fd_point){p->m, p->theta, p->ws, sid_contact_source(p->m), p->q, p->v, NULL, 0, 0}, p->a,
                                  p->wq, &(sid_state_bar){qbar, vbar, thetabar});
         break;
     case KERNEL_FORCE:
-        sid_joint_force_vjp(&(sid_fd_point){p->m, p->theta, NULL, NULL, NULL, p->v, p->u, 0}, p->wq,
+        sid_joint_force_vjp(&(sid_fd_point){p->m, p->theta, NULL, NULL, NULL, p->v, p->u, 0, 0}, p->wq,
                             &(sid_state_bar){NULL, vbar, thetabar});
         break;
     default:
-        ck_assert_int_eq(sid_step_vjp(p->m, p->theta, p->ws, p->kernel == KERNEL_EULER ? SID_EULER : SID_RK4, p->h,
+        ck_assert_int_eq(sid_step_vjp(p->m, p->theta, p->ws, kernel_integ[p->kernel], p->h,
                                       p->q, p->v, p->u, p->wq, p->wv, qbar, vbar, thetabar, &err), SID_OK);
     }
     (void)nv;
@@ -136,6 +139,10 @@ START_TEST(euler_step_vjp) { run(KERNEL_EULER, TU_ALL, 3, 1e-6); }
 END_TEST
 START_TEST(rk4_step_vjp) { run(KERNEL_RK4, TU_ALL, 4, 1e-6); }
 END_TEST
+
+/* with voltage motors, whose back-EMF implicitfast takes implicitly */
+START_TEST(implicitfast_step_vjp) { run(KERNEL_IMPLICITFAST, TU_ALL, 5, 1e-6); }
+END_TEST
 START_TEST(chain_step_vjp)
 {
     run(KERNEL_EULER, TU_FRICTION | TU_MOTORS, 5, 1e-6);
@@ -154,7 +161,7 @@ static void check_jvp(sid_integrator integ, unsigned seed)
     ck_assert_msg(sid_model_create(&p.m, &p.theta, d, &err) == SID_OK, "%s", err.msg);
     tu_desc_free(d);
     p.ws = sid_workspace_create(p.m);
-    p.kernel = integ == SID_EULER ? KERNEL_EULER : KERNEL_RK4;
+    p.kernel = integ == SID_EULER ? KERNEL_EULER : integ == SID_RK4 ? KERNEL_RK4 : KERNEL_IMPLICITFAST;
     p.h = 1e-2;
     const int nv = sid_model_nv(p.m), np = sid_model_nparam(p.m);
     unsigned s = seed + 7;
@@ -202,7 +209,7 @@ static void check_jvp(sid_integrator integ, unsigned seed)
         memcpy(p.v, v0, sizeof v0);
         free(th0);
         const double num = (L[0] - L[1]) / (2 * e);
-        fprintf(stderr, "jvp %s direction %d: forward %.12g reverse %.12g fd %.12g\n", integ == SID_EULER ? "euler" : "rk4", k,
+        fprintf(stderr, "jvp %s direction %d: forward %.12g reverse %.12g fd %.12g\n", sid_integrator_name(integ), k,
                 fwd, rev, num);
         ck_assert_msg(fabs(fwd - rev) <= 1e-10 * (fabs(fwd) + fabs(rev)), "JVP %.15g vs VJP %.15g", fwd, rev);
         ck_assert_msg(tu_rel_err(fwd, num, 1e-9) <= 1e-6, "JVP %.15g vs fd %.15g", fwd, num);
@@ -218,6 +225,7 @@ START_TEST(step_jvp_matches_vjp_and_fd)
 {
     check_jvp(SID_EULER, 12);
     check_jvp(SID_RK4, 13);
+    check_jvp(SID_IMPLICITFAST, 14);
 }
 END_TEST
 
@@ -230,6 +238,7 @@ Suite *gradient_suite(void)
     tcase_add_test(tc, joint_force_vjp);
     tcase_add_test(tc, euler_step_vjp);
     tcase_add_test(tc, rk4_step_vjp);
+    tcase_add_test(tc, implicitfast_step_vjp);
     tcase_add_test(tc, chain_step_vjp);
     tcase_add_test(tc, step_jvp_matches_vjp_and_fd);
     suite_add_tcase(s, tc);

@@ -91,7 +91,7 @@ static double agreement(const rig_chain *c, sid_integrator integ, limit_tally *t
         for (int k = 0; k < n; k++) u[k] = md->qfrc_applied[k] = rig_torque(c, k, tt);
         mj_step(mm, md);
         if (integ == SID_RK4)
-            ck_assert_int_eq(sid_dry_accel(&(sid_fd_point){p.m, p.theta, p.ws, NULL, q, v, u, 1e-3}, 1, 0, &err), SID_OK);
+            ck_assert_int_eq(sid_dry_accel(&(sid_fd_point){p.m, p.theta, p.ws, NULL, q, v, u, 1e-3, 0}, 1, 0, &err), SID_OK);
         else
             ck_assert_msg(sid_step(p.m, p.theta, p.ws, integ, 1e-3, q, v, u, q1, v1, &err) == SID_OK, "%s", err.msg);
         double res;

@@ -631,7 +631,7 @@ START_TEST(resting_on_a_bound)
     /* ours: gravity's torque at the bound over the inertia (k / k_a), over k_a */
     double tau[1], zero[1] = {0};
     const double qb[1] = {0.3}, ka = 1 / (0.95 * 0.95 * 0.02 * 0.02);
-    sid_inverse_dynamics(&(sid_fd_point){t.m, t.theta, t.ws, sid_contact_source(t.m), qb, zero, NULL, 0}, zero, tau);
+    sid_inverse_dynamics(&(sid_fd_point){t.m, t.theta, t.ws, sid_contact_source(t.m), qb, zero, NULL, 0, 0}, zero, tau);
     const double I = t.theta[sid_model_param_find(t.m, "joints.hinge.limit.stiffness")] / ka;
     const double predicted = tau[0] / I / ka;
     /* MuJoCo's impedance at its penetration (engine_core_constraint.c, getimpedance) */

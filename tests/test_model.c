@@ -231,7 +231,7 @@ START_TEST(torque_bias_acts_as_a_command)
     }
     double Fbar[8] = {0}, *thetabar = calloc((size_t)sid_model_nparam(m), sizeof(double));
     Fbar[0] = 2.5;
-    sid_joint_force_vjp(&(sid_fd_point){m, tb, NULL, NULL, NULL, v[1], u_none, 0}, Fbar, &(sid_state_bar){NULL, NULL, thetabar});
+    sid_joint_force_vjp(&(sid_fd_point){m, tb, NULL, NULL, NULL, v[1], u_none, 0, 0}, Fbar, &(sid_state_bar){NULL, NULL, thetabar});
     ck_assert_double_eq(thetabar[ib], 2.5);
     free(thetabar);
     free(tb);

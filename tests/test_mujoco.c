@@ -260,7 +260,7 @@ START_TEST(test_inverse_dynamics_matches_mujoco)
         mj_set_state(&p, q, v, u);
         mj_forward(p.mm, p.md);
         /* bias only (a = 0): gravity, Coriolis, centrifugal = MuJoCo's qfrc_bias */
-        sid_inverse_dynamics(&(sid_fd_point){p.m, p.theta, p.ws, sid_contact_source(p.m), q, v, NULL, 0}, zero, tau);
+        sid_inverse_dynamics(&(sid_fd_point){p.m, p.theta, p.ws, sid_contact_source(p.m), q, v, NULL, 0, 0}, zero, tau);
         for (int k = 0; k < nv; k++) {
             double r = p.md->qfrc_bias[p.dadr[k]];
             double d = fabs(tau[k] - r);
@@ -272,7 +272,7 @@ START_TEST(test_inverse_dynamics_matches_mujoco)
         /* full RNEA: M(q) a + c(q, v), no armature (mj_rne leaves armature to mj_inverse) */
         for (int k = 0; k < nv; k++) p.md->qacc[p.dadr[k]] = a[k];
         mj_rne(p.mm, p.md, 1, ref);
-        sid_inverse_dynamics(&(sid_fd_point){p.m, p.theta, p.ws, sid_contact_source(p.m), q, v, NULL, 0}, a, tau);
+        sid_inverse_dynamics(&(sid_fd_point){p.m, p.theta, p.ws, sid_contact_source(p.m), q, v, NULL, 0, 0}, a, tau);
         for (int k = 0; k < nv; k++) {
             double r = ref[p.dadr[k]];
             double d = fabs(tau[k] - r);
@@ -299,7 +299,7 @@ START_TEST(test_forward_dynamics_matches_mujoco)
         random_state(&p, q, v, a, u);
         mj_set_state(&p, q, v, u);
         mj_forward(p.mm, p.md);   /* qacc = (M + B)^-1 (tau_motor - c - D v), explicit */
-        ck_assert_msg(sid_fd(&(sid_fd_point){p.m, p.theta, p.ws, sid_contact_source(p.m), q, v, u, 0.0}, a, &err) == SID_OK,
+        ck_assert_msg(sid_fd(&(sid_fd_point){p.m, p.theta, p.ws, sid_contact_source(p.m), q, v, u, 0.0, 0}, a, &err) == SID_OK,
                       "%s: %s", p.name, err.msg);
         for (int k = 0; k < nv; k++) {
             double r = p.md->qacc[p.dadr[k]];

@@ -34,7 +34,7 @@ static sid_robot_desc *servo_robot(unsigned seed)
 }
 
 typedef struct {
-    int euler;            /* 1: Euler, 0: RK4 */
+    sid_integrator integ;
     sid_model *m;
     sid_workspace *ws;
     double *theta;
@@ -48,7 +48,7 @@ static double step_loss(gproblem *p)
     const int nv = sid_model_nv(p->m);
     double q1[64], v1[64];
     sid_error err = {0};
-    ck_assert_int_eq(sid_step(p->m, p->theta, p->ws, p->euler ? SID_EULER : SID_RK4, p->h, p->q, p->v, p->u, q1, v1,
+    ck_assert_int_eq(sid_step(p->m, p->theta, p->ws, p->integ, p->h, p->q, p->v, p->u, q1, v1,
                               &err), SID_OK);
     double L = 0;
     for (int i = 0; i < nv; i++) L += p->wq[i] * q1[i] + p->wv[i] * v1[i];
@@ -67,7 +67,7 @@ static double central(gproblem *p, double *x)
     return (Lp - Lm) / (2 * e);
 }
 
-static void gproblem_init(gproblem *p, unsigned seed, int euler)
+static void gproblem_init(gproblem *p, unsigned seed, sid_integrator integ)
 {
     sid_robot_desc *d = servo_robot(seed);
     sid_error err = {0};
@@ -75,7 +75,7 @@ static void gproblem_init(gproblem *p, unsigned seed, int euler)
     ck_assert_msg(sid_model_create(&p->m, &p->theta, d, &err) == SID_OK, "%s", err.msg);
     tu_desc_free(d);
     p->ws = sid_workspace_create(p->m);
-    p->euler = euler;
+    p->integ = integ;
     p->h = 1e-2;
     unsigned s = seed + 100;
     for (int i = 0; i < sid_model_nv(p->m); i++) {
@@ -116,14 +116,14 @@ static double saturation(const gproblem *p, int k)
 /* Every parameter's and state's adjoint against central differences; tol relative (tu_rel_err
  * with atol 1e-9): a step is a few hundred operations on numbers of order one, so the
  * difference's own error, ~1e-16 / 1e-6 truncation plus 1e-12 rounding, is far below 1e-6. */
-static double check_vjp(unsigned seed, int euler, double *worst_servo)
+static double check_vjp(unsigned seed, sid_integrator integ, double *worst_servo)
 {
     gproblem p;
-    gproblem_init(&p, seed, euler);
+    gproblem_init(&p, seed, integ);
     const int nv = sid_model_nv(p.m), np = sid_model_nparam(p.m);
     double qbar[64] = {0}, vbar[64] = {0}, *thetabar = calloc((size_t)np, sizeof(double));
     sid_error err = {0};
-    ck_assert_int_eq(sid_step_vjp(p.m, p.theta, p.ws, euler ? SID_EULER : SID_RK4, p.h, p.q, p.v, p.u, p.wq, p.wv,
+    ck_assert_int_eq(sid_step_vjp(p.m, p.theta, p.ws, integ, p.h, p.q, p.v, p.u, p.wq, p.wv,
                                   qbar, vbar, thetabar, &err), SID_OK);
     double worst = 0, ws = 0;
     char where[256] = "none";
@@ -159,7 +159,7 @@ static double check_vjp(unsigned seed, int euler, double *worst_servo)
         if (sat > 0) smin = fmin(smin, sat), smax = fmax(smax, sat);
     }
     fprintf(stderr, "servo %s step adjoint: worst relative error %.2e at %s (servo parameters with |gradient| > 1e-3: %.2e; |f|/L %.2f..%.2f)\n",
-            euler ? "euler" : "rk4", worst, where, ws, smin, smax);
+            sid_integrator_name(integ), worst, where, ws, smin, smax);
     ck_assert_msg(smax > 0.3 && smax < 5, "saturation |f|/L up to %g: not exercising tanh", smax);
     ck_assert_msg(worst <= 1e-6, "relative error %g at %s", worst, where);
     *worst_servo = ws;
@@ -171,18 +171,19 @@ static double check_vjp(unsigned seed, int euler, double *worst_servo)
 START_TEST(servo_step_vjp_matches_fd)
 {
     double ws;
-    check_vjp(21, 1, &ws);
-    check_vjp(22, 0, &ws);
-    check_vjp(23, 1, &ws);
+    check_vjp(21, SID_EULER, &ws);
+    check_vjp(22, SID_RK4, &ws);
+    check_vjp(23, SID_EULER, &ws);
+    check_vjp(25, SID_IMPLICITFAST, &ws);
 }
 END_TEST
 
 /* Forward mode is the adjoint's transpose: w . (J xdot) = (J^T w) . xdot for random directions
  * (the dot-product test), to rounding (1e-10 relative). */
-static void check_jvp(unsigned seed, int euler)
+static void check_jvp(unsigned seed, sid_integrator integ)
 {
     gproblem p;
-    gproblem_init(&p, seed, euler);
+    gproblem_init(&p, seed, integ);
     const int nv = sid_model_nv(p.m), np = sid_model_nparam(p.m);
     unsigned s = seed + 9;
     double qd[64], vd[64], dq[64], dv[64], scratch[9 * 64];
@@ -190,15 +191,15 @@ static void check_jvp(unsigned seed, int euler)
     for (int i = 0; i < nv; i++) dq[i] = qd[i] = tu_uniform(&s, -1, 1), dv[i] = vd[i] = tu_uniform(&s, -1, 1);
     for (int j = 0; j < np; j++) thd[j] = tu_uniform(&s, -1, 1) * fmax(0.01, fabs(p.theta[j]));
     sid_error err = {0};
-    ck_assert_int_eq(sid_step_jvp(p.m, p.theta, p.ws, euler ? SID_EULER : SID_RK4, p.h, p.q, p.v, p.u, 1, thd, qd, vd,
+    ck_assert_int_eq(sid_step_jvp(p.m, p.theta, p.ws, integ, p.h, p.q, p.v, p.u, 1, thd, qd, vd,
                                   scratch, &err), SID_OK);
     double qbar[64] = {0}, vbar[64] = {0};
-    ck_assert_int_eq(sid_step_vjp(p.m, p.theta, p.ws, euler ? SID_EULER : SID_RK4, p.h, p.q, p.v, p.u, p.wq, p.wv,
+    ck_assert_int_eq(sid_step_vjp(p.m, p.theta, p.ws, integ, p.h, p.q, p.v, p.u, p.wq, p.wv,
                                   qbar, vbar, thetabar, &err), SID_OK);
     double fwd = 0, rev = 0;
     for (int i = 0; i < nv; i++) fwd += p.wq[i] * qd[i] + p.wv[i] * vd[i], rev += qbar[i] * dq[i] + vbar[i] * dv[i];
     for (int j = 0; j < np; j++) rev += thetabar[j] * thd[j];
-    fprintf(stderr, "servo %s jvp: forward %.15g reverse %.15g\n", euler ? "euler" : "rk4", fwd, rev);
+    fprintf(stderr, "servo %s jvp: forward %.15g reverse %.15g\n", sid_integrator_name(integ), fwd, rev);
     ck_assert_msg(fabs(fwd - rev) <= 1e-10 * (fabs(fwd) + fabs(rev)), "JVP %.15g vs VJP %.15g", fwd, rev);
     free(thd);
     free(thetabar);
@@ -207,8 +208,9 @@ static void check_jvp(unsigned seed, int euler)
 
 START_TEST(servo_jvp_matches_vjp)
 {
-    check_jvp(31, 1);
-    check_jvp(32, 0);
+    check_jvp(31, SID_EULER);
+    check_jvp(32, SID_RK4);
+    check_jvp(33, SID_IMPLICITFAST);
 }
 END_TEST
 
@@ -384,14 +386,19 @@ static double reference(int k, double t)
     return 0.4 * sin(2 * 3.14159265358979323846 * (0.5 + 0.23 * k) * t + k) + 0.2 * sin(2 * 3.14159265358979323846 * (1.7 + 0.11 * k) * t);
 }
 
-/* 2 s at h = 1 ms (Euler both) from a non-zero state, references as MuJoCo's ctrl (0 for a
- * merged velocity actuator): max |q_ours - q_mujoco| over the run. */
-static double mujoco_agreement(const char *xml)
+/* 2 s at MuJoCo's step from a non-zero state, references as MuJoCo's ctrl (0 for a merged
+ * velocity actuator), our model of xml stepped by integ, MuJoCo's of mj_xml (NULL: xml) by its
+ * own integrator: max |q_ours - q_mujoco| over the run. */
+static double mujoco_agreement_of(const char *xml, sid_integrator integ, const char *mj_xml)
 {
     char path[64], errbuf[1000] = "";
     write_temp(xml, path);
     double *theta;
     sid_model *m = import_model(path, xml, &theta);
+    if (mj_xml) {
+        unlink(path);
+        write_temp(mj_xml, path);
+    }
     mjModel *mm = mj_loadXML(path, NULL, errbuf, sizeof errbuf);
     unlink(path);
     ck_assert_msg(mm != NULL, "MuJoCo: %s", errbuf);
@@ -416,11 +423,10 @@ static double mujoco_agreement(const char *xml)
     }
     double worst = 0, moved = 0;   /* moved: how far the servos took the joints */
     sid_error err = {0};
-    const double h = 1e-3;
-    ck_assert(fabs(mm->opt.timestep - h) < 1e-15 && mm->opt.integrator == mjINT_EULER);
-    for (int it = 0; it < 2000; it++) {
+    const double h = mm->opt.timestep;
+    for (int it = 0; it * h < 2; it++) {
         for (int k = 0; k < nd; k++) u[sid_model_dof_joint_vadr(m, k)] = md->ctrl[act[k]] = reference(k, it * h);
-        ck_assert_int_eq(sid_step(m, theta, ws, SID_EULER, h, q, v, u, q1, v1, &err), SID_OK);
+        ck_assert_int_eq(sid_step(m, theta, ws, integ, h, q, v, u, q1, v1, &err), SID_OK);
         mj_step(mm, md);
         for (int k = 0; k < nd; k++) {
             worst = fmax(worst, fabs(q1[sid_model_dof_joint_qadr(m, k)] - md->qpos[qadr[k]]));
@@ -440,6 +446,11 @@ static double mujoco_agreement(const char *xml)
     return worst;
 }
 
+static double mujoco_agreement(const char *xml)
+{
+    return mujoco_agreement_of(xml, SID_EULER, NULL);
+}
+
 /* Same model, same numbers, so only rounding differs: a few hundred operations a step on numbers
  * of order one, 2000 steps of a stable closed loop, ~1e-13; 1e-9 rad (the issue's) is the bound. */
 START_TEST(servo_matches_mujoco)
@@ -448,6 +459,126 @@ START_TEST(servo_matches_mujoco)
     fprintf(stderr, "servo vs MuJoCo 2.2.2, 2 s at 1 ms: pendulum %.2e rad, 4-dof chain %.2e (rad or m)\n", pend, chain);
     ck_assert_msg(pend <= 1e-9, "pendulum: %g", pend);
     ck_assert_msg(chain <= 1e-9, "chain: %g", chain);
+}
+END_TEST
+
+/* ---- implicitfast ---------------------------------------------------------------------------- */
+
+/* The PD pendulum again, at 2 ms, with MuJoCo 2.2.2's `implicit` integrator (its damping, the
+ * servo's kv and the Coriolis terms implicit): a single hinge has no Coriolis terms, so implicit
+ * and implicitfast are the same method there. */
+static const char PENDULUM_IMPLICIT[] =
+    "<mujoco model='servo_pendulum'>\n"
+    "  <compiler angle='radian'/>\n"
+    "  <option timestep='0.002' integrator='implicit'/>\n"
+    "  <worldbody>\n"
+    "    <body name='arm' pos='0 0 1'>\n"
+    "      <joint name='hinge' type='hinge' axis='0 1 0' damping='0.05' armature='0.01'/>\n"
+    "      <inertial pos='0.2 0 0' mass='0.8' diaginertia='0.004 0.012 0.011'/>\n"
+    "    </body>\n"
+    "  </worldbody>\n"
+    "  <actuator>\n"
+    "    <general name='pd' joint='hinge' gainprm='20' biastype='affine' biasprm='0 -20 -0.8'/>\n"
+    "  </actuator>\n"
+    "</mujoco>\n";
+
+/* A 3-dof arm (two crossed hinges and a slide: Coriolis terms that implicit would take and
+ * implicitfast does not) on PD <general> actuators, gears 1, 2, 1; %s: the integrator, %g: the
+ * joints' damping and the servos' kd (biasprm's third). */
+static void pd_arm(char *xml, size_t n, const char *integ, const double damping[3], const double kd[3])
+{
+    snprintf(xml, n,
+             "<mujoco model='pd_arm'>\n"
+             "  <compiler angle='radian'/>\n"
+             "  <option timestep='0.002' integrator='%s'/>\n"
+             "  <worldbody>\n"
+             "    <body name='l1' pos='0 0 1'>\n"
+             "      <joint name='j1' type='hinge' axis='0 0 1' damping='%.17g' armature='0.02'/>\n"
+             "      <inertial pos='0.1 0.02 0' mass='1.2' diaginertia='0.01 0.02 0.015'/>\n"
+             "      <body name='l2' pos='0.25 0 0'>\n"
+             "        <joint name='j2' type='hinge' axis='0 1 0' damping='%.17g' armature='0.01'/>\n"
+             "        <inertial pos='0.12 0 -0.01' mass='0.9' diaginertia='0.006 0.011 0.009'/>\n"
+             "        <body name='l3' pos='0.24 0 0'>\n"
+             "          <joint name='j3' type='slide' axis='1 0 0' damping='%.17g' armature='0.05'/>\n"
+             "          <inertial pos='0.05 0 0' mass='0.4' diaginertia='0.001 0.002 0.002'/>\n"
+             "        </body>\n"
+             "      </body>\n"
+             "    </body>\n"
+             "  </worldbody>\n"
+             "  <actuator>\n"
+             "    <general name='a1' joint='j1' gainprm='30' biastype='affine' biasprm='0 -30 %.17g'/>\n"
+             "    <general name='a2' joint='j2' gear='2' gainprm='15' biastype='affine' biasprm='0 -15 %.17g'/>\n"
+             "    <general name='a3' joint='j3' gainprm='200' biastype='affine' biasprm='0 -200 %.17g'/>\n"
+             "  </actuator>\n"
+             "</mujoco>\n",
+             integ, damping[0], damping[1], damping[2], -kd[0], -kd[1], -kd[2]);
+}
+
+/* implicitfast against MuJoCo 2.2.2, which has no implicitfast: on one hinge against its
+ * `implicit` (the same method there); on the arm against its derivation, since the servo's
+ * -kd G^2 v moved into the joint's damping makes MuJoCo's Euler (implicit in damping) take
+ * exactly implicitfast's step: the arm with damping d and kd against MuJoCo's Euler on the arm
+ * with damping d + G^2 kd and kd 0. Only rounding differs: 1e-9 as servo_matches_mujoco. */
+START_TEST(implicitfast_matches_mujoco)
+{
+    const double pend = mujoco_agreement_of(PENDULUM_IMPLICIT, SID_IMPLICITFAST, NULL);
+    const double d[3] = {0.1, 0.05, 0.5}, kd[3] = {2, 1, 5}, G[3] = {1, 2, 1}, none[3] = {0, 0, 0};
+    double moved[3];
+    for (int k = 0; k < 3; k++) moved[k] = d[k] + G[k] * G[k] * kd[k];
+    char ours[4096], theirs[4096];
+    pd_arm(ours, sizeof ours, "Euler", d, kd);
+    pd_arm(theirs, sizeof theirs, "Euler", moved, none);
+    const double arm = mujoco_agreement_of(ours, SID_IMPLICITFAST, theirs);
+    /* and the two methods differ on the arm: the comparison has something to see */
+    const double euler_gap = mujoco_agreement_of(ours, SID_EULER, theirs);
+    fprintf(stderr, "implicitfast vs MuJoCo 2.2.2, 2 s at 2 ms: pendulum vs implicit %.2e rad, 3-dof arm vs Euler with "
+            "the servos' kd moved into damping %.2e (euler instead: %.2e)\n", pend, arm, euler_gap);
+    ck_assert_msg(pend <= 1e-9, "pendulum: %g", pend);
+    ck_assert_msg(arm <= 1e-9, "arm: %g", arm);
+    ck_assert_msg(euler_gap > 1e-4, "euler and implicitfast agree to %g on the arm", euler_gap);
+}
+END_TEST
+
+/* Why a robot file asks for implicitfast: stiff servos at the file's own step. The arm with
+ * kd = 400, 60, 1000 at 2 ms: explicit in kd, Euler's damping step h G^2 kd / I exceeds 2 and
+ * the arm diverges; implicitfast holds it (heavily damped, it moves slowly: within 2 of its
+ * start). */
+START_TEST(implicitfast_holds_stiff_servos)
+{
+    const double d[3] = {0.1, 0.05, 0.5}, kd[3] = {400, 60, 1000};
+    char xml[4096], path[64];
+    pd_arm(xml, sizeof xml, "Euler", d, kd);
+    write_temp(xml, path);
+    double *theta;
+    sid_model *m = import_model(path, xml, &theta);
+    unlink(path);
+    sid_workspace *ws = sid_workspace_create(m);
+    const int nv = sid_model_nv(m);
+    double worst[2] = {0, 0};
+    int diverged[2] = {0, 0};
+    for (int pass = 0; pass < 2; pass++) {
+        const sid_integrator integ = pass ? SID_IMPLICITFAST : SID_EULER;
+        double q[8] = {0.3, -0.2, 0.05}, v[8] = {0}, u[8], q1[8], v1[8];
+        sid_error err = {0};
+        for (int it = 0; it < 1000 && !diverged[pass]; it++) {
+            for (int k = 0; k < nv; k++) u[k] = reference(k, it * 2e-3);
+            if (sid_step(m, theta, ws, integ, 2e-3, q, v, u, q1, v1, &err) != SID_OK) diverged[pass] = 1;
+            for (int k = 0; k < nv && !diverged[pass]; k++) {
+                if (fabs(q1[k]) > 100) diverged[pass] = 1;
+                worst[pass] = fmax(worst[pass], fabs(q1[k] - q[k]));
+            }
+            memcpy(q, q1, sizeof q);
+            memcpy(v, v1, sizeof v);
+        }
+    }
+    fprintf(stderr, "stiff servos at 2 ms: euler %s, implicitfast %s (largest move in a step %.2e)\n",
+            diverged[0] ? "diverges" : "holds", diverged[1] ? "diverges" : "holds", worst[1]);
+    ck_assert_msg(diverged[0], "euler held the stiff servos: the test is not stiff");
+    ck_assert_msg(!diverged[1], "implicitfast diverged");
+    ck_assert_msg(worst[1] < 0.01, "implicitfast: a step moves a joint by %g", worst[1]);
+    sid_workspace_free(ws);
+    sid_model_free(m);
+    sid_free(theta);
 }
 END_TEST
 
@@ -798,6 +929,8 @@ Suite *servo_suite(void)
     TCase *tm = tcase_create("mujoco");
     tcase_set_timeout(tm, 60);
     tcase_add_test(tm, servo_matches_mujoco);
+    tcase_add_test(tm, implicitfast_matches_mujoco);
+    tcase_add_test(tm, implicitfast_holds_stiff_servos);
     tcase_add_test(tm, servo_mjcf_import);
     tcase_add_test(tm, servo_mjcf_export);
     suite_add_tcase(s, tm);

@@ -56,7 +56,7 @@ static void add_tau(const sid_model *m, const double *theta, sid_traj *tr)
     for (int k = 0; k < tr->n; k++) {
         sid_traj_state_q(m, theta, tr, k, x);
         sid_traj_velocity(m, tr, k, x + nq);
-        ck_assert_msg(sid_tau_link(&(sid_fd_point){m, theta, ws, NULL, x, x + nq, tr->u + (size_t)k * (size_t)nv, 0}, a, tau, &err) == SID_OK,
+        ck_assert_msg(sid_tau_link(&(sid_fd_point){m, theta, ws, NULL, x, x + nq, tr->u + (size_t)k * (size_t)nv, 0, 0}, a, tau, &err) == SID_OK,
                       "%s", err.msg);
         for (int b = 1; b < m->nbody; b++) {
             const sid_body *bd = &m->body[b];
@@ -96,7 +96,7 @@ START_TEST(tau_link_matches_mujoco)
         md->ctrl[0] = u[0], md->ctrl[1] = u[1];
         mj_forward(mm, md);
         mj_rne(mm, md, 1, res);
-        ck_assert_int_eq(sid_tau_link(&(sid_fd_point){m, theta, ws, NULL, q, v, u, 0}, a, tau, &err), SID_OK);
+        ck_assert_int_eq(sid_tau_link(&(sid_fd_point){m, theta, ws, NULL, q, v, u, 0, 0}, a, tau, &err), SID_OK);
         for (int i = 0; i < 2; i++) {
             worst_a = fmax(worst_a, fabs(a[i] - md->qacc[i]));
             worst_t = fmax(worst_t, fabs(tau[i] - res[i]));

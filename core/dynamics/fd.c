@@ -1,7 +1,8 @@
 /* fd.c — forward dynamics and its derivatives.
  *   (M + B + hd D) a = F - c - D v + J^T fext
  * with M the mass matrix, B the armature, D the viscous damping (hd = h: MuJoCo's implicit
- * damping for Euler; hd = 0: the plain forward dynamics), F the motor, friction and joint limit
+ * damping for Euler; hd = 0: the plain forward dynamics; with implicit_act, D has the
+ * actuators' damping too, actuator_damping.h, which F holds explicitly), F the motor, friction and joint limit
  * forces and servo torques (the limit's and the servo's depend on q, so their adjoints add to qbar), c
  * the bias forces, and fext the forces of a contact model and the logged pushes (push.h) on the bodies.
  * The adjoint uses the implicit function theorem on the residual
@@ -10,6 +11,7 @@
  * is needed (docs/adjoint.md). */
 #include "fd.h"
 
+#include "actuator_damping.h"
 #include "backlash.h"
 #include "push.h"
 
@@ -68,6 +70,11 @@ sid_status sid_fd(const sid_fd_point *p, double *a, sid_error *err)
         if (i == j) ws->M[i * nv + i] += pd[P_ARMATURE] + hd * pd[P_VISCOUS];   /* one sum: bit for bit as before */
         else ws->M[i * nv + i] += pd[P_ARMATURE], ws->M[j * nv + j] += hd * pd[P_VISCOUS];
         a[j] -= pd[P_VISCOUS] * v[j];
+        if (p->implicit_act) {
+            int k;
+            const double d = sid_actuator_damping(bd, theta, &k);
+            if (k >= 0) ws->M[k * nv + k] += hd * d;
+        }
     }
     if (sid_factor(m, ws->M))
         return sid_error_set(err, SID_ERR_SINGULAR,
@@ -111,6 +118,11 @@ static void fd_vjp(const sid_fd_point *p, const double *a, const double *L, cons
         vbar[j] -= pd[P_VISCOUS] * w[j];
         td[P_VISCOUS] -= (v[j] + hd * a[j]) * w[j];
         td[P_ARMATURE] -= a[i] * w[i];
+        if (p->implicit_act) {
+            int k;
+            (void)sid_actuator_damping(bd, theta, &k);
+            if (k >= 0) sid_actuator_damping_vjp(bd, theta, -hd * a[k] * w[k], thetabar);
+        }
     }
     if (mode == VJP_FORWARD) {
         sid_kinematics(m, theta, ws, q);
@@ -168,6 +180,11 @@ void sid_fd_jvp_dir(const sid_fd_point *p, const double *a, const sid_state_dir 
             continue;
         }
         const double *pd = theta + bd->p_dof, *tp = thd + bd->p_dof;
+        if (p->implicit_act) {
+            int k;
+            (void)sid_actuator_damping(bd, theta, &k);
+            if (k >= 0) ad[k] -= hd * sid_actuator_damping_jvp(bd, theta, thd) * a[k];
+        }
         if (i == j) {   /* one sum, in the order it always had */
             ad[i] -= tp[P_VISCOUS] * (v[i] + hd * a[i]) + pd[P_VISCOUS] * vd[i] + tau[i] + tp[P_ARMATURE] * a[i];
             continue;

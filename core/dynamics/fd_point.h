@@ -10,7 +10,8 @@ struct sid_fext_source;   /* contact.h */
 
 /* Where the forward dynamics is evaluated: the model at theta with its workspace and the
  * external forces of fx (NULL: none), the state (q, v), the command u, and hd, the step of the
- * implicit damping (h: MuJoCo's Euler step; 0: the plain dynamics). */
+ * implicit damping (h: MuJoCo's Euler step; 0: the plain dynamics); implicit_act: the actuators'
+ * damping is implicit too (actuator_damping.h; the implicitfast integrator). */
 typedef struct {
     const sid_model *m;
     const double *theta;
@@ -18,6 +19,7 @@ typedef struct {
     const struct sid_fext_source *fx;
     const double *q, *v, *u;
     double hd;
+    int implicit_act;
 } sid_fd_point;
 
 /* What an adjoint accumulates into: qbar (nq), vbar (nv), thetabar (nparam). */

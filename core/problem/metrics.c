@@ -61,7 +61,7 @@ sid_status sid_problem_rmse_tau(sid_problem *p, const double *theta, double *rms
             for (int i = 0; i < nq; i++) qs[i] = q[j * (size_t)nq + (size_t)i];
             sid_unmeasure_q(m, theta, qs);
             const sid_fd_point pt = {m, theta, p->lane[0].ws, NULL, qs, v + j * (size_t)nv,
-                                     sid_delay_u(m, theta, tr, k, p->lane[0].ws), 0};
+                                     sid_delay_u(m, theta, tr, k, p->lane[0].ws), 0, 0};
             s = sid_tau_link(&pt, a, tau, err);
             for (int i = 0; i < nv && !s; i++) {
                 if (!tr->tau_has[i]) continue;

@@ -19,6 +19,7 @@
 #include "linalg.h"
 #include "problem.h"
 
+#include <math.h>
 #include <string.h>
 
 #define TEST_WINDOWS 8          /* windows simulated per candidate, spread over the logs */
@@ -216,7 +217,7 @@ sid_status sid_step_choose(const sid_model *m, const double *theta, const sid_tr
     qa = sid_alloc(sizeof(double) * (size_t)longest * (size_t)m->nq);
     qb = sid_alloc(sizeof(double) * (size_t)longest * (size_t)m->nq);
     if (!tested || !qa || !qb) goto nomem;
-    const double factor = o->sim.integrator == SID_RK4 ? 16.0 / 15.0 : 2.0;
+    const double p2 = ldexp(1, sid_integrator_order(o->sim.integrator)), factor = p2 / (p2 - 1);   /* 2^p / (2^p - 1) */
     estimate e = {-1, -1, -1};   /* -1: not estimated */
     const step_test test = {p, theta, tested, c->windows, factor, allow, qa, qb, est};
     for (int n = 1;; n *= 2) {

@@ -48,7 +48,7 @@ sid_status sid_tau_residual(const sid_sample *smp, const double *x, const sid_lo
      * caller sets it again before the next step or step adjoint */
     const double *q = x, *v = x + nq, *u = sid_delay_u(m, theta, tr, k, L->ws), *y = tr->tau + (size_t)k * (size_t)nv;
     double *M = L->tau_buf, *a = M + (size_t)nv * (size_t)nv, *tau = a + nv, *taubar = tau + nv, *abar = taubar + nv;
-    const sid_fd_point at = {m, theta, L->ws, NULL, q, v, u, 0};
+    const sid_fd_point at = {m, theta, L->ws, NULL, q, v, u, 0, 0};
     sid_status s = sid_fd(&at, a, err);
     if (s) return s;
     if (xbar) sid_crba(m, L->ws, M);
@@ -103,7 +103,7 @@ sid_status sid_tau_residual_rows(const sid_sample *smp, const double *x, const s
      * (the caller seeds the next interval's steps again) */
     sid_delay_jvp_seed(m, theta, tr, k, ndir, nfree, idx, thd);
     /* fd, then RNEA at (q, v, a): the state both tangents below need (no contact or pushes: refused) */
-    const sid_fd_point at = {m, theta, L->ws, NULL, q, v, u, 0};
+    const sid_fd_point at = {m, theta, L->ws, NULL, q, v, u, 0, 0};
     sid_status s = sid_fd_jvp_prepare(&at, a, err);
     if (s) return s;
     sid_crba(m, L->ws, M);

@@ -256,7 +256,7 @@ sid_status sid_hard_forward(const sid_step_ctx *c, const sid_step_io *io, sid_ha
     const sid_model *m = c->m;
     const double *theta = c->theta, *v = io->v, h = c->h;
     sid_workspace *ws = c->ws;
-    const sid_fd_point p = {m, theta, ws, NULL, io->q, v, io->u, h};   /* the dynamics without contact */
+    const sid_fd_point p = {m, theta, ws, NULL, io->q, v, io->u, h, c->implicit_act};   /* the dynamics without contact */
     struct sid_hard *H = ws->hard;
     const int nv = m->nv;
     double *a = ws->rk;
@@ -384,7 +384,7 @@ sid_status sid_hard_vjp(const sid_step_ctx *c, const sid_step_io *io, const sid_
     /* R1's adjoint: the Euler step's, with the impulses as fixed external forces lambda / h */
     for (int i = 0; i < nc; i++) H->seed[i] = sid_v3_scale(1 / h, sid_v3_load(H->lam + 3 * i));
     const sid_fext_source impulses = {sid_hard_impulse_forces, sid_hard_impulse_forces_vjp, H, NULL};
-    sid_fd_point at = {m, theta, ws, nc ? &impulses : NULL, q, v, u, h};
+    sid_fd_point at = {m, theta, ws, nc ? &impulses : NULL, q, v, u, h, c->implicit_act};
     sid_fd_vjp_factored(&at, H->aplus, ws->M, abar, &adj->bar);
     at.fx = NULL, at.hd = 0;   /* the dry rows were solved without the contacts (sid_hard_forward) */
     if (ws->dry) sid_dry_rows_vjp(&at, &adj->bar);

@@ -120,7 +120,7 @@ sid_status sid_hard_jvp(const sid_step_ctx *c, const sid_step_io *io, const sid_
     if (D) {
         memcpy(ws->M, D->Lp, sizeof(double) * (size_t)nv * (size_t)nv);
         sid_kinematics(m, theta, ws, q);
-        const sid_fd_point p0 = {m, theta, ws, NULL, q, v, u, 0};   /* the rows' dynamics: no contact */
+        const sid_fd_point p0 = {m, theta, ws, NULL, q, v, u, 0, 0};   /* the rows' dynamics: no contact */
         sid_fd_jvp_at(&p0, D->ac);
         for (int d = 0; d < ndir; d++) {
             double *t = scratch + (size_t)d * 9 * (size_t)nv;
@@ -143,7 +143,7 @@ sid_status sid_hard_jvp(const sid_step_ctx *c, const sid_step_io *io, const sid_
      * the RNEA state at (q, v, a+) that sid_fd_jvp_dir differentiates) */
     for (int i = 0; i < nc; i++) H->seed[i] = sid_v3_scale(1 / h, sid_v3_load(H->lam + 3 * i));
     const sid_fext_source impulses = {sid_hard_impulse_forces, sid_hard_impulse_forces_vjp, H, impulse_forces_jvp};
-    const sid_fd_point ph = {m, theta, ws, nc ? &impulses : NULL, q, v, u, h};
+    const sid_fd_point ph = {m, theta, ws, nc ? &impulses : NULL, q, v, u, h, c->implicit_act};
     if ((s = sid_fd_jvp_prepare(&ph, ap, err))) return s;
     if (D) {   /* a+ has the rows' E f too: the RNEA state at the step's own a+ */
         memcpy(ap, H->aplus, sizeof(double) * (size_t)nv);

@@ -22,7 +22,7 @@ sid_status sid_dry_accel(const sid_fd_point *p, int want_ac, int want_a, sid_err
     const sid_model *m = p->m;
     const double *theta = p->theta, *q = p->q, *v = p->v, *u = p->u;
     sid_workspace *ws = p->ws;
-    const sid_fd_point p0 = {m, theta, ws, p->fx, q, v, u, 0};   /* the plain dynamics: a0 and ac */
+    const sid_fd_point p0 = {m, theta, ws, p->fx, q, v, u, 0, 0};   /* the plain dynamics: a0 and ac */
     struct sid_dry *D = ws->dry;
     const int nv = m->nv;
     const size_t nn = sizeof(double) * (size_t)nv * (size_t)nv;

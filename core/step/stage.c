@@ -15,7 +15,7 @@ static int smooth_size(const sid_model *m) { return m->nv * m->nv; }
 /* The plain forward dynamics' point of a stage (hd = 0). */
 static sid_fd_point stage_point(const sid_step_ctx *c, const sid_stage_at *at)
 {
-    return (sid_fd_point){c->m, c->theta, c->ws, c->fx, at->q, at->v, at->u, 0};
+    return (sid_fd_point){c->m, c->theta, c->ws, c->fx, at->q, at->v, at->u, 0, 0};
 }
 
 static sid_status smooth_accel(const sid_step_ctx *c, const sid_stage_at *at, double *a, double *rec, sid_error *err)
@@ -77,7 +77,7 @@ static sid_status dry_accel(const sid_step_ctx *c, const sid_stage_at *at, doubl
     const sid_model *m = c->m;
     struct sid_dry *D = c->ws->dry;
     const size_t nn = (size_t)m->nv * (size_t)m->nv, nf = (size_t)D->nf;
-    const sid_fd_point p = {m, c->theta, c->ws, c->fx, at->q, at->v, at->u, c->h};
+    const sid_fd_point p = {m, c->theta, c->ws, c->fx, at->q, at->v, at->u, c->h, 0};
     sid_status s = sid_dry_accel(&p, 1, 0, err);
     if (s) return s;
     memcpy(a, D->ac, sizeof(double) * (size_t)m->nv);
@@ -97,7 +97,7 @@ static sid_status dry_vjp(const sid_step_ctx *c, const sid_stage_at *at, const d
     struct sid_dry *D = ws->dry;
     const int nv = m->nv;
     const size_t nn = (size_t)nv * (size_t)nv, nf = (size_t)D->nf;
-    const sid_fd_point ph = {m, c->theta, ws, c->fx, at->q, at->v, at->u, c->h};   /* the rows' time constant: the step's */
+    const sid_fd_point ph = {m, c->theta, ws, c->fx, at->q, at->v, at->u, c->h, 0};   /* the rows' time constant: the step's */
     sid_status s;
     if (rec) {   /* the stage again from its record, solving nothing */
         if ((s = sid_dry_prepare(m, c->theta, ws, err))) return s;
@@ -125,7 +125,7 @@ static sid_status dry_jvp_prepare(const sid_step_ctx *c, const sid_stage_at *at,
     const sid_model *m = c->m;
     sid_workspace *ws = c->ws;
     struct sid_dry *D = ws->dry;
-    const sid_fd_point ps = {m, c->theta, ws, c->fx, at->q, at->v, at->u, c->h};
+    const sid_fd_point ps = {m, c->theta, ws, c->fx, at->q, at->v, at->u, c->h, 0};
     sid_status s = sid_dry_accel(&ps, 1, 0, err);
     if (s) return s;
     memcpy(a, D->ac, sizeof(double) * (size_t)m->nv);

@@ -8,36 +8,45 @@
 
 enum { CONTACT_NONE, CONTACT_COMPLIANT, CONTACT_HARD, NCONTACT };
 
-/* a row per variant; fx: the contact force source of compliant contact (NULL: none) */
-#define EULER(fx) {sid_euler_step, sid_euler_vjp_taped, sid_euler_vjp, sid_euler_jvp, sid_euler_record_size, fx, NULL, \
-                   sid_euler_after_jvp, NULL}
-#define EULER_DRY(fx) {sid_dry_step, sid_dry_vjp_taped, sid_dry_vjp, sid_dry_jvp, sid_dry_record_size, fx, NULL, NULL, NULL}
+/* a row per variant; fx: the contact force source of compliant contact (NULL: none); imp: the
+ * actuators' damping is implicit (implicitfast) */
+#define EULER(fx, imp) {sid_euler_step, sid_euler_vjp_taped, sid_euler_vjp, sid_euler_jvp, sid_euler_record_size, fx, \
+                        NULL, sid_euler_after_jvp, NULL, imp}
+#define EULER_DRY(fx, imp) {sid_dry_step, sid_dry_vjp_taped, sid_dry_vjp, sid_dry_jvp, sid_dry_record_size, fx, NULL, \
+                            NULL, NULL, imp}
 /* hard contact solves joint dry friction and limits first when the model has them (contact_hard.c) */
-#define HARD {sid_hard_step, sid_hard_vjp_taped, sid_hard_vjp, sid_hard_jvp, sid_hard_record_size, NULL, NULL, NULL, NULL}
-#define RK4(stage, size, fx) {sid_rk4_step, sid_rk4_vjp_taped, sid_rk4_vjp, sid_rk4_jvp, size, fx, NULL, NULL, &stage}
-#define RK4_HARD {NULL, NULL, NULL, NULL, NULL, NULL, "the hard contact model needs the euler integrator, not rk4", \
-                  NULL, NULL}
+#define HARD(imp) {sid_hard_step, sid_hard_vjp_taped, sid_hard_vjp, sid_hard_jvp, sid_hard_record_size, NULL, NULL, \
+                   NULL, NULL, imp}
+#define RK4(stage, size, fx) {sid_rk4_step, sid_rk4_vjp_taped, sid_rk4_vjp, sid_rk4_jvp, size, fx, NULL, NULL, &stage, 0}
+#define RK4_HARD {NULL, NULL, NULL, NULL, NULL, NULL, "the hard contact model needs the euler or implicitfast " \
+                  "integrator, not rk4", NULL, NULL, 0}
 #define COMPLIANT (&sid_contact_compliant)
 
-/* The names files and flags use: the one place they are spelled. */
-static const char *const integrator_names[SID_NINTEGRATOR] = {[SID_EULER] = "euler", [SID_RK4] = "rk4"};
+/* An integrator: its name (the one place files and flags spell it), its order of accuracy (the
+ * automatic step's error estimate), and its variants by contact model, without and with joints
+ * of the dry friction model or constraint limits (dry_friction.h). */
+typedef struct {
+    const char *name;
+    int order;
+    sid_step_variant smooth[NCONTACT], dry[NCONTACT];
+} integrator_row;
+
+static const integrator_row integrators[SID_NINTEGRATOR] = {
+    [SID_EULER] = {"euler", 1, {EULER(NULL, 0), EULER(COMPLIANT, 0), HARD(0)},
+                   {EULER_DRY(NULL, 0), EULER_DRY(COMPLIANT, 0), HARD(0)}},
+    [SID_RK4] = {"rk4", 4,
+                 {RK4(sid_stage_smooth, sid_rk4_record_size, NULL), RK4(sid_stage_smooth, sid_rk4_record_size, COMPLIANT),
+                  RK4_HARD},
+                 {RK4(sid_stage_dry, sid_rk4_dry_record_size, NULL),
+                  RK4(sid_stage_dry, sid_rk4_dry_record_size, COMPLIANT), RK4_HARD}},
+    /* MuJoCo 3's implicitfast: Euler implicit in the joints' and the actuators' damping */
+    [SID_IMPLICITFAST] = {"implicitfast", 1, {EULER(NULL, 1), EULER(COMPLIANT, 1), HARD(1)},
+                          {EULER_DRY(NULL, 1), EULER_DRY(COMPLIANT, 1), HARD(1)}},
+};
+
+/* The names files and flags use for the contact models: the one place they are spelled. */
 static const char *const contact_model_names[SID_NCONTACT_MODEL] = {[SID_CONTACT_COMPLIANT] = "compliant",
                                                                     [SID_CONTACT_HARD] = "hard"};
-
-/* integrator x contact model, without and with joints of the dry friction model or constraint
- * limits (dry_friction.h) */
-static const sid_step_variant variants[SID_NINTEGRATOR][NCONTACT] = {
-    [SID_EULER] = {[CONTACT_NONE] = EULER(NULL), [CONTACT_COMPLIANT] = EULER(COMPLIANT), [CONTACT_HARD] = HARD},
-    [SID_RK4] = {[CONTACT_NONE] = RK4(sid_stage_smooth, sid_rk4_record_size, NULL),
-                 [CONTACT_COMPLIANT] = RK4(sid_stage_smooth, sid_rk4_record_size, COMPLIANT),
-                 [CONTACT_HARD] = RK4_HARD},
-};
-static const sid_step_variant variants_dry[SID_NINTEGRATOR][NCONTACT] = {
-    [SID_EULER] = {[CONTACT_NONE] = EULER_DRY(NULL), [CONTACT_COMPLIANT] = EULER_DRY(COMPLIANT), [CONTACT_HARD] = HARD},
-    [SID_RK4] = {[CONTACT_NONE] = RK4(sid_stage_dry, sid_rk4_dry_record_size, NULL),
-                 [CONTACT_COMPLIANT] = RK4(sid_stage_dry, sid_rk4_dry_record_size, COMPLIANT),
-                 [CONTACT_HARD] = RK4_HARD},
-};
 
 const sid_step_variant *sid_step_variant_find(const sid_model *m, sid_integrator integ, sid_error *err)
 {
@@ -53,7 +62,8 @@ const sid_step_variant *sid_step_variant_find(const sid_model *m, sid_integrator
                       : m->nclim ? "a constraint joint limit (limit.model \"constraint\")" : "the hard contact model");
         return NULL;
     }
-    const sid_step_variant *sv = &(m->ndry || m->nclim ? variants_dry : variants)[integ][contact];
+    const integrator_row *in = &integrators[integ];
+    const sid_step_variant *sv = &(m->ndry || m->nclim ? in->dry : in->smooth)[contact];
     if (sv->unsupported) {
         sid_error_set(err, SID_ERR_INPUT, "%s", sv->unsupported);
         return NULL;
@@ -61,7 +71,8 @@ const sid_step_variant *sid_step_variant_find(const sid_model *m, sid_integrator
     return sv;
 }
 
-const char *sid_integrator_name(int i) { return i >= 0 && i < SID_NINTEGRATOR ? integrator_names[i] : NULL; }
+const char *sid_integrator_name(int i) { return i >= 0 && i < SID_NINTEGRATOR ? integrators[i].name : NULL; }
+int sid_integrator_order(sid_integrator i) { return integrators[i].order; }
 const char *sid_contact_model_name(int c) { return c >= 0 && c < SID_NCONTACT_MODEL ? contact_model_names[c] : NULL; }
 
 static int name_index(const char *const *names, int n, const char *name)
@@ -73,9 +84,9 @@ static int name_index(const char *const *names, int n, const char *name)
 
 int sid_integrator_parse(const char *name, sid_integrator *out)
 {
-    const int i = name_index(integrator_names, SID_NINTEGRATOR, name);
-    if (i >= 0) *out = (sid_integrator)i;
-    return i >= 0 ? 0 : -1;
+    for (int i = 0; name && i < SID_NINTEGRATOR; i++)
+        if (strcmp(integrators[i].name, name) == 0) return *out = (sid_integrator)i, 0;
+    return -1;
 }
 
 int sid_contact_model_parse(const char *name, sid_contact_model *out)
@@ -88,7 +99,7 @@ int sid_contact_model_parse(const char *name, sid_contact_model *out)
 sid_step_ctx sid_step_context(const sid_step_variant *sv, const sid_model *m, const double *theta, sid_workspace *ws,
                               double h)
 {
-    return (sid_step_ctx){m, theta, ws, h, sv->fx, NULL, 0, sv->stage};
+    return (sid_step_ctx){m, theta, ws, h, sv->fx, NULL, 0, sv->stage, sv->implicit_act};
 }
 
 static sid_status check_finite(const double *x, int n, const char *what, sid_error *err)

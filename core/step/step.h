@@ -1,11 +1,12 @@
 /* step.h — one simulation step x[k+1] = f(x[k], u[k], theta), chosen from a table of variants:
- * integrator (euler, rk4) x contact model (none, compliant, hard) x joint friction (smooth,
- * dry) (step.c). Each variant gives its step, its adjoint from the tape record the step wrote,
- * its adjoint recomputing what it needs, its forward-mode twin (NULL: not implemented) and the
- * size of its record, each taking the step's context and its state (sid_step_io). A new
- * integrator is one file with these functions, their declarations below, its enum value
- * (sid.h), its name and rows in step.c; the help texts that list the integrators by name
- * (cli/options.c and the commands' usage lines) still spell them out. */
+ * integrator (euler, rk4, implicitfast) x contact model (none, compliant, hard) x joint friction
+ * (smooth, dry) (step.c). Each variant gives its step, its adjoint from the tape record the step
+ * wrote, its adjoint recomputing what it needs, its forward-mode twin (NULL: not implemented) and
+ * the size of its record, each taking the step's context and its state (sid_step_io). A new
+ * integrator is its enum value (sid.h) and its row in step.c (name, order, variants), plus a
+ * file with its functions and their declarations below when it has verbs of its own
+ * (implicitfast has none: Euler's, with the actuators' damping implicit); every name a user
+ * sees, in files, flags, help and messages, comes from the row. */
 #ifndef SID_STEP_H
 #define SID_STEP_H
 
@@ -28,6 +29,7 @@ typedef struct {
     const int *cols;
     int ncols;
     const sid_stage_dynamics *stage;   /* an explicit integrator's stage acceleration (rk4.c), or NULL */
+    int implicit_act;             /* the actuators' damping is implicit (implicitfast, actuator_damping.h) */
 } sid_step_ctx;
 
 /* The acceleration a stage of an explicit integrator (rk4.c) takes at (q, v), with its adjoint
@@ -85,7 +87,7 @@ typedef struct {
 /* The forward dynamics' point of a step's state, with implicit damping hd (fd.h). */
 static inline sid_fd_point sid_step_point(const sid_step_ctx *c, const sid_step_io *io, double hd)
 {
-    return (sid_fd_point){c->m, c->theta, c->ws, c->fx, io->q, io->v, io->u, hd};
+    return (sid_fd_point){c->m, c->theta, c->ws, c->fx, io->q, io->v, io->u, hd, c->implicit_act};
 }
 
 /* (q, v) -> (q1, v1); with io->rec, writes the step's tape record. */
@@ -114,7 +116,11 @@ typedef struct {
     const char *unsupported;             /* non-NULL: this combination is an input error, and why */
     sid_step_after_jvp_fn after_jvp;     /* NULL: the step is taken again after its jvp */
     const sid_stage_dynamics *stage;     /* an explicit integrator's stage acceleration (rk4.c), or NULL */
+    int implicit_act;                    /* 1: the actuators' damping is implicit (implicitfast) */
 } sid_step_variant;
+
+/* An integrator's order of accuracy (euler 1, rk4 4): the automatic step's error estimate. */
+int sid_integrator_order(sid_integrator integ);
 
 /* The variant for model m's contact model and integrator integ; NULL (with the reason in err)
  * for a combination that does not exist. */

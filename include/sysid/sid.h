@@ -369,9 +369,12 @@ int sid_contact_normal_forces(const sid_model *m, const double *theta, sid_works
 
 /* ---- integration ---------------------------------------------------------------------- */
 
-typedef enum { SID_EULER, SID_RK4, SID_NINTEGRATOR } sid_integrator;
+/* euler: MuJoCo's semi-implicit Euler, implicit in joint damping; rk4: classic Runge-Kutta;
+ * implicitfast: MuJoCo 3's, Euler implicit in joint damping and the actuators' damping too
+ * (a servo's kd, a voltage motor's back-EMF), for stiff servos at a robot file's own step. */
+typedef enum { SID_EULER, SID_RK4, SID_IMPLICITFAST, SID_NINTEGRATOR } sid_integrator;
 
-/* Names as files and flags spell them ("euler", "rk4"; "compliant", "hard"), from the step
+/* Names as files and flags spell them ("euler", "rk4", "implicitfast"; "compliant", "hard"), from the step
  * table (core/step/step.c); NULL past the last. Parse: 0 and *out set, or -1 for no such name. */
 const char *sid_integrator_name(int i);
 int sid_integrator_parse(const char *name, sid_integrator *out);
