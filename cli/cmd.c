@@ -67,7 +67,7 @@ int cmd_spec_build(fitspec *s, const cmd_spec_args *a, sid_error *err)
     return 0;
 }
 
-int cmd_spec_model(const fitspec *s, const char *robot, sid_model **m, double **theta, cJSON **doc, sid_error *err)
+int cmd_spec_model(fitspec *s, const char *robot, sid_model **m, double **theta, cJSON **doc, sid_error *err)
 {
     if (robot_model(robot, m, theta, doc, err))
         return -1;

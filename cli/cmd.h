@@ -72,7 +72,7 @@ int cmd_usage_error(const cmd_info *c, const char *fmt, ...) __attribute__((form
 int cmd_spec_build(fitspec *s, const cmd_spec_args *a, sid_error *err);
 /* robot_model (any robot format), then the spec's settings that belong to the model (its contact model), so
  * every command simulates the robot the spec describes. */
-int cmd_spec_model(const fitspec *s, const char *robot, sid_model **m, double **theta, cJSON **doc, sid_error *err);
+int cmd_spec_model(fitspec *s, const char *robot, sid_model **m, double **theta, cJSON **doc, sid_error *err);
 
 /* Print doc on stdout (jsonfile_write) and free it; EXIT_OK, or EXIT_INPUT if memory ran out. */
 int cmd_print_json(cJSON *doc);

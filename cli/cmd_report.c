@@ -92,6 +92,7 @@ static int apply_settings(const char *report, const cJSON *rep, fitspec *spec, s
     if (!cJSON_IsString(in) || sid_integrator_parse(in->valuestring, &spec->sim.integrator))
         return jsonfile_expected(err, report, "settings.integrator",
                                  names_choice(choice, sizeof choice, sid_integrator_name, 1), in);
+    spec->integrator_given = 1;   /* the one the fit used */
     if (!cJSON_IsString(sv) || (strcmp(sv->valuestring, "positions") && strcmp(sv->valuestring, "logged")))
         return jsonfile_expected(err, report, "settings.start_velocity", "\"positions\" or \"logged\"", sv);
     if (!(substeps >= 1 && substeps <= SID_MAX_SUBSTEPS && substeps == floor(substeps)))

@@ -189,6 +189,7 @@ int cmd_validate(int argc, char **argv)
         rc = cli_fail(&err);
         goto done;
     }
+    fitspec_apply_model(&spec, m, robot);   /* the robot's own integrator where the spec names none */
     int nd = sid_model_ndof_joints(m), nmotor = 0;
     for (int k = 0; k < nd; k++)
         nmotor += sid_model_dof_joint_has_motor(m, k) != 0;

@@ -381,9 +381,11 @@ static int read_spec(ctx *c, fitspec *s, const cJSON *root)
     if ((v = cJSON_GetObjectItemCaseSensitive(root, "max_dt")) &&
         number(c, v, "max_dt", 0, 1, "a positive number of seconds", &s->sim.max_dt))
         return -1;
-    if ((v = cJSON_GetObjectItemCaseSensitive(root, "integrator")) &&
-        read_integrator(c, v, "integrator", &s->sim.integrator))
-        return -1;
+    if ((v = cJSON_GetObjectItemCaseSensitive(root, "integrator"))) {
+        if (read_integrator(c, v, "integrator", &s->sim.integrator))
+            return -1;
+        s->integrator_given = 1;
+    }
     if ((v = cJSON_GetObjectItemCaseSensitive(root, "weights"))) {
         if (!cJSON_IsObject(v))
             return expected(c, "weights", "an object { \"q\": w, \"qd\": w }", v);
@@ -655,6 +657,7 @@ int fitspec_apply_flag(fitspec *s, const char *flag, const char *value, sid_erro
         char choice[64];
         if (sid_integrator_parse(value, &s->sim.integrator))
             return bad_flag(err, flag, names_choice(choice, sizeof choice, sid_integrator_name, 0), value);
+        s->integrator_given = 1;
         return 0;
     }
     if (strcmp(flag, "--substeps") == 0 || strcmp(flag, "--max-iter") == 0) {
@@ -897,8 +900,10 @@ void fitspec_fit_opts(const fitspec *s, const fitspec_selection *sel, sid_fit_op
     o->smoothing_seed = s->smoothing_seed;
 }
 
-void fitspec_apply_model(const fitspec *s, sid_model *m, const char *robot)
+void fitspec_apply_model(fitspec *s, sid_model *m, const char *robot)
 {
+    if (!s->integrator_given && sid_model_integrator(m) >= 0)
+        s->sim.integrator = (sid_integrator)sid_model_integrator(m);
     if (s->contact_model < 0)
         return;
     if (sid_model_has_contact(m))

@@ -78,6 +78,7 @@ typedef struct {
     double window_eval;            /* [s] the held-out evaluation window (0: one per log) */
     double window_nominal;         /* the nominal parameters' mean held-out loss */
     sid_sim_opts sim;              /* integrator, substeps, max_dt */
+    int integrator_given;          /* the spec or a flag named the integrator; else the robot's, or euler */
     double w_q, w_qd;              /* loss weights of position and velocity errors */
     double w_tau;                  /* torque sensor weight (weights.tau, --weight-tau); 0: not scored */
     int max_iter;
@@ -137,8 +138,9 @@ void fitspec_loss_opts(const fitspec *s, sid_loss_opts *o);
 /* The spec's optimizer options with sel's free parameters and bounds (borrowed: sel must
  * outlive o); progress, ctx and interrupt are left NULL for the caller. */
 void fitspec_fit_opts(const fitspec *s, const fitspec_selection *sel, sid_fit_opts *o);
-/* What the spec says about the model itself: "contact_model" overrides the robot's, with a
- * warning naming robot (its path) when it has no contact and so nothing to override. */
-void fitspec_apply_model(const fitspec *s, sid_model *m, const char *robot);
+/* Spec and model settled together: "contact_model" overrides the robot's, with a warning naming
+ * robot (its path) when it has no contact and so nothing to override; a spec that names no
+ * integrator takes the robot's own (its file's "integrator", an MJCF's <option integrator>). */
+void fitspec_apply_model(fitspec *s, sid_model *m, const char *robot);
 
 #endif

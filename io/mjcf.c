@@ -89,6 +89,21 @@ static int read_option(mjcf_doc *d, xmlNode *n)
     if (mjcf_nums(d, n, "gravity", 3, 3, d->gravity) < 0) return -1;
     if (mjcf_nums(d, n, "timestep", 1, 1, &d->timestep) < 0) return -1;
     if (!(d->timestep > 0)) return mjcf_fail(d, n, "timestep=\"%g\": expected a positive number of seconds", d->timestep);
+    if (mjcf_has_attr(n, "integrator")) {
+        /* MuJoCo's names; implicit (implicit in the Coriolis terms too) has no twin here */
+        static const char *const mj[] = { "Euler", "RK4", "implicitfast", "implicit" };
+        static const sid_integrator ours[] = { SID_EULER, SID_RK4, SID_IMPLICITFAST, SID_IMPLICITFAST };
+        char v[32];
+        mjcf_attr_str(n, "integrator", v, sizeof v);
+        int k = 0;
+        while (k < 4 && strcmp(v, mj[k])) k++;
+        if (k == 4) return mjcf_fail(d, n, "integrator=\"%s\": expected Euler, RK4, implicit or implicitfast", v);
+        d->integrator = (int)ours[k];
+        if (k == 3)
+            mjcf_warn(d, n, "integrator=\"implicit\" imported as implicitfast: the Coriolis and centrifugal terms "
+                            "are integrated explicitly (sysid has no implicit integrator); the damping and the "
+                            "servos' kd implicitly, as MuJoCo does");
+    }
     mjcf_nodes l;
     if (mjcf_kids(d, n, &l)) return -1;
     for (int i = 0; i < l.count; i++) {
@@ -625,6 +640,7 @@ int mjcf_read(mjcf_doc *d, const char *path, const char *text, size_t len, sid_e
     d->inertiagroup[0] = 0, d->inertiagroup[1] = 5;
     d->gravity[2] = -9.81;
     d->timestep = 0.002;
+    d->integrator = -1;
     if (mjcf_add_file(d, path, text, len, 0)) return -1;
     xmlNode *root = xmlDocGetRootElement(d->file[0].doc);
     if (!root || !mjcf_is(root, "mujoco"))

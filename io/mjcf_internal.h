@@ -94,6 +94,7 @@ typedef struct {
     char model[SID_MAX_NAME];
     double gravity[3];
     double timestep;          /* <option timestep> [s] (MuJoCo's default 0.002) */
+    int integrator;           /* <option integrator> as a sid_integrator; -1: not given (MuJoCo's Euler) */
     mjcf_class *cls;
     int ncls;
     mjcf_body *body;

@@ -127,6 +127,7 @@ int mjcf_json(const mjcf_doc *d, char **json)
     /* the step MuJoCo's model is defined at: its dry friction and soft constraints depend on it */
     tb_printf(&b, ",\n  \"timestep\": ");
     num(&b, d->timestep);
+    if (d->integrator >= 0) tb_printf(&b, ",\n  \"integrator\": \"%s\"", sid_integrator_name(d->integrator));
     tb_printf(&b, ",\n  \"links\": [");
     int first = 1;
     char name[2 * SID_MAX_NAME];

@@ -638,13 +638,22 @@ static int read_contact(reader *r, const cJSON *root, sid_robot_desc *d)
 
 static int read_robot(reader *r, const cJSON *root, sid_robot_desc *d)
 {
-    static const char *const structural[] = { "name", "links", "joints", "contact", "timestep", NULL };
+    static const char *const structural[] = { "name", "links", "joints", "contact", "timestep", "integrator", NULL };
     static const keyset keys = { SID_OWNER_ROBOT, "", structural };
     if (!cJSON_IsObject(root))
         return expected(r, "top level", "an object", root);
     if (check_keys(r, root, "", &keys) || get_name(r, root, "name", "", d->name, 0) ||
         get_number(r, root, "timestep", "", SID_RANGE_POSITIVE, 0, &d->timestep))
         return -1;
+    if (cJSON_GetObjectItemCaseSensitive(root, "integrator")) {   /* core's names (sid_integrator_name) */
+        const char *names[SID_NINTEGRATOR + 1] = { NULL };
+        for (int i = 0; i < SID_NINTEGRATOR; i++) names[i] = sid_integrator_name(i);
+        char choice[64];
+        int integ;
+        if (get_enum(r, root, "integrator", "", names, names_choice(choice, sizeof choice, sid_integrator_name, 1), &integ))
+            return -1;
+        d->has_integrator = 1, d->integrator = (sid_integrator)integ;
+    }
     sid_param_defaults(SID_OWNER_ROBOT, d);
     if (read_params(r, root, "", SID_OWNER_ROBOT, d, -1))
         return -1;

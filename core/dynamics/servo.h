@@ -11,7 +11,8 @@
  * (gain kv, bias 0 0 -kv), or one `general` actuator with gain kp and bias 0 -kp -kd; MuJoCo's
  * forcerange clamps f instead, so the two differ within a few L of the limit (L tanh(1) = 0.76 L
  * at f = L). The servo's force is evaluated explicitly at the step's start (MuJoCo 2.2.2's
- * Euler is implicit in joint damping only), so kd is not integrated implicitly like viscous. */
+ * Euler is implicit in joint damping only), so under euler kd is not integrated implicitly like
+ * viscous; implicitfast takes G^2 kd implicitly too (actuator_damping.h). */
 #ifndef SID_SERVO_H
 #define SID_SERVO_H
 

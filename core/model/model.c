@@ -348,6 +348,7 @@ sid_status sid_model_build(sid_model **out, double **theta_out, const sid_robot_
     }
     if (d->ground.present) m->contact = d->ground.model;
     m->timestep = d->timestep;
+    m->integrator = d->has_integrator ? (int)d->integrator : -1;
     add_params(m, theta, d, &(element){SID_OWNER_GROUND, -1, "", NULL, 0});
     for (int c = 0; c < d->nsphere; c++) add_params(m, theta, d, &(element){SID_OWNER_SPHERE, c, d->sphere[c].name, NULL, c});
     m->nsphere = d->nsphere;
@@ -423,6 +424,7 @@ int sid_model_has_contact(const sid_model *m) { return m->p_ground >= 0; }
 sid_contact_model sid_model_contact_model(const sid_model *m) { return m->contact; }
 void sid_model_set_contact_model(sid_model *m, sid_contact_model c) { m->contact = c; }
 double sid_model_timestep(const sid_model *m) { return m->timestep; }
+int sid_model_integrator(const sid_model *m) { return m->integrator; }
 
 int sid_model_param_find(const sid_model *m, const char *name)
 {

@@ -58,6 +58,7 @@ struct sid_model {
     int p_ground;             /* height, stiffness, damping, friction, width, smoothing; -1: no contact */
     sid_contact_model contact;
     double timestep;          /* [s] the robot's own simulation step (sid_robot_desc); 0: none */
+    int integrator;           /* the robot's own sid_integrator (sid_robot_desc); -1: none */
     int nsphere;
     sid_sphere *sphere;
     int nfree;                /* free joints (each a child of the root) */

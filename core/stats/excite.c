@@ -274,11 +274,11 @@ sid_status sid_excite_hold(const sid_model *m, const double *theta, const sid_ex
     /* v1 = h a(u) is affine in u for torque motors and unsaturated servos: Newton, a few rounds */
     for (int it = 0; it < 4 && !s; it++) {
         memset(v0, 0, sizeof(double) * (size_t)nv);
-        s = sid_step(m, theta, ws, SID_EULER, h, o->q0, v0, u_hold, q1, vb, err);
+        s = sid_step(m, theta, ws, o->loss.sim.integrator, h, o->q0, v0, u_hold, q1, vb, err);
         for (int j = 0; j < nv && !s; j++) {
             memcpy(u, u_hold, sizeof(double) * (size_t)nv);
             u[j] += 1e-3;
-            s = sid_step(m, theta, ws, SID_EULER, h, o->q0, v0, u, q1, v1, err);
+            s = sid_step(m, theta, ws, o->loss.sim.integrator, h, o->q0, v0, u, q1, v1, err);
             for (int i = 0; i < nv; i++) J[i * nv + j] = (v1[i] - vb[i]) / 1e-3;
         }
         if (s) break;

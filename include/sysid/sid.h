@@ -172,6 +172,11 @@ typedef struct {
  * width 1e-3, smoothing 1e-2; present = 1. */
 void sid_ground_desc_defaults(sid_ground_desc *g);
 
+/* euler: MuJoCo's semi-implicit Euler, implicit in joint damping; rk4: classic Runge-Kutta;
+ * implicitfast: MuJoCo 3's, Euler implicit in joint damping and the actuators' damping too
+ * (a servo's kd, a voltage motor's back-EMF), for stiff servos at a robot file's own step. */
+typedef enum { SID_EULER, SID_RK4, SID_IMPLICITFAST, SID_NINTEGRATOR } sid_integrator;
+
 typedef struct {
     char name[SID_MAX_NAME];
     double gravity[3];        /* [m/s²] in the world (root) frame */
@@ -183,6 +188,8 @@ typedef struct {
     sid_sphere_desc *sphere;  /* in robot.json order */
     double timestep;          /* [s] the step the model is defined at (MuJoCo's <option timestep>),
                                * which the automatic step choice takes; 0: none */
+    int has_integrator;       /* 1: the file names its integrator (MuJoCo's <option integrator>), */
+    sid_integrator integrator;   /* which a spec or flag that names none takes */
 } sid_robot_desc;
 
 /* Defaults of the optional joint fields (docs/formats.md): all zero, smoothing 0.01, gear 1, kt 1, no
@@ -337,6 +344,8 @@ int sid_model_has_contact(const sid_model *m);
 sid_contact_model sid_model_contact_model(const sid_model *m);
 /* The robot's own simulation step (sid_robot_desc.timestep), 0 when it has none. */
 double sid_model_timestep(const sid_model *m);
+/* The robot's own integrator (sid_robot_desc.integrator), -1 when its file names none. */
+int sid_model_integrator(const sid_model *m);
 /* Override the contact model chosen in the robot (a fit spec's "contact_model"). A problem
  * binds the model's step variant when it is created: switch before sid_problem_create. */
 void sid_model_set_contact_model(sid_model *m, sid_contact_model c);
@@ -369,10 +378,6 @@ int sid_contact_normal_forces(const sid_model *m, const double *theta, sid_works
 
 /* ---- integration ---------------------------------------------------------------------- */
 
-/* euler: MuJoCo's semi-implicit Euler, implicit in joint damping; rk4: classic Runge-Kutta;
- * implicitfast: MuJoCo 3's, Euler implicit in joint damping and the actuators' damping too
- * (a servo's kd, a voltage motor's back-EMF), for stiff servos at a robot file's own step. */
-typedef enum { SID_EULER, SID_RK4, SID_IMPLICITFAST, SID_NINTEGRATOR } sid_integrator;
 
 /* Names as files and flags spell them ("euler", "rk4", "implicitfast"; "compliant", "hard"), from the step
  * table (core/step/step.c); NULL past the last. Parse: 0 and *out set, or -1 for no such name. */
