@@ -123,7 +123,7 @@ expect_invalid "spec: bounds matching nothing" "$TMP/nobound.json" "'joints.*.fr
     grad "$ROBOT" "$LOG" -c "$TMP/nobound.json"
 expect_invalid "flag: --substeps" "--substeps" "expected a whole number" \
     simulate "$ROBOT" "$LOG" --substeps 0
-expect_invalid "flag: --integrator" "--integrator" "euler or rk4" \
+expect_invalid "flag: --integrator" "--integrator" "euler, rk4 or implicitfast" \
     simulate "$ROBOT" "$LOG" --integrator leapfrog
 expect_invalid "flag: --columns unknown joint" "--columns" "q.hip" \
     simulate "$ROBOT" "$LOG" --columns q.hip=x
@@ -384,7 +384,7 @@ expect_invalid "--time-limit -1" "--time-limit" "expected a non-negative number"
 expect_invalid "--threads -1" "--threads" "expected a whole number >= 0" eval $P $PL --threads -1
 expect_invalid "--max-dt 1e-13: too much work, named" "$P" "simulating $PL: the log interval at t = 0 s" simulate $P $PL --max-dt 1e-13
 expect_invalid "--substeps 2e6: too much work, named" "$P" "needs 2e+06 simulation steps" eval $P $PL --substeps 2000000
-expect_invalid "--integrator on validate" "--integrator" "expected euler or rk4" validate $P $PL --integrator rk5
+expect_invalid "--integrator on validate" "--integrator" "expected euler, rk4 or implicitfast" validate $P $PL --integrator rk5
 expect_invalid "nominal outside a --bounds" "--bounds links.pole.mass=2:3" "outside its bounds" \
     fit $P $PL --free links.pole.mass --bounds links.pole.mass=2:3 -o "$TMP/o.json"
 expect_invalid "-o - and --report - both on stdout" "-o - and --report - would both write to stdout" "give one of them a file" \
