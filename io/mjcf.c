@@ -190,7 +190,7 @@ static int read_joint(mjcf_doc *d, xmlNode *n, int b, int k)
     if (j->limited && !(j->range[0] < j->range[1]))
         return mjcf_fail(d, n, "range: a limited joint needs lower < upper");
     if (!j->limited && j->src_range && !d->autolimits && strcmp(lim, "auto") == 0)
-        mjcf_warn(d, n, "range without limited=\"true\" (and compiler autolimits false): no limit imported");
+        mjcf_warn(d, n, "range without limited=\"true\" (and compiler autolimits=\"false\"): no limit imported");
     double x;
     if (mjcf_get(d, n, j->cls, JOINT, "stiffness", 1, 1, &x, NULL) > 0 && x != 0)
         mjcf_warn(d, n, "joint stiffness %g: springs are not modelled (ignored)", x);
@@ -636,6 +636,7 @@ int mjcf_read(mjcf_doc *d, const char *path, const char *text, size_t len, sid_e
     memset(d, 0, sizeof *d);
     d->path = path, d->err = err;
     d->degree = 1, d->inertiafromgeom = 2;
+    d->autolimits = 1;   /* MuJoCo's default since 2.3.0 (2.2.2: false) */
     memcpy(d->eulerseq, "xyz", 4);
     d->inertiagroup[0] = 0, d->inertiagroup[1] = 5;
     d->gravity[2] = -9.81;

@@ -131,7 +131,9 @@ run import "$TMP/dyn_rk4.xml" -o "$TMP/dyn_rk4.json"
 why=""
 [ "$rc" -eq 0 ] || why+=" exit $rc;"
 grep -q 'frictionloss' "$TMP/err" && why+=" a warning about frictionloss;"
-cmp -s "$TMP/dyn.json" "$TMP/dyn_rk4.json" || why+=" another robot.json than the Euler file's;"
+[ "$(jq -c 'del(.integrator)' "$TMP/dyn_rk4.json")" = "$(jq -c . "$TMP/dyn.json")" ] ||
+    why+=" another robot.json than the Euler file's (besides its integrator);"
+jqt "$TMP/dyn_rk4.json" '.integrator == "rk4"' || why+=" integrator $(jq -c .integrator "$TMP/dyn_rk4.json");"
 # and it simulates and fits with rk4: the step of dry friction with RK4 exists
 { head -n 1 data/double_pendulum/log.csv | sed 's/shoulder/R1/g; s/elbow/R2/g'; sed -n '2,501p' data/double_pendulum/log.csv; } \
     >"$TMP/dyn_log.csv"
@@ -161,6 +163,29 @@ why=""
 [ "$rc" -eq 0 ] || why+=" export exit $rc;"
 grep -q 'name="j4".*range="-2.4 -1.3"' "$TMP/arm2.xml" || why+=" the fitted bound is not written into the range;"
 check "a fitted limit bound exports into the MJCF range" "$why"
+
+# ---- compiler autolimits: true unless the file says false (MuJoCo's default since 2.3.0) ----
+cat >"$TMP/al.xml" <<'XML'
+<mujoco model="al">
+  <compiler angle="radian"/>
+  <worldbody>
+    <body name="b" pos="0 0 1">
+      <joint name="j" type="hinge" axis="0 1 0" range="-1 1.5"/>
+      <inertial pos="0 0 -0.2" mass="1" diaginertia="0.01 0.01 0.002"/>
+    </body>
+  </worldbody>
+</mujoco>
+XML
+run import "$TMP/al.xml"
+why=""
+[ "$rc" -eq 0 ] || why+=" exit $rc;"
+jq -e '.joints[0].limit.lower == -1 and .joints[0].limit.upper == 1.5' "$TMP/out" >/dev/null ||
+    why+=" default: limit $(jq -c .joints[0].limit "$TMP/out");"
+sed 's|<compiler angle="radian"/>|<compiler angle="radian" autolimits="false"/>|' "$TMP/al.xml" >"$TMP/al_false.xml"
+run import "$TMP/al_false.xml"
+jq -e '.joints[0] | has("limit") | not' "$TMP/out" >/dev/null || why+=" autolimits false: a limit;"
+grep -q 'range without limited="true" (and compiler autolimits="false")' "$TMP/err" || why+=" autolimits false: no warning;"
+check "MJCF autolimits: true by default (MuJoCo 3), false as the file says" "$why"
 
 echo "cli_import: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
