@@ -17,17 +17,20 @@
 #include "diag.h"
 #include "excite.h"
 #include "numfmt.h"
+#include "keyframe.h"
 #include "robot_json.h"
 #include "robot_load.h"
 #include "traj_csv.h"
+#include "warn.h"
 
 static const cmd_info info = {
     "excite", CMD_EXCITE, "sysid excite ROBOT --duration S -o EXCITATION.csv [-c SPEC.json] [--free GLOB] "
-                          "[--max-torque X] [--max-velocity X] [--max-angle X] [--seed N] [--json]",
+                          "[--max-torque X] [--max-velocity X] [--max-angle X] [--pose Q,... | --keyframe NAME] [--seed N] [--json]",
     "Design an excitation trajectory for ROBOT (robot.json, URDF or MJCF): per motor\n"
     "joint a band-limited Fourier series (a torque for torque and current motors, a\n"
     "position reference for position servos) about the command that holds the start\n"
-    "pose at rest (--pose; q = 0, or the middle of a limit that excludes 0), under\n"
+    "pose at rest (--pose, --keyframe; the robot file's first keyframe; q = 0, or the\n"
+    "middle of a limit that excludes 0), under\n"
     "sin^2 ramps at both ends, optimised so that a fit of the parameters the spec\n"
     "frees (as sysid fit: -c, --free) learns the most: the information J^T J of the\n"
     "fit's windowed residuals, scaled by the assumed noise, every window's start\n"
@@ -89,14 +92,29 @@ static int parse_pose(const char *s, int nq, double *q0)
     return 0;
 }
 
-static int joint_limits(const char *robot, const sid_model *m, const double *pose, double max_angle, double max_vel,
-                        double max_tau, limits *L)
+/* The joints that lack one kind of limit, for one message naming them all. */
+enum { MISSING_LISTED = 8 };
+typedef struct {
+    int n;
+    char names[8 * SID_MAX_NAME];
+} missing;
+
+static void missing_add(missing *m, const char *name)
+{
+    const size_t len = strlen(m->names);
+    if (m->n++ < MISSING_LISTED) snprintf(m->names + len, sizeof m->names - len, "%s%s", len ? ", " : "", name);
+}
+
+/* pose_from: where a given pose comes from, for messages ("--pose", "keyframe 'home'"). */
+static int joint_limits(const char *robot, const sid_model *m, const double *pose, const char *pose_from,
+                        double max_angle, double max_vel, double max_tau, limits *L)
 {
     sid_robot_desc d;
     sid_error err = { 0 };
     if (robot_load(robot, &d, NULL, NULL, &err))
         return cli_fail(&err);
     int rc = EXIT_OK;
+    missing miss[3] = { { 0, "" }, { 0, "" }, { 0, "" } };   /* position, velocity, torque */
     for (int k = 0; k < sid_model_ndof_joints(m) && rc == EXIT_OK; k++) {
         const sid_joint_desc *j = &d.joint[sid_model_dof_joint_desc(m, k)];
         const int iq = sid_model_dof_joint_qadr(m, k), iv = sid_model_dof_joint_vadr(m, k);
@@ -113,33 +131,38 @@ static int joint_limits(const char *robot, const sid_model *m, const double *pos
         else if (!(lo < 0)) q0 = lo + (max_angle > 0 ? max_angle : 1);
         else if (!(0 < hi)) q0 = hi - (max_angle > 0 ? max_angle : 1);
         if (pose && !(lo < q0 && q0 < hi)) {
-            cli_error("%s: joint '%s': --pose %g is not inside its limits [%g, %g]", robot, name, q0, lo, hi);
+            cli_error("%s: joint '%s': %s %g is not inside its limits [%g, %g]", robot, name, pose_from, q0, lo, hi);
             rc = EXIT_INPUT;
             break;
         }
         if (!isfinite(lo) || !isfinite(hi)) {
-            if (!(max_angle > 0)) {
-                cli_error("%s: joint '%s' has no position limit%s: give --max-angle X (the range q0 +- X)", robot, name,
-                          isfinite(lo) || isfinite(hi) ? " on one side" : "");
-                rc = EXIT_INPUT;
-                break;
-            }
+            if (!(max_angle > 0)) missing_add(&miss[0], name);
             if (!isfinite(lo)) lo = q0 - max_angle;
             if (!isfinite(hi)) hi = q0 + max_angle;
         }
         double vmax = j->limit_velocity > 0 ? j->limit_velocity : max_vel;
         double tmax = j->limit_effort > 0 ? j->limit_effort : j->has_servo_limit ? j->servo_limit * j->gear : max_tau;
-        if (!(vmax > 0) || !(tmax > 0)) {
-            cli_error("%s: joint '%s' has no %s limit: give %s (or limit.%s in the robot)", robot, name,
-                      vmax > 0 ? "torque" : "velocity", vmax > 0 ? "--max-torque X" : "--max-velocity X",
-                      vmax > 0 ? "effort" : "velocity");
-            rc = EXIT_INPUT;
-            break;
-        }
+        if (!(vmax > 0)) missing_add(&miss[1], name);
+        if (!(tmax > 0)) missing_add(&miss[2], name);
         L->q0[iq] = q0, L->q_lo[iq] = lo, L->q_hi[iq] = hi;
         L->qd_max[iv] = vmax, L->tau_max[iv] = tmax;
     }
     robot_desc_free(&d);
+    if (rc == EXIT_OK && (miss[0].n || miss[1].n || miss[2].n)) {   /* every missing limit in one message */
+        static const char *const what[3] = { "position", "velocity", "torque" };
+        static const char *const give[3] = { "--max-angle X (the range q0 +- X; or limit.lower and limit.upper)",
+                                             "--max-velocity X (or limit.velocity)",
+                                             "--max-torque X (or limit.effort, a servo's motor.limit)" };
+        char msg[2048];
+        size_t len = 0;
+        for (int k = 0; k < 3; k++)
+            if (miss[k].n && len < sizeof msg)
+                len += (size_t)snprintf(msg + len, sizeof msg - len, "%s no %s limit on %d joint%s (%s%s): give %s",
+                                        len ? ";" : "", what[k], miss[k].n, miss[k].n == 1 ? "" : "s", miss[k].names,
+                                        miss[k].n > MISSING_LISTED ? ", ..." : "", give[k]);
+        cli_error("%s: the excitation needs a limit for every joint:%s", robot, msg);
+        rc = EXIT_INPUT;
+    }
     return rc;
 }
 
@@ -266,13 +289,15 @@ int cmd_excite(int argc, char **argv)
     else if (x[EXCITE_DESIGN] && strcmp(x[EXCITE_DESIGN], "optimal") != 0)
         return cmd_usage_error(&info, "--design: expected optimal or random, got '%s'", x[EXCITE_DESIGN]);
 
+    if (x[EXCITE_POSE] && a.keyframe) return cmd_usage_error(&info, "--pose and --keyframe: give one start pose");
     sid_error err = { 0 };
     fitspec spec;
     fitspec_selection sel = { 0 };
+    cJSON *doc = NULL;
     sid_model *m = NULL;
     double *theta = NULL, *buf = NULL;
     sid_excite_result r = { 0 };
-    if (cmd_spec_build(&spec, &a.spec, &err) || cmd_spec_model(&spec, robot, &m, &theta, NULL, &err) ||
+    if (cmd_spec_build(&spec, &a.spec, &err) || cmd_spec_model(&spec, robot, &m, &theta, &doc, &err) ||
         fitspec_select(&spec, m, theta, &sel, &err)) {
         rc = cli_fail(&err);
         goto done;
@@ -286,15 +311,25 @@ int cmd_excite(int argc, char **argv)
     }
     limits L = { buf, buf + nq, buf + 2 * nq, buf + 3 * nq, buf + 3 * nq + nv };
     double *pose = NULL;
-    if (x[EXCITE_POSE]) {
-        pose = calloc((size_t)nq + 1, sizeof *pose);
-        if (!pose || parse_pose(x[EXCITE_POSE], nq, pose)) {
+    char pose_from[2 * SID_MAX_NAME] = "--pose";
+    /* the start pose: --pose, --keyframe, else the robot file's first keyframe (a robot arm's
+     * "home"), else the rule of joint_limits */
+    const char *key = a.keyframe ? a.keyframe : x[EXCITE_POSE] ? NULL : keyframe_first(doc);
+    if (x[EXCITE_POSE] || key) {
+        pose = calloc((size_t)(nq + 2 * nv) + 1, sizeof *pose);
+        if (!pose || (x[EXCITE_POSE] ? parse_pose(x[EXCITE_POSE], nq, pose)
+                                     : keyframe_state(robot, doc, m, key, pose, pose + nq, pose + nq + nv, &err))) {
             free(pose);
-            rc = EXIT_INPUT;
+            rc = pose && key ? cli_fail(&err) : EXIT_INPUT;
             goto done;
         }
     }
-    rc = joint_limits(robot, m, pose, mang, mvel, mtau, &L);
+    if (key) {
+        snprintf(pose_from, sizeof pose_from, "keyframe '%s'", key);
+        if (!a.keyframe) sid_io_note("excite: the start pose is the robot file's keyframe '%s' (--pose or --keyframe "
+                                     "chooses another)", key);
+    }
+    rc = joint_limits(robot, m, pose, pose_from, mang, mvel, mtau, &L);
     free(pose);
     if (rc != EXIT_OK)
         goto done;
@@ -360,6 +395,7 @@ int cmd_excite(int argc, char **argv)
     else
         print_text(m, theta, &o, &r, nwin);
 done:
+    cJSON_Delete(doc);
     sid_excite_result_free(&r);
     free(buf);
     fitspec_selection_free(&sel);

@@ -12,6 +12,7 @@
 #include "atomic.h"
 #include "cmd.h"
 #include "diag.h"
+#include "keyframe.h"
 #include "robot_json.h"
 #include "stepchoice.h"
 #include "traj_csv.h"
@@ -19,7 +20,7 @@
 static const cmd_info info = {
     "simulate", CMD_SIMULATE, "sysid simulate ROBOT.json LOG.csv [-o OUT.csv] [-c SPEC.json] "
                               "[--integrator " CMD_INTEGRATORS "] [--substeps N] [--max-dt S] "
-                              "[--columns MAP] [--scale MAP] [--contact " CMD_CONTACTS "]",
+                              "[--columns MAP] [--scale MAP] [--contact " CMD_CONTACTS "] [--keyframe NAME]",
     "Replay the commands of LOG.csv on ROBOT.json from the log's first state and\n"
     "print the simulated trajectory as CSV (on stdout, or with -o in a file): t,\n"
     "q.JOINT, qd.JOINT, u.JOINT (joints with a motor), in SI units, with exact\n"
@@ -68,12 +69,26 @@ int cmd_simulate(int argc, char **argv)
     sid_error err = { 0 };
     fitspec spec;
     sid_model *m = NULL;
-    double *theta = NULL, *q = NULL, *v = NULL;
+    double *theta = NULL, *q = NULL, *v = NULL, *kf = NULL;
     sid_traj *tr = NULL;
-    if (cmd_spec_build(&spec, &a.spec, &err) || cmd_spec_model(&spec, robot, &m, &theta, NULL, &err) ||
+    cJSON *doc = NULL;
+    if (cmd_spec_build(&spec, &a.spec, &err) || cmd_spec_model(&spec, robot, &m, &theta, &doc, &err) ||
         traj_csv_load(log, m, &spec.columns, &tr, &err)) {
         rc = cli_fail(&err);
         goto done;
+    }
+    if (a.keyframe) {   /* the start state: the keyframe's (q, qd, u) instead of the log's first */
+        const int nq = sid_model_nq(m), nv = sid_model_nv(m);
+        kf = malloc(sizeof *kf * (size_t)(nq + 2 * nv + 1));
+        if (!kf) {
+            cli_error("out of memory");
+            rc = EXIT_INPUT;
+            goto done;
+        }
+        if (keyframe_state(robot, doc, m, a.keyframe, kf, kf + nq, kf + nq + nv, &err)) {
+            rc = cli_fail(&err);
+            goto done;
+        }
     }
     sid_step_choice step;
     if (stepchoice_apply(&spec, m, theta, &tr, &log, 1, 1, &step, &err)) {
@@ -88,13 +103,15 @@ int cmd_simulate(int argc, char **argv)
         rc = EXIT_INPUT;
         goto done;
     }
-    if (sid_simulate(m, theta, tr, &spec.sim, q, v, &err) != SID_OK) {
+    if (sid_simulate_from(m, theta, tr, &spec.sim, kf, kf ? kf + sid_model_nq(m) : NULL, q, v, &err) != SID_OK) {
         sid_error_prefix(&err, "%s: simulating %s", robot, log);
         rc = cli_fail(&err);
         goto done;
     }
     rc = write_output(a.out, m, tr, q, v);
 done:
+    free(kf);
+    cJSON_Delete(doc);
     free(q);
     free(v);
     sid_traj_free(tr);

@@ -221,9 +221,15 @@ static const opt_row rows[] = {
       "information (D-optimal)" },
     { 0, "--pose", "Q,Q,...", TEXT, AT(excite[EXCITE_POSE]), DESIGN, CMD_EXCITE,
       "the start (and hold) pose, one value per joint in\n"
-      "q order (default 0, or the middle of a limit that\n"
-      "excludes 0); an open-loop design needs a stable one\n"
-      "(hanging) for torque-driven joints" },
+      "q order (default: the robot file's first keyframe,\n"
+      "else 0, or the middle of a limit that excludes 0);\n"
+      "an open-loop design needs a stable one (hanging)\n"
+      "for torque-driven joints" },
+    { 0, "--keyframe", "NAME", TEXT, AT(keyframe), OTHER, CMD_EXCITE | CMD_SIMULATE,
+      "start from the robot file's keyframe NAME (an\n"
+      "MJCF <key>, robot.json \"keyframes\"): simulate\n"
+      "replays the log's commands from its q and qd,\n"
+      "excite designs about its pose" },
     { 0, "--design", "optimal|random", TEXT, AT(excite[EXCITE_DESIGN]), DESIGN, CMD_EXCITE,
       "random: the seeded random multi-sine scaled to the\n"
       "limits, not optimised (a baseline)" },

@@ -66,6 +66,7 @@ typedef struct {
     const char *html;          /* --html FILE */
     const char *into;          /* --into ROBOT.urdf|ROBOT.xml */
     const char *wrt;           /* grad --wrt params|commands, or NULL */
+    const char *keyframe;      /* simulate, excite --keyframe NAME, or NULL */
     int json, check, in_place, quiet, verbose, balance_inertia;
     double max_rmse, max_loss, tol;    /* -1: not given */
     cmd_list validate;         /* --validate LOG.csv... */

@@ -194,8 +194,10 @@ static int read_joint(mjcf_doc *d, xmlNode *n, int b, int k)
     double x;
     if (mjcf_get(d, n, j->cls, JOINT, "stiffness", 1, 1, &x, NULL) > 0 && x != 0)
         mjcf_warn(d, n, "joint stiffness %g: springs are not modelled (ignored)", x);
-    if (mjcf_get(d, n, j->cls, JOINT, "ref", 1, 1, &x, NULL) > 0 && x != 0)
+    if (mjcf_get(d, n, j->cls, JOINT, "ref", 1, 1, &x, NULL) > 0 && x != 0) {
         mjcf_warn(d, n, "ref %g: not imported (sysid's q = 0 is this pose, MuJoCo's qpos = ref: its positions are q + ref)", x);
+        j->ref = j->type == MJ_HINGE && d->degree ? x * 3.14159265358979323846 / 180 : x;
+    }
     static const char *const sol[] = { "solreflimit", "solimplimit", "solreffriction", "solimpfriction", "margin" };
     for (int i = 0; i < 5; i++)
         if (mjcf_source(d, n, j->cls, JOINT, sol[i]))
@@ -540,6 +542,8 @@ static int read_actuators(mjcf_doc *d, xmlNode *n)
     int rc = 0;
     tally other[sizeof ACTUATOR / sizeof ACTUATOR[0]], clamped = { 0 }, ctrl = { 0 };
     memset(other, 0, sizeof other);
+    const int act0 = d->nact;   /* this section's first actuator among the file's */
+    d->nact += l.count;
     for (int i = 0; i < l.count && !rc; i++) {
         xmlNode *a = l.n[i];
         const char *t = (const char *)a->name;
@@ -587,7 +591,7 @@ static int read_actuators(mjcf_doc *d, xmlNode *n)
             if (sv && J->servo && J->servo != kind && !J->act_kd && gear[0] == J->gear && !J->has_limit && !flimited &&
                 (kind == SID_MOTOR_VELOCITY ? J->kd == 0 : kd == 0)) {
                 if (kind == SID_MOTOR_VELOCITY) J->kd = kd, J->act_kd = a;
-                else J->servo = kind, J->kp = kp, J->act_kd = J->act, J->act = a, J->src_gear = src_gear;
+                else J->servo = kind, J->kp = kp, J->act_kd = J->act, J->act = a, J->act_ctrl = act0 + i, J->src_gear = src_gear;
                 mjcf_warn(d, a, "the position and velocity servos on joint %s are one PD servo: the velocity "
                           "actuator's kv is its kd and its ctrl is taken as 0 (u.%s is the position reference)",
                           jname, J->name);
@@ -596,7 +600,7 @@ static int read_actuators(mjcf_doc *d, xmlNode *n)
             }
             continue;
         }
-        J->motor = 1, J->act = a, J->gear = gear[0], J->src_gear = src_gear;
+        J->motor = 1, J->act = a, J->act_ctrl = act0 + i, J->gear = gear[0], J->src_gear = src_gear;
         if (sv) {
             J->servo = kind, J->kp = kp, J->kd = kd;
             if (mjcf_is(a, "position") && mjcf_source(d, a, c, ACTUATOR, "dampratio"))
@@ -627,6 +631,57 @@ static int read_actuators(mjcf_doc *d, xmlNode *n)
             mjcf_warn(d, other[k].first, "%d %s actuator%s not modelled, joint%s imported without a motor: %s",
                       other[k].count, ACTUATOR[k], other[k].count == 1 ? "" : "s", other[k].count == 1 ? "" : "s",
                       other[k].list);
+    free(l.n);
+    return rc;
+}
+
+/* MuJoCo's qpos and qvel sizes: a free joint's 7 and 6, a hinge's or slide's 1. */
+static void mj_sizes(const mjcf_doc *d, int *nq, int *nv)
+{
+    *nq = *nv = 0;
+    for (int j = 0; j < d->njnt; j++) *nq += d->jnt[j].type == MJ_FREE ? 7 : 1, *nv += d->jnt[j].type == MJ_FREE ? 6 : 1;
+}
+
+/* Attribute a of key n: exactly want numbers into a new *out (left NULL when absent). */
+static int key_vector(mjcf_doc *d, xmlNode *n, const char *a, int want, const char *what, double **out)
+{
+    if (!mjcf_has_attr(n, a)) return 0;
+    *out = calloc((size_t)want + 2, sizeof **out);
+    if (!*out) return sid_error_set(d->err, SID_ERR_NOMEM, "out of memory"), -1;
+    const int got = mjcf_nums(d, n, a, 0, want + 1, *out);
+    if (got < 0) return -1;
+    if (got != want) return mjcf_fail(d, n, "%s: expected %d numbers (%s), got %d", a, want, what, got);
+    for (int i = 0; i < want; i++)
+        if (!isfinite((*out)[i])) return mjcf_fail(d, n, "%s[%d]: expected a finite number", a, i);
+    return 0;
+}
+
+/* <keyframe>: each <key>'s qpos, qvel and ctrl, in MuJoCo's order (joints as the bodies nest,
+ * actuators as the file lists them); time, act and the mocap poses are not read. */
+static int read_keyframes(mjcf_doc *d, xmlNode *n)
+{
+    mjcf_nodes l;
+    if (mjcf_kids(d, n, &l)) return -1;
+    int nq, nv, rc = 0;
+    mj_sizes(d, &nq, &nv);
+    char what[64];
+    for (int i = 0; i < l.count && !rc; i++) {
+        xmlNode *k = l.n[i];
+        if (!mjcf_is(k, "key")) continue;
+        if ((rc = grow(d, (void **)&d->key, d->nkey, sizeof *d->key))) break;
+        mjcf_key *K = &d->key[d->nkey++];
+        K->node = k;
+        if (mjcf_has_attr(k, "name")) rc = set_name(d, k, K->name, "key", "name");
+        else snprintf(K->name, sizeof K->name, "key%d", d->nkey - 1);
+        for (int o = 0; o < d->nkey - 1 && !rc; o++)
+            if (strcmp(d->key[o].name, K->name) == 0) rc = mjcf_fail(d, k, "a second key named '%s'", K->name);
+        snprintf(what, sizeof what, "the model's qpos size");
+        if (!rc) rc = key_vector(d, k, "qpos", nq, what, &K->qpos);
+        snprintf(what, sizeof what, "the model's qvel size");
+        if (!rc) rc = key_vector(d, k, "qvel", nv, what, &K->qvel);
+        snprintf(what, sizeof what, "one per actuator");
+        if (!rc) rc = key_vector(d, k, "ctrl", d->nact, what, &K->ctrl);
+    }
     free(l.n);
     return rc;
 }
@@ -683,8 +738,9 @@ int mjcf_read(mjcf_doc *d, const char *path, const char *text, size_t len, sid_e
         if (mjcf_is(c, "actuator")) rc = read_actuators(d, c);
         else if (mjcf_is(c, "tendon")) mjcf_warn(d, c, "tendons are not modelled (ignored)");
         else if (mjcf_is(c, "equality")) mjcf_warn(d, c, "equality constraints are not modelled (ignored)");
-        else if (mjcf_is(c, "keyframe")) mjcf_warn(d, c, "keyframes are not imported");
     }
+    for (int i = 0; i < l.count && !rc; i++)   /* their sizes are the model's: after joints and actuators */
+        if (mjcf_is(l.n[i], "keyframe")) rc = read_keyframes(d, l.n[i]);
     if (!rc && notes.nmodel)
         mjcf_warn(d, notes.first_unmodelled, "%d collision geom%s (capsule, box, cylinder, mesh, ...; the first here) not "
              "modelled as contact: sysid's contact is sphere geoms on a ground plane", notes.nmodel, notes.nmodel == 1 ? "" : "s");
@@ -699,6 +755,8 @@ int mjcf_read(mjcf_doc *d, const char *path, const char *text, size_t len, sid_e
 
 void mjcf_doc_free(mjcf_doc *d)
 {
+    for (int i = 0; i < d->nkey; i++) free(d->key[i].qpos), free(d->key[i].qvel), free(d->key[i].ctrl);
+    free(d->key);
     for (int i = 0; i < d->nfile; i++) {
         xmlFreeDoc(d->file[i].doc);
         free(d->file[i].path);

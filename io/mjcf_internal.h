@@ -62,7 +62,16 @@ typedef struct {
     xmlNode *act_kd;
     int has_limit;
     double limit;
+    int act_ctrl;                /* with motor: act's place among the file's actuators (its ctrl in a key) */
+    double ref;                  /* MuJoCo's qpos at sysid's q = 0 [rad or m] */
 } mjcf_joint;
+
+/* A <key> of a <keyframe>: MuJoCo's qpos, qvel and ctrl vectors (NULL where not given). */
+typedef struct {
+    xmlNode *node;
+    char name[SID_MAX_NAME];     /* "key<N>" when unnamed (N: its place, from 0) */
+    double *qpos, *qvel, *ctrl;
+} mjcf_key;
 
 typedef struct {
     char name[SID_MAX_NAME];
@@ -107,6 +116,9 @@ typedef struct {
     double ground_height, ground_friction;
     mjcf_sphere *sphere;
     int nsphere;
+    int nact;                    /* actuators of every kind read so far (MuJoCo's nu at the end) */
+    mjcf_key *key;
+    int nkey;
 } mjcf_doc;
 
 /* Read the document: 0, or -1 with d->err set. Free with mjcf_doc_free (also after failure). */

@@ -109,6 +109,46 @@ static void joint_fields(textbuf *b, const mjcf_joint *j)
     tb_printf(b, " }");
 }
 
+/* One of a key's vectors as {"joint": value} in robot.json's coordinates: a hinge's or slide's
+ * qpos less its ref (sysid's q = 0 is MuJoCo's ref), a free joint's 7 (or 6) as they are, a
+ * motor's ctrl (the command u); what: 0 qpos, 1 qvel, 2 ctrl. */
+static void key_vector(textbuf *b, const mjcf_doc *d, const double *x, int what)
+{
+    int first = 1;
+    for (int j = 0, iq = 0, iv = 0; j < d->njnt; j++) {
+        const mjcf_joint *J = &d->jnt[j];
+        const int free = J->type == MJ_FREE, nq = free ? 7 : 1, nv = free ? 6 : 1;
+        const double *at = what == 0 ? x + iq : what == 1 ? x + iv : x + J->act_ctrl;
+        iq += nq, iv += nv;
+        if (what == 2 && (!J->motor || free)) continue;
+        tb_printf(b, "%s \"%s\": ", first ? "" : ",", J->name);
+        first = 0;
+        if (free && what != 2) vec(b, at, what == 0 ? 7 : 6);
+        else num(b, what == 0 ? at[0] - J->ref : at[0]);
+    }
+}
+
+/* "keyframes": a <key>'s qpos, qvel and ctrl by joint name (robot_json's reader checks them). */
+static void keyframes(textbuf *b, const mjcf_doc *d)
+{
+    if (!d->nkey) return;
+    static const char *const keys[3] = { "q", "qd", "u" };
+    tb_printf(b, ",\n  \"keyframes\": [");
+    for (int k = 0; k < d->nkey; k++) {
+        const mjcf_key *K = &d->key[k];
+        const double *x[3] = { K->qpos, K->qvel, K->ctrl };
+        tb_printf(b, "%s\n    { \"name\": \"%s\"", k ? "," : "", K->name);
+        for (int w = 0; w < 3; w++) {
+            if (!x[w]) continue;
+            tb_printf(b, ",\n      \"%s\": {", keys[w]);
+            key_vector(b, d, x[w], w);
+            tb_printf(b, " }");
+        }
+        tb_printf(b, " }");
+    }
+    tb_printf(b, "\n  ]");
+}
+
 /* The name of the link that joint k of body B moves: the body's own for its last joint. */
 static void link_name(char *out, const mjcf_doc *d, const mjcf_body *B, int k)
 {
@@ -202,6 +242,7 @@ int mjcf_json(const mjcf_doc *d, char **json)
         }
         tb_printf(&b, "\n  }");
     }
+    keyframes(&b, d);
     tb_printf(&b, "\n}\n");
     if (b.bad) {
         free(b.s);

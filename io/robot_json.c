@@ -15,6 +15,7 @@
 #include "warn.h"
 #include "json_edit.h"
 #include "jsonfile.h"
+#include "keyframe.h"
 #include "names.h"
 #include "numfmt.h"
 #include "readfile.h"
@@ -638,7 +639,8 @@ static int read_contact(reader *r, const cJSON *root, sid_robot_desc *d)
 
 static int read_robot(reader *r, const cJSON *root, sid_robot_desc *d)
 {
-    static const char *const structural[] = { "name", "links", "joints", "contact", "timestep", "integrator", NULL };
+    static const char *const structural[] = { "name", "links", "joints", "contact", "timestep", "integrator",
+                                                "keyframes", NULL };
     static const keyset keys = { SID_OWNER_ROBOT, "", structural };
     if (!cJSON_IsObject(root))
         return expected(r, "top level", "an object", root);
@@ -695,7 +697,7 @@ static int read_robot(reader *r, const cJSON *root, sid_robot_desc *d)
             return -1;
         d->njoint++;
     }
-    return read_contact(r, root, d);
+    return read_contact(r, root, d) || keyframes_check(r->file, root, d, r->err) ? -1 : 0;
 }
 
 int robot_json_parse(const char *path, const char *text, size_t len, sid_robot_desc *d, cJSON **doc,

@@ -106,10 +106,13 @@ refused() {
 }
 refused "no duration" "--duration S is required" "$ROBOT" --max-torque 5 --max-velocity 6 --max-angle 2 -o "$TMP/no.csv"
 refused "no -o" "-o EXCITATION.csv is required" "$ROBOT" "${LIM[@]}"
-refused "no torque limit" "$ROBOT: joint 'shoulder' has no torque limit" "$ROBOT" --duration 4 --max-velocity 6 \
-    --max-angle 2 -o "$TMP/no.csv"
-refused "no position limit" "joint 'shoulder' has no position limit" "$ROBOT" --duration 4 --max-velocity 6 \
-    --max-torque 5 -o "$TMP/no.csv"
+refused "no torque limit" "$ROBOT: the excitation needs a limit for every joint: no torque limit on 2 joints (shoulder, elbow)" \
+    "$ROBOT" --duration 4 --max-velocity 6 --max-angle 2 -o "$TMP/no.csv"
+refused "no position limit" "no position limit on 2 joints (shoulder, elbow): give --max-angle X" "$ROBOT" --duration 4 \
+    --max-velocity 6 --max-torque 5 -o "$TMP/no.csv"
+# every missing limit in one message, not one per run
+refused "no limits at all" "no position limit on 2 joints (shoulder, elbow): give --max-angle X (the range q0 +- X; or limit.lower and limit.upper); no velocity limit on 2 joints (shoulder, elbow): give --max-velocity X (or limit.velocity); no torque limit on 2 joints (shoulder, elbow): give --max-torque X" \
+    "$ROBOT" --duration 4 -o "$TMP/no.csv"
 refused "bad harmonics" "--harmonics: expected a number >= 1" "$ROBOT" "${LIM[@]}" --harmonics 0 -o "$TMP/no.csv"
 refused "bad criterion" "--criterion: expected logdet or worst" "$ROBOT" "${LIM[@]}" --criterion best -o "$TMP/no.csv"
 refused "negative noise" "--noise-q: expected a number" "$ROBOT" "${LIM[@]}" --noise-q -1 -o "$TMP/no.csv"

@@ -24,6 +24,7 @@
 #include <mujoco/mujoco.h>
 
 #include "diag.h"
+#include "keyframe.h"
 #include "mjcf.h"
 #include "readfile.h"
 #include "robot_json.h"
@@ -101,6 +102,8 @@ static void strip_tree(xmlNode *n, const char *srcdir, const char *dir)
             xmlFree(v);
         }
         if (strcmp(t, "position") == 0) xmlUnsetProp(c, BAD_CAST "dampratio");
+        /* MuJoCo 3's default, which sysid reads a file by; 2.2.2's was false */
+        if (strcmp(t, "compiler") == 0 && !xmlHasProp(c, BAD_CAST "autolimits")) xmlSetProp(c, BAD_CAST "autolimits", BAD_CAST "true");
         if ((strcmp(t, "body") == 0 || strcmp(t, "joint") == 0) && xmlHasProp(c, BAD_CAST "name")) {
             xmlChar *v = xmlGetProp(c, BAD_CAST "name");   /* as the import renames (no actuator refers to these) */
             for (xmlChar *p = v; *p; p++)
@@ -309,6 +312,80 @@ START_TEST(test_against_mujoco)
 }
 END_TEST
 
+/* ---- keyframes ---------------------------------------------------------------------------------- */
+
+/* Every <key> of the robots that have them and of a fixture (a free joint, a hinge with a ref in
+ * degrees, a tendon actuator among the motors, an unnamed key) as MuJoCo 2.2.2 resets to it
+ * (mj_resetDataKeyframe): q + ref = qpos, qd = qvel and u = ctrl joint by joint, exactly. */
+START_TEST(test_keyframes_match_mujoco)
+{
+    static const char *const kf_files[] = {
+        "../data/robots/mjcf/franka_emika_panda/panda.xml", "../data/robots/mjcf/universal_robots_ur5e/ur5e.xml",
+        "../data/robots/mjcf/unitree_go1/go1.xml", "fixtures/mjcf/keyframes.xml",
+    };
+    int nkeys = 0, ncompared = 0;
+    for (size_t f = 0; f < sizeof kf_files / sizeof kf_files[0]; f++) {
+        const char *path = kf_files[f];
+        sid_error err = { 0 };
+        char *json = import_file(path, &err);
+        ck_assert_msg(json != NULL, "%s: %s", path, err.msg);
+        sid_robot_desc d;
+        cJSON *doc;
+        int q = cli_quiet;
+        cli_quiet = 1;
+        ck_assert_msg(robot_json_parse(path, json, strlen(json), &d, &doc, &err) == 0, "%s: %s", path, err.msg);
+        cli_quiet = q;
+        free(json);
+        sid_model *m;
+        double *theta;
+        ck_assert_msg(sid_model_create(&m, &theta, &d, &err) == SID_OK, "%s: %s", path, err.msg);
+        mjModel *mm = mujoco_load(path);
+        mjData *md = mj_makeData(mm);
+        ck_assert_int_ge(mm->nkey, 1);
+        const int nq = sid_model_nq(m), nv = sid_model_nv(m);
+        double kq[64], kv[64], ku[64];
+        ck_assert_int_le(nq, 64);
+        const cJSON *ks = cJSON_GetObjectItemCaseSensitive(doc, "keyframes");
+        ck_assert_int_eq(cJSON_GetArraySize(ks), mm->nkey);
+        for (int k = 0; k < mm->nkey; k++) {
+            const char *name = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(ks, k), "name")->valuestring;
+            ck_assert_msg(keyframe_state(path, doc, m, name, kq, kv, ku, &err) == 0, "%s: %s", path, err.msg);
+            mj_resetDataKeyframe(mm, md, k);
+            nkeys++;
+            for (int j = 0; j < sid_model_ndof_joints(m); j++) {
+                const int jid = mj_name2id(mm, mjOBJ_JOINT, sid_model_dof_joint_name(m, j));
+                ck_assert_msg(jid >= 0, "%s: joint %s", path, sid_model_dof_joint_name(m, j));
+                const int free = mm->jnt_type[jid] == mjJNT_FREE, qa = mm->jnt_qposadr[jid], da = mm->jnt_dofadr[jid];
+                const double ref = free ? 0 : mm->qpos0[qa];
+                const double *oq = kq + sid_model_dof_joint_qadr(m, j), *ov = kv + sid_model_dof_joint_vadr(m, j);
+                for (int c = 0; c < (free ? 7 : 1); c++, ncompared++)
+                    ck_assert_msg(fabs(oq[c] + ref - md->qpos[qa + c]) <= 1e-15 * (1 + fabs(ref)), "%s: key %s, %s q[%d]: %.17g + %.17g vs qpos %.17g",
+                                  path, name, sid_model_dof_joint_name(m, j), c, oq[c], ref, md->qpos[qa + c]);
+                for (int c = 0; c < (free ? 6 : 1); c++)
+                    ck_assert_msg(ov[c] == md->qvel[da + c], "%s: key %s, %s qd[%d]", path, name,
+                                  sid_model_dof_joint_name(m, j), c);
+                for (int a = 0; a < mm->nu && !free; a++)
+                    if (mm->actuator_trntype[a] == mjTRN_JOINT && mm->actuator_trnid[2 * a] == jid &&
+                        sid_model_dof_joint_has_motor(m, j)) {
+                        ck_assert_msg(ku[sid_model_dof_joint_vadr(m, j)] == md->ctrl[a], "%s: key %s, %s u %g vs ctrl %g",
+                                      path, name, sid_model_dof_joint_name(m, j), ku[sid_model_dof_joint_vadr(m, j)], md->ctrl[a]);
+                        break;
+                    }
+            }
+        }
+        mj_deleteData(md);
+        mj_deleteModel(mm);
+        cJSON_Delete(doc);
+        sid_free(theta);
+        sid_model_free(m);
+        robot_desc_free(&d);
+        (void)nv;
+    }
+    fprintf(stderr, "mjcf: %d keyframes of 4 files as MuJoCo 2.2.2 resets to them (%d positions compared)\n", nkeys,
+            ncompared);
+}
+END_TEST
+
 /* ---- what the import says ---------------------------------------------------------------------- */
 
 static const sid_link_desc *link_of(const sid_robot_desc *d, const char *name)
@@ -399,7 +476,6 @@ START_TEST(test_import_warnings)
         { "../data/robots/mjcf/unitree_go1/go1.xml", "go1.xml:210: <position name=\"FR_hip\">: 12 servos with a limited ctrlrange (FR_hip on joint FR_hip_joint" },
         { "../data/robots/mjcf/franka_emika_panda/panda.xml", "panda.xml:265: <general name=\"actuator1\">: 7 servos with a limited forcerange (actuator1 on joint joint1 at 87," },
         { "../data/robots/mjcf/unitree_go1/go1.xml", "4 sphere geoms but no ground plane in the worldbody" },
-        { "../data/robots/mjcf/unitree_go1/go1.xml", "go1.xml:224: <keyframe>: keyframes are not imported" },
         { "../data/robots/mjcf/franka_emika_panda/panda.xml", "panda.xml:253: <tendon>: tendons are not modelled" },
         { "../data/robots/mjcf/franka_emika_panda/panda.xml", "<general name=\"actuator8\">: a general actuator without a joint transmission" },
         { "../data/robots/mjcf/franka_emika_panda/panda_nohand.xml", "model 'panda nohand' imported as 'panda_nohand'" },
@@ -800,6 +876,7 @@ Suite *mjcf_suite(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("import");
     tcase_add_test(tc, test_fields);
+    tcase_add_test(tc, test_keyframes_match_mujoco);
     tcase_add_test(tc, test_limits_in_degrees);
     tcase_add_test(tc, test_import_warnings);
     tcase_add_loop_test(tc, test_bad_input, 0, (int)(sizeof bad / sizeof bad[0]));

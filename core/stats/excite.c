@@ -271,6 +271,13 @@ sid_status sid_excite_hold(const sid_model *m, const double *theta, const sid_ex
     double *q1 = buf, *v0 = q1 + nq, *v1 = v0 + nv, *vb = v1 + nv, *J = vb + nv, *u = J + nv * nv;
     const double h = 1e-3;
     memset(u_hold, 0, sizeof(double) * (size_t)nv);
+    /* a position servo starts at its reference = where it stands (its force 0, not saturated:
+     * from u = 0 a stiff servo far from 0 sits in tanh's flat part, where Newton sees no slope) */
+    for (int b = 1; b < m->nbody; b++) {
+        const sid_body *bd = &m->body[b];
+        if (bd->p_servo >= 0 && bd->motor == SID_MOTOR_POSITION)
+            u_hold[bd->vadr] = theta[bd->p_motor + P_GEAR] * (o->q0[bd->qadr] + sid_measure_offset(m, theta, b));
+    }
     /* v1 = h a(u) is affine in u for torque motors and unsaturated servos: Newton, a few rounds */
     for (int it = 0; it < 4 && !s; it++) {
         memset(v0, 0, sizeof(double) * (size_t)nv);

@@ -61,6 +61,12 @@ void sid_traj_state_q(const sid_model *m, const double *theta, const sid_traj *t
 sid_status sid_simulate(const sid_model *m, const double *theta, const sid_traj *tr, const sid_sim_opts *o,
                         double *q_out, double *v_out, sid_error *err)
 {
+    return sid_simulate_from(m, theta, tr, o, NULL, NULL, q_out, v_out, err);
+}
+
+sid_status sid_simulate_from(const sid_model *m, const double *theta, const sid_traj *tr, const sid_sim_opts *o,
+                             const double *q0, const double *v0, double *q_out, double *v_out, sid_error *err)
+{
     /* the state (nq, nv) holds the hidden motor sides of backlash joints after the logged (nqo, nvo) */
     const int nq = m->nq, nv = m->nv, nqo = m->nqo, nvo = m->nvo;
     if (tr->nq != nqo || tr->nv != nvo)
@@ -77,8 +83,10 @@ sid_status sid_simulate(const sid_model *m, const double *theta, const sid_traj 
         goto done;
     }
     double *q = buf, *v = q + nq, *q1 = v + nv, *v1 = q1 + nq;
-    sid_traj_state_q(m, theta, tr, 0, q);
-    sid_traj_velocity(m, tr, 0, v);
+    if (q0) memcpy(q, q0, sizeof(double) * (size_t)nqo);
+    else sid_traj_state_q(m, theta, tr, 0, q);
+    if (v0) memcpy(v, v0, sizeof(double) * (size_t)nvo);
+    else sid_traj_velocity(m, tr, 0, v);
     sid_backlash_start(m, buf);
     for (int k = 0;; k++) {
         memcpy(q_out + (size_t)k * (size_t)nqo, q, sizeof(double) * (size_t)nqo);

@@ -450,6 +450,10 @@ sid_status sid_sim_check(const sid_sim_opts *o, const sid_traj *tr, sid_error *e
  * and v_out (n x nv) receive the simulated trajectory at the log's sample times. */
 sid_status sid_simulate(const sid_model *m, const double *theta, const sid_traj *tr,
                         const sid_sim_opts *o, double *q_out, double *v_out, sid_error *err);
+/* The same from the state (q0: nq less the hidden backlash sides, the simulator's q without
+ * encoder offsets; v0) instead of the log's first (either NULL: the log's). */
+sid_status sid_simulate_from(const sid_model *m, const double *theta, const sid_traj *tr, const sid_sim_opts *o,
+                             const double *q0, const double *v0, double *q_out, double *v_out, sid_error *err);
 
 /* ---- windowed trajectory loss and its gradient -------------------------------------------
  * Each log is cut into windows of `window` seconds on a fixed grid, (t0 + iW, t0 + (i+1)W],
