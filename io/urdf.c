@@ -288,12 +288,10 @@ static int read_inertial(reader *r, ulink *l)
               "needs a positive definite tensor", l->inertia[0]);
         return 0;
     }
-    double ev[3];
+    double *ev = l->ev;
     principal(l->inertia, ev);
-    if (!(ev[0] > 0) && !r->quiet)
-        sid_io_warn("%s:%ld: <link name=\"%s\">: principal moments %g, %g, %g: the inertia is not positive definite, "
-                 "so sysid will reject the model", r->path, line_of(l->inertia_el), l->xml_name, ev[0], ev[1], ev[2]);
-    /* core's own test (model.c): a + b >= c (1 - 1e-9) on the principal moments */
+    if (!(ev[0] > 0)) l->bad_inertia = 1;
+    /* core's own test (welded.c): a + b >= c (1 - 1e-9) on the principal moments */
     if (ev[0] > 0 && ev[0] + ev[1] < ev[2] * (1 - 1e-9)) {
         const double margin = ev[2] - ev[0] - ev[1];
         if (r->opts && r->opts->balance_inertia) {
@@ -304,14 +302,44 @@ static int read_inertial(reader *r, ulink *l)
                 sid_io_warn("%s:%ld: <link name=\"%s\">: principal moments %g, %g, %g break the triangle inequality "
                          "by %.3g kg*m^2: balanced to their mean %g (as MuJoCo's balanceinertia)",
                          r->path, line_of(l->inertia_el), l->xml_name, ev[0], ev[1], ev[2], margin, mean);
-        } else if (!r->quiet) {
-            sid_io_warn("%s:%ld: <link name=\"%s\">: principal moments %g, %g, %g break the triangle inequality "
-                     "(a + b >= c) by %.3g kg*m^2, so sysid will reject the model: fix the file, or import with "
-                     "--balance-inertia to replace this tensor by its mean moment (as MuJoCo's balanceinertia)",
-                     r->path, line_of(l->inertia_el), l->xml_name, ev[0], ev[1], ev[2], margin);
+        } else {
+            l->bad_inertia = 2;
         }
     }
     return 0;
+}
+
+/* A link whose inertia is no rigid body's: on a moving joint the model is refused; welded by a
+ * fixed joint it is merged into the body it is fixed to (core's welded.c, as MuJoCo's fusestatic
+ * and Pinocchio), refused only if that merged body is not physical. */
+static void inertia_warnings(reader *r, const urdf_doc *u)
+{
+    for (int i = 0; i < u->nlink && !r->quiet; i++) {
+        const ulink *l = &u->link[i];
+        if (!l->bad_inertia) continue;
+        const ujoint *in = NULL;
+        for (int j = 0; j < u->njoint; j++)
+            if (u->joint[j].child == i) in = &u->joint[j];
+        char what[200];
+        if (l->bad_inertia == 1) snprintf(what, sizeof what, "the inertia is not positive definite");
+        else
+            snprintf(what, sizeof what, "break the triangle inequality (a + b >= c) by %.3g kg*m^2",
+                     l->ev[2] - l->ev[0] - l->ev[1]);
+        if (in && in->type == SID_JOINT_FIXED)
+            sid_io_warn("%s:%ld: <link name=\"%s\">: principal moments %g, %g, %g%s%s; welded to '%s' by the fixed "
+                        "joint '%s', it is merged with it into one rigid body (as MuJoCo's fusestatic and Pinocchio "
+                        "do), which sysid checks instead", r->path, line_of(l->inertia_el), l->xml_name, l->ev[0],
+                        l->ev[1], l->ev[2], l->bad_inertia == 1 ? ": " : " ", what, u->link[in->parent].xml_name,
+                        in->xml_name);
+        else if (l->bad_inertia == 1)
+            sid_io_warn("%s:%ld: <link name=\"%s\">: principal moments %g, %g, %g: %s, so sysid will reject the model",
+                        r->path, line_of(l->inertia_el), l->xml_name, l->ev[0], l->ev[1], l->ev[2], what);
+        else
+            sid_io_warn("%s:%ld: <link name=\"%s\">: principal moments %g, %g, %g %s, so sysid will reject the model: "
+                        "fix the file, or import with --balance-inertia to replace this tensor by its mean moment (as "
+                        "MuJoCo's balanceinertia)", r->path, line_of(l->inertia_el), l->xml_name, l->ev[0], l->ev[1],
+                        l->ev[2], what);
+    }
 }
 
 static int read_link(reader *r, ulink *l)
@@ -559,6 +587,7 @@ int urdf_read(reader *r, const char *text, size_t len, urdf_doc *u)
     for (int i = 0; i < nj; i++)
         if (read_joint(r, u, &u->joint[i])) goto out;
     if (check_tree(r, u)) goto out;
+    inertia_warnings(r, u);
     fix_mimics(r, u);
     const ujoint *dry = NULL;   /* the first joint with dry friction, and how many have it */
     int ndry = 0;

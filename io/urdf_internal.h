@@ -18,6 +18,8 @@ typedef struct {
     double mass, com[3], rpy[3];   /* the inertial origin */
     double I0[6];                  /* as written (inertial frame): ixx iyy izz ixy ixz iyz */
     double inertia[6];             /* in the link frame (robot.json's) */
+    int bad_inertia;               /* 1: not positive definite, 2: breaks the triangle inequality (0: fine, */
+    double ev[3];                  /* or balanced): its principal moments, warned once the joints are read */
 } ulink;
 
 typedef struct {

@@ -161,7 +161,7 @@ why=""
 [ "$(complete_words "$SYSID" fit data/arm7/robot.json --free-o)" = --free-only ] || why+=" fit --free-o: not --free-only;"
 complete_words "$SYSID" validate x --in | grep -q -- --in-place && why+=" validate offers fit's --in-place;"
 complete_words "$SYSID" export x --in | grep -qx -- --into || why+=" export --in does not offer --into;"
-[ "$(complete_words "$SYSID" fit x --integrator "" | tr '\n' ' ')" = "euler rk4 " ] || why+=" --integrator: not euler rk4;"
+[ "$(complete_words "$SYSID" fit x --integrator "" | tr '\n' ' ')" = "euler rk4 implicitfast " ] || why+=" --integrator: not euler rk4 implicitfast;"
 complete_words "$SYSID" fit data/arm7/robot.json data/arm7/log.csv --free joints.j1.fr >"$TMP/names"
 [ "$(cat "$TMP/names" | tr '\n' ' ')" = "joints.j1.friction.viscous joints.j1.friction.coulomb joints.j1.friction.smoothing " ] ||
     why+=" --free joints.j1.fr: $(tr '\n' ' ' <"$TMP/names");"

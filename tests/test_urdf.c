@@ -266,22 +266,83 @@ START_TEST(corpus_against_mujoco)
 }
 END_TEST
 
-/* Talos without the repair: the import warns, naming the link, the margin and the way out, and
- * the model is then rejected by core's triangle-inequality check. */
+/* A placeholder inertia (not positive definite) on a link welded to a moving arm: warned, and
+ * the model loads, the merged body being physical; the same link on a revolute joint is refused,
+ * naming it; a welded link that makes the merged body unphysical is refused naming the merge. */
+static void welded_variant(const char *from, const char *to, char *path, size_t len)
+{
+    size_t n;
+    char *text = slurp("fixtures/urdf/welded.urdf", &n), *at = strstr(text, from);
+    ck_assert_ptr_nonnull(at);
+    snprintf(path, len, "/tmp/sysid_welded_XXXXXX");
+    const int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    FILE *f = fdopen(fd, "w");
+    fprintf(f, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+    fclose(f);
+    free(text);
+}
+
+START_TEST(welded_placeholder_inertia)
+{
+    sid_robot_desc d;
+    char *w, path[64];
+    sid_model *m;
+    double *theta;
+    sid_error err = { 0 };
+    import_desc("fixtures/urdf/welded.urdf", NULL, &d, &w);
+    ck_assert_msg(strstr(w, "<link name=\"hatch\">: principal moments") && strstr(w, "not positive definite") &&
+                      strstr(w, "welded to 'arm' by the fixed joint 'hatch_joint'"),
+                  "%s", w);
+    ck_assert_msg(sid_model_create(&m, &theta, &d, &err) == SID_OK, "%s", err.msg);
+    sid_model_free(m);
+    sid_free(theta);
+    robot_desc_free(&d);
+    free(w);
+
+    welded_variant("\"hatch_joint\" type=\"fixed\">", "\"hatch_joint\" type=\"revolute\"><axis xyz=\"1 0 0\"/>", path,
+                   sizeof path);
+    import_desc(path, NULL, &d, &w);
+    unlink(path);
+    ck_assert_msg(strstr(w, "so sysid will reject the model"), "%s", w);
+    ck_assert_int_ne(sid_model_create(&m, &theta, &d, &err), SID_OK);
+    ck_assert_msg(strstr(err.msg, ".inertia: expected a positive definite inertia tensor") && !strstr(err.msg, "merged"),
+                  "%s", err.msg);
+    robot_desc_free(&d);
+    free(w);
+
+    welded_variant("ixx=\"1e-06\" iyy=\"1e-06\" izz=\"0\"", "ixx=\"-1\" iyy=\"1e-06\" izz=\"0\"", path, sizeof path);
+    import_desc(path, NULL, &d, &w);
+    unlink(path);
+    ck_assert_int_ne(sid_model_create(&m, &theta, &d, &err), SID_OK);
+    ck_assert_msg(strstr(err.msg, "merged with the placeholder inertia welded to it") &&
+                      strstr(err.msg, "expected a positive definite inertia tensor"),
+                  "%s", err.msg);
+    robot_desc_free(&d);
+    free(w);
+}
+END_TEST
+
+/* Talos without the repair: its gripper motor links break the triangle inequality, but each is
+ * welded by a fixed joint to its gripper base; the import says so, naming the link, the margin
+ * and the body it merges into, and the model loads (the merged body is physical), as MuJoCo's
+ * fusestatic and Pinocchio load it. */
 START_TEST(talos_needs_balance)
 {
     sid_robot_desc d;
     char *w;
     import_desc(CORPUS "talos_reduced/talos_reduced.urdf", NULL, &d, &w);
-    ck_assert_msg(strstr(w, "<link name=\"gripper_left_motor_single_link\">") && strstr(w, "--balance-inertia") &&
+    ck_assert_msg(strstr(w, "<link name=\"gripper_left_motor_single_link\">") &&
+                      strstr(w, "welded to 'gripper_left_base_link' by the fixed joint") &&
                       strstr(w, "triangle inequality"),
                   "%s", w);
     ck_assert_ptr_nonnull(strstr(w, "talos_reduced.urdf:1448:"));   /* its <inertia> element */
     sid_model *m;
     double *theta;
     sid_error err = { 0 };
-    ck_assert_int_ne(sid_model_create(&m, &theta, &d, &err), SID_OK);
-    ck_assert_msg(strstr(err.msg, "triangle inequality"), "%s", err.msg);
+    ck_assert_msg(sid_model_create(&m, &theta, &d, &err) == SID_OK, "%s", err.msg);
+    sid_model_free(m);
+    sid_free(theta);
     /* with it, the tensor is isotropic at the mean of its principal moments (MuJoCo's rule);
      * the trace is invariant, so the mean is (ixx + iyy + izz) / 3 of the file's numbers */
     sid_robot_desc b;
@@ -818,6 +879,7 @@ Suite *urdf_suite(void)
     TCase *tc = tcase_create("import");
     tcase_add_loop_test(tc, corpus_against_mujoco, 0, NCORPUS);
     tcase_add_test(tc, talos_needs_balance);
+    tcase_add_test(tc, welded_placeholder_inertia);
     tcase_add_test(tc, panda_warnings);
     tcase_add_test(tc, panda_fits);
     tcase_add_test(tc, rotated_inertia);

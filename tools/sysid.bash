@@ -48,7 +48,7 @@ _sysid()
         return 0
         ;;
     -*)
-        # a flag whose help names its values ("--integrator euler|rk4") completes them
+        # a flag whose help names its values ("--integrator euler|rk4|implicitfast") completes them
         values=$(printf '%s\n' "$lines" | awk -v f="$prev" '{ for (i = 1; i < NF; i++) if ($i == f) print $NF }' |
                  grep -E '^[a-z0-9-]+(\|[a-z0-9-]+)+$' | tr '|' ' ')
         if [ -n "$values" ]; then

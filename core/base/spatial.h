@@ -206,4 +206,9 @@ static inline void sid_inertia_mul_vjp(const sid_inertia *I, sid_sv v, sid_sv hb
     sid_v3_acc(&Ibar->c, sid_v3_scale(I->m, sid_v3_cross(pbar, v.w)));
 }
 
+/* R = Rz(yaw) Ry(pitch) Rx(roll) (URDF fixed-axis rpy, child -> parent); dR[k] = dR/drpy[k]
+ * when dR != NULL (rotation.c). The one rotation of an rpy triple: kinematics, the model's check
+ * of a welded body and the importers use it. */
+sid_m3 sid_rpy_matrix(const double *rpy, sid_m3 *dR);
+
 #endif

@@ -21,9 +21,6 @@ static inline sid_sv sid_joint_col(const sid_body *bd, const sid_xform *X, int k
     return bd->type == SID_JOINT_PRISMATIC ? sid_sv_make(z, ax) : sid_sv_make(ax, z);
 }
 
-/* R = Rz(yaw) Ry(pitch) Rx(roll) (URDF fixed-axis rpy, child -> parent); dR[k] = dR/drpy[k]
- * when dR != NULL. The one rotation of an rpy triple: the importers use it too. */
-sid_m3 sid_rpy_matrix(const double *rpy, sid_m3 *dR);
 
 /* Quantities that depend on theta only (origin rotations and their derivatives, body
  * inertias) are computed once per theta: a step compares theta with the last one seen. */

@@ -357,6 +357,7 @@ sid_status sid_model_build(sid_model **out, double **theta_out, const sid_robot_
         m->body[b].moves_mass |= m->body[b].p_inertial >= 0;
         if (b > 0) m->body[m->body[b].parent].moves_mass |= m->body[b].moves_mass;
     }
+    sid_model_mark_placeholders(m, theta);
     if ((s = sid_model_check_theta(m, theta, err))) goto fail;
     for (int b = 1; b < n; b++) m->nlimit += m->body[b].p_limit >= 0;
     sid_free(cof);
@@ -466,26 +467,6 @@ void sid_model_param_path(const sid_model *m, int i, char *buf, size_t len)
     sid_param_json_path(p->row, p->owner, p->comp, buf, len);
 }
 
-/* Principal moments of a symmetric 3x3 matrix (closed form, Smith 1961), ascending. */
-static void sym3_eigenvalues(const double A[3][3], double ev[3])
-{
-    const double p1 = A[0][1] * A[0][1] + A[0][2] * A[0][2] + A[1][2] * A[1][2];
-    const double q = (A[0][0] + A[1][1] + A[2][2]) / 3;
-    const double p2 = (A[0][0] - q) * (A[0][0] - q) + (A[1][1] - q) * (A[1][1] - q) + (A[2][2] - q) * (A[2][2] - q) + 2 * p1;
-    const double p = sqrt(p2 / 6);
-    if (p < 1e-300) { ev[0] = ev[1] = ev[2] = q; return; }
-    double B[3][3];
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) B[i][j] = (A[i][j] - (i == j ? q : 0)) / p;
-    double r = (B[0][0] * (B[1][1] * B[2][2] - B[1][2] * B[2][1]) - B[0][1] * (B[1][0] * B[2][2] - B[1][2] * B[2][0]) +
-                B[0][2] * (B[1][0] * B[2][1] - B[1][1] * B[2][0])) / 2;
-    r = r < -1 ? -1 : r > 1 ? 1 : r;
-    const double phi = acos(r) / 3;
-    ev[2] = q + 2 * p * cos(phi);
-    ev[0] = q + 2 * p * cos(phi + 2.0943951023931954923);
-    ev[1] = 3 * q - ev[0] - ev[2];
-}
-
 sid_status sid_model_check_theta(const sid_model *m, const double *theta, sid_error *err)
 {
     char path[160];
@@ -518,23 +499,6 @@ sid_status sid_model_check_theta(const sid_model *m, const double *theta, sid_er
         return sid_error_set(err, SID_ERR_INPUT, "joints[%d].limit: expected lower <= upper, got lower %g > upper %g",
                              bd->joint, theta[bd->p_limit_lower], theta[bd->p_limit_upper]);
     }
-    /* A link's inertia must be that of a rigid body: positive definite, triangle inequality. */
-    for (int b = 0; b < m->nbody; b++) {
-        const sid_body *bd = &m->body[b];
-        if (bd->p_inertial < 0) continue;
-        const double *I = theta + bd->p_inertial + P_INERTIA;
-        const double A[3][3] = {{I[0], I[3], I[4]}, {I[3], I[1], I[5]}, {I[4], I[5], I[2]}};
-        double ev[3];
-        sym3_eigenvalues(A, ev);
-        snprintf(path, sizeof path, "links[%d].inertia", m->param[bd->p_inertial].owner);
-        if (!(ev[0] > 0))
-            return sid_error_set(err, SID_ERR_INPUT,
-                                 "%s: expected a positive definite inertia tensor, got principal moments %g, %g, %g",
-                                 path, ev[0], ev[1], ev[2]);
-        if (ev[0] + ev[1] < ev[2] * (1 - 1e-9))
-            return sid_error_set(err, SID_ERR_INPUT,
-                                 "%s: principal moments %g, %g, %g break the triangle inequality (a + b >= c)", path,
-                                 ev[0], ev[1], ev[2]);
-    }
-    return SID_OK;
+    /* A rigid body's inertia must be physical: every link's merged with those welded to it */
+    return sid_model_check_inertia(m, theta, err);
 }

@@ -41,6 +41,7 @@ typedef struct {
     int dry;                  /* 1: its coulomb is dry friction (dry_friction.h), not the smooth force */
     int climit;               /* 1: its limit is the constraint model (a QP row per bound, dry_friction.h) */
     int moves_mass;           /* 1 if a link with mass is this body or below it */
+    int placeholder;          /* 1: welded (fixed joint) with an inertia no rigid body has (welded.c) */
 } sid_body;
 
 typedef struct {
@@ -85,5 +86,12 @@ static inline int sid_drive_vadr(const sid_body *bd) { return bd->bl_v >= 0 ? bd
 /* sid_model_create but for what robot.json leaves out that the model itself determines (a
  * joint limit's default stiffness and damping): model_absent.c fills those in. */
 sid_status sid_model_build(sid_model **out, double **theta_out, const sid_robot_desc *d, sid_error *err);
+
+/* welded.c: mark the placeholders at the model's nominal theta (a welded link whose inertia is no
+ * rigid body's); then the inertia check of sid_model_check_theta: every other link's inertia
+ * positive definite and within the triangle inequality, and a moving body merged with the
+ * placeholders welded to it likewise. */
+void sid_model_mark_placeholders(sid_model *m, const double *theta);
+sid_status sid_model_check_inertia(const sid_model *m, const double *theta, sid_error *err);
 
 #endif
