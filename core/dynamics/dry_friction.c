@@ -331,8 +331,9 @@ void sid_dry_vjp_solution(const sid_model *m, sid_workspace *ws, const double *f
         if (D->pload[j] >= 0) {   /* ... + state mu |tau_m| */
             const double mu = D->theta[D->pload[j]], tau = D->taum[j], sg = tau > 0 ? 1 : tau < 0 ? -1 : 0;
             thetabar[D->pload[j]] += D->state[j] * s * fabs(tau);
-            sid_motor_torque_vjp(&m->body[D->body[j]], D->theta, D->vm[j], D->um[j], D->state[j] * s * mu * sg,
-                                 &vbar[D->dof[j]], thetabar);
+            const double vb = sid_motor_torque_vjp(&m->body[D->body[j]], D->theta, D->vm[j], D->um[j],
+                                                   D->state[j] * s * mu * sg, thetabar);
+            if (vbar) vbar[D->dof[j]] += vb;
             if (ws->ubar)   /* the bound's command (command_grad.c) */
                 ws->ubar[D->dof[j]] += D->state[j] * s * mu * sg * sid_motor_torque_du(&m->body[D->body[j]], D->theta);
         }

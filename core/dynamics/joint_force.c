@@ -195,10 +195,9 @@ double sid_motor_torque(const sid_body *bd, const double *theta, double v, doubl
                                           : pm[P_GEAR] * pm[P_KT] * u;
 }
 
-void sid_motor_torque_vjp(const sid_body *bd, const double *theta, double v, double u, double w, double *vbar,
-                          double *thetabar)
+double sid_motor_torque_vjp(const sid_body *bd, const double *theta, double v, double u, double w, double *thetabar)
 {
-    if (bd->p_motor < 0 || bd->p_servo >= 0) return;
+    if (bd->p_motor < 0 || bd->p_servo >= 0) return 0;
     const double *pm = theta + bd->p_motor;
     double *tm = thetabar + bd->p_motor;
     const double G = pm[P_GEAR], kt = pm[P_KT];
@@ -208,11 +207,11 @@ void sid_motor_torque_vjp(const sid_body *bd, const double *theta, double v, dou
         tm[P_KT] += w * G * e / R;
         tm[P_KE] -= w * G * G * kt * v / R;
         tm[P_RESISTANCE] -= w * G * kt * e / (R * R);
-        if (vbar) *vbar -= w * G * G * kt * ke / R;
-    } else {
-        tm[P_GEAR] += w * kt * u;
-        tm[P_KT] += w * G * u;
+        return -w * G * G * kt * ke / R;
     }
+    tm[P_GEAR] += w * kt * u;
+    tm[P_KT] += w * G * u;
+    return 0;
 }
 
 double sid_motor_torque_du(const sid_body *bd, const double *theta)

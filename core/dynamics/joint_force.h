@@ -16,11 +16,11 @@ void sid_joint_force_ubar(const sid_model *m, const double *theta, const double 
 /* Forward-mode twin of sid_joint_force: Fdot along (vdot, thetadot). */
 void sid_joint_force_jvp(const sid_fd_point *p, const sid_state_dir *dir, double *Fdot);
 /* A torque, current or voltage motor's torque tau_m at one dof (body bd, its velocity v and
- * input u; 0 without one or for a servo), its adjoint (w the output's: accumulates *vbar and
- * thetabar) and its tangent: the load of load-dependent dry friction (dry_friction.c). */
+ * input u; 0 without one or for a servo), its adjoint (w the output's: accumulates thetabar and
+ * returns the velocity's share, w dtau_m/dv) and its tangent: the load of load-dependent dry
+ * friction (dry_friction.c). */
 double sid_motor_torque(const sid_body *bd, const double *theta, double v, double u);
-void sid_motor_torque_vjp(const sid_body *bd, const double *theta, double v, double u, double w, double *vbar,
-                          double *thetabar);
+double sid_motor_torque_vjp(const sid_body *bd, const double *theta, double v, double u, double w, double *thetabar);
 /* d tau_m / du of that motor (0 without one or for a servo): tau_m is linear in u. */
 double sid_motor_torque_du(const sid_body *bd, const double *theta);
 double sid_motor_torque_jvp(const sid_body *bd, const double *theta, double v, double u, double vdot,
