@@ -54,6 +54,7 @@ Suite *forward_suite(void);
 Suite *jacobian_rows_suite(void);
 Suite *command_grad_suite(void);
 Suite *excite_suite(void);
+Suite *mesh_suite(void);
 
 /* name: as the suite's own suite_create gives it (CK_RUN_SUITE compares against that) */
 static const struct {
@@ -101,6 +102,7 @@ static const struct {
     {"command_grad", command_grad_suite},
     {"shard", shard_suite},
     {"excite", excite_suite},
+    {"mesh", mesh_suite},
 };
 enum { NSUITE = (int)(sizeof suites / sizeof suites[0]) };
 
