@@ -1,6 +1,8 @@
-/* mjcf.c — reading an MJCF document as MuJoCo 2.2.2's compiler does (mjcf_internal.h): the
- * compiler settings, the body tree with its joints, inertials and geoms, actuators, and what
- * else the file holds that sysid warns about. Attribute lookup through classes and includes
+/* mjcf.c — reading an MJCF document as MuJoCo's compiler does, with MuJoCo 3's defaults where
+ * they changed since 2.2.2 (autolimits; docs/formats.md lists them) (mjcf_internal.h): the
+ * compiler settings, assets (meshes), the body tree with its joints, inertials and geoms
+ * (mesh geoms' inertia from mesh.h), actuators, keyframes, and what else the file holds that
+ * sysid warns about. Attribute lookup through classes and includes
  * is mjcf_defaults.c's; frames and primitive inertias mjcf_inertia.c's.
  */
 #include "mjcf.h"
@@ -17,6 +19,7 @@
 
 static const char *const JOINT[] = { "joint", NULL };
 static const char *const GEOM[] = { "geom", NULL };
+static const char *const MESH[] = { "mesh", NULL };
 static const char *const ACTUATOR[] = { "general", "motor", "position", "velocity", "intvelocity", "damper",
                                         "cylinder", "muscle", "adhesion", NULL };
 
@@ -66,6 +69,13 @@ static int read_compiler(mjcf_doc *d, xmlNode *n)
         else if (strcmp(v, "true") == 0) d->inertiafromgeom = 1;
         else if (strcmp(v, "auto") == 0) d->inertiafromgeom = 2;
         else return mjcf_fail(d, n, "inertiafromgeom: expected false, true or auto, got '%s'", v);
+    }
+    /* where mesh files are: meshdir, else assetdir (MuJoCo 3), relative to the main file */
+    if (mjcf_has_attr(n, "assetdir") && !d->meshdir[0]) mjcf_attr_str(n, "assetdir", d->meshdir, sizeof d->meshdir);
+    if (mjcf_has_attr(n, "meshdir")) mjcf_attr_str(n, "meshdir", d->meshdir, sizeof d->meshdir);
+    if (mjcf_has_attr(n, "exactmeshinertia")) {
+        mjcf_attr_str(n, "exactmeshinertia", v, sizeof v);
+        d->exactmesh = strcmp(v, "true") == 0;
     }
     if (mjcf_has_attr(n, "autolimits")) {
         mjcf_attr_str(n, "autolimits", v, sizeof v);
@@ -206,8 +216,80 @@ static int read_joint(mjcf_doc *d, xmlNode *n, int b, int k)
     return 0;
 }
 
+/* <asset>: its <mesh>es (name, else the file's base name without extension; file; scale). The
+ * files are read only where a body's inertia needs them (mesh_properties). */
+static int read_assets(mjcf_doc *d, xmlNode *n)
+{
+    mjcf_nodes l;
+    if (mjcf_kids(d, n, &l)) return -1;
+    int rc = 0;
+    for (int i = 0; i < l.count && !rc; i++) {
+        xmlNode *e = l.n[i];
+        if (!mjcf_is(e, "mesh")) continue;
+        char file[512], inertia[16];
+        int c;
+        mjcf_attr_str(e, "file", file, sizeof file);
+        if (!file[0]) continue;   /* a mesh given by its vertices in the file: not read */
+        if ((rc = grow(d, (void **)&d->mesh, d->nmesh, sizeof *d->mesh))) break;
+        mjcf_mesh *M = &d->mesh[d->nmesh++];
+        M->node = e, M->scale[0] = M->scale[1] = M->scale[2] = 1;
+        if ((rc = mjcf_elem_class(d, e, 0, &c)) || (rc = mjcf_get(d, e, c, MESH, "scale", 3, 3, M->scale, NULL) < 0 ? -1 : 0))
+            break;
+        mjcf_get_str(d, e, c, MESH, "inertia", inertia, sizeof inertia, "");
+        M->shell = strcmp(inertia, "shell") == 0;
+        M->legacy = !M->shell && strcmp(inertia, "exact") && strcmp(inertia, "convex") && !d->exactmesh;
+        if (mjcf_has_attr(e, "name")) mjcf_attr_str(e, "name", M->name, sizeof M->name);
+        else {   /* MuJoCo's rule: the file name without its directory and extension */
+            const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file, *dot = strrchr(base, '.');
+            snprintf(M->name, sizeof M->name, "%.*s", (int)(dot ? dot - base : (long)strlen(base)), base);
+        }
+        /* the file: absolute, or under meshdir (absolute, or relative to the main file's folder) */
+        const char *slash = strrchr(d->path, '/');
+        const int dirlen = slash ? (int)(slash - d->path) + 1 : 0;
+        const size_t need = strlen(d->path) + strlen(d->meshdir) + strlen(file) + 3;
+        if (!(M->path = malloc(need))) return free(l.n), sid_error_set(d->err, SID_ERR_NOMEM, "out of memory"), -1;
+        if (file[0] == '/') snprintf(M->path, need, "%s", file);
+        else if (d->meshdir[0] == '/') snprintf(M->path, need, "%s/%s", d->meshdir, file);
+        else snprintf(M->path, need, "%.*s%s%s%s", dirlen, d->path, d->meshdir, d->meshdir[0] ? "/" : "", file);
+    }
+    free(l.n);
+    return rc;
+}
+
+/* Mesh asset name's mass properties (a solid, or with shell its surface), read and computed
+ * once; NULL with d->err naming the geom at n when the mesh is unknown, missing or open. */
+static const mesh_mass *mesh_properties(mjcf_doc *d, xmlNode *n, const char *name, int shell)
+{
+    mjcf_mesh *M = NULL;
+    for (int i = 0; i < d->nmesh; i++)
+        if (strcmp(d->mesh[i].name, name) == 0) M = &d->mesh[i];
+    if (!M) return mjcf_fail(d, n, "mesh '%s': no <mesh> asset of that name with a file", name), NULL;
+    shell |= M->shell;
+    if (shell ? M->have_shell : M->have_solid) return shell ? &M->surface : &M->solid;
+    mesh ms;
+    sid_error e = { 0 };
+    int rc = mesh_load(M->path, M->scale, &ms, &e);   /* on failure, ms holds nothing */
+    if (!rc) {
+        rc = shell ? mesh_shell(&ms, &M->surface, &e) : mesh_solid(&ms, &M->solid, &e);
+        mesh_free(&ms);
+    }
+    if (!rc) {
+        if (M->legacy && !shell && !d->legacy_warned++)
+            mjcf_warn(d, n, "mesh '%s' (and any other mesh of this file that gives a body its inertia): its volume "
+                      "and inertia are computed exactly, as MuJoCo's inertia=\"exact\" (and \"convex\" for a convex "
+                      "mesh) do; MuJoCo's default rule, \"legacy\", can count more volume (2.2.2's gave a "
+                      "tetrahedron 39 %% more): give the body an <inertial>, or the mesh inertia=\"exact\"", name);
+        if (shell) M->have_shell = 1;
+        else M->have_solid = 1;
+        return shell ? &M->surface : &M->solid;
+    }
+    return mjcf_fail(d, n, "the inertia of mesh '%s' (its body has no <inertial>): %s", name, e.msg), NULL;
+}
+
+/* A geom's share of its body's inertia: mass, centre of mass and rotational inertia about it in
+ * body axes (ixx iyy izz ixy ixz iyz). */
 typedef struct {
-    double mass, pos[3], R[9], Iu[3];
+    double mass, pos[3], I[6];
 } geom_mass;
 
 static int read_geom(mjcf_doc *d, xmlNode *n, int b, int ngeom, geom_mass **gm, int *ngm, geom_notes *notes)
@@ -275,17 +357,40 @@ static int read_geom(mjcf_doc *d, xmlNode *n, int b, int ngeom, geom_mass **gm, 
     if (mjcf_get(d, n, c, GEOM, "mass", 1, 1, &mass, NULL) < 0 || mjcf_get(d, n, c, GEOM, "density", 1, 1, &density, NULL) < 0)
         return -1;
     if (mjcf_geom_inertia(type, size, &vol, Iu)) {
-        char mesh[SID_MAX_NAME];
-        mjcf_get_str(d, n, c, GEOM, "mesh", mesh, sizeof mesh, "");
+        char mesh_name[SID_MAX_NAME], shell[8];
+        mjcf_get_str(d, n, c, GEOM, "mesh", mesh_name, sizeof mesh_name, "");
         if (B->is_static) {   /* welded to the world: needs no inertia, imported massless */
             if (B->inertia_from == MJ_INERTIA_GEOMS) B->inertia_from = MJ_INERTIA_NONE;
             return 0;
         }
         if (B->inertia_from != MJ_INERTIA_GEOMS) return 0;
-        if (mesh[0])
-            return mjcf_fail(d, n, "body '%s' takes its inertia from its geoms, and mesh '%s' has none here "
-                        "(sysid does not compute mesh inertia): give the body an <inertial>", B->name, mesh);
-        return mjcf_fail(d, n, "body '%s' takes its inertia from its geoms, and a %s geom has none", B->name, type);
+        if (strcmp(type, "mesh") || !mesh_name[0])
+            return mjcf_fail(d, n, "body '%s' takes its inertia from its geoms, and a %s geom has none", B->name, type);
+        /* a mesh geom: its solid (or, with shellinertia, its surface) at uniform density, in the
+         * geom's frame: exact integrals over the triangles (mesh.h) */
+        mjcf_get_str(d, n, c, GEOM, "shellinertia", shell, sizeof shell, "false");
+        const mesh_mass *mm = mesh_properties(d, n, mesh_name, strcmp(shell, "true") == 0);
+        if (!mm) return -1;
+        const double size1 = mm->volume > 0 ? mm->volume : mm->area;   /* per unit density */
+        if (grow(d, (void **)gm, *ngm, sizeof **gm)) return -1;
+        geom_mass *g = &(*gm)[(*ngm)++];
+        g->mass = mass >= 0 ? mass : density * size1;
+        double R[9], Iw[6];
+        mjcf_quat_mat(R, q);
+        const double k = g->mass / size1;
+        const double I[9] = { mm->inertia[0], mm->inertia[3], mm->inertia[4], mm->inertia[3], mm->inertia[1],
+                              mm->inertia[5], mm->inertia[4], mm->inertia[5], mm->inertia[2] };
+        for (int i = 0; i < 3; i++) {   /* R (k I) R^T, and the centre of mass at pos + R com */
+            g->pos[i] = pos[i] + R[3 * i] * mm->com[0] + R[3 * i + 1] * mm->com[1] + R[3 * i + 2] * mm->com[2];
+            for (int j = i; j < 3; j++) {
+                double x = 0;
+                for (int a = 0; a < 3; a++)
+                    for (int b2 = 0; b2 < 3; b2++) x += R[3 * i + a] * I[3 * a + b2] * R[3 * j + b2];
+                Iw[i == j ? i : i + j + 2] = k * x;   /* (0,1) -> 3, (0,2) -> 4, (1,2) -> 5 */
+            }
+        }
+        memcpy(g->I, Iw, sizeof Iw);
+        return 0;
     }
     int need = strcmp(type, "sphere") == 0 ? 1 : strcmp(type, "capsule") == 0 || strcmp(type, "cylinder") == 0 ? 2 : 3;
     for (int k = 0; k < need && B->inertia_from == MJ_INERTIA_GEOMS && !B->is_static; k++)
@@ -296,13 +401,15 @@ static int read_geom(mjcf_doc *d, xmlNode *n, int b, int ngeom, geom_mass **gm, 
     geom_mass *g = &(*gm)[(*ngm)++];
     g->mass = mass >= 0 ? mass : density * vol;
     memcpy(g->pos, pos, sizeof pos);
-    memcpy(g->Iu, Iu, sizeof Iu);
-    mjcf_quat_mat(g->R, q);
+    double R[9], diag[3] = { g->mass * Iu[0], g->mass * Iu[1], g->mass * Iu[2] };
+    mjcf_quat_mat(R, q);
+    mjcf_inertia_rotate(g->I, R, diag);
     return 0;
 }
 
-/* Mass, COM and inertia about it (body axes) of the geoms: I = sum R_i diag(m_i Iu_i) R_i^T +
- * m_i (|r_i|^2 E - r_i r_i^T), r_i = p_i - com, as MuJoCo's compiler combines them. */
+/* Mass, COM and inertia about it (body axes) of the geoms: I = sum I_i + m_i (|r_i|^2 E - r_i
+ * r_i^T), r_i = p_i - com, I_i = R_i diag(m_i Iu_i) R_i^T for a primitive, as MuJoCo's compiler
+ * combines them. */
 static void combine(mjcf_body *B, const geom_mass *g, int n)
 {
     double m = 0, c[3] = { 0, 0, 0 };
@@ -318,10 +425,9 @@ static void combine(mjcf_body *B, const geom_mass *g, int n)
     }
     for (int k = 0; k < 3; k++) B->com[k] = c[k] / m;
     for (int i = 0; i < n; i++) {
-        double diag[3] = { g[i].mass * g[i].Iu[0], g[i].mass * g[i].Iu[1], g[i].mass * g[i].Iu[2] }, Ir[6];
+        const double *Ir = g[i].I;
         double r[3] = { g[i].pos[0] - B->com[0], g[i].pos[1] - B->com[1], g[i].pos[2] - B->com[2] };
         double r2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
-        mjcf_inertia_rotate(Ir, g[i].R, diag);
         B->I[0] += Ir[0] + g[i].mass * (r2 - r[0] * r[0]);
         B->I[1] += Ir[1] + g[i].mass * (r2 - r[1] * r[1]);
         B->I[2] += Ir[2] + g[i].mass * (r2 - r[2] * r[2]);
@@ -612,10 +718,26 @@ static int read_actuators(mjcf_doc *d, xmlNode *n)
             if (range_limited(d, a, c, "ctrl")) tally_add(&ctrl, a, "%s on joint %s", aname[0] ? aname : "(unnamed)", jname);
             continue;
         }
+        /* the clamps are not simulated, but they are the motor's torque limit: limit.effort, what
+         * excite designs within (URDF's <limit effort> likewise) */
+        double fr[2] = { 0, 0 }, cr[2] = { 0, 0 };
+        if (range_limited(d, a, c, "force") && mjcf_get(d, a, c, ACTUATOR, "forcerange", 2, 2, fr, NULL) < 0) {
+            rc = -1;
+            break;
+        }
+        if (range_limited(d, a, c, "ctrl") && mjcf_get(d, a, c, ACTUATOR, "ctrlrange", 2, 2, cr, NULL) < 0) {
+            rc = -1;
+            break;
+        }
+        const double by_force = fmin(-fr[0], fr[1]), by_ctrl = fabs(gear[0]) * fmin(-cr[0], cr[1]);
+        J->effort = by_force > 0 && by_ctrl > 0 ? fmin(by_force, by_ctrl) : by_force > 0 ? by_force : by_ctrl > 0 ? by_ctrl : 0;
         static const char *const clamps[] = { "ctrlrange", "forcerange", "ctrllimited", "forcelimited" };
         for (int k = 0; k < 4; k++)
             if (mjcf_source(d, a, c, ACTUATOR, clamps[k])) {
-                mjcf_warn(d, a, "motor on joint %s: ctrlrange/forcerange clamps are not modelled", jname);
+                if (J->effort > 0)
+                    mjcf_warn(d, a, "motor on joint %s: ctrlrange/forcerange clamps are not simulated; imported as "
+                              "limit.effort %g (the torque limit excite designs within)", jname, J->effort);
+                else mjcf_warn(d, a, "motor on joint %s: ctrlrange/forcerange clamps are not modelled", jname);
                 break;
             }
     }
@@ -723,6 +845,8 @@ int mjcf_read(mjcf_doc *d, const char *path, const char *text, size_t len, sid_e
             snprintf(d->cls[0].name, sizeof d->cls[0].name, "main");
         }
     }
+    for (int i = 0; i < l.count && !rc; i++)   /* after the classes: a mesh may take a class's scale */
+        if (mjcf_is(l.n[i], "asset")) rc = read_assets(d, l.n[i]);
     geom_notes notes = { 0 };
     if (!rc) {
         rc = grow(d, (void **)&d->body, 0, sizeof *d->body);
@@ -757,6 +881,8 @@ void mjcf_doc_free(mjcf_doc *d)
 {
     for (int i = 0; i < d->nkey; i++) free(d->key[i].qpos), free(d->key[i].qvel), free(d->key[i].ctrl);
     free(d->key);
+    for (int i = 0; i < d->nmesh; i++) free(d->mesh[i].path);
+    free(d->mesh);
     for (int i = 0; i < d->nfile; i++) {
         xmlFreeDoc(d->file[i].doc);
         free(d->file[i].path);

@@ -17,6 +17,7 @@
 #include <libxml/tree.h>
 
 #include "sid.h"
+#include "mesh.h"
 
 enum { MJ_HINGE, MJ_SLIDE, MJ_FREE };
 enum { MJ_INERTIA_NONE, MJ_INERTIA_ELEMENT, MJ_INERTIA_GEOMS };
@@ -63,8 +64,23 @@ typedef struct {
     int has_limit;
     double limit;
     int act_ctrl;                /* with motor: act's place among the file's actuators (its ctrl in a key) */
+    double effort;               /* a <motor>'s largest torque by its forcerange or ctrlrange; 0: none */
     double ref;                  /* MuJoCo's qpos at sysid's q = 0 [rad or m] */
 } mjcf_joint;
+
+/* An <asset>'s <mesh>: its file (resolved against the compiler's meshdir), scale, and its mass
+ * properties once a body's inertia needs them (loaded: 0 not yet, 1 solid, 2 shell too). */
+typedef struct {
+    xmlNode *node;
+    char name[SID_MAX_NAME];
+    char *path;
+    double scale[3];
+    int shell;                   /* mesh inertia="shell" (MuJoCo 3) */
+    int legacy;                  /* its inertia rule is MuJoCo's legacy one (the default, unless
+                                  * inertia="exact"/"convex" or compiler exactmeshinertia) */
+    int have_solid, have_shell;
+    mesh_mass solid, surface;
+} mjcf_mesh;
 
 /* A <key> of a <keyframe>: MuJoCo's qpos, qvel and ctrl vectors (NULL where not given). */
 typedef struct {
@@ -116,6 +132,11 @@ typedef struct {
     double ground_height, ground_friction;
     mjcf_sphere *sphere;
     int nsphere;
+    char meshdir[512];           /* compiler meshdir (else assetdir), as written */
+    int exactmesh;               /* compiler exactmeshinertia="true" (MuJoCo 2) */
+    int legacy_warned;
+    mjcf_mesh *mesh;
+    int nmesh;
     int nact;                    /* actuators of every kind read so far (MuJoCo's nu at the end) */
     mjcf_key *key;
     int nkey;
