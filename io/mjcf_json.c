@@ -104,7 +104,12 @@ static void joint_fields(textbuf *b, const mjcf_joint *j)
         num(b, j->range[0]);
         tb_printf(b, ", \"%s\": ", param_key(SID_P_LIMIT_UPPER));
         num(b, j->range[1]);
+        if (j->effort > 0) tb_printf(b, ", \"effort\": "), num(b, j->effort);
         tb_printf(b, ", \"model\": \"constraint\" }");   /* MuJoCo's limit, as it is */
+    } else if (j->effort > 0) {
+        tb_printf(b, ",\n      \"limit\": { \"effort\": ");
+        num(b, j->effort);
+        tb_printf(b, " }");
     }
     tb_printf(b, " }");
 }

@@ -174,6 +174,46 @@ why=""
 grep -q 'name="j4".*range="-2.4 -1.3"' "$TMP/arm2.xml" || why+=" the fitted bound is not written into the range;"
 check "a fitted limit bound exports into the MJCF range" "$why"
 
+# ---- an MJCF motor's ctrlrange (times its gear) or forcerange is its torque limit: limit.effort ----
+run import tests/fixtures/mjcf/classes.xml
+why=""
+jq -e '(.joints[] | select(.name == "wrist") | .limit.effort) == 2' "$TMP/out" >/dev/null ||
+    why+=" wrist: limit $(jq -c '.joints[] | select(.name == "wrist") | .limit' "$TMP/out");"
+grep -q 'imported as limit.effort 2' "$TMP/err" || why+=" no note of it;"
+check "MJCF motor ctrlrange x gear becomes limit.effort" "$why"
+
+# ---- a body's inertia from a mesh geom: exact, warned about MuJoCo's legacy default; an open mesh is refused ----
+mkdir -p "$TMP/m/meshes"
+printf 'v 0 0 0\nv 0.1 0 0\nv 0 0.08 0\nv 0.01 0.02 0.12\nf 1 3 2\nf 1 2 4\nf 2 3 4\nf 3 1 4\n' >"$TMP/m/meshes/tet.obj"
+printf 'v 0 0 0\nv 0.1 0 0\nv 0 0.08 0\nv 0.01 0.02 0.12\nf 1 3 2\nf 1 2 4\nf 2 3 4\n' >"$TMP/m/meshes/open.obj"
+cat >"$TMP/m/robot.xml" <<'XML'
+<mujoco model="m">
+  <compiler angle="radian" meshdir="meshes"/>
+  <asset><mesh file="tet.obj"/><mesh name="open" file="open.obj"/></asset>
+  <worldbody>
+    <body name="b" pos="0 0 1">
+      <joint name="j" type="hinge" axis="0 1 0"/>
+      <geom type="mesh" mesh="tet" density="2000"/>
+    </body>
+  </worldbody>
+</mujoco>
+XML
+run import "$TMP/m/robot.xml"
+why=""
+[ "$rc" -eq 0 ] || why+=" exit $rc: $(tail -n 1 "$TMP/err");"
+jq -e '.links[1].mass > 0.32 * (1 - 1e-12) and .links[1].mass < 0.32 * (1 + 1e-12)' "$TMP/out" >/dev/null ||
+    why+=" mass $(jq .links[1].mass "$TMP/out"), not 2000 kg/m^3 x 1.6e-4 m^3;"
+grep -q "mesh 'tet' (and any other mesh of this file that gives a body its inertia): its volume and inertia are computed exactly" \
+    "$TMP/err" || why+=" no note of MuJoCo's legacy rule;"
+check "MJCF: a body's inertia from its mesh geom (OBJ under meshdir), exact" "$why"
+sed 's/mesh="tet"/mesh="open"/' "$TMP/m/robot.xml" >"$TMP/m/open.xml"
+run validate "$TMP/m/open.xml"
+why=""
+[ "$rc" -eq 2 ] || why+=" exit $rc;"
+grep -qF "sysid: error: $TMP/m/open.xml:7: <geom>: the inertia of mesh 'open' (its body has no <inertial>): $TMP/m/meshes/open.obj: the mesh is open: 3 open edges" \
+    "$TMP/err" || why+=" message: $(tail -n 1 "$TMP/err");"
+check "MJCF: an open mesh giving a body its inertia: exit 2 naming the line, the mesh and its open edges" "$why"
+
 # ---- compiler autolimits: true unless the file says false (MuJoCo's default since 2.3.0) ----
 cat >"$TMP/al.xml" <<'XML'
 <mujoco model="al">

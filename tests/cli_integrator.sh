@@ -61,6 +61,16 @@ run simulate "$TMP/stiff_if.xml" data/servo_arm/log.csv -o "$TMP/if.csv"
 [ "$rc" -eq 0 ] || why+=" implicitfast: exit $rc;"
 [ "$(wc -l <"$TMP/if.csv")" -eq "$(wc -l <data/servo_arm/log.csv)" ] || why+=" implicitfast: a short trajectory;"
 check "stiff servos at 2 ms: euler diverges (exit 3), implicitfast holds" "$why"
+# excite's start pose: a divergence says so, and what to do
+run excite "$TMP/stiff.xml" --duration 2 --max-velocity 3 --max-torque 50 --max-angle 1 -o "$TMP/ex.csv"
+why=""
+[ "$rc" -eq 3 ] || why+=" exit $rc;"
+grep -q "holding the start pose, the simulation diverges (t = .*) under the euler integrator: stiff servos at this step need implicitfast" \
+    "$TMP/err" || why+=" message: $(tail -n 1 "$TMP/err");"
+[ ! -e "$TMP/ex.csv" ] || why+=" wrote a design;"
+run excite "$TMP/stiff_if.xml" --duration 2 --max-velocity 3 --max-torque 50 --max-angle 1 --design random -o "$TMP/ex.csv"
+[ "$rc" -eq 0 ] || why+=" implicitfast: exit $rc: $(tail -n 1 "$TMP/err");"
+check "excite: a start pose that diverges under euler says so (exit 3); implicitfast designs" "$why"
 
 # ---- a bad name is an input error naming it ----
 jq '.integrator = "implicit"' data/pendulum/robot.json >"$TMP/bad.json"

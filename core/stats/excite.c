@@ -104,9 +104,16 @@ static double motor_torque(const design *d, int k, int i)
 
 static double offset_of(const design *d, int i) { return sid_measure_offset(d->m, d->theta, d->body[i]); }
 
+/* How much of each kind of limit a simulation used (position, velocity, torque), and the
+ * motor (index into d->body) that used the most of it. */
+typedef struct {
+    double use[3];
+    int at[3];
+} limit_use;
+
 /* Fill the design's commands at amplitude s from d->shape and simulate; the largest fraction
- * of a limit used into *use (HUGE_VAL if the simulation diverged), per kind into use3. */
-static double simulate_at(design *d, double s, double *use3)
+ * of a limit used (HUGE_VAL if the simulation diverged), per kind into lu (may be NULL). */
+static double simulate_at(design *d, double s, limit_use *lu)
 {
     const sid_excite_opts *o = d->o;
     for (int k = 0; k < d->n; k++)
@@ -114,17 +121,19 @@ static double simulate_at(design *d, double s, double *use3)
             d->tr->u[(size_t)k * d->nv + i] = d->u_hold[i] + s * d->gain[i] * d->amp[i] * d->shape[(size_t)k * d->nv + i];
     sid_error e = { 0 };
     if (sid_simulate(d->m, d->theta, d->tr, &o->loss.sim, d->qs, d->vs, &e) != SID_OK) return HUGE_VAL;
-    double uq = 0, uv = 0, ut = 0;
+    limit_use u = {{0, 0, 0}, {0, 0, 0}};
     for (int k = 0; k < d->n; k++)
         for (int i = 0; i < d->nv; i++) {
             const int iq = d->m->body[d->body[i]].qadr;
             const double q = d->qs[(size_t)k * d->nq + iq] - offset_of(d, i), q0 = o->q0[iq];
-            uq = fmax(uq, q >= q0 ? (q - q0) / (o->q_hi[iq] - q0) : (q0 - q) / (q0 - o->q_lo[iq]));
-            uv = fmax(uv, fabs(d->vs[(size_t)k * d->nv + i]) / o->qd_max[i]);
-            ut = fmax(ut, fabs(motor_torque(d, k, i)) / o->tau_max[i]);
+            const double x[3] = {q >= q0 ? (q - q0) / (o->q_hi[iq] - q0) : (q0 - q) / (q0 - o->q_lo[iq]),
+                                 fabs(d->vs[(size_t)k * d->nv + i]) / o->qd_max[i],
+                                 fabs(motor_torque(d, k, i)) / o->tau_max[i]};
+            for (int c = 0; c < 3; c++)
+                if (x[c] > u.use[c]) u.use[c] = x[c], u.at[c] = i;
         }
-    if (use3) use3[0] = uq, use3[1] = uv, use3[2] = ut;
-    const double use = fmax(uq, fmax(uv, ut));
+    if (lu) *lu = u;
+    const double use = fmax(u.use[0], fmax(u.use[1], u.use[2]));
     return isfinite(use) ? use : HUGE_VAL;
 }
 
@@ -434,10 +443,25 @@ sid_status sid_excite_run(const sid_model *m, const double *theta, const sid_exc
     }
     if ((s = sid_sim_check(&o->loss.sim, d.tr, err))) goto done;
     memset(d.shape, 0, sizeof(double) * (size_t)d.n * (size_t)nv);
-    d.use0 = simulate_at(&d, 0, NULL);
+    limit_use hold;
+    d.use0 = simulate_at(&d, 0, &hold);
+    if (d.use0 == HUGE_VAL) {   /* say why: the simulation's own message */
+        sid_error e = {0};
+        sid_simulate(m, theta, d.tr, &o->loss.sim, d.qs, d.vs, &e);
+        s = sid_error_set(err, SID_ERR_NUMERIC, "excite: holding the start pose, the simulation diverges (%s) under "
+                          "the %s integrator: stiff servos at this step need implicitfast (--integrator "
+                          "implicitfast) or a finer step (--max-dt)", e.msg[0] ? e.msg : "its limits' use is not finite",
+                          sid_integrator_name(o->loss.sim.integrator));
+        goto done;
+    }
     if (!(d.use0 < SID_EXCITE_MARGIN)) {
-        s = sid_error_set(err, SID_ERR_INPUT, "excite: holding the start pose alone uses %.3g of a limit (more than %g): "
-                          "raise the torque limit or choose another start", d.use0, SID_EXCITE_MARGIN);
+        static const char *const kind[3] = {"position", "velocity", "torque"};
+        int worst = 0, k = 0;
+        for (int x = 1; x < 3; x++) worst = hold.use[x] > hold.use[worst] ? x : worst;
+        while (k < m->ndofj - 1 && m->dof_body[k] != d.body[hold.at[worst]]) k++;
+        s = sid_error_set(err, SID_ERR_INPUT, "excite: holding the start pose alone uses %.3g of joint '%s''s %s limit "
+                          "(more than %g): raise that limit or choose another start (--pose, --keyframe)", d.use0,
+                          m->dof_name[k], kind[worst], SID_EXCITE_MARGIN);
         goto done;
     }
     /* the random multi-sine: unit amplitude, a random phase per harmonic and joint */
@@ -481,9 +505,9 @@ sid_status sid_excite_run(const sid_model *m, const double *theta, const sid_exc
                           "(is the start pose at rest inside them?)");
         goto done;
     }
-    double use[3];
-    simulate_at(&d, r->scale, use);
-    r->use_q = use[0], r->use_qd = use[1], r->use_tau = use[2];
+    limit_use lu;
+    simulate_at(&d, r->scale, &lu);
+    r->use_q = lu.use[0], r->use_qd = lu.use[1], r->use_tau = lu.use[2];
     for (int k = 0; k < d.n; k++) {
         memcpy(d.tr->q + (size_t)k * nq, d.qs + (size_t)k * nq, sizeof(double) * (size_t)nq);
         memcpy(d.tr->qd + (size_t)k * nv, d.vs + (size_t)k * nv, sizeof(double) * (size_t)nv);
