@@ -363,7 +363,8 @@ int mesh_load(const char *path, const double scale[3], mesh *out, sid_error *err
         if (len >= 3 && !memcmp(b.s, "\xEF\xBB\xBF", 3)) b.s += 3;   /* a UTF-8 byte order mark */
         const char *w, *start = b.s;
         b.line = 1;
-        stl = is_word(w, next_word(&b, &w, 0), "solid");
+        const int n = next_word(&b, &w, 0);   /* before is_word reads w: argument order is unspecified */
+        stl = is_word(w, n, "solid");
         b.s = start;
         rc = stl ? read_ascii_stl(&b) : read_obj(&b);
     }
