@@ -166,6 +166,13 @@ static int joint_limits(const char *robot, const sid_model *m, const double *pos
     return rc;
 }
 
+/* The limit that stops the amplitude growing: the one used most (why a torque budget may stay
+ * unused: a velocity or position limit reached first). */
+static const char *binding(const sid_excite_result *r)
+{
+    return r->use_tau >= r->use_qd && r->use_tau >= r->use_q ? "torque" : r->use_qd >= r->use_q ? "velocity" : "position";
+}
+
 static const char *num(char *buf, double x)
 {
     if (!isfinite(x)) return "-";
@@ -182,8 +189,9 @@ static void print_text(const sid_model *m, const double *theta, const sid_excite
            !o->optimise ? "random multi-sine" : o->criterion == SID_EXCITE_WORST ? "optimised (worst)" :
                                                                                    "optimised (logdet)",
            r->evaluations);
-    printf("limits used: position %.0f %%, velocity %.0f %%, torque %.0f %% (amplitude %.4g); "
-           "at the end |qd| <= %.3g\n", 100 * r->use_q, 100 * r->use_qd, 100 * r->use_tau, r->scale, r->end_qd);
+    printf("limits used: position %.0f %%, velocity %.0f %%, torque %.0f %% (amplitude %.4g: the %s limit binds); "
+           "at the end |qd| <= %.3g\n", 100 * r->use_q, 100 * r->use_qd, 100 * r->use_tau, r->scale, binding(r),
+           r->end_qd);
     printf("predicted for noise %g (q), %g (qd), %d windows of %g s, start states eliminated:\n", o->noise_q,
            o->noise_qd, nwin, o->loss.window);
     printf("  %-36s %12s %12s %10s\n", "parameter", "nominal", "std.error", "relative");
@@ -226,6 +234,7 @@ static int print_json(const sid_model *m, const double *theta, const sid_excite_
     cJSON_AddItemToObject(lim, "position", json_num(r->use_q));
     cJSON_AddItemToObject(lim, "velocity", json_num(r->use_qd));
     cJSON_AddItemToObject(lim, "torque", json_num(r->use_tau));
+    cJSON_AddStringToObject(lim, "binding", binding(r));
     cJSON_AddItemToObject(doc, "limits_used", lim);
     cJSON_AddItemToObject(doc, "end_max_qd", json_num(r->end_qd));
     cJSON_AddNumberToObject(doc, "windows", nwin);
