@@ -234,8 +234,8 @@ static int print_json(const sid_model *m, const double *theta, const sid_excite_
     cJSON_AddItemToObject(lim, "position", json_num(r->use_q));
     cJSON_AddItemToObject(lim, "velocity", json_num(r->use_qd));
     cJSON_AddItemToObject(lim, "torque", json_num(r->use_tau));
-    cJSON_AddStringToObject(lim, "binding", binding(r));
     cJSON_AddItemToObject(doc, "limits_used", lim);
+    cJSON_AddStringToObject(doc, "binding_limit", binding(r));   /* limits_used's largest */
     cJSON_AddItemToObject(doc, "end_max_qd", json_num(r->end_qd));
     cJSON_AddNumberToObject(doc, "windows", nwin);
     cJSON_AddItemToObject(doc, "condition", json_num(r->cond));

@@ -60,6 +60,9 @@ awk -F, 'function a(x) { return x < 0 ? -x : x }
          END { if (bad) print "row " bad; exit !!bad }' "$TMP/replay.csv" >"$TMP/bad" || why+=" limit exceeded at $(cat "$TMP/bad");"
 # the design is within 97 % of the binding limit, so it uses more than half of one
 jqt "$TMP/ex.json" '[.limits_used[]] | max | . > 0.9 and . <= 0.97' || why+=" limits_used: $(jq -c .limits_used "$TMP/ex.json");"
+# and says which: the one used most
+jqt "$TMP/ex.json" '.limits_used as $u | .binding_limit as $b | $u[$b] == ([$u[]] | max)' ||
+    why+=" binding_limit $(jq -c .binding_limit "$TMP/ex.json") is not the largest of limits_used;"
 # and its q, qd columns are the replay (the same simulation, to rounding)
 paste -d, "$TMP/ex.csv" "$TMP/replay.csv" | awk -F, 'function a(x) { return x < 0 ? -x : x }
     NR > 1 { for (i = 2; i <= 5; i++) if (a($i - $(i + 7)) > 1e-9) bad = 1 } END { exit bad }' ||
