@@ -300,6 +300,14 @@ START_TEST(welded_placeholder_inertia)
     robot_desc_free(&d);
     free(w);
 
+    /* the moving body massless, its mass in another welded link: merged with both, physical */
+    import_desc("fixtures/urdf/welded_massless.urdf", NULL, &d, &w);
+    ck_assert_msg(sid_model_create(&m, &theta, &d, &err) == SID_OK, "%s", err.msg);
+    sid_model_free(m);
+    sid_free(theta);
+    robot_desc_free(&d);
+    free(w);
+
     welded_variant("\"hatch_joint\" type=\"fixed\">", "\"hatch_joint\" type=\"revolute\"><axis xyz=\"1 0 0\"/>", path,
                    sizeof path);
     import_desc(path, NULL, &d, &w);

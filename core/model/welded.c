@@ -89,18 +89,19 @@ static void merge(merged *G, const double *x, const sid_m3 *R, sid_v3 p)
         for (int j = 0; j < 3; j++) G->I.m[i][j] += Iw.m[i][j] + mass * ((i == j ? sid_v3_dot(c, c) : 0) - cv[i] * cv[j]);
 }
 
-/* Body g merged with the placeholders welded to it, about the merged centre of mass, into A;
- * how many it holds in *nph and the first in *first. */
+/* Body g merged with every link welded to it (placeholders and real links, as the body moves),
+ * about the merged centre of mass, into A; how many placeholders it holds in *nph and the first
+ * in *first. */
 static void merged_tensor(const sid_model *m, const double *theta, int g, double A[3][3], int *nph, int *first)
 {
     merged G = {0, {0, 0, 0}, sid_m3_zero()};
     const sid_m3 I3 = sid_m3_identity();
     if (m->body[g].p_inertial >= 0) merge(&G, theta + m->body[g].p_inertial, &I3, sid_v3_make(0, 0, 0));
     *nph = 0, *first = -1;
-    /* the placeholders below g through welded links: each one's frame in g's, down the chain */
+    /* the links below g through fixed joints: each one's frame in g's, down the chain */
     for (int b = g + 1; b < m->nbody; b++) {
         const sid_body *bd = &m->body[b];
-        if (!bd->placeholder) continue;
+        if (bd->type != SID_JOINT_FIXED || bd->p_inertial < 0) continue;
         sid_m3 R = sid_m3_identity();
         sid_v3 p = sid_v3_make(0, 0, 0);
         int c = b;
@@ -112,7 +113,7 @@ static void merged_tensor(const sid_model *m, const double *theta, int g, double
         }
         if (c != g) continue;   /* welded to another body */
         merge(&G, theta + bd->p_inertial, &R, p);
-        if ((*nph)++ == 0) *first = b;
+        if (bd->placeholder && (*nph)++ == 0) *first = b;
     }
     const sid_v3 C = sid_v3_scale(1 / G.mass, G.h);
     const double cv[3] = {C.x, C.y, C.z};
@@ -132,7 +133,7 @@ sid_status sid_model_check_inertia(const sid_model *m, const double *theta, sid_
         snprintf(path, sizeof path, "links[%d].inertia", m->param[bd->p_inertial].owner);
         if (fault) return fault_error(fault, path, ev, err);
     }
-    for (int g = 0; g < m->nbody; g++) {   /* a moving body with the placeholders welded to it */
+    for (int g = 0; g < m->nbody; g++) {   /* a moving body with a placeholder welded to it, merged */
         const sid_body *gd = &m->body[g];
         if (g == 0 || gd->type == SID_JOINT_FIXED) continue;   /* the root never moves; a welded link merges up */
         int nph, first;
