@@ -118,11 +118,30 @@ static int read_option(mjcf_doc *d, xmlNode *n)
     if (mjcf_kids(d, n, &l)) return -1;
     for (int i = 0; i < l.count; i++) {
         char v[32];
-        mjcf_attr_str(l.n[i], "gravity", v, sizeof v);
-        if (mjcf_is(l.n[i], "flag") && strcmp(v, "disable") == 0) {
+        if (!mjcf_is(l.n[i], "flag")) continue;
+        xmlNode *f = l.n[i];
+        mjcf_attr_str(f, "gravity", v, sizeof v);
+        if (strcmp(v, "disable") == 0) {
             d->gravity[0] = d->gravity[1] = d->gravity[2] = 0;
-            mjcf_warn(d, l.n[i], "gravity disabled: imported as gravity 0");
+            mjcf_warn(d, f, "gravity disabled: imported as gravity 0");
         }
+        /* what MuJoCo leaves out, sysid does not import (constraint: limits, frictionloss, contact) */
+        static const char *const what[] = { "limit", "frictionloss", "contact", "passive", "constraint" };
+        int off[5];
+        for (int k = 0; k < 5; k++) {
+            mjcf_attr_str(f, what[k], v, sizeof v);
+            off[k] = strcmp(v, "disable") == 0;
+        }
+        d->no_limit |= off[0] || off[4], d->no_frictionloss |= off[1] || off[4], d->no_contact |= off[2] || off[4];
+        d->no_passive |= off[3];
+        if (off[0] || off[1] || off[2] || off[3] || off[4]) d->flag = f;
+        mjcf_attr_str(f, "eulerdamp", v, sizeof v);
+        if (strcmp(v, "disable") == 0)
+            mjcf_warn(d, f, "eulerdamp disabled: not modelled (sysid's euler integrates joint damping implicitly, as "
+                            "MuJoCo's default does)");
+        mjcf_attr_str(f, "actuation", v, sizeof v);
+        if (strcmp(v, "disable") == 0)
+            mjcf_warn(d, f, "actuation disabled: the actuators are imported all the same (a log's commands drive them)");
     }
     free(l.n);
     return 0;
@@ -187,6 +206,9 @@ static int read_joint(mjcf_doc *d, xmlNode *n, int b, int k)
         return -1;
     if (j->damping < 0 || j->armature < 0 || j->frictionloss < 0)
         return mjcf_fail(d, n, "damping, armature and frictionloss must be non-negative");
+    /* <flag ... disable>: MuJoCo leaves them out (counted for one warning) */
+    if (d->no_frictionloss && j->frictionloss != 0) j->frictionloss = 0, d->dropped[1]++;
+    if (d->no_passive && j->damping != 0) j->damping = 0, d->dropped[2]++;
     char lim[16];
     mjcf_get_str(d, n, j->cls, JOINT, "limited", lim, sizeof lim, "auto");
     if (strcmp(lim, "true") == 0) j->limited = 1;
@@ -199,6 +221,7 @@ static int read_joint(mjcf_doc *d, xmlNode *n, int b, int k)
     }
     if (j->limited && !(j->range[0] < j->range[1]))
         return mjcf_fail(d, n, "range: a limited joint needs lower < upper");
+    if (d->no_limit && j->limited) j->limited = 0, d->dropped[0]++;
     if (!j->limited && j->src_range && !d->autolimits && strcmp(lim, "auto") == 0)
         mjcf_warn(d, n, "range without limited=\"true\" (and compiler autolimits=\"false\"): no limit imported");
     double x;
@@ -868,6 +891,11 @@ int mjcf_read(mjcf_doc *d, const char *path, const char *text, size_t len, sid_e
     if (!rc && notes.nmodel)
         mjcf_warn(d, notes.first_unmodelled, "%d collision geom%s (capsule, box, cylinder, mesh, ...; the first here) not "
              "modelled as contact: sysid's contact is sphere geoms on a ground plane", notes.nmodel, notes.nmodel == 1 ? "" : "s");
+    if (!rc && d->no_contact && (d->has_ground || d->nsphere)) d->has_ground = 0, d->nsphere = 0, d->dropped[3] = 1;
+    if (!rc && (d->dropped[0] || d->dropped[1] || d->dropped[2] || d->dropped[3]))
+        mjcf_warn(d, d->flag, "disabled, so not imported (MuJoCo does not simulate them): %d joint limit%s, %d "
+                  "frictionloss, %d joint damping%s", d->dropped[0], d->dropped[0] == 1 ? "" : "s", d->dropped[1],
+                  d->dropped[2], d->dropped[3] ? ", the contact" : "");
     if (!rc && d->nsphere && !d->has_ground) {
         mjcf_warn(d, root, "%d sphere geom%s but no ground plane in the worldbody: not modelled as contact", d->nsphere,
              d->nsphere == 1 ? "" : "s");

@@ -120,6 +120,11 @@ typedef struct {
     double gravity[3];
     double timestep;          /* <option timestep> [s] (MuJoCo's default 0.002) */
     int integrator;           /* <option integrator> as a sid_integrator; -1: not given (MuJoCo's Euler) */
+    /* <option><flag> X="disable" of what sysid models: joint limits, dry friction, contact, joint
+     * damping (passive); each warned once and not imported, so the model simulates as MuJoCo does */
+    int no_limit, no_frictionloss, no_contact, no_passive;
+    xmlNode *flag;               /* the <flag> element that disabled them */
+    int dropped[4];              /* joints whose limit, frictionloss, damping it dropped; contact: 1 */
     mjcf_class *cls;
     int ncls;
     mjcf_body *body;

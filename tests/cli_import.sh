@@ -214,6 +214,19 @@ grep -qF "sysid: error: $TMP/m/open.xml:7: <geom>: the inertia of mesh 'open' (i
     "$TMP/err" || why+=" message: $(tail -n 1 "$TMP/err");"
 check "MJCF: an open mesh giving a body its inertia: exit 2 naming the line, the mesh and its open edges" "$why"
 
+# ---- <option><flag limit="disable" frictionloss="disable">: MuJoCo simulates neither; nor does the import ----
+sed 's|<flag contact="disable"/>|<flag contact="disable" limit="disable" frictionloss="disable"/>|' data/servo_arm/nominal.xml >"$TMP/flags.xml"
+run import "$TMP/flags.xml"
+why=""
+[ "$rc" -eq 0 ] || why+=" exit $rc;"
+jq -e '[.joints[] | select(has("limit") or (.friction.coulomb // 0) != 0)] | length == 0' "$TMP/out" >/dev/null ||
+    why+=" a limit or a coulomb left;"
+grep -q "flags.xml:5: <flag>: disabled, so not imported (MuJoCo does not simulate them): 1 joint limit, 7 frictionloss" "$TMP/err" ||
+    why+=" warning: $(grep flag "$TMP/err");"
+run import data/servo_arm/nominal.xml
+grep -q "disabled, so not imported" "$TMP/err" && why+=" a warning where nothing was dropped;"
+check "MJCF <flag> disabling limits and frictionloss: neither imported, one warning counting them" "$why"
+
 # ---- compiler autolimits: true unless the file says false (MuJoCo's default since 2.3.0) ----
 cat >"$TMP/al.xml" <<'XML'
 <mujoco model="al">
