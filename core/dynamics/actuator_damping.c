@@ -10,10 +10,15 @@ static int kind(const sid_body *bd)
     return bd->p_motor >= 0 && bd->motor == SID_MOTOR_VOLTAGE ? VOLTAGE : NONE;
 }
 
-double sid_actuator_damping(const sid_body *bd, const double *theta, int *dof)
+int sid_actuator_damping_dof(const sid_body *bd)
 {
     const int k = kind(bd);
-    *dof = k == SERVO ? bd->vadr : k == VOLTAGE ? sid_drive_vadr(bd) : -1;
+    return k == SERVO ? bd->vadr : k == VOLTAGE ? sid_drive_vadr(bd) : -1;
+}
+
+double sid_actuator_damping(const sid_body *bd, const double *theta)
+{
+    const int k = kind(bd);
     if (k == NONE) return 0;
     const double *pm = theta + bd->p_motor, G = pm[P_GEAR];
     if (k == SERVO) return G * G * theta[bd->p_servo + P_KD];

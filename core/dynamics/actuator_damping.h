@@ -12,9 +12,10 @@
 
 #include "model.h"
 
-/* The damping of body bd's actuator at theta, and in *dof the velocity coordinate it acts on
- * (0 and -1 for a joint without such an actuator). */
-double sid_actuator_damping(const sid_body *bd, const double *theta, int *dof);
+/* The velocity coordinate body bd's actuator damps, -1 for a joint without such an actuator. */
+int sid_actuator_damping_dof(const sid_body *bd);
+/* Its damping at theta (0 without one). */
+double sid_actuator_damping(const sid_body *bd, const double *theta);
 /* thetabar += w d(damping)/dtheta. */
 void sid_actuator_damping_vjp(const sid_body *bd, const double *theta, double w, double *thetabar);
 /* The damping's tangent along thetadot. */

@@ -70,11 +70,8 @@ sid_status sid_fd(const sid_fd_point *p, double *a, sid_error *err)
         if (i == j) ws->M[i * nv + i] += pd[P_ARMATURE] + hd * pd[P_VISCOUS];   /* one sum: bit for bit as before */
         else ws->M[i * nv + i] += pd[P_ARMATURE], ws->M[j * nv + j] += hd * pd[P_VISCOUS];
         a[j] -= pd[P_VISCOUS] * v[j];
-        if (p->implicit_act) {
-            int k;
-            const double d = sid_actuator_damping(bd, theta, &k);
-            if (k >= 0) ws->M[k * nv + k] += hd * d;
-        }
+        const int k = p->implicit_act ? sid_actuator_damping_dof(bd) : -1;
+        if (k >= 0) ws->M[k * nv + k] += hd * sid_actuator_damping(bd, theta);
     }
     if (sid_factor(m, ws->M))
         return sid_error_set(err, SID_ERR_SINGULAR,
@@ -118,11 +115,8 @@ static void fd_vjp(const sid_fd_point *p, const double *a, const double *L, cons
         vbar[j] -= pd[P_VISCOUS] * w[j];
         td[P_VISCOUS] -= (v[j] + hd * a[j]) * w[j];
         td[P_ARMATURE] -= a[i] * w[i];
-        if (p->implicit_act) {
-            int k;
-            (void)sid_actuator_damping(bd, theta, &k);
-            if (k >= 0) sid_actuator_damping_vjp(bd, theta, -hd * a[k] * w[k], thetabar);
-        }
+        const int k = p->implicit_act ? sid_actuator_damping_dof(bd) : -1;
+        if (k >= 0) sid_actuator_damping_vjp(bd, theta, -hd * a[k] * w[k], thetabar);
     }
     if (mode == VJP_FORWARD) {
         sid_kinematics(m, theta, ws, q);
@@ -180,11 +174,8 @@ void sid_fd_jvp_dir(const sid_fd_point *p, const double *a, const sid_state_dir 
             continue;
         }
         const double *pd = theta + bd->p_dof, *tp = thd + bd->p_dof;
-        if (p->implicit_act) {
-            int k;
-            (void)sid_actuator_damping(bd, theta, &k);
-            if (k >= 0) ad[k] -= hd * sid_actuator_damping_jvp(bd, theta, thd) * a[k];
-        }
+        const int k = p->implicit_act ? sid_actuator_damping_dof(bd) : -1;
+        if (k >= 0) ad[k] -= hd * sid_actuator_damping_jvp(bd, theta, thd) * a[k];
         if (i == j) {   /* one sum, in the order it always had */
             ad[i] -= tp[P_VISCOUS] * (v[i] + hd * a[i]) + pd[P_VISCOUS] * vd[i] + tau[i] + tp[P_ARMATURE] * a[i];
             continue;
