@@ -9,27 +9,26 @@
 #include "robot_json.h"
 #include "robot_load.h"
 
-void cmd_put_names(FILE *f, const char *text)
+const char *cmd_names(const char *text, char *buf, size_t n)
 {
     static const struct { const char *mark; const char *(*name)(int); } table[] = {
         { CMD_INTEGRATORS, sid_integrator_name },
         { CMD_CONTACTS, sid_contact_model_name },
     };
-    while (*text) {
-        const char *next = strchr(text, '{');
-        if (!next) next = text + strlen(text);
-        fwrite(text, 1, (size_t)(next - text), f);
-        text = next;
-        if (!*text) break;
+    size_t len = 0;
+    buf[0] = 0;
+    while (*text && len + 1 < n) {
         size_t t = 0;
         while (t < sizeof table / sizeof table[0] && strncmp(text, table[t].mark, strlen(table[t].mark))) t++;
-        if (t == sizeof table / sizeof table[0]) {
-            fputc(*text++, f);
+        if (t == sizeof table / sizeof table[0]) {   /* not a placeholder: the character as it is */
+            buf[len++] = *text++, buf[len] = 0;
             continue;
         }
-        for (int i = 0; table[t].name(i); i++) fprintf(f, "%s%s", i ? "|" : "", table[t].name(i));
+        for (int i = 0; table[t].name(i) && len + 1 < n; i++)
+            len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? "|" : "", table[t].name(i));
         text += strlen(table[t].mark);
     }
+    return buf;
 }
 
 int cmd_usage_error(const cmd_info *c, const char *fmt, ...)
@@ -39,9 +38,8 @@ int cmd_usage_error(const cmd_info *c, const char *fmt, ...)
     fputs("sysid: error: ", stderr);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
-    fputs("\nusage: ", stderr);
-    cmd_put_names(stderr, c->usage);
-    fprintf(stderr, "\nTry 'sysid %s --help'.\n", c->name);
+    char usage[2048];
+    fprintf(stderr, "\nusage: %s\nTry 'sysid %s --help'.\n", cmd_names(c->usage, usage, sizeof usage), c->name);
     return EXIT_INPUT;
 }
 

@@ -59,10 +59,11 @@ extern cmd_fit_embedding cmd_fit_embed;
 int cmd_fit_signal(void);
 
 /* Usage lines and option values name the integrators and the contact models by these
- * placeholders; cmd_put_names prints text with each spelled from core's table ("euler|rk4"). */
+ * placeholders; cmd_names writes text into buf (n bytes, truncated) with each spelled from
+ * core's table ("euler|rk4|implicitfast"), and returns buf. */
 #define CMD_INTEGRATORS "{integrators}"
 #define CMD_CONTACTS "{contacts}"
-void cmd_put_names(FILE *f, const char *text);
+const char *cmd_names(const char *text, char *buf, size_t n);
 
 /* Print "sysid: error: MSG", c's usage line and "Try 'sysid CMD --help'." on stderr;
  * returns EXIT_INPUT. */

@@ -379,10 +379,7 @@ enum { NAMES = 22 };
 static void print_row(const opt_row *o)
 {
     char names[80], arg[64] = "";
-    if (o->arg) {
-        FILE *f = fmemopen(arg, sizeof arg - 1, "w");
-        if (f) cmd_put_names(f, o->arg), fclose(f);
-    }
+    if (o->arg) cmd_names(o->arg, arg, sizeof arg);
     int n = o->letter ? snprintf(names, sizeof names, "-%c, %s", o->letter, o->name)
                       : snprintf(names, sizeof names, "%s", o->name);
     if (o->arg)
@@ -403,9 +400,8 @@ static void print_row(const opt_row *o)
 
 void cmd_help(const cmd_info *c)
 {
-    fputs("usage: ", stdout);
-    cmd_put_names(stdout, c->usage);
-    printf("\n\n%s", c->about);
+    char usage[2048];
+    printf("usage: %s\n\n%s", cmd_names(c->usage, usage, sizeof usage), c->about);
     for (int s = 0; s < NSECTION; s++) {
         int shown = 0;
         for (int r = 0; r < NROW; r++) {
