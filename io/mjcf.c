@@ -809,7 +809,6 @@ static int read_keyframes(mjcf_doc *d, xmlNode *n)
     if (mjcf_kids(d, n, &l)) return -1;
     int nq, nv, rc = 0;
     mj_sizes(d, &nq, &nv);
-    char what[64];
     for (int i = 0; i < l.count && !rc; i++) {
         xmlNode *k = l.n[i];
         if (!mjcf_is(k, "key")) continue;
@@ -820,12 +819,9 @@ static int read_keyframes(mjcf_doc *d, xmlNode *n)
         else snprintf(K->name, sizeof K->name, "key%d", d->nkey - 1);
         for (int o = 0; o < d->nkey - 1 && !rc; o++)
             if (strcmp(d->key[o].name, K->name) == 0) rc = mjcf_fail(d, k, "a second key named '%s'", K->name);
-        snprintf(what, sizeof what, "the model's qpos size");
-        if (!rc) rc = key_vector(d, k, "qpos", nq, what, &K->qpos);
-        snprintf(what, sizeof what, "the model's qvel size");
-        if (!rc) rc = key_vector(d, k, "qvel", nv, what, &K->qvel);
-        snprintf(what, sizeof what, "one per actuator");
-        if (!rc) rc = key_vector(d, k, "ctrl", d->nact, what, &K->ctrl);
+        if (!rc) rc = key_vector(d, k, "qpos", nq, "the model's qpos size", &K->qpos);
+        if (!rc) rc = key_vector(d, k, "qvel", nv, "the model's qvel size", &K->qvel);
+        if (!rc) rc = key_vector(d, k, "ctrl", d->nact, "one per actuator", &K->ctrl);
     }
     free(l.n);
     return rc;

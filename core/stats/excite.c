@@ -39,6 +39,7 @@ typedef struct {
     int evals;
     sid_status status;         /* first hard error (not a diverged candidate) */
     sid_error err;
+    sid_error sim_err;         /* why the last simulation failed (simulate_at) */
 } design;
 
 /* splitmix64: a reproducible stream of uniform numbers in [0, 1) on every platform. */
@@ -119,8 +120,8 @@ static double simulate_at(design *d, double s, limit_use *lu)
     for (int k = 0; k < d->n; k++)
         for (int i = 0; i < d->nv; i++)
             d->tr->u[(size_t)k * d->nv + i] = d->u_hold[i] + s * d->gain[i] * d->amp[i] * d->shape[(size_t)k * d->nv + i];
-    sid_error e = { 0 };
-    if (sid_simulate(d->m, d->theta, d->tr, &o->loss.sim, d->qs, d->vs, &e) != SID_OK) return HUGE_VAL;
+    d->sim_err = (sid_error){0};
+    if (sid_simulate(d->m, d->theta, d->tr, &o->loss.sim, d->qs, d->vs, &d->sim_err) != SID_OK) return HUGE_VAL;
     limit_use u = {{0, 0, 0}, {0, 0, 0}};
     for (int k = 0; k < d->n; k++)
         for (int i = 0; i < d->nv; i++) {
@@ -446,11 +447,10 @@ sid_status sid_excite_run(const sid_model *m, const double *theta, const sid_exc
     limit_use hold;
     d.use0 = simulate_at(&d, 0, &hold);
     if (d.use0 == HUGE_VAL) {   /* say why: the simulation's own message */
-        sid_error e = {0};
-        sid_simulate(m, theta, d.tr, &o->loss.sim, d.qs, d.vs, &e);
         s = sid_error_set(err, SID_ERR_NUMERIC, "excite: holding the start pose, the simulation diverges (%s) under "
                           "the %s integrator: stiff servos at this step need implicitfast (--integrator "
-                          "implicitfast) or a finer step (--max-dt)", e.msg[0] ? e.msg : "its limits' use is not finite",
+                          "implicitfast) or a finer step (--max-dt)",
+                          d.sim_err.msg[0] ? d.sim_err.msg : "its limits' use is not finite",
                           sid_integrator_name(o->loss.sim.integrator));
         goto done;
     }
